@@ -1,0 +1,146 @@
+/* mha.h — multi-head attention, the core of the interactive lesson.
+
+   OVERVIEW
+   One layer of multi-head attention as "Attention Is All You Need" defines it
+   (the lesson's section 五):
+
+       MultiHead(Q,K,V) = Concat(head_1 .. head_h) · W^O
+       head_i           = softmax(mask(Q_i · K_iᵀ / sqrt(d_k))) · V_i
+
+   Two ways in:
+     projection mode: X (L×d) is given with W_q, W_k, W_v (d×d each, numpy's
+                      `X @ W` convention); Q = X·W_q, K = X·W_k, V = X·W_v.
+     QKV mode:        Q, K, V (L×d each) are given directly, as in the lesson's
+                      hand-worked 猫吃鱼 table.
+   Either way the columns of Q, K, V are split into h heads of d_k = d/h
+   columns (head i owns columns i·d_k .. i·d_k+d_k-1), each head runs its own
+   scaled dot-product attention, the h outputs are concatenated back to L×d and
+   multiplied by W^O (d×d; NULL means the identity).
+   Every intermediate stays in the layer so a page can draw it.
+
+   EXAMPLE
+       mha_desc desc = { .d_model = 4, .heads = 2, .max_len = 3 };
+       mha_layer *layer;
+       if (mha_layer_create(&desc, &layer) != MHA_OK) puts(mha_last_error());
+       mha_input in = { .len = 3, .q = q, .k = k, .v = v,
+                        .flags = MHA_SCALE };          // no causal mask
+       if (mha_forward(layer, &in) != MHA_OK) puts(mha_last_error());
+       const float *a0;                                // head 0's 3×3 weights
+       mha_tensor(layer, MHA_T_ATTENTION, 0, &a0);
+       mha_layer_destroy(layer);
+
+   MEMORY
+   mha_layer_create allocates every buffer the layer will ever need, sized for
+   max_len; mha_forward and mha_tensor allocate nothing. Pointers handed out by
+   mha_tensor belong to the layer and hold the result of the last forward; the
+   MHA_T_SCORES buffer is shared by all heads and is overwritten by the next
+   mha_tensor(MHA_T_SCORES) call. The staging buffers (mha_layer_staging) are
+   optional places to put inputs, so a caller such as JavaScript need not
+   allocate per call; mha_input may point anywhere, staging included.
+
+   ERRORS
+   Functions that can fail return an mha_status; nothing aborts or exits on
+   bad input. MHA_OK is 0. mha_status_name() gives a stable code such as
+   "HEADS_NOT_DIVISOR"; mha_last_error() gives a sentence naming the values
+   involved ("heads 7 does not divide d_model 768"), valid until the next
+   failing call. The library keeps no other global state.
+
+   NUMBERS
+   float32 storage and arithmetic; softmax subtracts the row maximum. Masked
+   weights are exactly 0. Sizes: anything whose buffers fit MHA_MAX_LAYER_BYTES
+   (GPT-2's layer, d 768, h 12, L 1024, needs about 70 MB; d 1024, h 64,
+   L 2048 about 1.2 GB). */
+#ifndef MHA_H
+#define MHA_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum mha_status {
+    MHA_OK = 0,
+    MHA_ERR_NULL_ARGUMENT,     /* a required pointer was NULL */
+    MHA_ERR_BAD_SIZE,          /* d_model, heads, max_len or len not positive */
+    MHA_ERR_HEADS_NOT_DIVISOR, /* heads does not divide d_model */
+    MHA_ERR_TOO_LARGE,         /* the buffers would exceed MHA_MAX_LAYER_BYTES */
+    MHA_ERR_OUT_OF_MEMORY,     /* malloc failed */
+    MHA_ERR_SEQ_TOO_LONG,      /* len > max_len */
+    MHA_ERR_NOT_FINITE,        /* NaN or ±Infinity in an input */
+    MHA_ERR_BAD_INPUT,         /* both or neither of x and q given, or a missing weight */
+    MHA_ERR_HEAD_INDEX,        /* head outside 0 .. heads-1 */
+    MHA_ERR_NO_FORWARD,        /* a result was asked for before any forward */
+    MHA_STATUS_COUNT
+} mha_status;
+
+/* Upper bound on what one layer may allocate (1.75 GiB): keeps a 32-bit wasm
+   heap usable and makes the limit the same natively. */
+#define MHA_MAX_LAYER_BYTES ((double)(7u << 28))
+
+typedef struct mha_desc {
+    int d_model; /* width of one token vector, d */
+    int heads;   /* h; must divide d_model */
+    int max_len; /* longest sequence a forward will take, L_max */
+} mha_desc;
+
+enum mha_flags {
+    MHA_CAUSAL = 1, /* position r attends only to positions c <= r */
+    MHA_SCALE = 2   /* divide scores by sqrt(d_k) */
+};
+
+typedef struct mha_input {
+    int len;                     /* L, 1 .. max_len */
+    const float *x;              /* projection mode: L×d ... */
+    const float *wq, *wk, *wv;   /* ... with d×d weights */
+    const float *q, *k, *v;      /* QKV mode: L×d each (x must be NULL) */
+    const float *wo;             /* d×d, NULL = identity */
+    unsigned flags;              /* MHA_CAUSAL | MHA_SCALE */
+    const unsigned char *enabled;/* h entries, 0 = head switched off; NULL = all on */
+} mha_input;
+
+typedef enum mha_tensor_id {
+    MHA_T_Q,          /* L×d   projected (or given) queries */
+    MHA_T_K,          /* L×d */
+    MHA_T_V,          /* L×d */
+    MHA_T_SCORES,     /* L×L   head's scaled scores before the mask (recomputed on request) */
+    MHA_T_ATTENTION,  /* L×L   head's softmax weights; masked entries exactly 0 */
+    MHA_T_HEAD,       /* L×d_k head's output A_i·V_i (computed even when switched off) */
+    MHA_T_CONCAT,     /* L×d   heads side by side; switched-off heads give zeros */
+    MHA_T_OUTPUT      /* L×d   concat · W^O */
+} mha_tensor_id;
+
+typedef enum mha_slot { /* staging buffers owned by the layer */
+    MHA_SLOT_X_OR_Q, /* max_len×d */
+    MHA_SLOT_K,      /* max_len×d */
+    MHA_SLOT_V,      /* max_len×d */
+    MHA_SLOT_WQ,     /* d×d */
+    MHA_SLOT_WK,     /* d×d */
+    MHA_SLOT_WV,     /* d×d */
+    MHA_SLOT_WO,     /* d×d */
+    MHA_SLOT_ENABLED,/* h bytes (unsigned char) */
+    MHA_SLOT_COUNT
+} mha_slot;
+
+typedef struct mha_layer mha_layer;
+
+mha_status mha_layer_create(const mha_desc *desc, mha_layer **out);
+void       mha_layer_destroy(mha_layer *layer); /* NULL is fine */
+void      *mha_layer_staging(mha_layer *layer, mha_slot slot); /* NULL for a bad slot */
+int        mha_layer_len(const mha_layer *layer); /* L of the last forward, 0 before */
+
+mha_status mha_forward(mha_layer *layer, const mha_input *in);
+mha_status mha_tensor(mha_layer *layer, mha_tensor_id id, int head, const float **out);
+
+/* The lesson's parameter bill (section 一), as doubles so wasm returns them whole:
+   naive = h · 3 · d²  (h full sets of W_q, W_k, W_v)
+   split = 3 · d² + d² (split W_q, W_k, W_v, plus W^O) */
+mha_status mha_param_count(int d_model, int heads, double *naive, double *split);
+
+const char *mha_status_name(mha_status status);
+const char *mha_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MHA_H */

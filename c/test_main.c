@@ -1,0 +1,11 @@
+/* test_main.c — runs every native C test; exit status 0 when all pass. */
+#include <stdio.h>
+
+int test_mha(void);
+int test_np_random(void);
+
+int main(void) {
+    int failures = test_mha() + test_np_random();
+    printf("native C tests: %s (%d failed checks)\n", failures ? "FAILED" : "passed", failures);
+    return failures != 0;
+}

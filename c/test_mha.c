@@ -1,0 +1,166 @@
+/* test_mha.c — native unit tests of the core, run under ASan + UBSan by `npm test`. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mha.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                   \
+    do {                                                                   \
+        if (!(cond)) {                                                     \
+            failures++;                                                    \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                    \
+            printf(__VA_ARGS__);                                           \
+            printf("\n");                                                  \
+        }                                                                  \
+    } while (0)
+
+static void check_row(const float *got, const double *want, int n, double tol, const char *what) {
+    for (int i = 0; i < n; i++)
+        CHECK(fabs(got[i] - want[i]) <= tol, "%s[%d] = %.4f, want %.2f", what, i, got[i], want[i]);
+}
+
+/* The lesson's 猫吃鱼 q/k/v (3 tokens × 4 dims), h = 2. */
+static const float lesson_q[12] = {1, 1, 0, 0, 0, 2, 0, 2, 0, 0, 1, 1};
+static const float lesson_k[12] = {1, 0, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0};
+static const float lesson_v[12] = {1, 0, 1, 0, 0, 1, 0, 1, 2, 0, 0, 2};
+
+static mha_layer *lesson_layer(void) {
+    mha_desc desc = {.d_model = 4, .heads = 2, .max_len = 8};
+    mha_layer *layer = NULL;
+    CHECK(mha_layer_create(&desc, &layer) == MHA_OK, "create: %s", mha_last_error());
+    return layer;
+}
+
+static void test_lesson_table(void) {
+    mha_layer *layer = lesson_layer();
+    mha_input in = {.len = 3, .q = lesson_q, .k = lesson_k, .v = lesson_v, .flags = MHA_SCALE};
+    CHECK(mha_forward(layer, &in) == MHA_OK, "forward: %s", mha_last_error());
+    const float *a0, *a1, *h0, *h1, *concat;
+    CHECK(mha_tensor(layer, MHA_T_ATTENTION, 0, &a0) == MHA_OK, "attention 0");
+    CHECK(mha_tensor(layer, MHA_T_ATTENTION, 1, &a1) == MHA_OK, "attention 1");
+    CHECK(mha_tensor(layer, MHA_T_HEAD, 0, &h0) == MHA_OK, "head 0");
+    CHECK(mha_tensor(layer, MHA_T_HEAD, 1, &h1) == MHA_OK, "head 1");
+    CHECK(mha_tensor(layer, MHA_T_CONCAT, 0, &concat) == MHA_OK, "concat");
+    const double head1[9] = {0.25, 0.25, 0.50, 0.11, 0.45, 0.45, 0.33, 0.33, 0.33};
+    const double head2[9] = {0.33, 0.33, 0.33, 0.16, 0.67, 0.16, 0.40, 0.40, 0.20};
+    check_row(a0, head1, 9, 0.005, "head 1 weights");
+    check_row(a1, head2, 9, 0.005, "head 2 weights");
+    check_row(h0, (const double[]){1.26, 0.25}, 2, 0.005, "head 1 output for 猫");
+    check_row(h1, (const double[]){0.33, 1.00}, 2, 0.005, "head 2 output for 猫");
+    check_row(concat, (const double[]){1.26, 0.25, 0.33, 1.00}, 4, 0.005, "concat for 猫");
+
+    const float *scores;
+    CHECK(mha_tensor(layer, MHA_T_SCORES, 0, &scores) == MHA_OK, "scores");
+    check_row(scores, (const double[]){0.71, 0.71, 1.41}, 3, 0.005, "head 1 scaled scores for 猫");
+
+    in.flags = MHA_SCALE | MHA_CAUSAL;
+    CHECK(mha_forward(layer, &in) == MHA_OK, "causal forward: %s", mha_last_error());
+    CHECK(mha_tensor(layer, MHA_T_ATTENTION, 0, &a0) == MHA_OK, "attention 0");
+    CHECK(a0[0] == 1.0f && a0[1] == 0.0f && a0[2] == 0.0f, "causal 猫 row = %g %g %g", a0[0], a0[1], a0[2]);
+    CHECK(a0[5] == 0.0f, "causal 吃 sees no 鱼: %g", a0[5]);
+    mha_layer_destroy(layer);
+}
+
+static void test_wo_and_ablation(void) {
+    mha_layer *layer = lesson_layer();
+    float wo[16] = {0};
+    for (int i = 0; i < 4; i++) wo[i * 4 + (3 - i)] = 2.0f; /* reverse the columns and double */
+    unsigned char enabled[2] = {1, 0};
+    mha_input in = {.len = 3, .q = lesson_q, .k = lesson_k, .v = lesson_v, .wo = wo, .flags = MHA_SCALE,
+                    .enabled = enabled};
+    CHECK(mha_forward(layer, &in) == MHA_OK, "forward: %s", mha_last_error());
+    const float *concat, *out, *h1;
+    mha_tensor(layer, MHA_T_CONCAT, 0, &concat);
+    mha_tensor(layer, MHA_T_OUTPUT, 0, &out);
+    mha_tensor(layer, MHA_T_HEAD, 1, &h1);
+    for (int r = 0; r < 3; r++) {
+        CHECK(concat[r * 4 + 2] == 0.0f && concat[r * 4 + 3] == 0.0f, "switched-off head 2 gives zeros, row %d", r);
+        CHECK(concat[r * 4 + 0] != 0.0f, "head 1 still on, row %d", r);
+        for (int c = 0; c < 4; c++)
+            CHECK(out[r * 4 + c] == 2.0f * concat[r * 4 + 3 - c], "output = concat · W^O at %d,%d", r, c);
+    }
+    CHECK(fabsf(h1[1] - 1.0f) < 0.005f, "a switched-off head's own output is still computed: %g", h1[1]);
+    mha_layer_destroy(layer);
+}
+
+static void test_projection_shapes(void) {
+    /* X (3×8), h = 2, W = identity: Q = K = V = X. */
+    mha_desc desc = {.d_model = 8, .heads = 2, .max_len = 3};
+    mha_layer *layer = NULL;
+    CHECK(mha_layer_create(&desc, &layer) == MHA_OK, "create");
+    float x[24], eye[64] = {0};
+    for (int i = 0; i < 24; i++) x[i] = (float)((i * 7) % 5) - 2.0f;
+    for (int i = 0; i < 8; i++) eye[i * 9] = 1.0f;
+    mha_input in = {.len = 3, .x = x, .wq = eye, .wk = eye, .wv = eye, .wo = eye, .flags = MHA_SCALE | MHA_CAUSAL};
+    CHECK(mha_forward(layer, &in) == MHA_OK, "forward: %s", mha_last_error());
+    const float *q;
+    mha_tensor(layer, MHA_T_Q, 0, &q);
+    CHECK(memcmp(q, x, sizeof x) == 0, "Q = X · I");
+    CHECK(mha_layer_len(layer) == 3, "len");
+    mha_layer_destroy(layer);
+}
+
+static void test_param_count(void) {
+    double naive = 0, split = 0;
+    CHECK(mha_param_count(768, 12, &naive, &split) == MHA_OK, "GPT-2 bill");
+    CHECK(naive == 21233664.0 && split == 2359296.0, "GPT-2 bill: %.0f %.0f", naive, split);
+    CHECK(mha_param_count(768, 7, &naive, &split) == MHA_ERR_HEADS_NOT_DIVISOR, "7 heads");
+    CHECK(strstr(mha_last_error(), "heads 7 does not divide d_model 768") != NULL, "message: %s", mha_last_error());
+}
+
+static void test_bad_input(void) {
+    mha_layer *layer = NULL;
+    mha_desc bad[] = {{768, 7, 4}, {0, 1, 4}, {4, -2, 4}, {4, 2, 0}, {4096, 64, 65536}};
+    mha_status want[] = {MHA_ERR_HEADS_NOT_DIVISOR, MHA_ERR_BAD_SIZE, MHA_ERR_BAD_SIZE, MHA_ERR_BAD_SIZE,
+                         MHA_ERR_TOO_LARGE};
+    for (int i = 0; i < 5; i++) {
+        mha_status got = mha_layer_create(&bad[i], &layer);
+        CHECK(got == want[i] && layer == NULL, "create case %d: %s (%s)", i, mha_status_name(got), mha_last_error());
+    }
+    CHECK(mha_layer_create(NULL, &layer) == MHA_ERR_NULL_ARGUMENT, "NULL desc");
+
+    layer = lesson_layer();
+    const float *t;
+    CHECK(mha_tensor(layer, MHA_T_OUTPUT, 0, &t) == MHA_ERR_NO_FORWARD, "result before forward");
+    float q[12];
+    memcpy(q, lesson_q, sizeof q);
+    q[6] = NAN;
+    mha_input in = {.len = 3, .q = q, .k = lesson_k, .v = lesson_v, .flags = MHA_SCALE};
+    CHECK(mha_forward(layer, &in) == MHA_ERR_NOT_FINITE, "NaN");
+    CHECK(strcmp(mha_last_error(), "q has NaN at row 1, column 2; every entry must be a finite number") == 0,
+          "message: %s", mha_last_error());
+    q[6] = -INFINITY;
+    CHECK(mha_forward(layer, &in) == MHA_ERR_NOT_FINITE, "-Infinity");
+    in.q = lesson_q;
+    in.len = 9;
+    CHECK(mha_forward(layer, &in) == MHA_ERR_SEQ_TOO_LONG, "too long");
+    in.len = 0;
+    CHECK(mha_forward(layer, &in) == MHA_ERR_BAD_SIZE, "empty");
+    in.len = 3;
+    in.k = NULL;
+    CHECK(mha_forward(layer, &in) == MHA_ERR_BAD_INPUT, "missing k");
+    in.k = lesson_k;
+    in.x = lesson_q;
+    CHECK(mha_forward(layer, &in) == MHA_ERR_BAD_INPUT, "both modes");
+    in.x = NULL;
+    CHECK(mha_forward(layer, &in) == MHA_OK, "a good forward after the bad ones: %s", mha_last_error());
+    CHECK(mha_tensor(layer, MHA_T_ATTENTION, 2, &t) == MHA_ERR_HEAD_INDEX, "head 2 of 2");
+    CHECK(mha_tensor(layer, MHA_T_HEAD, -1, &t) == MHA_ERR_HEAD_INDEX, "head -1");
+    CHECK(mha_layer_staging(layer, MHA_SLOT_COUNT) == NULL, "bad slot");
+    CHECK(strcmp(mha_status_name(MHA_ERR_HEAD_INDEX), "HEAD_INDEX") == 0, "status name");
+    CHECK(strcmp(mha_status_name((mha_status)99), "UNKNOWN") == 0, "unknown status");
+    mha_layer_destroy(layer);
+    mha_layer_destroy(NULL);
+}
+
+int test_mha(void) {
+    test_lesson_table();
+    test_wo_and_ablation();
+    test_projection_shapes();
+    test_param_count();
+    test_bad_input();
+    return failures;
+}

@@ -1,0 +1,92 @@
+// Types for web/src/attention.js, the JS API of the C multi-head attention core.
+
+/** A row-major matrix: flat (length rows × cols) or as rows. */
+export type Matrix = Float32Array | Float64Array | ArrayLike<number> | number[][];
+
+export type MHAErrorCode =
+  | 'NULL_ARGUMENT' | 'BAD_SIZE' | 'HEADS_NOT_DIVISOR' | 'TOO_LARGE' | 'OUT_OF_MEMORY'
+  | 'SEQ_TOO_LONG' | 'NOT_FINITE' | 'BAD_INPUT' | 'HEAD_INDEX' | 'NO_FORWARD'
+  | 'BAD_LENGTH' | 'BAD_ARGUMENT' | 'DISPOSED';
+
+/** Thrown for every bad input; `code` is stable, `message` names the values involved. */
+export class MHAError extends Error {
+  readonly name: 'MHAError';
+  readonly code: MHAErrorCode;
+}
+
+interface ForwardOptions {
+  /** d_model × d_model, defaults to the identity. */
+  wo?: Matrix;
+  /** Position r attends only to c ≤ r. Default true. */
+  causal?: boolean;
+  /** Divide scores by √d_k. Default true. */
+  scale?: boolean;
+  /** One entry per head; a false head contributes zeros to the concat. */
+  enabled?: ArrayLike<boolean>;
+}
+
+export interface ProjectionInput extends ForwardOptions {
+  /** L × d_model. */
+  x: Matrix;
+  /** d_model × d_model each: Q = X·W_q, numpy's `X @ W`. */
+  wq: Matrix;
+  wk: Matrix;
+  wv: Matrix;
+}
+
+export interface QKVInput extends ForwardOptions {
+  /** L × d_model each. */
+  q: Matrix;
+  k: Matrix;
+  v: Matrix;
+}
+
+/**
+ * One attention layer that owns its buffers in the wasm heap.
+ * Every Float32Array it returns is a view into that heap holding the last forward's result,
+ * valid until the next call on this layer or any createLayer; copy what you keep.
+ */
+export interface Layer {
+  readonly dModel: number;
+  readonly heads: number;
+  readonly dK: number;
+  readonly maxLen: number;
+  /** L of the last forward, 0 before the first. */
+  readonly length: number;
+  forward(input: ProjectionInput | QKVInput): this;
+  /** Head i's softmax weights, L×L; masked entries are exactly 0. */
+  attention(head: number): Float32Array;
+  /** Head i's scores (÷√d_k when scale is on), L×L, before the mask. */
+  scores(head: number): Float32Array;
+  /** Head i's output A_i·V_i, L×d_k. */
+  headOutput(head: number): Float32Array;
+  /** The projected (or given) Q, K, V, L×d_model. */
+  q(): Float32Array;
+  k(): Float32Array;
+  v(): Float32Array;
+  /** Heads side by side, L×d_model. */
+  concat(): Float32Array;
+  /** concat · W^O, L×d_model. */
+  output(): Float32Array;
+  dispose(): void;
+}
+
+/** numpy's legacy np.random.RandomState(seed). */
+export interface RandomState {
+  /** numpy's randn(...shape), flattened in C order; successive calls continue the stream. */
+  randn(...shape: number[]): Float64Array;
+  /** numpy's random_sample(n). */
+  randomSample(n?: number): Float64Array;
+}
+
+export interface Attention {
+  createLayer(desc: { dModel: number; heads: number; maxLen: number }): Layer;
+  /** naive = h·3·d², split = 3·d² + d². */
+  paramCount(shape: { dModel: number; heads: number }): { naive: number; split: number };
+  randomState(seed: number): RandomState;
+  /** Current size of the wasm heap in bytes. */
+  memoryBytes(): number;
+}
+
+/** Loads the wasm core once; later calls return the same instance. */
+export function loadAttention(): Promise<Attention>;
