@@ -6,8 +6,13 @@
 # Usage: bash build.sh [--if-needed]   (--if-needed: skip when no input changed since the last build)
 set -euo pipefail
 cd "$(dirname "$0")"
+export LC_ALL=C # the same file order, and so the same bytes, everywhere
 
-core_sources=(c/mha.c c/np_random.c)
+# The library is every c/*.c but the tests, benchmarks and the Emscripten export file.
+core_sources=()
+for source in c/*.c; do
+  case "$(basename "$source")" in test_* | bench_* | wasm_exports.c) ;; *) core_sources+=("$source") ;; esac
+done
 stamp=web/dist/.build-stamp
 inputs_hash() {
   # Everything a build reads; sorted so the hash does not depend on the file system's order.
