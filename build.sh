@@ -3,7 +3,8 @@
 #   web/dist/mha-core.mjs + mha-core.wasm   the C core as an ES module (Emscripten)
 #   c/build/test_native                     the C unit tests, native, under ASan + UBSan
 #   web/dist/page.js, widget.js, katex/     the page and widget bundles (esbuild)
-# Usage: bash build.sh [--if-needed]   (--if-needed: skip when no input changed since the last build)
+# Usage: bash build.sh [--if-needed | --wasm-to DIR]
+#   --if-needed: skip when no input changed since the last build
 set -euo pipefail
 cd "$(dirname "$0")"
 export LC_ALL=C # the same file order, and so the same bytes, everywhere
@@ -44,18 +45,29 @@ if [[ ! -d node_modules/esbuild ]]; then
   exit 1
 fi
 
-mkdir -p web/dist c/build
 warnings=(-std=c11 -Wall -Wextra -Werror -pedantic)
 
 # Debian's emcc runs its optimiser with the system's node modules (acorn).
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 # -sENVIRONMENT=web: the same file loads in browsers and, given wasmBinary, in Node's ES modules.
 # -sDYNAMIC_EXECUTION=0: no eval/new Function, so pages with a strict CSP can use it.
-emcc "${warnings[@]}" -O3 -msimd128 "${core_sources[@]}" c/wasm_exports.c \
-  -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createMhaCore -sENVIRONMENT=web \
-  -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sDYNAMIC_EXECUTION=0 -sFILESYSTEM=0 \
-  -sASSERTIONS=0 -sEXPORTED_RUNTIME_METHODS=HEAPU8,HEAPF32,HEAPF64 \
-  -o web/dist/mha-core.mjs
+build_wasm() {
+  emcc "${warnings[@]}" -O3 -msimd128 "${core_sources[@]}" c/wasm_exports.c \
+    -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createMhaCore -sENVIRONMENT=web \
+    -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sDYNAMIC_EXECUTION=0 -sFILESYSTEM=0 \
+    -sASSERTIONS=0 -sEXPORTED_RUNTIME_METHODS=HEAPU8,HEAPF32,HEAPF64 \
+    -o "$1/mha-core.mjs"
+}
+
+# --wasm-to DIR: only the wasm module, into DIR (the tests use it to check the build is reproducible).
+if [[ "${1:-}" == "--wasm-to" ]]; then
+  mkdir -p "$2"
+  build_wasm "$2"
+  exit 0
+fi
+
+mkdir -p web/dist c/build
+build_wasm web/dist
 
 gcc "${warnings[@]}" -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
   "${core_sources[@]}" c/test_*.c -lm -o c/build/test_native
