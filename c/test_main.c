@@ -3,9 +3,10 @@
 
 int test_mha(void);
 int test_np_random(void);
+int test_kernels(void); /* the fast kernels against the plain loops */
 
 int main(void) {
-    int failures = test_mha() + test_np_random();
+    int failures = test_mha() + test_np_random() + test_kernels();
     printf("native C tests: %s (%d failed checks)\n", failures ? "FAILED" : "passed", failures);
     return failures != 0;
 }

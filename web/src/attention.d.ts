@@ -23,6 +23,8 @@ interface ForwardOptions {
   scale?: boolean;
   /** One entry per head; a false head contributes zeros to the concat. */
   enabled?: ArrayLike<boolean>;
+  /** Run the C core's plain reference loops instead of its SIMD kernels (for tests). */
+  plain?: boolean;
 }
 
 export interface ProjectionInput extends ForwardOptions {

@@ -22,7 +22,7 @@ export class MHAError extends Error {
 // These mirror the enums of c/mha.h.
 const TENSOR = { q: 0, k: 1, v: 2, scores: 3, attention: 4, head: 5, concat: 6, output: 7 };
 const SLOT = { xOrQ: 0, k: 1, v: 2, wq: 3, wk: 4, wv: 5, wo: 6, enabled: 7 };
-const FLAG = { causal: 1, scale: 2 };
+const FLAG = { causal: 1, scale: 2, plain: 4 };
 const INT32_MAX = 2 ** 31 - 1;
 
 let loading;
@@ -136,8 +136,9 @@ class Layer {
    * QKV mode:        { q, k, v, wo?, causal?, scale?, enabled? }
    * Arrays are row-major (flat or nested); L is the length of x (or q) over dModel.
    * wo defaults to the identity; causal and scale default to true.
+   * plain: true runs the C core's plain reference loops instead of its SIMD kernels (for tests).
    */
-  forward({ x, wq, wk, wv, q, k, v, wo, causal = true, scale = true, enabled } = {}) {
+  forward({ x, wq, wk, wv, q, k, v, wo, causal = true, scale = true, enabled, plain = false } = {}) {
     const core = this.#live();
     const d = this.dModel;
     const projection = x != null;
@@ -162,7 +163,7 @@ class Layer {
       core.HEAPF32.set(values, core._wasm_layer_staging(this.#ptr, slot) / 4);
     }
     core.HEAPU8.set(heads, core._wasm_layer_staging(this.#ptr, SLOT.enabled));
-    const flags = (causal ? FLAG.causal : 0) | (scale ? FLAG.scale : 0);
+    const flags = (causal ? FLAG.causal : 0) | (scale ? FLAG.scale : 0) | (plain ? FLAG.plain : 0);
     if (core._wasm_forward(this.#ptr, L, projection ? 1 : 0, wo != null ? 1 : 0, flags)) throw this.#owner.lastError();
     this.length = L;
     return this;

@@ -1,0 +1,317 @@
+// npm run bench: times one multi-head attention layer (projection mode, W^O, causal,
+// scaled) at the lesson's sizes up to GPT-2's, side by side and interleaved:
+//   wasm          this module in Node (web/src/attention.js, the fast SIMD kernels)
+//   wasm-chromium this module in headless Chromium (skipped when Chromium cannot start)
+//   wasm-plain    the same module with { plain: true }: the straightforward C loops in wasm
+//   native        c/mha.c built with gcc -O3 -march=native (fast kernels)
+//   native-plain  the same native build running the straightforward loops (MHA_PLAIN)
+//   js            plain JavaScript (tests/bench/plain.js)
+//   numpy         Debian's numpy, float32, one BLAS thread (skipped when absent)
+// Every result is checked against the float64 reference before timing. Prints median
+// time, GFLOP/s (dense count: 8·L·d² + 4·L²·d) and ratios, and writes JSON.
+//
+//   node tests/bench/core.js [--quick] [--rounds N] [--out FILE] [--no-chromium]
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { loadAttention } from '../../web/src/attention.js';
+import { referenceAttention } from '../reference.js';
+import { seededRandom, randomMatrix } from '../seeded.js';
+import { createPlainAttention } from './plain.js';
+import { openChromiumBench } from './chromium.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../..');
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const quick = args.includes('--quick');
+const rounds = Number(option('--rounds', quick ? 3 : 9));
+const outFile = path.resolve(option('--out', path.join(here, '..', 'artifacts', 'core-results.json')));
+const batchSeconds = quick ? 0.02 : 0.05; // each timed sample runs at least this long
+
+// [L, d_model, h]: the lesson, two in-between sizes, GPT-2 at 256 and 1024 tokens.
+const shapes = [
+  [3, 4, 2],
+  [16, 64, 4],
+  [128, 256, 8],
+  [256, 768, 12],
+  [1024, 768, 12],
+];
+const flops = (L, d) => 8 * L * d * d + 4 * L * L * d;
+
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'mha-bench-'));
+process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
+
+function run(command, argv, options = {}) {
+  const result = spawnSync(command, argv, { encoding: 'utf8', ...options });
+  if (result.error || result.status !== 0) {
+    throw new Error(`${command} ${argv.join(' ')} failed: ${result.error ?? result.stderr}`);
+  }
+  return result.stdout.trim();
+}
+
+// ---- the machine ----------------------------------------------------------------
+const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+const machine = {
+  cpu,
+  logicalCores: os.cpus().length,
+  os: `${os.type()} ${os.release()} ${os.arch()}`,
+  node: process.version,
+  gcc: run('gcc', ['-dumpfullversion']),
+  date: new Date().toISOString(),
+};
+
+// ---- build the native side --------------------------------------------------------
+const mhaC = path.join(root, 'c', 'mha.c');
+const nativeBinary = path.join(scratch, 'bench_native');
+run('gcc', ['-O3', '-march=native', '-o', nativeBinary, path.join(here, 'bench_native.c'), mhaC, '-lm']);
+const expBinary = path.join(scratch, 'exp_error');
+run('gcc', ['-O2', '-ffp-contract=off', '-o', expBinary, path.join(here, 'exp_error.c'), mhaC, '-lm']);
+
+/** A child process that answers one line per command line. */
+class Worker {
+  constructor(name, command, argv, env) {
+    this.name = name;
+    this.child = spawn(command, argv, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+    this.pending = [];
+    createInterface({ input: this.child.stdout }).on('line', (line) => this.pending.shift()?.resolve(line));
+    this.child.on('exit', (code) => {
+      for (const p of this.pending.splice(0)) p.reject(new Error(`${name} exited (${code})`));
+    });
+  }
+
+  ask(line) {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ resolve, reject });
+      this.child.stdin.write(`${line}\n`);
+    });
+  }
+
+  close() {
+    this.child.stdin.end('quit\n');
+  }
+}
+
+const native = new Worker('native', nativeBinary, []);
+// numpy's version and the BLAS library it resolves to (Debian: netlib's reference BLAS unless
+// libopenblas0 is installed, when the alternatives system points libblas.so.3 at OpenBLAS).
+const numpyProbe = `
+import numpy, os
+try:
+    info = numpy.__config__.blas_opt_info
+    names = ['lib%s.so.3' % lib for lib in info.get('libraries', [])]
+    found = [os.path.join(d, n) for d in info.get('library_dirs', []) for n in names]
+    blas = next((os.path.realpath(f) for f in found if os.path.exists(f)), '')
+except Exception:
+    blas = ''
+print(numpy.__version__ + ', BLAS ' + ('OpenBLAS' if 'openblas' in blas else 'netlib reference' if '/blas/' in blas else 'unknown') + ' (' + (os.path.basename(blas) or '?') + ')')
+`;
+const numpyVersion = spawnSync('/usr/bin/python3', ['-c', numpyProbe], { encoding: 'utf8' });
+const hasNumpy = numpyVersion.status === 0;
+const numpy = hasNumpy
+  ? new Worker('numpy', '/usr/bin/python3', [path.join(here, 'bench_numpy.py')], { OPENBLAS_NUM_THREADS: '1' })
+  : null;
+machine.numpy = hasNumpy ? numpyVersion.stdout.trim() : 'absent (install python3-numpy)';
+if (!hasNumpy) console.log('numpy: /usr/bin/python3 has no numpy (Debian: apt-get install python3-numpy); skipped');
+
+let chromium = null;
+if (!args.includes('--no-chromium')) {
+  try {
+    chromium = await openChromiumBench();
+    machine.chromium = chromium.version;
+  } catch (error) {
+    machine.chromium = `absent (${String(error.message ?? error).split('\n')[0]})`;
+    console.log(`chromium: skipped: ${machine.chromium}`);
+  }
+}
+
+// ---- the wasm module ------------------------------------------------------------
+const mha = await loadAttention();
+const wasmFile = readFileSync(path.join(root, 'web', 'dist', 'mha-core.wasm'));
+const wasmSize = { bytes: wasmFile.length, gzipBytes: gzipSync(wasmFile, { level: 9 }).length };
+const expLine = run(expBinary, []).split(/\s+/);
+const expError = { maxRelative: Number(expLine[0]), units2pow23: Number(expLine[1]), at: Number(expLine[2]), floatsChecked: Number(expLine[3]) };
+
+console.log(`${machine.cpu}, ${machine.logicalCores} logical cores; Node ${machine.node}, Chromium ${machine.chromium ?? 'not run'}, gcc ${machine.gcc}, numpy ${machine.numpy}`);
+console.log(`wasm binary: ${wasmSize.bytes} bytes, ${wasmSize.gzipBytes} gzipped`);
+console.log(`fast exp (softmax): max relative error ${expError.maxRelative.toExponential(2)} ` +
+  `(${expError.units2pow23.toFixed(2)} × 2^-23) over all ${expError.floatsChecked} floats in [-87.5, 0]`);
+
+// ---- one shape ----------------------------------------------------------------------
+function inputsFor(L, d) {
+  const random = seededRandom(L * 7919 + d);
+  const spread = 1 / Math.sqrt(d);
+  const m = (n, s) => Float32Array.from(randomMatrix(random, n, s));
+  return { x: m(L * d, 1), wq: m(d * d, 2 * spread), wk: m(d * d, 2 * spread), wv: m(d * d, spread), wo: m(d * d, spread) };
+}
+
+function maxAbsDiffRows(a, b, count) {
+  let worst = 0;
+  for (let i = 0; i < count; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
+  return worst;
+}
+
+/** Times fn (one forward) in batches of reps; returns seconds per call. */
+function timeBatch(fn, reps) {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < reps; i++) fn();
+  return Number(process.hrtime.bigint() - start) / 1e9 / reps;
+}
+
+function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+async function benchShape([L, d, h]) {
+  const inputs = inputsFor(L, d);
+  const dir = path.join(scratch, `${L}-${d}-${h}`);
+  run('mkdir', ['-p', dir]);
+  for (const [name, values] of Object.entries(inputs)) {
+    writeFileSync(path.join(dir, `${name}.f32`), Buffer.from(values.buffer, values.byteOffset, values.byteLength));
+  }
+
+  // Causal: output row r depends on tokens 0..r only, so the float64 reference on the
+  // first P tokens gives the exact first P rows of the full output.
+  const P = Math.min(L, 128);
+  const want = referenceAttention({ ...inputs, x: inputs.x.subarray(0, P * d), d, h, causal: true, scale: true }).output;
+  const tolerance = 2e-5 * Math.sqrt(d);
+
+  const layer = mha.createLayer({ dModel: d, heads: h, maxLen: L });
+  const wasmArgs = { ...inputs, causal: true }, wasmPlainArgs = { ...wasmArgs, plain: true };
+  const plainJs = createPlainAttention(L, d, h);
+  await native.ask(`load ${dir} ${L} ${d} ${h}`);
+  if (numpy) await numpy.ask(`load ${dir} ${L} ${d} ${h}`);
+
+  // name → { once(): Promise<Float32Array output>, time(reps): Promise<seconds per call> }
+  const impls = {
+    wasm: { once: () => layer.forward(wasmArgs).output().slice(), time: (n) => timeBatch(() => layer.forward(wasmArgs), n) },
+    'wasm-plain': {
+      once: () => layer.forward(wasmPlainArgs).output().slice(),
+      time: (n) => timeBatch(() => layer.forward(wasmPlainArgs), n),
+    },
+    native: { once: () => dumpFrom(native, 'fast', L * d), time: async (n) => Number(await native.ask(`time fast ${n}`)) },
+    'native-plain': { once: () => dumpFrom(native, 'plain', L * d), time: async (n) => Number(await native.ask(`time plain ${n}`)) },
+    ...(chromium && {
+      'wasm-chromium': { once: async () => Float32Array.from(await chromium.setup(L, d, h, P)), time: (n) => chromium.time(n) },
+    }),
+    js: { once: () => plainJs(inputs.x, inputs.wq, inputs.wk, inputs.wv, inputs.wo).slice(), time: (n) => timeBatch(() => plainJs(inputs.x, inputs.wq, inputs.wk, inputs.wv, inputs.wo), n) },
+  };
+  if (numpy) impls.numpy = { once: () => dumpFrom(numpy, 'fast', L * d), time: async (n) => Number(await numpy.ask(`time fast ${n}`)) };
+
+  const check = {};
+  const outputs = {};
+  for (const [name, impl] of Object.entries(impls)) {
+    outputs[name] = await impl.once();
+    const diff = maxAbsDiffRows(outputs[name], want, P * d);
+    check[name] = diff;
+    if (!(diff < tolerance)) throw new Error(`${name} at L ${L}, d ${d}, h ${h}: first ${P} rows differ from the reference by ${diff}`);
+  }
+  for (const name of Object.keys(impls)) { // every row (that it returned), against the straightforward C
+    const diff = maxAbsDiffRows(outputs[name], outputs['native-plain'], outputs[name].length);
+    if (!(diff < 4 * tolerance)) throw new Error(`${name} at L ${L}, d ${d}, h ${h}: differs from native-plain by ${diff}`);
+  }
+
+  // Warm up and calibrate: grow the batch until it takes a while (which also lets the wasm
+  // engines tier up to their optimising compiler), then reps so one sample takes batchSeconds.
+  const reps = {};
+  for (const [name, impl] of Object.entries(impls)) {
+    let n = 1, t = await impl.time(1);
+    while (t * n < 0.1 && n < 1e7) {
+      n *= 4;
+      t = await impl.time(n);
+    }
+    reps[name] = Math.max(1, Math.round(batchSeconds / Math.max(t, 1e-9)));
+  }
+  const samples = Object.fromEntries(Object.keys(impls).map((name) => [name, []]));
+  const names = Object.keys(impls);
+  const slowRounds = Math.min(rounds, 3); // plain JS at GPT-2 size takes seconds a call
+  for (let round = 0; round < rounds; round++) {
+    const order = names.map((_, i) => names[(i + round) % names.length]); // rotate: drift hits all alike
+    for (const name of order) {
+      if (name === 'js' && round >= slowRounds && reps.js === 1) continue;
+      samples[name].push(await impls[name].time(reps[name]));
+    }
+  }
+  const heapBytes = mha.memoryBytes();
+  layer.dispose();
+
+  const result = { shape: { L, dModel: d, heads: h }, flops: flops(L, d), heapBytes, implementations: {} };
+  const nativeMedian = median(samples.native), nativePlainMedian = median(samples['native-plain']);
+  for (const name of names) {
+    const m = median(samples[name]);
+    result.implementations[name] = {
+      medianSeconds: m,
+      gflops: result.flops / m / 1e9,
+      vsNative: m / nativeMedian,
+      vsNativePlain: m / nativePlainMedian,
+      maxDiffFromReference: check[name],
+      repsPerSample: reps[name],
+      samples: samples[name],
+    };
+  }
+  return result;
+}
+
+async function dumpFrom(worker, mode, count) {
+  const file = path.join(scratch, `out-${worker.name}.f32`);
+  await worker.ask(`dump ${mode} ${file}`);
+  const bytes = readFileSync(file);
+  return new Float32Array(bytes.buffer, bytes.byteOffset, count).slice();
+}
+
+function formatTime(s) {
+  if (s < 1e-3) return `${(s * 1e6).toFixed(s < 1e-5 ? 2 : 1)} µs`;
+  if (s < 1) return `${(s * 1e3).toFixed(s < 1e-2 ? 2 : 1)} ms`;
+  return `${s.toFixed(2)} s`;
+}
+
+// ---- run ---------------------------------------------------------------------------
+const results = [];
+try {
+  for (const shape of shapes) {
+    const r = await benchShape(shape);
+    results.push(r);
+    const { L, dModel, heads } = r.shape;
+    console.log(`\nL ${L}, d_model ${dModel}, h ${heads} (causal; ${(r.flops / 1e6).toFixed(3)} MFLOP dense)`);
+    console.log('  implementation    median      GFLOP/s   × native   × native-plain');
+    for (const [name, m] of Object.entries(r.implementations)) {
+      console.log(`  ${name.padEnd(14)} ${formatTime(m.medianSeconds).padStart(10)} ${m.gflops.toFixed(2).padStart(10)} ` +
+        `${m.vsNative.toFixed(2).padStart(9)}× ${m.vsNativePlain.toFixed(2).padStart(12)}×`);
+    }
+  }
+} finally {
+  native.close();
+  numpy?.close();
+  await chromium?.close();
+}
+
+const gpt2 = results.find((r) => r.shape.L === 1024);
+/** Bytes of mha_layer_create's one block in the wasm build (mirrors c/mha.c: NR = 8 there). */
+function layerBytes(n, d, h) {
+  const up = (x, to) => Math.ceil(x / to) * to;
+  const dk = d / h;
+  const packB = Math.max(d * up(d, 8), dk * up(n, 8) + n * up(dk, 8));
+  return 4 * (3 * n * d + 4 * d * d + 3 * n * d + h * n * n + n * d + 2 * n * d + n * n + packB) + h;
+}
+const heap = gpt2 && {
+  wasmHeapBytes: gpt2.heapBytes,
+  layerBufferBytes: layerBytes(1024, 768, 12),
+  note: 'the wasm heap after creating and running the L 1024, d 768, h 12 layer (it never shrinks, so this is its peak), and what that layer\'s buffers take',
+};
+if (heap) {
+  console.log(`\npeak wasm heap with the GPT-2 layer (L 1024): ${(heap.wasmHeapBytes / 2 ** 20).toFixed(1)} MiB; ` +
+    `the layer's buffers: ${(heap.layerBufferBytes / 2 ** 20).toFixed(1)} MiB`);
+}
+
+mkdirSync(path.dirname(outFile), { recursive: true });
+writeFileSync(outFile, `${JSON.stringify({ machine, wasmSize, expError, heap, rounds, results }, null, 2)}\n`);
+console.log(`wrote ${path.relative(process.cwd(), outFile)}`);
