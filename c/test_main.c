@@ -4,9 +4,10 @@
 int test_mha(void);
 int test_np_random(void);
 int test_kernels(void); /* the fast kernels against the plain loops */
+int test_train(void);   /* backward pass, gradient check, training */
 
 int main(void) {
-    int failures = test_mha() + test_np_random() + test_kernels();
+    int failures = test_mha() + test_np_random() + test_kernels() + test_train();
     printf("native C tests: %s (%d failed checks)\n", failures ? "FAILED" : "passed", failures);
     return failures != 0;
 }

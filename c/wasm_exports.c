@@ -73,3 +73,76 @@ EMSCRIPTEN_KEEPALIVE void wasm_random_sample(np_random *rs, double *out, int n) 
 
 EMSCRIPTEN_KEEPALIVE void *wasm_malloc(int bytes) { return malloc((size_t)bytes); }
 EMSCRIPTEN_KEEPALIVE void wasm_free(void *p) { free(p); }
+
+/* ==========================================================================
+   Training (c/train.h): exports for the Trainer of web/src/attention.js.
+   Same conventions as above: a failing call returns 0 or a status, and
+   wasm_last_status() gives its code; the sentence for a trainer failure is
+   in wasm_train_last_error() (mha_train_last_error). Buffers passed in
+   (enabled, tokens, out) belong to the caller and are only read or written
+   during the call.
+   ========================================================================== */
+#include "train.h"
+
+EMSCRIPTEN_KEEPALIVE const char *wasm_train_last_error(void) { return mha_train_last_error(); }
+
+/* Every field not given here keeps mha_train_default_desc's value. */
+EMSCRIPTEN_KEEPALIVE mha_trainer *wasm_trainer_create(int heads, int d_model, int seq_len, int vocab, int batch,
+                                                      int eval_count, int flags, unsigned seed, float lr) {
+    mha_train_desc desc = mha_train_default_desc(heads);
+    desc.d_model = d_model;
+    desc.seq_len = seq_len;
+    desc.vocab = vocab;
+    desc.batch = batch;
+    desc.eval_count = eval_count;
+    desc.flags = (unsigned)flags;
+    desc.seed = seed;
+    desc.lr = lr;
+    mha_trainer *tr = NULL;
+    keep(mha_trainer_create(&desc, &tr));
+    return tr;
+}
+
+EMSCRIPTEN_KEEPALIVE void wasm_trainer_destroy(mha_trainer *tr) { mha_trainer_destroy(tr); }
+EMSCRIPTEN_KEEPALIVE void wasm_trainer_reset(mha_trainer *tr) { mha_trainer_reset(tr); }
+EMSCRIPTEN_KEEPALIVE int wasm_trainer_step(mha_trainer *tr, int n) { return keep(mha_trainer_step(tr, n, NULL)); }
+EMSCRIPTEN_KEEPALIVE float wasm_trainer_loss(mha_trainer *tr) { return mha_trainer_loss(tr); }
+EMSCRIPTEN_KEEPALIVE double wasm_trainer_steps(mha_trainer *tr) { return (double)mha_trainer_steps(tr); }
+EMSCRIPTEN_KEEPALIVE int wasm_trainer_param_count(mha_trainer *tr) { return mha_trainer_param_count(tr); }
+
+/* out[0..5] = loss, accuracy, loss and accuracy of target 0 (previous), of target 1 (first). */
+EMSCRIPTEN_KEEPALIVE int wasm_trainer_evaluate(mha_trainer *tr, const unsigned char *enabled, double *out) {
+    mha_train_eval ev;
+    const int status = keep(mha_trainer_evaluate(tr, enabled, &ev));
+    if (status == MHA_OK) {
+        out[0] = ev.loss, out[1] = ev.accuracy;
+        out[2] = ev.target_loss[0], out[3] = ev.target_accuracy[0];
+        out[4] = ev.target_loss[1], out[5] = ev.target_accuracy[1];
+    }
+    return status;
+}
+
+/* A parameter block (values, or its gradient when gradient != 0); shape[0..1] = rows, cols. */
+EMSCRIPTEN_KEEPALIVE float *wasm_trainer_param(mha_trainer *tr, int id, int gradient, int *shape) {
+    float *values = NULL;
+    const float *grad = NULL;
+    if (keep(mha_trainer_param(tr, (mha_train_param)id, &values, &grad, &shape[0], &shape[1]))) return NULL;
+    return gradient ? (float *)grad : values;
+}
+
+EMSCRIPTEN_KEEPALIVE int wasm_trainer_set_example(mha_trainer *tr, const int *tokens) {
+    return keep(mha_trainer_set_example(tr, tokens));
+}
+
+EMSCRIPTEN_KEEPALIVE const int *wasm_trainer_example(mha_trainer *tr) { return mha_trainer_example(tr); }
+
+/* The example through mha_forward; read it with wasm_tensor. */
+EMSCRIPTEN_KEEPALIVE mha_layer *wasm_trainer_example_layer(mha_trainer *tr, const unsigned char *enabled) {
+    mha_layer *layer = NULL;
+    keep(mha_trainer_example_layer(tr, enabled, &layer));
+    return layer;
+}
+
+EMSCRIPTEN_KEEPALIVE int wasm_trainer_example_predict(mha_trainer *tr, const unsigned char *enabled, int *out) {
+    return keep(mha_trainer_example_predict(tr, enabled, out));
+}

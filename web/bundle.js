@@ -11,6 +11,7 @@ const dist = `${web}dist/`;
 const entries = [
   { in: `${web}page/main.js`, out: 'page' },
   { in: `${web}widget/define.js`, out: 'widget' },
+  { in: `${web}page/train-worker.js`, out: 'train-worker' },
 ].filter((entry) => existsSync(entry.in));
 
 await build({

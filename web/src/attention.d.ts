@@ -81,8 +81,108 @@ export interface RandomState {
   randomSample(n?: number): Float64Array;
 }
 
+export interface TrainerOptions {
+  /** h: 1, 2, 4, … must divide dModel. */
+  heads: number;
+  /** Default 8. */
+  dModel?: number;
+  /** L, default 8. */
+  seqLen?: number;
+  /** Token ids 0 .. vocab-1, default 16. */
+  vocab?: number;
+  /** np.random.RandomState(seed): weights, batches, held-out set, example. Default 0. */
+  seed?: number;
+  /** Adam step size, default 0.01. */
+  lr?: number;
+  /** Sequences per step, default 32. */
+  batch?: number;
+  /** Held-out sequences for evaluate(), default 256. */
+  evalCount?: number;
+  /** Default true. */
+  causal?: boolean;
+  /** Default true. */
+  scale?: boolean;
+}
+
+export interface TargetScore {
+  loss: number;
+  accuracy: number;
+}
+
+export interface Evaluation extends TargetScore {
+  /** Predicting the token one step back. */
+  previous: TargetScore;
+  /** Predicting the first token of the sequence. */
+  first: TargetScore;
+}
+
+export interface TrainerWeights {
+  /** vocab × dModel. */
+  tokenEmbedding: Float32Array;
+  /** seqLen × dModel. */
+  positionEmbedding: Float32Array;
+  /** dModel × dModel each. */
+  wq: Float32Array;
+  wk: Float32Array;
+  wv: Float32Array;
+  wo: Float32Array;
+  /** dModel × 2·vocab: previous-token logits, then first-token logits. */
+  readout: Float32Array;
+  /** 2·vocab. */
+  readoutBias: Float32Array;
+}
+
+/**
+ * Token + position embeddings → one multi-head attention layer → a read-out predicting, at every
+ * position, the previous token and the first token; trained with Adam in the wasm heap.
+ * Float32Arrays are views into the heap, valid until the next call on this trainer; copy what you keep.
+ */
+export interface Trainer {
+  readonly heads: number;
+  readonly dModel: number;
+  readonly dK: number;
+  readonly seqLen: number;
+  readonly vocab: number;
+  readonly seed: number;
+  readonly lr: number;
+  readonly batch: number;
+  readonly evalCount: number;
+  /** All parameters; the same for every h at one dModel. */
+  readonly paramCount: number;
+  /** Steps since creation or reset. */
+  readonly steps: number;
+  /** The example sentence (seqLen token ids) that attention(i) shows. */
+  readonly example: number[];
+  /** n steps (fresh batch + Adam update each); returns the last batch loss. Throws NOT_FINITE if training diverges. */
+  step(n?: number): number;
+  /** Last batch loss; NaN before the first step. */
+  loss(): number;
+  /** Held-out loss and accuracy; `enabled` switches heads off (ablation). */
+  evaluate(options?: { enabled?: ArrayLike<boolean> }): Evaluation;
+  /** Held-out accuracy, every head on. */
+  accuracy(): number;
+  setExample(tokens: ArrayLike<number>): this;
+  /** Most likely token ids on the example for both targets. */
+  predict(options?: { enabled?: ArrayLike<boolean> }): { previous: number[]; first: number[] };
+  /** On the example sentence, with the current weights (as Layer's accessors). */
+  attention(head: number): Float32Array;
+  scores(head: number): Float32Array;
+  headOutput(head: number): Float32Array;
+  q(): Float32Array;
+  k(): Float32Array;
+  v(): Float32Array;
+  concat(): Float32Array;
+  output(): Float32Array;
+  weights(): TrainerWeights;
+  /** Back to the state right after creation (same seed, same run). */
+  reset(): this;
+  dispose(): void;
+}
+
 export interface Attention {
   createLayer(desc: { dModel: number; heads: number; maxLen: number }): Layer;
+  /** A trainer for the two-view task (previous token + first token); see Trainer. */
+  createTrainer(options: TrainerOptions): Trainer;
   /** naive = h·3·d², split = 3·d² + d². */
   paramCount(shape: { dModel: number; heads: number }): { naive: number; split: number };
   randomState(seed: number): RandomState;

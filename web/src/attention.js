@@ -65,6 +65,31 @@ class Attention {
     return new Layer(this, this.#core, ptr, { dModel, heads, maxLen });
   }
 
+  /**
+   * A trainer for the "two views" task (c/train.h): token + position embeddings → this attention
+   * layer → a read-out that predicts, at every position, the previous token and the first token.
+   * Defaults: dModel 8, seqLen 8, vocab 16, seed 0, lr 0.01, batch 32, evalCount 256, causal and scale on.
+   */
+  createTrainer({ heads, dModel = 8, seqLen = 8, vocab = 16, seed = 0, lr = 0.01, batch = 32, evalCount = 256, causal = true, scale = true } = {}) {
+    const core = this.#core;
+    const args = [intArg('heads', heads), intArg('dModel', dModel), intArg('seqLen', seqLen), intArg('vocab', vocab),
+      intArg('batch', batch), intArg('evalCount', evalCount)];
+    if (!Number.isInteger(seed) || seed < 0 || seed > 2 ** 32 - 1) {
+      throw new MHAError('BAD_ARGUMENT', `seed must be a whole number from 0 to 4294967295, got ${describe(seed)}`);
+    }
+    if (typeof lr !== 'number') throw new MHAError('BAD_ARGUMENT', `lr must be a number, got ${describe(lr)}`);
+    const flags = (causal ? FLAG.causal : 0) | (scale ? FLAG.scale : 0);
+    const ptr = core._wasm_trainer_create(...args, flags, seed, lr);
+    if (!ptr) throw trainError(core);
+    // Scratch for results passed by pointer: 6 doubles + 2 ints, h enable bytes, 2·seqLen ints.
+    const scratch = core._wasm_malloc(64 + Math.ceil(heads / 8) * 8 + 8 * seqLen);
+    if (!scratch) {
+      core._wasm_trainer_destroy(ptr);
+      throw new MHAError('OUT_OF_MEMORY', 'not enough memory for a trainer');
+    }
+    return new Trainer(core, ptr, scratch, { heads, dModel, seqLen, vocab, seed, lr, batch, evalCount, causal, scale });
+  }
+
   /** The lesson's bill: naive = h·3·d², split = 3·d² + d². */
   paramCount({ dModel, heads } = {}) {
     const status = this.#core._wasm_param_count(intArg('d_model', dModel), intArg('heads', heads), this.#scratch);
@@ -227,6 +252,211 @@ class Layer {
     const ptr = core._wasm_tensor(this.#ptr, id, head);
     if (!ptr) throw this.#owner.lastError();
     // A fresh view every time: the heap's buffer is replaced whenever it grows.
+    return new Float32Array(core.HEAPF32.buffer, ptr, count);
+  }
+}
+
+// ---- Training: the Trainer of createTrainer (c/train.h, exported by c/wasm_exports.c) ----
+
+// The parameter blocks of c/train.h's mha_train_param, in its order.
+const TRAIN_PARAMS = ['tokenEmbedding', 'positionEmbedding', 'wq', 'wk', 'wv', 'wo', 'readout', 'readoutBias'];
+
+const trainerRegistry = new FinalizationRegistry(({ core, ptr, scratch }) => {
+  core._wasm_trainer_destroy(ptr);
+  core._wasm_free(scratch);
+});
+
+function trainError(core) {
+  return new MHAError(cString(core, core._wasm_status_name(core._wasm_last_status())), cString(core, core._wasm_train_last_error()));
+}
+
+/**
+ * A small model that learns, in the wasm heap, which view each head takes. Arrays it returns are views
+ * into the heap (like a Layer's): valid until the next call on this trainer; copy what you keep.
+ */
+class Trainer {
+  #core;
+  #ptr;
+  #scratch;
+  #version = 0; // bumped whenever the weights or the example change
+  #shown = -1; // the version the example layer was last run for
+  #layer = 0;
+
+  constructor(core, ptr, scratch, options) {
+    this.#core = core;
+    this.#ptr = ptr;
+    this.#scratch = scratch;
+    Object.assign(this, options);
+    this.dK = options.dModel / options.heads;
+    /** Every parameter together; the same for every h at one dModel (the lesson's point). */
+    this.paramCount = core._wasm_trainer_param_count(ptr);
+    trainerRegistry.register(this, { core, ptr, scratch }, this);
+  }
+
+  /** n training steps (one fresh batch and one Adam update each); returns the last batch's loss. */
+  step(n = 1) {
+    const core = this.#live();
+    const count = intArg('n', n);
+    const status = core._wasm_trainer_step(this.#ptr, count);
+    this.#version++;
+    if (status) throw trainError(core);
+    return this.loss();
+  }
+
+  /** The last step's batch loss (mean cross-entropy of both targets); NaN before the first step. */
+  loss() {
+    return this.#live()._wasm_trainer_loss(this.#ptr);
+  }
+
+  /** Steps taken since creation or reset. */
+  get steps() {
+    return this.#live()._wasm_trainer_steps(this.#ptr);
+  }
+
+  /**
+   * Loss and accuracy on the held-out set; `enabled` (one boolean per head) switches heads off, for
+   * ablation. previous / first: the two targets separately.
+   */
+  evaluate({ enabled } = {}) {
+    const core = this.#live();
+    const status = core._wasm_trainer_evaluate(this.#ptr, this.#enabled(enabled), this.#scratch);
+    if (status) throw trainError(core);
+    const [loss, accuracy, prevLoss, prevAccuracy, firstLoss, firstAccuracy] = new Float64Array(core.HEAPF64.buffer, this.#scratch, 6);
+    return { loss, accuracy, previous: { loss: prevLoss, accuracy: prevAccuracy }, first: { loss: firstLoss, accuracy: firstAccuracy } };
+  }
+
+  /** Held-out accuracy with every head on. */
+  accuracy() {
+    return this.evaluate().accuracy;
+  }
+
+  /** The example sentence (seqLen token ids) whose attention attention(i) shows. */
+  get example() {
+    const core = this.#live();
+    return Array.from(new Int32Array(core.HEAPU8.buffer, core._wasm_trainer_example(this.#ptr), this.seqLen));
+  }
+
+  /** Sets the example sentence: seqLen token ids from 0 to vocab-1. */
+  setExample(tokens) {
+    const core = this.#live();
+    if (tokens == null || typeof tokens.length !== 'number' || tokens.length !== this.seqLen) {
+      throw new MHAError('BAD_LENGTH', `the example must have seqLen = ${this.seqLen} tokens, got ${describe(tokens)}`);
+    }
+    const ints = new Int32Array(this.seqLen);
+    for (let i = 0; i < ints.length; i++) {
+      if (!Number.isInteger(tokens[i])) throw new MHAError('BAD_ARGUMENT', `token [${i}] must be a whole number, got ${describe(tokens[i])}`);
+      ints[i] = tokens[i];
+    }
+    const where = this.#scratch + 64 + Math.ceil(this.heads / 8) * 8;
+    new Int32Array(core.HEAPU8.buffer, where, this.seqLen).set(ints);
+    const status = core._wasm_trainer_set_example(this.#ptr, where);
+    if (status) throw trainError(core);
+    this.#version++;
+    return this;
+  }
+
+  /** The trained model's guesses on the example: previous[r] and first[r], the most likely token ids. */
+  predict({ enabled } = {}) {
+    const core = this.#live();
+    const where = this.#scratch + 64 + Math.ceil(this.heads / 8) * 8;
+    const status = core._wasm_trainer_example_predict(this.#ptr, this.#enabled(enabled), where);
+    if (status) throw trainError(core);
+    const both = new Int32Array(core.HEAPU8.buffer, where, 2 * this.seqLen);
+    return { previous: Array.from({ length: this.seqLen }, (_, r) => both[2 * r]), first: Array.from({ length: this.seqLen }, (_, r) => both[2 * r + 1]) };
+  }
+
+  /** Head i's softmax weights on the example sentence (seqLen × seqLen), with the current weights. */
+  attention(i) {
+    return this.#tensor(TENSOR.attention, i, this.seqLen * this.seqLen);
+  }
+
+  /** Head i's scores on the example, before the mask. */
+  scores(i) {
+    return this.#tensor(TENSOR.scores, i, this.seqLen * this.seqLen);
+  }
+
+  /** Head i's output A_i·V_i on the example, seqLen × dK. */
+  headOutput(i) {
+    return this.#tensor(TENSOR.head, i, this.seqLen * this.dK);
+  }
+
+  q() {
+    return this.#tensor(TENSOR.q, 0, this.seqLen * this.dModel);
+  }
+
+  k() {
+    return this.#tensor(TENSOR.k, 0, this.seqLen * this.dModel);
+  }
+
+  v() {
+    return this.#tensor(TENSOR.v, 0, this.seqLen * this.dModel);
+  }
+
+  concat() {
+    return this.#tensor(TENSOR.concat, 0, this.seqLen * this.dModel);
+  }
+
+  output() {
+    return this.#tensor(TENSOR.output, 0, this.seqLen * this.dModel);
+  }
+
+  /**
+   * The current weights, row-major Float32Array views: tokenEmbedding (vocab × dModel),
+   * positionEmbedding (seqLen × dModel), wq, wk, wv, wo (dModel × dModel), readout (dModel × 2·vocab:
+   * the previous-token logits, then the first-token logits), readoutBias (2·vocab).
+   */
+  weights() {
+    const core = this.#live();
+    const out = {};
+    TRAIN_PARAMS.forEach((name, id) => {
+      const ptr = core._wasm_trainer_param(this.#ptr, id, 0, this.#scratch + 48);
+      if (!ptr) throw trainError(core);
+      const [rows, cols] = new Int32Array(core.HEAPU8.buffer, this.#scratch + 48, 2);
+      out[name] = new Float32Array(core.HEAPF32.buffer, ptr, rows * cols);
+    });
+    return out;
+  }
+
+  /** Back to the freshly created state: the same seed gives the same weights and batches again. */
+  reset() {
+    this.#live()._wasm_trainer_reset(this.#ptr);
+    this.#version++;
+    return this;
+  }
+
+  /** Frees the trainer; later calls throw DISPOSED. */
+  dispose() {
+    if (!this.#ptr) return;
+    this.#core._wasm_trainer_destroy(this.#ptr);
+    this.#core._wasm_free(this.#scratch);
+    trainerRegistry.unregister(this);
+    this.#ptr = 0;
+  }
+
+  #live() {
+    if (!this.#ptr) throw new MHAError('DISPOSED', 'this trainer was disposed; create a new one with createTrainer');
+    return this.#core;
+  }
+
+  #enabled(enabled) {
+    if (enabled == null) return 0; // all heads on
+    const bytes = enabledHeads(enabled, this.heads);
+    this.#core.HEAPU8.set(bytes, this.#scratch + 64);
+    return this.#scratch + 64;
+  }
+
+  #tensor(id, head, count) {
+    const core = this.#live();
+    if (!Number.isInteger(head) || head < 0 || head >= this.heads) {
+      throw new MHAError('HEAD_INDEX', `head ${String(head)} does not exist: this trainer has heads 0 to ${this.heads - 1}`);
+    }
+    if (this.#shown !== this.#version) {
+      this.#layer = core._wasm_trainer_example_layer(this.#ptr, 0);
+      if (!this.#layer) throw trainError(core);
+      this.#shown = this.#version;
+    }
+    const ptr = core._wasm_tensor(this.#layer, id, head);
+    if (!ptr) throw trainError(core);
     return new Float32Array(core.HEAPF32.buffer, ptr, count);
   }
 }

@@ -1,0 +1,593 @@
+/* train.c — forward, backward and Adam for one multi-head attention layer on
+   the "previous token + first token" task; see train.h for the manual. */
+#include "train.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "np_random.h"
+
+struct mha_trainer {
+    mha_train_desc desc;
+    int V, L, d, h, dk, B, n_eval, n_out; /* n_out = 2·V logits per position */
+    float scale;
+    int causal;
+    np_random rng;
+    long steps;
+    float last_loss;
+    double beta1_t, beta2_t; /* beta^t for Adam's bias correction */
+    int custom_example;
+
+    size_t offset[MHA_TP_COUNT], size[MHA_TP_COUNT], n_params;
+    float *params, *grads, *adam_m, *adam_v, *backup; /* n_params each */
+
+    int *batch_tokens; /* B·L */
+    int *eval_tokens;  /* n_eval·L */
+    int *example;      /* L */
+    float *example_x;  /* L·d */
+    mha_layer *layer;  /* the example, through mha_forward */
+
+    /* activations of up to B sequences, N = B·L rows */
+    float *x, *q, *k, *v, *concat, *y; /* N×d */
+    float *att;                        /* B·h·L·L */
+    float *logits;                     /* N×2V; after the forward: dloss/dlogits */
+    float *dy, *dconcat, *dq, *dkey, *dv, *dx; /* N×d */
+    float *drow;                       /* L scratch */
+    void *block;                       /* the one allocation */
+};
+
+static _Thread_local char train_error[256];
+
+static mha_status fail(mha_status status, const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(train_error, sizeof train_error, fmt, args);
+    va_end(args);
+    return status;
+}
+
+/* A failure of mha.h: keep its sentence where trainer callers look. */
+static mha_status fail_from_core(mha_status status) { return fail(status, "%s", mha_last_error()); }
+
+const char *mha_train_last_error(void) { return train_error; }
+
+mha_train_desc mha_train_default_desc(int heads) {
+    mha_train_desc desc = {
+        .vocab = 16, .seq_len = 8, .d_model = 8, .heads = heads, .batch = 32, .eval_count = 256,
+        .flags = MHA_CAUSAL | MHA_SCALE, .seed = 0, .lr = 0.01f,
+        .beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-8f, .init_scale = 1.0f,
+    };
+    return desc;
+}
+
+static mha_status check_range(const char *name, int value, int lo, int hi) {
+    if (value < lo || value > hi) {
+        mha_status status = value <= 0 ? MHA_ERR_BAD_SIZE : value > hi ? MHA_ERR_TOO_LARGE : MHA_ERR_BAD_SIZE;
+        return fail(status, "%s must be a whole number from %d to %d, got %d", name, lo, hi, value);
+    }
+    return MHA_OK;
+}
+
+static mha_status check_desc(const mha_train_desc *desc) {
+    mha_status status;
+    if ((status = check_range("vocab", desc->vocab, 2, MHA_TRAIN_MAX_VOCAB)) ||
+        (status = check_range("seqLen", desc->seq_len, 2, MHA_TRAIN_MAX_LEN)) ||
+        (status = check_range("dModel", desc->d_model, 1, MHA_TRAIN_MAX_D)) ||
+        (status = check_range("heads", desc->heads, 1, MHA_TRAIN_MAX_D)) ||
+        (status = check_range("batch", desc->batch, 1, MHA_TRAIN_MAX_BATCH)) ||
+        (status = check_range("evalCount", desc->eval_count, 1, 1 << 16)))
+        return status;
+    if (desc->d_model % desc->heads != 0)
+        return fail(MHA_ERR_HEADS_NOT_DIVISOR,
+                    "heads %d does not divide d_model %d (d_k = d_model / heads must be a whole number)",
+                    desc->heads, desc->d_model);
+    if (desc->flags & ~(unsigned)(MHA_CAUSAL | MHA_SCALE))
+        return fail(MHA_ERR_BAD_INPUT, "flags may only combine MHA_CAUSAL (1) and MHA_SCALE (2), got %u", desc->flags);
+    struct { const char *name; float value, lo, hi; int open_lo, open_hi; } reals[] = {
+        {"lr", desc->lr, 0, 10, 1, 0},        {"beta1", desc->beta1, 0, 1, 0, 1},
+        {"beta2", desc->beta2, 0, 1, 0, 1},   {"eps", desc->eps, 0, 1, 1, 0},
+        {"initScale", desc->init_scale, 0, 100, 1, 0},
+    };
+    for (size_t i = 0; i < sizeof reals / sizeof *reals; i++) {
+        const float x = reals[i].value;
+        if (!isfinite(x))
+            return fail(MHA_ERR_NOT_FINITE, "%s must be a finite number, got %s", reals[i].name,
+                        isnan(x) ? "NaN" : x > 0 ? "Infinity" : "-Infinity");
+        if ((reals[i].open_lo ? x <= reals[i].lo : x < reals[i].lo) || (reals[i].open_hi ? x >= reals[i].hi : x > reals[i].hi))
+            return fail(MHA_ERR_BAD_INPUT, "%s must be in %s%g, %g%s, got %g", reals[i].name, reals[i].open_lo ? "(" : "[",
+                        reals[i].lo, reals[i].hi, reals[i].open_hi ? ")" : "]", x);
+    }
+    return MHA_OK;
+}
+
+/* ---- small dense kernels, row-major ---- */
+
+/* out (rows×n) = a (rows×m) · b (m×n) */
+static void mm(float *restrict out, const float *restrict a, const float *restrict b, int rows, int m, int n) {
+    for (int i = 0; i < rows; i++) {
+        float *o = out + (size_t)i * n;
+        memset(o, 0, (size_t)n * sizeof *o);
+        for (int kk = 0; kk < m; kk++) {
+            const float aik = a[(size_t)i * m + kk];
+            const float *brow = b + (size_t)kk * n;
+            for (int j = 0; j < n; j++) o[j] += aik * brow[j];
+        }
+    }
+}
+
+/* out (m×n) = aᵀ · b, with a rows×m and b rows×n (a weight's gradient). */
+static void mm_tn(float *restrict out, const float *restrict a, const float *restrict b, int rows, int m, int n) {
+    memset(out, 0, (size_t)m * n * sizeof *out);
+    for (int r = 0; r < rows; r++) {
+        const float *arow = a + (size_t)r * m, *brow = b + (size_t)r * n;
+        for (int i = 0; i < m; i++) {
+            const float ai = arow[i];
+            float *o = out + (size_t)i * n;
+            for (int j = 0; j < n; j++) o[j] += ai * brow[j];
+        }
+    }
+}
+
+/* out (rows×n) (+)= a (rows×m) · bᵀ, with b n×m (back through a weight). */
+static void mm_nt(float *restrict out, const float *restrict a, const float *restrict b, int rows, int m, int n, int accumulate) {
+    for (int i = 0; i < rows; i++) {
+        const float *arow = a + (size_t)i * m;
+        float *o = out + (size_t)i * n;
+        for (int j = 0; j < n; j++) {
+            const float *brow = b + (size_t)j * m;
+            float dot = 0.0f;
+            for (int kk = 0; kk < m; kk++) dot += arow[kk] * brow[kk];
+            o[j] = accumulate ? o[j] + dot : dot;
+        }
+    }
+}
+
+static float *param(mha_trainer *tr, mha_train_param id) { return tr->params + tr->offset[id]; }
+static float *grad(mha_trainer *tr, mha_train_param id) { return tr->grads + tr->offset[id]; }
+
+/* ---- forward ---- */
+
+typedef struct stats {
+    double loss[MHA_TRAIN_TARGETS];
+    long correct[MHA_TRAIN_TARGETS];
+    long count; /* predictions per target */
+} stats;
+
+static int target_of(const int *seq, int r, int target) { return target == 0 ? seq[r > 0 ? r - 1 : 0] : seq[0]; }
+
+/* Embeddings → attention → read-out → cross-entropy for `count` sequences.
+   Leaves every activation the backward needs, and dloss/dlogits in tr->logits
+   for the loss averaged over count·L·2 predictions. */
+static void forward(mha_trainer *tr, const int *tokens, int count, const unsigned char *enabled, stats *st, int *pred) {
+    const int L = tr->L, d = tr->d, h = tr->h, dk = tr->dk, V = tr->V, n_out = tr->n_out;
+    const int N = count * L;
+    const float *E = param(tr, MHA_TP_TOKEN), *P = param(tr, MHA_TP_POSITION);
+    for (int s = 0; s < count; s++)
+        for (int r = 0; r < L; r++) {
+            const float *e = E + (size_t)tokens[s * L + r] * d, *p = P + (size_t)r * d;
+            float *x = tr->x + ((size_t)s * L + r) * d;
+            for (int j = 0; j < d; j++) x[j] = e[j] + p[j];
+        }
+    mm(tr->q, tr->x, param(tr, MHA_TP_WQ), N, d, d);
+    mm(tr->k, tr->x, param(tr, MHA_TP_WK), N, d, d);
+    mm(tr->v, tr->x, param(tr, MHA_TP_WV), N, d, d);
+
+    for (int s = 0; s < count; s++) {
+        const size_t row0 = (size_t)s * L;
+        for (int i = 0; i < h; i++) {
+            float *a = tr->att + ((size_t)s * h + i) * L * L;
+            const int on = !enabled || enabled[i];
+            for (int r = 0; r < L; r++) {
+                float *row = a + (size_t)r * L;
+                const int visible = tr->causal ? r + 1 : L;
+                const float *qr = tr->q + (row0 + r) * d + (size_t)i * dk;
+                float max = -INFINITY;
+                for (int c = 0; c < visible; c++) {
+                    const float *kc = tr->k + (row0 + c) * d + (size_t)i * dk;
+                    float dot = 0.0f;
+                    for (int j = 0; j < dk; j++) dot += qr[j] * kc[j];
+                    row[c] = dot * tr->scale;
+                    max = row[c] > max ? row[c] : max;
+                }
+                float sum = 0.0f;
+                for (int c = 0; c < visible; c++) sum += row[c] = expf(row[c] - max);
+                const float inv = 1.0f / sum;
+                for (int c = 0; c < visible; c++) row[c] *= inv;
+                for (int c = visible; c < L; c++) row[c] = 0.0f;
+
+                float *o = tr->concat + (row0 + r) * d + (size_t)i * dk;
+                memset(o, 0, (size_t)dk * sizeof *o);
+                if (!on) continue;
+                for (int c = 0; c < visible; c++) {
+                    const float w = row[c];
+                    const float *vc = tr->v + (row0 + c) * d + (size_t)i * dk;
+                    for (int j = 0; j < dk; j++) o[j] += w * vc[j];
+                }
+            }
+        }
+    }
+    mm(tr->y, tr->concat, param(tr, MHA_TP_WO), N, d, d);
+    mm(tr->logits, tr->y, param(tr, MHA_TP_READOUT), N, d, n_out);
+
+    const float *b = param(tr, MHA_TP_BIAS);
+    const float norm = 1.0f / (float)((double)N * MHA_TRAIN_TARGETS);
+    for (int s = 0; s < count; s++) {
+        const int *seq = tokens + (size_t)s * L;
+        for (int r = 0; r < L; r++) {
+            float *z = tr->logits + ((size_t)s * L + r) * n_out;
+            for (int t = 0; t < MHA_TRAIN_TARGETS; t++) {
+                float *zt = z + (size_t)t * V;
+                const float *bt = b + (size_t)t * V;
+                const int want = target_of(seq, r, t);
+                int best = 0;
+                for (int c = 0; c < V; c++) {
+                    zt[c] += bt[c];
+                    if (zt[c] > zt[best]) best = c;
+                }
+                const float max = zt[best];
+                const double margin = (double)zt[want] - max; /* <= 0; kept before exp can underflow */
+                double sum = 0.0;
+                for (int c = 0; c < V; c++) sum += zt[c] = expf(zt[c] - max);
+                /* -log softmax[want] = log(sum) - (z_want - max) */
+                st->loss[t] += log(sum) - margin;
+                st->correct[t] += best == want;
+                if (pred) pred[((size_t)s * L + r) * MHA_TRAIN_TARGETS + t] = best;
+                const float inv = (float)(1.0 / sum);
+                for (int c = 0; c < V; c++) zt[c] = zt[c] * inv * norm; /* (p - onehot) / n */
+                zt[want] -= norm;
+            }
+        }
+    }
+    st->count += N;
+}
+
+/* ---- backward: gradients of the mean loss into tr->grads ---- */
+
+static void backward(mha_trainer *tr, const int *tokens, int count, const unsigned char *enabled) {
+    const int L = tr->L, d = tr->d, h = tr->h, dk = tr->dk, n_out = tr->n_out;
+    const int N = count * L;
+    const float *dz = tr->logits;
+
+    mm_tn(grad(tr, MHA_TP_READOUT), tr->y, dz, N, d, n_out);
+    float *db = grad(tr, MHA_TP_BIAS);
+    memset(db, 0, (size_t)n_out * sizeof *db);
+    for (int r = 0; r < N; r++)
+        for (int c = 0; c < n_out; c++) db[c] += dz[(size_t)r * n_out + c];
+    mm_nt(tr->dy, dz, param(tr, MHA_TP_READOUT), N, n_out, d, 0);
+
+    mm_tn(grad(tr, MHA_TP_WO), tr->concat, tr->dy, N, d, d);
+    mm_nt(tr->dconcat, tr->dy, param(tr, MHA_TP_WO), N, d, d, 0);
+
+    memset(tr->dq, 0, (size_t)N * d * sizeof(float));
+    memset(tr->dkey, 0, (size_t)N * d * sizeof(float));
+    memset(tr->dv, 0, (size_t)N * d * sizeof(float));
+    float *ds = tr->drow;
+    for (int s = 0; s < count; s++) {
+        const size_t row0 = (size_t)s * L;
+        for (int i = 0; i < h; i++) {
+            if (enabled && !enabled[i]) continue; /* a head switched off passes no gradient */
+            const float *a = tr->att + ((size_t)s * h + i) * L * L;
+            const size_t col = (size_t)i * dk;
+            for (int r = 0; r < L; r++) {
+                const float *arow = a + (size_t)r * L;
+                const float *dh = tr->dconcat + (row0 + r) * d + col;
+                const int visible = tr->causal ? r + 1 : L;
+                /* dA[r][c] = dH[r]·V[c]; dS = A ⊙ (dA - Σ A dA); then the scale */
+                float dot_sum = 0.0f;
+                for (int c = 0; c < visible; c++) {
+                    const float *vc = tr->v + (row0 + c) * d + col;
+                    float dot = 0.0f;
+                    for (int j = 0; j < dk; j++) dot += dh[j] * vc[j];
+                    ds[c] = dot;
+                    dot_sum += arow[c] * dot;
+                }
+                const float *qr = tr->q + (row0 + r) * d + col;
+                float *dqr = tr->dq + (row0 + r) * d + col;
+                for (int c = 0; c < visible; c++) {
+                    const float w = arow[c];
+                    const float g = w * (ds[c] - dot_sum) * tr->scale;
+                    const float *kc = tr->k + (row0 + c) * d + col;
+                    float *dkc = tr->dkey + (row0 + c) * d + col;
+                    float *dvc = tr->dv + (row0 + c) * d + col;
+                    for (int j = 0; j < dk; j++) {
+                        dqr[j] += g * kc[j];
+                        dkc[j] += g * qr[j];
+                        dvc[j] += w * dh[j];
+                    }
+                }
+            }
+        }
+    }
+    mm_tn(grad(tr, MHA_TP_WQ), tr->x, tr->dq, N, d, d);
+    mm_tn(grad(tr, MHA_TP_WK), tr->x, tr->dkey, N, d, d);
+    mm_tn(grad(tr, MHA_TP_WV), tr->x, tr->dv, N, d, d);
+    mm_nt(tr->dx, tr->dq, param(tr, MHA_TP_WQ), N, d, d, 0);
+    mm_nt(tr->dx, tr->dkey, param(tr, MHA_TP_WK), N, d, d, 1);
+    mm_nt(tr->dx, tr->dv, param(tr, MHA_TP_WV), N, d, d, 1);
+
+    float *dE = grad(tr, MHA_TP_TOKEN), *dP = grad(tr, MHA_TP_POSITION);
+    memset(dE, 0, tr->size[MHA_TP_TOKEN] * sizeof *dE);
+    memset(dP, 0, tr->size[MHA_TP_POSITION] * sizeof *dP);
+    for (int s = 0; s < count; s++)
+        for (int r = 0; r < L; r++) {
+            const float *g = tr->dx + ((size_t)s * L + r) * d;
+            float *e = dE + (size_t)tokens[s * L + r] * d, *p = dP + (size_t)r * d;
+            for (int j = 0; j < d; j++) {
+                e[j] += g[j];
+                p[j] += g[j];
+            }
+        }
+}
+
+static double mean_loss(const stats *st) {
+    return (st->loss[0] + st->loss[1]) / ((double)st->count * MHA_TRAIN_TARGETS);
+}
+
+/* ---- create, reset ---- */
+
+static void fill_randn(np_random *rng, float *out, size_t n, double scale) {
+    for (size_t i = 0; i < n; i++) out[i] = (float)(np_random_gauss(rng) * scale);
+}
+
+static void draw_tokens(np_random *rng, int *out, size_t n, int vocab) {
+    for (size_t i = 0; i < n; i++) {
+        int t = (int)(np_random_double(rng) * vocab);
+        out[i] = t < vocab ? t : vocab - 1;
+    }
+}
+
+/* Everything a seed decides, in a fixed order: E, P, W_q, W_k, W_v, W^O, U
+   (b = 0), the evaluation set, the example, then the training batches. */
+static void initialise(mha_trainer *tr) {
+    np_random_seed(&tr->rng, tr->desc.seed);
+    const double init = tr->desc.init_scale, mat = 1.0 / sqrt((double)tr->d);
+    for (int id = 0; id < MHA_TP_COUNT; id++) {
+        const double scale = id <= MHA_TP_POSITION ? init : mat;
+        if (id == MHA_TP_BIAS) memset(param(tr, id), 0, tr->size[id] * sizeof(float));
+        else fill_randn(&tr->rng, param(tr, id), tr->size[id], scale);
+    }
+    memset(tr->grads, 0, tr->n_params * sizeof(float));
+    memset(tr->adam_m, 0, tr->n_params * sizeof(float));
+    memset(tr->adam_v, 0, tr->n_params * sizeof(float));
+    draw_tokens(&tr->rng, tr->eval_tokens, (size_t)tr->n_eval * tr->L, tr->V);
+    int drawn[MHA_TRAIN_MAX_LEN];
+    draw_tokens(&tr->rng, drawn, (size_t)tr->L, tr->V);
+    if (!tr->custom_example) memcpy(tr->example, drawn, (size_t)tr->L * sizeof(int));
+    tr->steps = 0;
+    tr->last_loss = NAN;
+    tr->beta1_t = tr->beta2_t = 1.0;
+}
+
+mha_status mha_trainer_create(const mha_train_desc *desc, mha_trainer **out) {
+    if (!desc || !out) return fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_create needs a desc and an output pointer");
+    *out = NULL;
+    mha_status status = check_desc(desc);
+    if (status != MHA_OK) return status;
+
+    const double V = desc->vocab, L = desc->seq_len, d = desc->d_model, h = desc->heads, B = desc->batch;
+    const double n_params = V * d + L * d + 4 * d * d + d * 2 * V + 2 * V;
+    const double N = B * L;
+    const double floats = 5 * n_params      /* params, grads, Adam m and v, backup */
+                        + L * d             /* example_x */
+                        + 12 * N * d        /* x q k v concat y dy dconcat dq dk dv dx */
+                        + B * h * L * L     /* attention */
+                        + N * 2 * V         /* logits */
+                        + L;                /* drow */
+    const double ints = B * L + (double)desc->eval_count * L + L;
+    const double bytes = floats * sizeof(float) + ints * sizeof(int) + sizeof(mha_trainer);
+    if (bytes > MHA_TRAIN_MAX_BYTES)
+        return fail(MHA_ERR_TOO_LARGE, "this trainer would need %.0f MB, more than the %.0f MB a trainer may use",
+                    bytes / 1e6, MHA_TRAIN_MAX_BYTES / 1e6);
+
+    mha_trainer *tr = calloc(1, sizeof *tr);
+    void *block = tr ? malloc((size_t)floats * sizeof(float) + (size_t)ints * sizeof(int)) : NULL;
+    if (!block) {
+        free(tr);
+        return fail(MHA_ERR_OUT_OF_MEMORY, "not enough memory for a trainer (%.0f MB)", bytes / 1e6);
+    }
+    tr->desc = *desc;
+    tr->V = desc->vocab;
+    tr->L = desc->seq_len;
+    tr->d = desc->d_model;
+    tr->h = desc->heads;
+    tr->dk = desc->d_model / desc->heads;
+    tr->B = desc->batch;
+    tr->n_eval = desc->eval_count;
+    tr->n_out = 2 * desc->vocab;
+    tr->causal = (desc->flags & MHA_CAUSAL) != 0;
+    tr->scale = (desc->flags & MHA_SCALE) ? (float)(1.0 / sqrt((double)tr->dk)) : 1.0f;
+    tr->block = block;
+
+    const size_t sizes[MHA_TP_COUNT] = {
+        (size_t)tr->V * tr->d, (size_t)tr->L * tr->d, (size_t)tr->d * tr->d, (size_t)tr->d * tr->d,
+        (size_t)tr->d * tr->d, (size_t)tr->d * tr->d, (size_t)tr->d * tr->n_out, (size_t)tr->n_out,
+    };
+    for (int id = 0; id < MHA_TP_COUNT; id++) {
+        tr->offset[id] = tr->n_params;
+        tr->size[id] = sizes[id];
+        tr->n_params += sizes[id];
+    }
+    const size_t np = tr->n_params, Nd = (size_t)tr->B * tr->L * tr->d;
+    float *p = block;
+    tr->params = p;  p += np;
+    tr->grads = p;   p += np;
+    tr->adam_m = p;  p += np;
+    tr->adam_v = p;  p += np;
+    tr->backup = p;  p += np;
+    tr->example_x = p; p += (size_t)tr->L * tr->d;
+    float **acts[] = {&tr->x, &tr->q, &tr->k, &tr->v, &tr->concat, &tr->y,
+                      &tr->dy, &tr->dconcat, &tr->dq, &tr->dkey, &tr->dv, &tr->dx};
+    for (size_t i = 0; i < sizeof acts / sizeof *acts; i++, p += Nd) *acts[i] = p;
+    tr->att = p;     p += (size_t)tr->B * tr->h * tr->L * tr->L;
+    tr->logits = p;  p += (size_t)tr->B * tr->L * tr->n_out;
+    tr->drow = p;    p += tr->L;
+    int *ip = (int *)p;
+    tr->batch_tokens = ip; ip += (size_t)tr->B * tr->L;
+    tr->eval_tokens = ip;  ip += (size_t)tr->n_eval * tr->L;
+    tr->example = ip;
+
+    mha_desc layer_desc = {.d_model = tr->d, .heads = tr->h, .max_len = tr->L};
+    status = mha_layer_create(&layer_desc, &tr->layer);
+    if (status != MHA_OK) {
+        status = fail_from_core(status);
+        mha_trainer_destroy(tr);
+        return status;
+    }
+    initialise(tr);
+    *out = tr;
+    return MHA_OK;
+}
+
+void mha_trainer_destroy(mha_trainer *tr) {
+    if (!tr) return;
+    mha_layer_destroy(tr->layer);
+    free(tr->block);
+    free(tr);
+}
+
+void mha_trainer_reset(mha_trainer *tr) {
+    if (tr) initialise(tr);
+}
+
+/* ---- training ---- */
+
+static void adam(mha_trainer *tr) {
+    const float b1 = tr->desc.beta1, b2 = tr->desc.beta2, eps = tr->desc.eps;
+    tr->beta1_t *= b1;
+    tr->beta2_t *= b2;
+    /* lr_t = lr · sqrt(1 - beta2^t) / (1 - beta1^t), the usual folded bias correction */
+    const float lr_t = (float)(tr->desc.lr * sqrt(1.0 - tr->beta2_t) / (1.0 - tr->beta1_t));
+    const float eps_t = (float)(eps * sqrt(1.0 - tr->beta2_t));
+    float *restrict w = tr->params, *restrict m = tr->adam_m, *restrict v = tr->adam_v;
+    const float *restrict g = tr->grads;
+    for (size_t i = 0; i < tr->n_params; i++) {
+        m[i] = b1 * m[i] + (1.0f - b1) * g[i];
+        v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];
+        w[i] -= lr_t * m[i] / (sqrtf(v[i]) + eps_t);
+    }
+}
+
+mha_status mha_trainer_step(mha_trainer *tr, int n, float *last_loss) {
+    if (!tr) return fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_step needs a trainer");
+    if (n < 0) return fail(MHA_ERR_BAD_SIZE, "the number of steps must be 0 or more, got %d", n);
+    for (int i = 0; i < n; i++) {
+        draw_tokens(&tr->rng, tr->batch_tokens, (size_t)tr->B * tr->L, tr->V);
+        stats st = {0};
+        forward(tr, tr->batch_tokens, tr->B, NULL, &st, NULL);
+        const double loss = mean_loss(&st);
+        if (!isfinite(loss))
+            return fail(MHA_ERR_NOT_FINITE, "training diverged at step %ld (the loss is %s); try a smaller lr than %g",
+                        tr->steps + 1, isnan(loss) ? "NaN" : "infinite", tr->desc.lr);
+        backward(tr, tr->batch_tokens, tr->B, NULL);
+        memcpy(tr->backup, tr->params, tr->n_params * sizeof(float));
+        adam(tr);
+        for (size_t j = 0; j < tr->n_params; j++) {
+            if (!isfinite(tr->params[j])) { /* undo the step that broke the weights */
+                memcpy(tr->params, tr->backup, tr->n_params * sizeof(float));
+                return fail(MHA_ERR_NOT_FINITE, "training diverged at step %ld (a weight became infinite); try a smaller lr than %g",
+                            tr->steps + 1, tr->desc.lr);
+            }
+        }
+        tr->steps++;
+        tr->last_loss = (float)loss;
+    }
+    if (last_loss) *last_loss = tr->last_loss;
+    return MHA_OK;
+}
+
+long mha_trainer_steps(const mha_trainer *tr) { return tr ? tr->steps : 0; }
+float mha_trainer_loss(const mha_trainer *tr) { return tr ? tr->last_loss : NAN; }
+
+mha_status mha_trainer_evaluate(mha_trainer *tr, const unsigned char *enabled, mha_train_eval *out) {
+    if (!tr || !out) return fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_evaluate needs a trainer and an output");
+    stats st = {0};
+    for (int s = 0; s < tr->n_eval; s += tr->B) {
+        const int count = tr->n_eval - s < tr->B ? tr->n_eval - s : tr->B;
+        forward(tr, tr->eval_tokens + (size_t)s * tr->L, count, enabled, &st, NULL);
+    }
+    out->loss = mean_loss(&st);
+    out->accuracy = (double)(st.correct[0] + st.correct[1]) / ((double)st.count * MHA_TRAIN_TARGETS);
+    for (int t = 0; t < MHA_TRAIN_TARGETS; t++) {
+        out->target_loss[t] = st.loss[t] / (double)st.count;
+        out->target_accuracy[t] = (double)st.correct[t] / (double)st.count;
+    }
+    return MHA_OK;
+}
+
+static mha_status check_tokens(const mha_trainer *tr, const int *tokens, int count) {
+    for (int s = 0; s < count; s++)
+        for (int r = 0; r < tr->L; r++) {
+            const int t = tokens[s * tr->L + r];
+            if (t < 0 || t >= tr->V)
+                return fail(MHA_ERR_BAD_INPUT, "token %d at position %d%s is outside the vocabulary 0 to %d", t, r,
+                            count > 1 ? " of a sequence" : "", tr->V - 1);
+        }
+    return MHA_OK;
+}
+
+mha_status mha_trainer_loss_grad(mha_trainer *tr, const int *tokens, int count, const unsigned char *enabled, double *loss) {
+    if (!tr || !tokens) return fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_loss_grad needs a trainer and tokens");
+    if (count < 1 || count > tr->B)
+        return fail(MHA_ERR_BAD_SIZE, "count must be from 1 to the batch size %d, got %d", tr->B, count);
+    mha_status status = check_tokens(tr, tokens, count);
+    if (status != MHA_OK) return status;
+    stats st = {0};
+    forward(tr, tokens, count, enabled, &st, NULL);
+    backward(tr, tokens, count, enabled);
+    if (loss) *loss = mean_loss(&st);
+    return MHA_OK;
+}
+
+mha_status mha_trainer_param(mha_trainer *tr, mha_train_param id, float **values, const float **grad_out, int *rows, int *cols) {
+    if (!tr) return fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_param needs a trainer");
+    if ((unsigned)id >= MHA_TP_COUNT)
+        return fail(MHA_ERR_BAD_INPUT, "parameter block %d does not exist (0 to %d)", (int)id, MHA_TP_COUNT - 1);
+    const int r[MHA_TP_COUNT] = {tr->V, tr->L, tr->d, tr->d, tr->d, tr->d, tr->d, 1};
+    if (values) *values = param(tr, id);
+    if (grad_out) *grad_out = grad(tr, id);
+    if (rows) *rows = r[id];
+    if (cols) *cols = (int)(tr->size[id] / (size_t)r[id]);
+    return MHA_OK;
+}
+
+mha_status mha_trainer_set_example(mha_trainer *tr, const int *tokens) {
+    if (!tr || !tokens) return fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_set_example needs a trainer and tokens");
+    mha_status status = check_tokens(tr, tokens, 1);
+    if (status != MHA_OK) return status;
+    memcpy(tr->example, tokens, (size_t)tr->L * sizeof(int));
+    tr->custom_example = 1;
+    return MHA_OK;
+}
+
+const int *mha_trainer_example(const mha_trainer *tr) { return tr ? tr->example : NULL; }
+
+mha_status mha_trainer_example_layer(mha_trainer *tr, const unsigned char *enabled, mha_layer **layer) {
+    if (!tr || !layer) return fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_example_layer needs a trainer and an output pointer");
+    *layer = NULL;
+    const int L = tr->L, d = tr->d;
+    const float *E = param(tr, MHA_TP_TOKEN), *P = param(tr, MHA_TP_POSITION);
+    for (int r = 0; r < L; r++)
+        for (int j = 0; j < d; j++) tr->example_x[(size_t)r * d + j] = E[(size_t)tr->example[r] * d + j] + P[(size_t)r * d + j];
+    mha_input in = {
+        .len = L, .x = tr->example_x,
+        .wq = param(tr, MHA_TP_WQ), .wk = param(tr, MHA_TP_WK), .wv = param(tr, MHA_TP_WV), .wo = param(tr, MHA_TP_WO),
+        .flags = tr->desc.flags, .enabled = enabled,
+    };
+    mha_status status = mha_forward(tr->layer, &in);
+    if (status != MHA_OK) return fail_from_core(status);
+    *layer = tr->layer;
+    return MHA_OK;
+}
+
+mha_status mha_trainer_example_predict(mha_trainer *tr, const unsigned char *enabled, int *out) {
+    if (!tr || !out) return fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_example_predict needs a trainer and an output");
+    stats st = {0};
+    forward(tr, tr->example, 1, enabled, &st, out);
+    return MHA_OK;
+}
+
+int mha_trainer_param_count(const mha_trainer *tr) { return tr ? (int)tr->n_params : 0; }
+const mha_train_desc *mha_trainer_desc(const mha_trainer *tr) { return tr ? &tr->desc : NULL; }

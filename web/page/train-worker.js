@@ -1,0 +1,141 @@
+// The training loop of the 训练 section, off the main thread: a module Web Worker that owns one
+// Trainer (mha.createTrainer, c/train.c) and posts what the section draws. Bundled as its own entry
+// (web/dist/train-worker.js); web/page/train.js starts it, or runs the same host in its own thread
+// when workers are unavailable.
+//
+// Messages in:  { type: 'init', heads, seed?, example?, stepsPerTick?, maxSteps? }
+//               { type: 'start' } { type: 'pause' } { type: 'reset' } { type: 'ablate' }
+//               { type: 'speed', stepsPerTick } { type: 'dispose' }
+// Messages out: { type: 'ready', heads, dK, seqLen, vocab, paramCount, example, maxSteps }
+//               { type: 'progress', steps, loss, eval, attention: Float32Array[] (one L×L per head),
+//                 predict, running, done }
+//               { type: 'ablation', steps, all, off: [evaluation with head i switched off] }
+//               { type: 'error', code, message }
+import { loadAttention } from '../src/attention.js';
+
+/** Evaluate and redraw about this often (ms) while running. */
+const TICK_MS = 40;
+
+/**
+ * The worker's logic, independent of where it runs: `post(message, transfer)` sends a message out;
+ * the returned function takes a message in (messages are handled one at a time, in order).
+ */
+export function createTrainingHost(post, { load = loadAttention, setTimer = setTimeout, clearTimer = clearTimeout } = {}) {
+  let mha = null;
+  let trainer = null;
+  let running = false;
+  let timer = 0;
+  let stepsPerTick = 4;
+  let maxSteps = 1500;
+  let options = null;
+  let queue = Promise.resolve();
+
+  const fail = (error) => post({ type: 'error', code: error?.code ?? 'UNEXPECTED', message: error?.message ?? String(error) });
+
+  function progress(done = false) {
+    const evaluation = trainer.evaluate();
+    const attention = Array.from({ length: trainer.heads }, (_, i) => trainer.attention(i).slice());
+    post({
+      type: 'progress',
+      steps: trainer.steps,
+      loss: trainer.loss(),
+      eval: evaluation,
+      attention,
+      predict: trainer.predict(),
+      running,
+      done,
+    }, attention.map((a) => a.buffer));
+  }
+
+  function ablate() {
+    const all = trainer.evaluate();
+    const off = Array.from({ length: trainer.heads }, (_, i) =>
+      trainer.evaluate({ enabled: Array.from({ length: trainer.heads }, (_, j) => j !== i) }));
+    post({ type: 'ablation', steps: trainer.steps, all, off });
+  }
+
+  function stop() {
+    running = false;
+    if (timer) clearTimer(timer);
+    timer = 0;
+  }
+
+  function tick() {
+    timer = 0;
+    if (!running || !trainer) return;
+    try {
+      trainer.step(Math.min(stepsPerTick, maxSteps - trainer.steps));
+    } catch (error) {
+      running = false;
+      fail(error);
+      return;
+    }
+    const done = trainer.steps >= maxSteps;
+    if (done) running = false;
+    progress(done);
+    if (done) ablate();
+    else timer = setTimer(tick, TICK_MS);
+  }
+
+  async function handle(message) {
+    switch (message?.type) {
+      case 'init': {
+        stop();
+        mha ??= await load();
+        trainer?.dispose();
+        trainer = null;
+        options = message;
+        if (message.stepsPerTick) stepsPerTick = message.stepsPerTick;
+        if (message.maxSteps) maxSteps = message.maxSteps;
+        trainer = mha.createTrainer({ heads: message.heads, seed: message.seed ?? 0 });
+        if (message.example) trainer.setExample(message.example);
+        post({ type: 'ready', heads: trainer.heads, dK: trainer.dK, seqLen: trainer.seqLen, vocab: trainer.vocab, paramCount: trainer.paramCount, example: trainer.example, maxSteps });
+        progress();
+        break;
+      }
+      case 'start':
+        if (!trainer || running) break;
+        if (trainer.steps >= maxSteps) trainer.reset();
+        running = true;
+        tick();
+        break;
+      case 'pause':
+        if (!trainer) break;
+        stop();
+        progress();
+        if (trainer.steps > 0) ablate();
+        break;
+      case 'reset':
+        if (!trainer) break;
+        stop();
+        trainer.reset();
+        progress();
+        break;
+      case 'ablate':
+        if (trainer) ablate();
+        break;
+      case 'speed':
+        stepsPerTick = Math.max(1, Math.min(1000, Math.floor(message.stepsPerTick) || 1));
+        break;
+      case 'dispose':
+        stop();
+        trainer?.dispose();
+        trainer = null;
+        break;
+      default:
+        throw new Error(`unknown message ${String(message?.type)}`);
+    }
+  }
+
+  return (message) => {
+    queue = queue.then(() => handle(message)).catch(fail);
+    return queue;
+  };
+}
+
+// In a worker: wire the host to postMessage.
+const inWorker = typeof self === 'object' && typeof WorkerGlobalScope === 'function' && self instanceof WorkerGlobalScope;
+if (inWorker) {
+  const receive = createTrainingHost((message, transfer = []) => self.postMessage(message, transfer));
+  self.addEventListener('message', (event) => receive(event.data));
+}
