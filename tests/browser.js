@@ -1,0 +1,74 @@
+// Shared by the browser tests and benchmarks: launches Debian's Chromium through playwright-core and
+// serves web/ in-process on a free port. Set CHROMIUM_PATH to use another Chromium binary.
+import { chromium } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../web/serve.js';
+
+export const artifactsDir = fileURLToPath(new URL('./artifacts/', import.meta.url));
+export const axePath = fileURLToPath(new URL('../node_modules/axe-core/axe.min.js', import.meta.url));
+
+export function launchChromium() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+/**
+ * Starts the static server on port 0 and Chromium. Returns { browser, baseUrl, close }.
+ * `headers` are extra response headers (e.g. a Content-Security-Policy).
+ */
+export async function startBrowserAndServer({ headers } = {}) {
+  const { server, url } = await startServer({ port: 0, headers });
+  let browser;
+  try {
+    browser = await launchChromium();
+  } catch (error) {
+    server.close();
+    throw error;
+  }
+  return {
+    browser,
+    baseUrl: url,
+    async close() {
+      await browser.close();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/**
+ * Opens a page that records console errors and uncaught exceptions into `errors`, and fails any request
+ * that leaves the local server (the lesson must work with no network).
+ */
+export async function openPage(browser, url, { viewport = { width: 1280, height: 900 }, reducedMotion = 'no-preference', baseUrl } = {}) {
+  const context = await browser.newContext({ viewport, reducedMotion, hasTouch: viewport.width < 500 });
+  const page = await context.newPage();
+  const errors = [];
+  const offline = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(String(error)));
+  if (baseUrl) {
+    await context.route((requested) => !requested.href.startsWith(baseUrl), (route) => {
+      offline.push(route.request().url());
+      return route.abort();
+    });
+  }
+  await page.goto(url);
+  return { page, context, errors, offline };
+}
+
+/** Runs axe-core in the page and returns its violations with impact 'serious' or 'critical'. */
+export async function seriousAxeViolations(page) {
+  await page.addScriptTag({ path: axePath });
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+export function ensureArtifactsDir() {
+  mkdirSync(artifactsDir, { recursive: true });
+  return artifactsDir;
+}

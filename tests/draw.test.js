@@ -1,0 +1,159 @@
+// Golden SVG snapshots of the pure drawing functions, rendered with linkedom as the DOM.
+// Regenerate after an intended change: UPDATE_GOLDEN=1 node --test tests/draw.test.js
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { parseHTML } from 'linkedom';
+import {
+  heatmap, matrixView, legend, headKey, pipeline, lineView, headGrid, tableFor,
+  textColorFor, weightColor, formatNumber, PIPELINE_STEPS,
+} from '../web/draw/index.js';
+
+const goldenDir = new URL('./golden/', import.meta.url);
+const update = process.env.UPDATE_GOLDEN === '1';
+const { document } = parseHTML('<!doctype html><html><body></body></html>');
+
+/** Serialises with every decimal number rounded to 2 places, one element per line for readable diffs. */
+function normalise(node) {
+  return node.outerHTML
+    .replace(/-?\d+\.\d+/g, (n) => String(Math.round(Number(n) * 100) / 100))
+    .replace(/></g, '>\n<');
+}
+
+function matchGolden(name, node) {
+  const actual = normalise(node) + '\n';
+  const file = new URL(`${name}.svg`, goldenDir);
+  if (update) {
+    mkdirSync(goldenDir, { recursive: true });
+    writeFileSync(file, actual);
+    return;
+  }
+  let expected;
+  try {
+    expected = readFileSync(file, 'utf8');
+  } catch {
+    assert.fail(`missing golden ${name}.svg; run with UPDATE_GOLDEN=1 to create it`);
+  }
+  assert.equal(actual, expected, `${name}.svg differs from its golden; if intended, rerun with UPDATE_GOLDEN=1`);
+}
+
+// The lesson's hand example (h = 2, scale on, mask off), as printed in the lesson.
+const tokens = ['猫', '吃', '鱼'];
+const head1 = [0.25, 0.25, 0.5, 0.11, 0.45, 0.45, 0.33, 0.33, 0.33];
+const head2 = [0.33, 0.33, 0.33, 0.16, 0.67, 0.16, 0.4, 0.4, 0.2];
+const q = [1, 1, 0, 0, 0, 2, 0, 2, 0, 0, 1, 1];
+const concat = [1.26, 0.25, 0.33, 1.0, 0.66, 1.11, 0.16, 1.0, 1.0, 0.33, 0.4, 0.8];
+
+test('heatmap writes every number, with readable text colour and labels', () => {
+  const svg = heatmap(document, { values: head1, rows: 3, cols: 3, rowLabels: tokens, colLabels: tokens, title: 'head 1' });
+  const cells = svg.querySelectorAll('g.cell');
+  assert.equal(cells.length, 9);
+  assert.equal(cells[2].querySelector('text').textContent, '0.50');
+  assert.equal(cells[2].getAttribute('data-row'), '0');
+  assert.equal(cells[2].getAttribute('data-col'), '2');
+  assert.equal(svg.getAttribute('aria-label'), 'head 1');
+  assert.equal(svg.querySelector('title').textContent, 'head 1');
+  for (const cell of cells) {
+    assert.equal(cell.querySelector('text').getAttribute('fill'), textColorFor(cell.querySelector('rect').getAttribute('fill')));
+  }
+  matchGolden('heatmap-head1', svg);
+});
+
+test('heatmap of signed scores uses a symmetric diverging domain', () => {
+  const svg = heatmap(document, { values: [[0.71, 0.71, 1.41], [0, -1.41, 0]], rows: 2, cols: 3, scale: 'signed', rowLabels: ['a', 'b'], colLabels: tokens });
+  const fills = [...svg.querySelectorAll('g.cell rect')].map((r) => r.getAttribute('fill'));
+  assert.equal(fills[3], fills[5], 'equal values get equal colours');
+  assert.notEqual(fills[2], fills[4], 'opposite signs differ');
+  matchGolden('heatmap-signed', svg);
+});
+
+test('heatmap fades and strikes through masked cells', () => {
+  const svg = heatmap(document, { values: head1, rows: 3, cols: 3, scale: 'signed', masked: (r, c) => c > r });
+  assert.equal(svg.querySelectorAll('g.cell.masked').length, 3);
+  assert.equal(svg.querySelectorAll('g.cell.masked line').length, 3);
+  assert.equal(svg.querySelector('g.cell[data-row="2"][data-col="0"]').getAttribute('class'), 'cell');
+});
+
+test('matrix view colours columns by head and greys a disabled head', () => {
+  const svg = matrixView(document, { values: concat, rows: 3, cols: 4, rowLabels: tokens, headOf: (c) => Math.floor(c / 2), disabledHeads: [1] });
+  const band = svg.querySelectorAll('.head-band rect');
+  assert.equal(band.length, 2);
+  assert.equal(svg.querySelectorAll('g.cell[data-head="1"] rect')[0].getAttribute('fill'), '#eeeeee');
+  matchGolden('matrix-concat', svg);
+});
+
+test('legend and head key', () => {
+  matchGolden('legend-weights', legend(document, { scale: 'weights', title: 'weight', id: 'w' }));
+  matchGolden('legend-signed', legend(document, { scale: 'signed', domain: [-2, 2], id: 's' }));
+  matchGolden('head-key', headKey(document, { heads: 3, disabledHeads: [2] }));
+});
+
+const pipelineData = {
+  tokens,
+  dModel: 4,
+  heads: 2,
+  q,
+  scores: [[0.71, 0.71, 1.41, 1.41, 0.71, 0.71, 0, 0, 0], [0, 0, 0, 0, 1.41, 0, 0.71, 0.71, 0]],
+  attention: [head1, head2],
+  headOutputs: [[1.26, 0.25, 0.66, 1.11, 1.0, 0.33], [0.33, 1.0, 0.16, 1.0, 0.4, 0.8]],
+  concat,
+  wo: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1],
+  output: concat,
+};
+
+test('pipeline draws the eight stages with their shapes', () => {
+  const svg = pipeline(document, pipelineData);
+  const parts = [...svg.querySelectorAll('g.stage')].map((g) => g.getAttribute('data-part'));
+  assert.deepEqual([...new Set(parts)], PIPELINE_STEPS);
+  assert.equal(parts.filter((p) => p === 'weights').length, 2, 'one attention map per head');
+  const text = svg.textContent;
+  for (const shape of ['L×d_model = 3×4', 'L×d_k = 3×2', 'L×L = 3×3', 'd_model×d_model = 4×4']) assert.ok(text.includes(shape), shape);
+  matchGolden('pipeline-step0', svg);
+});
+
+test('pipeline step lights one stage and fades the later ones', () => {
+  const svg = pipeline(document, { ...pipelineData, step: 4, enabled: [true, false] });
+  const active = [...svg.querySelectorAll('g.stage.active')];
+  assert.equal(active.length, 2);
+  assert.ok(active.every((g) => g.getAttribute('data-part') === 'weights'));
+  assert.equal(svg.querySelector('g.stage[data-part="output"]').getAttribute('opacity'), '0.12');
+  matchGolden('pipeline-step4-vertical', pipeline(document, { ...pipelineData, step: 4, enabled: [true, false], orientation: 'vertical', highlight: ['wo'] }));
+});
+
+test('pipeline highlights a part for a formula symbol', () => {
+  const svg = pipeline(document, { ...pipelineData, highlight: ['split:1'] });
+  const lit = [...svg.querySelectorAll('g.stage.highlighted')];
+  assert.deepEqual(lit.map((g) => [g.getAttribute('data-part'), g.getAttribute('data-head')]), [['split', '1']]);
+});
+
+test('line view draws one line per (query, key, head) with the weight', () => {
+  const svg = lineView(document, { tokens, attention: [head1, head2] });
+  assert.equal(svg.querySelectorAll('line').length, 18);
+  const line = svg.querySelector('line[data-head="1"][data-from="1"][data-to="1"]');
+  assert.equal(line.getAttribute('data-weight'), '0.6700');
+  assert.equal(lineView(document, { tokens, attention: [head1, head2], focus: 0, visibleHeads: [0] }).querySelectorAll('line').length, 3);
+  matchGolden('lines', svg);
+});
+
+test('head grid has one tile per head', () => {
+  const svg = headGrid(document, { tokens, attention: [head1, head2, head2, head1], columns: 2, enabled: [true, true, false, true] });
+  assert.equal(svg.querySelectorAll('g.tile').length, 4);
+  assert.equal(svg.querySelector('g.tile[data-head="2"]').getAttribute('opacity'), '0.35');
+  matchGolden('grid', svg);
+});
+
+test('tableFor gives a screen-reader table with scoped headers', () => {
+  const table = tableFor(document, { values: head1, rows: 3, cols: 3, rowLabels: tokens, colLabels: tokens, caption: 'head 1 weights' });
+  assert.equal(table.querySelector('caption').textContent, 'head 1 weights');
+  assert.equal(table.querySelectorAll('th[scope="col"]').length, 4);
+  assert.equal(table.querySelectorAll('th[scope="row"]').length, 3);
+  assert.equal(table.querySelectorAll('td')[5].textContent, '0.45');
+  matchGolden('table', table);
+});
+
+test('helpers: number format and contrast', () => {
+  assert.equal(formatNumber(-0.001), '0.00');
+  assert.equal(formatNumber(1.255, 1), '1.3');
+  assert.equal(textColorFor(weightColor(0)), '#ffffff');
+  assert.equal(textColorFor(weightColor(1)), '#111111');
+});

@@ -1,0 +1,382 @@
+// The lesson page in real Chromium: it loads cleanly, every drawn number matches the core, controls work,
+// the URL carries the state, and axe-core finds no serious problems. Screenshots go to tests/artifacts/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startBrowserAndServer, openPage, seriousAxeViolations, ensureArtifactsDir } from './browser.js';
+import { defaultState, toQuery, fromQuery } from '../web/page/state.js';
+
+let env;
+before(async () => {
+  env = await startBrowserAndServer();
+});
+after(async () => {
+  await env?.close();
+});
+
+/** Opens the page (with an optional query) and waits until the core has drawn the first heatmap. */
+async function load(query = '', options = {}) {
+  const opened = await openPage(env.browser, env.baseUrl + query, { baseUrl: env.baseUrl, ...options });
+  await opened.page.waitForSelector('#head-0-weights svg g.cell', { timeout: 15000 });
+  return opened;
+}
+
+/** Two animation frames: the page redraws on the next frame after an input. */
+const settle = (page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+
+const weightsOf = (page, head) => page.$$eval(`#head-${head}-weights svg g.cell`, (cells) => cells.map((c) => ({
+  row: Number(c.dataset.row), col: Number(c.dataset.col), value: Number(c.dataset.value), text: c.querySelector('text').textContent,
+})));
+
+const rowText = (cells, row) => cells.filter((c) => c.row === row).map((c) => c.text);
+
+test('the state survives a round trip through the URL query (no browser needed)', () => {
+  assert.equal(toQuery(defaultState()).toString(), '', 'the default state gives a clean address');
+  const state = defaultState();
+  state.lang = 'en';
+  state.hand.tokens = ['the', 'cat', 'sat', 'down'];
+  state.hand.q = [[1, 2, 3, 4], [0.5, -0.25, 0, 0], [0, 0, 0, 0], [1, 1, 1, 1]];
+  state.hand.k = state.hand.q.map((row) => row.map((x) => (x ? -x : 0)));
+  state.hand.v = state.hand.q.map((row) => row.map((x) => x / 2));
+  state.hand.wo[0][3] = 0.7;
+  Object.assign(state.hand, { heads: 4, causal: true, scale: false, off: [1, 3] });
+  Object.assign(state, { step: 6 });
+  state.demo.seed2 = 42;
+  Object.assign(state.views, { source: 'big', dModel: 32, heads: 4, sentence: 'a b c', seed: 3, weightScale: 0.9, causal: false });
+  assert.deepEqual(fromQuery(new URLSearchParams(toQuery(state).toString())), state);
+  const broken = fromQuery(new URLSearchParams('h=3&q=1,2&step=99&off=7'));
+  assert.equal(broken.hand.heads, 2, 'an impossible head count falls back to the default');
+  assert.deepEqual(broken.hand.q, defaultState().hand.q, 'a malformed matrix falls back to the default');
+  assert.equal(broken.step, 0);
+  assert.deepEqual(broken.hand.off, []);
+});
+
+test('the page loads offline with no console errors, and a full-page screenshot is written', async () => {
+  const { page, errors, offline, context } = await load();
+  await page.screenshot({ path: `${ensureArtifactsDir()}page-desktop.png`, fullPage: true });
+  assert.deepEqual(errors, []);
+  assert.deepEqual(offline, [], 'no request leaves the local server');
+  assert.equal(await page.getAttribute('html', 'lang'), 'zh-CN');
+  await context.close();
+});
+
+test('the default state is the lesson table with the mask off, giving the lesson\'s numbers', async () => {
+  const { page, context } = await load();
+  const head1 = await weightsOf(page, 0);
+  const head2 = await weightsOf(page, 1);
+  assert.deepEqual(rowText(head1, 0), ['0.25', '0.25', '0.50']);
+  assert.deepEqual(rowText(head1, 1), ['0.11', '0.45', '0.45']);
+  assert.deepEqual(rowText(head1, 2), ['0.33', '0.33', '0.33']);
+  assert.deepEqual(rowText(head2, 0), ['0.33', '0.33', '0.33']);
+  assert.deepEqual(rowText(head2, 1), ['0.16', '0.67', '0.16']);
+  assert.deepEqual(rowText(head2, 2), ['0.40', '0.40', '0.20']);
+  const concatRow = await page.$$eval('#concat-figure svg g.cell[data-row="0"] text', (t) => t.map((x) => x.textContent));
+  assert.deepEqual(concatRow, ['1.26', '0.25', '0.33', '1.00']);
+  assert.equal(await page.isChecked('#hand-mask'), false);
+  assert.ok(await page.isVisible('#mask-note'));
+  await context.close();
+});
+
+test('moving a q slider sets the head-1 heatmap cell to exactly what the core computes', async () => {
+  const { page, context } = await load();
+  await page.click('.drag-number[data-matrix="q"][data-row="0"][data-col="0"]');
+  await page.fill('#entry-range', '2.5');
+  await settle(page);
+  const shown = (await weightsOf(page, 0)).find((c) => c.row === 0 && c.col === 2);
+  const expected = await page.evaluate(async () => {
+    const { loadAttention } = await import('/src/attention.js');
+    const mha = await loadAttention();
+    const layer = mha.createLayer({ dModel: 4, heads: 2, maxLen: 8 });
+    layer.forward({ q: [[2.5, 1, 0, 0], [0, 2, 0, 2], [0, 0, 1, 1]], k: [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]], v: [[1, 0, 1, 0], [0, 1, 0, 1], [2, 0, 0, 2]], causal: false, scale: true });
+    const value = layer.attention(0)[2];
+    layer.dispose();
+    return value;
+  });
+  assert.equal(shown.value, expected);
+  assert.equal(shown.text, expected.toFixed(2));
+  assert.notEqual(shown.text, '0.50', 'the cell changed from the lesson value');
+  assert.equal(await page.textContent('.drag-number[data-matrix="q"][data-row="0"][data-col="0"]'), '2.5');
+  await context.close();
+});
+
+test('dragging a number with the pointer and pressing arrow keys both edit it', async () => {
+  const { page, context } = await load();
+  const handle = page.locator('.drag-number[data-matrix="k"][data-row="1"][data-col="1"]');
+  await handle.scrollIntoViewIfNeeded();
+  const box = await handle.boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 + 40, box.y + box.height / 2, { steps: 5 });
+  await page.mouse.up();
+  assert.equal(await handle.textContent(), '1.5');
+  await handle.focus();
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await handle.textContent(), '1.4');
+  assert.equal(await handle.getAttribute('aria-valuenow'), '1.4');
+  await context.close();
+});
+
+test('the causal mask zeroes the upper triangle of every head', async () => {
+  const { page, context } = await load();
+  await page.check('#hand-mask');
+  await settle(page);
+  for (const head of [0, 1]) {
+    const cells = await weightsOf(page, head);
+    for (const cell of cells.filter((c) => c.col > c.row)) assert.equal(cell.value, 0, `head ${head} (${cell.row}, ${cell.col})`);
+    assert.equal(cells.find((c) => c.row === 0 && c.col === 0).value, 1);
+  }
+  await context.close();
+});
+
+test('switching h changes the number of heatmaps', async () => {
+  const { page, context } = await load();
+  for (const heads of [1, 4, 2]) {
+    await page.check(`input[name="hand-heads"][value="${heads}"]`);
+    await settle(page);
+    assert.equal(await page.locator('#heads .head-card').count(), heads);
+    // Sections off screen redraw when they scroll into view.
+    await page.locator('#pipeline').scrollIntoViewIfNeeded();
+    await settle(page);
+    await settle(page);
+    assert.equal(await page.locator('#pipeline g.stage[data-part="weights"]').count(), heads);
+    await page.locator('#hand').scrollIntoViewIfNeeded();
+  }
+  await context.close();
+});
+
+test('stepping the animation moves the caption and the highlighted stage', async () => {
+  const { page, context } = await load();
+  const caption0 = await page.textContent('#step-caption');
+  await page.click('#step-forward');
+  await settle(page);
+  assert.deepEqual(await page.$$eval('#pipeline g.stage.active', (g) => [...new Set(g.map((x) => x.dataset.part))]), ['input']);
+  await page.click('#step-forward');
+  await page.click('#step-forward');
+  await settle(page);
+  const caption3 = await page.textContent('#step-caption');
+  assert.notEqual(caption3, caption0);
+  assert.deepEqual(await page.$$eval('#pipeline g.stage.active', (g) => [...new Set(g.map((x) => x.dataset.part))]), ['scores']);
+  await page.click('#step-back');
+  await settle(page);
+  assert.deepEqual(await page.$$eval('#pipeline g.stage.active', (g) => [...new Set(g.map((x) => x.dataset.part))]), ['split']);
+  assert.notEqual(await page.textContent('#step-caption'), caption3);
+  assert.match(await page.textContent('#step-counter'), /2/);
+  await context.close();
+});
+
+test('play runs through the steps and pause stops them', async () => {
+  const { page, context } = await load();
+  await page.click('#step-play');
+  await page.waitForFunction(() => document.querySelector('#pipeline-section').dataset.step >= '2', null, { timeout: 10000 });
+  assert.equal(await page.getAttribute('#step-play', 'aria-pressed'), 'true');
+  await page.click('#step-play');
+  const stopped = await page.getAttribute('#pipeline-section', 'data-step');
+  await page.waitForTimeout(2000);
+  assert.equal(await page.getAttribute('#pipeline-section', 'data-step'), stopped);
+  assert.equal(await page.getAttribute('#step-play', 'aria-pressed'), 'false');
+  await context.close();
+});
+
+test('the animation honours prefers-reduced-motion', async () => {
+  for (const [reducedMotion, animated] of [['no-preference', 1], ['reduce', 0]]) {
+    const { page, context } = await load('', { reducedMotion });
+    await page.click('#step-forward');
+    await settle(page);
+    assert.equal(await page.locator('#pipeline g.stage.active.enter').count(), animated, reducedMotion);
+    await context.close();
+  }
+});
+
+test('the bill shows GPT-2\'s numbers and an inline error for a head count that does not divide', async () => {
+  const { page, context } = await load();
+  assert.equal(await page.textContent('#bill-naive'), '21,233,664');
+  assert.equal(await page.textContent('#bill-split'), '2,359,296');
+  assert.equal(await page.textContent('#bill-ratio'), '9');
+  await page.fill('#bill-heads', '7');
+  await settle(page);
+  const error = page.locator('#bill .error');
+  assert.equal(await error.getAttribute('data-code'), 'HEADS_NOT_DIVISOR');
+  assert.doesNotMatch(await page.textContent('#bill'), /NaN/);
+  await page.fill('#bill-heads', '');
+  await settle(page);
+  assert.equal(await page.locator('#bill .error').getAttribute('data-code'), 'BAD_SIZE');
+  await context.close();
+});
+
+test('a typed value that is not a number gives an inline error, not a crash', async () => {
+  const { page, errors, context } = await load();
+  await page.click('.drag-number[data-matrix="v"][data-row="2"][data-col="0"]');
+  await page.fill('#entry-number', '');
+  await settle(page);
+  assert.equal(await page.locator('#hand .hand-status .error').getAttribute('data-code'), 'NOT_FINITE');
+  await page.fill('#entry-number', '1');
+  await settle(page);
+  assert.equal(await page.locator('#hand .hand-status .error').count(), 0);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a shared URL restores the state', async () => {
+  const { page, context } = await load();
+  await page.check('input[name="hand-heads"][value="4"]');
+  await page.check('#hand-mask');
+  await page.fill('input.token-name >> nth=1', '喝');
+  await page.click('.drag-number[data-matrix="q"][data-row="2"][data-col="3"]');
+  await page.fill('#entry-range', '-1.5');
+  await page.click('#step-forward');
+  await page.waitForFunction(() => location.search.includes('step=1') && location.search.includes('h=4'));
+  const url = page.url();
+  await page.locator('#head-3-weights').scrollIntoViewIfNeeded();
+  await settle(page);
+  await settle(page);
+  const before = await weightsOf(page, 3);
+  await context.close();
+
+  const restored = await load(url.slice(env.baseUrl.length));
+  const p = restored.page;
+  assert.equal(await p.locator('#heads .head-card').count(), 4);
+  assert.equal(await p.isChecked('#hand-mask'), true);
+  assert.equal(await p.inputValue('input.token-name >> nth=1'), '喝');
+  assert.equal(await p.textContent('.drag-number[data-matrix="q"][data-row="2"][data-col="3"]'), '-1.5');
+  assert.deepEqual(await weightsOf(p, 3), before);
+  assert.deepEqual(await p.$$eval('#pipeline g.stage.active', (g) => [...new Set(g.map((x) => x.dataset.part))]), ['input']);
+  await restored.context.close();
+});
+
+test('words can be added and removed', async () => {
+  const { page, context } = await load();
+  await page.click('#add-token');
+  await settle(page);
+  assert.equal((await weightsOf(page, 0)).length, 16);
+  await page.click('button[aria-label="删除“猫”"]');
+  await settle(page);
+  assert.equal((await weightsOf(page, 0)).length, 9);
+  await context.close();
+});
+
+test('switching a head off zeroes its concat columns', async () => {
+  const { page, context } = await load();
+  await page.uncheck('#ablate-1');
+  await settle(page);
+  const concatOf = (selector) => page.$$eval(`${selector} svg g.cell`, (cells) => cells.map((c) => [Number(c.dataset.col), Number(c.dataset.value)]));
+  const concat = await concatOf('#ablation-concat');
+  assert.ok(concat.filter(([col]) => col >= 2).every(([, v]) => v === 0));
+  assert.ok(concat.filter(([col]) => col < 2).some(([, v]) => v !== 0));
+  // The hand section, off screen meanwhile, catches up when it scrolls into view.
+  await page.locator('#concat-figure').scrollIntoViewIfNeeded();
+  await settle(page);
+  await settle(page);
+  assert.deepEqual(await concatOf('#concat-figure'), concat);
+  const diff = await page.$$eval('#ablation-diff svg g.cell', (cells) => cells.map((c) => Number(c.dataset.value)));
+  assert.ok(diff.some((v) => v !== 0));
+  await context.close();
+});
+
+test('the code demo prints what Python prints for seed 11', async () => {
+  const { page, context } = await load();
+  const text = await page.textContent('#demo-b-output');
+  assert.ok(text.includes('[[1.   0.   0.   0.  ]\n [0.22 0.78 0.   0.  ]\n [0.17 0.05 0.77 0.  ]\n [0.16 0.16 0.2  0.47]]'), text);
+  assert.ok(text.includes('[[1.   0.   0.   0.  ]\n [0.49 0.51 0.   0.  ]\n [0.35 0.4  0.25 0.  ]\n [0.29 0.24 0.24 0.24]]'), text);
+  assert.ok(text.includes('[0.16 0.16 0.2  0.47] vs [0.29 0.24 0.24 0.24]'));
+  const first = await page.textContent('#demo-a-output');
+  assert.ok(first.includes('21,233,664') && first.includes('2,359,296') && first.includes('True'));
+  assert.ok(first.includes('Q_i(3, 4) A_i(3, 3)') && first.includes('(3, 8) → @ W^O(8, 8) → (3, 8)'));
+  await page.fill('#seed2', '12');
+  await settle(page);
+  assert.notEqual(await page.textContent('#demo-b-output'), text);
+  await context.close();
+});
+
+test('a bad seed gives an inline error with its code', async () => {
+  const { page, errors, context } = await load();
+  await page.fill('#seed1', '-1');
+  await settle(page);
+  assert.equal(await page.locator('#code-section .error').getAttribute('data-code'), 'BAD_ARGUMENT');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the larger model draws a line view and a grid with one tile per head', async () => {
+  const { page, context } = await load('?vs=big');
+  await page.waitForSelector('#grid-figure svg g.tile');
+  assert.equal(await page.locator('#grid-figure svg g.tile').count(), 8);
+  const lines = await page.locator('#lines-figure svg line').count();
+  assert.ok(lines > 8 * 16, `${lines} lines`);
+  await page.fill('#views-heads', '7');
+  await settle(page);
+  assert.equal(await page.locator('#views-section .error').getAttribute('data-code'), 'HEADS_NOT_DIVISOR');
+  await page.fill('#views-heads', '8');
+  await page.fill('#views-dmodel', '100000');
+  await settle(page);
+  assert.equal(await page.locator('#views-section .error').getAttribute('data-code'), 'TOO_LARGE');
+  await context.close();
+});
+
+test('the formula is typeset and a focused symbol lights its part of the pipeline', async () => {
+  const { page, context } = await load();
+  assert.ok(await page.locator('#formula-section .katex').count() > 0);
+  await page.focus('button.symbol[data-symbol="wq"]');
+  await settle(page);
+  assert.match(await page.textContent('#symbol-info'), /4×2/);
+  assert.ok(await page.locator('#formula-pipeline g.stage.highlighted[data-part="split"]').count() === 2);
+  await context.close();
+});
+
+test('the quiz checks answers against the live model', async () => {
+  const { page, context } = await load();
+  await page.fill('#quiz-1', '64');
+  await page.click('#quiz-section li:nth-child(1) button');
+  assert.match(await page.textContent('#quiz-section li:nth-child(1) .feedback'), /对了/);
+  for (const [i, w] of ['0.33', '0.33', '0.33'].entries()) await page.fill(`#quiz-2-${i}`, w);
+  await page.click('#quiz-2-check');
+  assert.match(await page.textContent('#quiz-section li:nth-child(2) .feedback'), /对了/);
+  await page.check('#quiz-section li:nth-child(3) input[value="1"]');
+  await page.click('#quiz-section li:nth-child(3) button');
+  assert.match(await page.textContent('#quiz-section li:nth-child(3) .feedback'), /对了/);
+  await context.close();
+});
+
+test('English is one switch away, and ?lang=en opens in English', async () => {
+  const { page, context } = await load();
+  await page.click('#lang-switch');
+  await page.waitForFunction(() => document.documentElement.lang === 'en');
+  assert.match(await page.textContent('h1'), /Multi-head attention/);
+  await page.waitForFunction(() => location.search.includes('lang=en'));
+  await context.close();
+  const english = await load('?lang=en');
+  assert.match(await english.page.textContent('#hand-title'), /By hand/);
+  await english.context.close();
+});
+
+test('exports the pipeline as SVG and the heatmaps as PNG', async () => {
+  const { page, context } = await load();
+  const [svg] = await Promise.all([page.waitForEvent('download'), page.click('#export-pipeline-svg')]);
+  assert.equal(svg.suggestedFilename(), 'multihead-pipeline-svg.svg');
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('#export-heatmaps-png')]);
+  assert.equal(png.suggestedFilename(), 'multihead-heatmaps-png.png');
+  await context.close();
+});
+
+test('axe-core finds no serious violations, in Chinese and in English', async () => {
+  for (const query of ['', '?lang=en&vs=big']) {
+    const { page, context } = await load(query);
+    const violations = await seriousAxeViolations(page);
+    assert.deepEqual(violations.map((v) => `${v.id}: ${v.nodes.length} × ${v.nodes[0]?.target}`), []);
+    await context.close();
+  }
+});
+
+test('at 375 px wide nothing overflows the page, and a phone screenshot is written', async () => {
+  const { page, errors, context } = await load('', { viewport: { width: 375, height: 812 } });
+  await settle(page);
+  await page.screenshot({ path: `${ensureArtifactsDir()}page-375.png`, fullPage: true });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(overflow <= 375, `page is ${overflow} px wide`);
+  assert.equal(await page.getAttribute('#pipeline svg', 'class'), 'mha-pipeline');
+  const box = await page.locator('#pipeline svg').boundingBox();
+  assert.ok(box.width <= 375 && box.height > box.width, 'the pipeline turns vertical on a phone');
+  // Touch: a tap selects an entry and shows its slider.
+  await page.tap('.drag-number[data-matrix="q"][data-row="1"][data-col="1"]');
+  assert.ok(await page.isVisible('#entry-range'));
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -1,0 +1,130 @@
+// The 训练 section in real Chromium: training runs in a module Web Worker, the loss falls, and the two
+// heads' attention on the example sentence ends up different — one on the previous position, the
+// other on position 0 — measured from the trainer's attention(i); ablation appears after a pause.
+// The section and its worker are bundled here with esbuild (as web/bundle.js would) and served beside
+// web/dist/mha-core.wasm, so this test does not depend on how the page wires the section in.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { build } from 'esbuild';
+import { fileURLToPath } from 'node:url';
+import { startBrowserAndServer, seriousAxeViolations, ensureArtifactsDir } from './browser.js';
+
+const web = fileURLToPath(new URL('../web/', import.meta.url));
+let env;
+let bundles;
+
+before(async () => {
+  const result = await build({
+    entryPoints: [
+      { in: `${web}page/train.js`, out: 'train-section' },
+      { in: `${web}page/train-worker.js`, out: 'train-worker' },
+    ],
+    outdir: '/', // nothing is written: write: false
+    write: false,
+    bundle: true,
+    format: 'esm',
+    target: 'es2020',
+    external: ['*.wasm', 'node:*'],
+    logLevel: 'warning',
+  });
+  bundles = Object.fromEntries(result.outputFiles.map((file) => [file.path.split('/').pop(), file.text]));
+  env = await startBrowserAndServer();
+});
+after(async () => {
+  await env?.close();
+});
+
+const HTML = `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><title>训练</title></head>
+<body><main id="host"></main>
+<script type="module">
+  import { mountTraining } from './dist/__train-section.js';
+  window.training = mountTraining(document.getElementById('host'), { lang: 'zh', heads: 2, stepsPerTick: 25, maxSteps: 600 });
+</script></body></html>`;
+
+async function openTraining() {
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+  page.on('pageerror', (error) => errors.push(String(error)));
+  const js = (body) => ({ status: 200, contentType: 'text/javascript; charset=utf-8', body });
+  await context.route('**/__train-test.html', (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: HTML }));
+  await context.route('**/dist/__train-section.js', (route) => route.fulfill(js(bundles['train-section.js'])));
+  await context.route('**/dist/train-worker.js', (route) => route.fulfill(js(bundles['train-worker.js'])));
+  await page.goto(`${env.baseUrl}__train-test.html`);
+  await page.waitForSelector('.mha-train[data-state="ready"]', { timeout: 20000 });
+  return { page, context, errors };
+}
+
+/** Mean weight of rows r ≥ 2 on the previous position and on position 0. */
+const views = (attention, L) => {
+  let previous = 0;
+  let first = 0;
+  for (let r = 2; r < L; r++) {
+    previous += attention[r * L + r - 1];
+    first += attention[r * L];
+  }
+  return { previous: previous / (L - 2), first: first / (L - 2) };
+};
+
+test('training in a worker: the loss falls and the two heads take two different views', async () => {
+  const { page, context, errors } = await openTraining();
+  try {
+    assert.equal(await page.evaluate(() => window.training.runsIn), 'worker');
+    const before = await page.evaluate(() => window.training.snapshot());
+    assert.equal(before.steps, 0);
+    assert.equal(before.attention.length, 2);
+    assert.equal(await page.locator('.mha-train figure.train-head').count(), 2);
+
+    // Watch the main thread while training runs: the longest gap between animation frames.
+    await page.evaluate(() => {
+      window.maxGap = 0;
+      let last = performance.now();
+      const loop = (now) => {
+        window.maxGap = Math.max(window.maxGap, now - last);
+        last = now;
+        if (!window.stopWatch) requestAnimationFrame(loop);
+      };
+      requestAnimationFrame(loop);
+    });
+    await page.click('.mha-train button.train-start');
+    await page.waitForSelector('.mha-train[data-state="running"]', { timeout: 5000 });
+    await page.waitForFunction(() => window.training.snapshot().steps >= 400, null, { timeout: 30000 });
+    await page.click('.mha-train button.train-start'); // pause
+    await page.waitForSelector('.mha-train .train-ablation tr.head-off', { timeout: 10000 });
+    const maxGap = await page.evaluate(() => ((window.stopWatch = true), window.maxGap));
+
+    const after = await page.evaluate(() => window.training.snapshot());
+    assert.ok(after.eval.loss < 0.2 * before.eval.loss, `held-out loss ${before.eval.loss} → ${after.eval.loss}`);
+    const L = after.seqLen;
+    const [v0, v1] = after.attention.map((a) => views(a, L));
+    const prevHead = v0.previous > v1.previous ? 0 : 1;
+    const [back, start] = prevHead === 0 ? [v0, v1] : [v1, v0];
+    assert.ok(back.previous > 0.8, `one head looks one step back: ${JSON.stringify([v0, v1])}`);
+    assert.ok(start.first > 0.8, `the other looks at position 0: ${JSON.stringify([v0, v1])}`);
+    const untrained = before.attention.map((a) => views(a, L));
+    assert.ok(untrained.every((v) => v.previous < 0.6 && v.first < 0.6), `before training no head had a view: ${JSON.stringify(untrained)}`);
+
+    // The page shows it too: each head's figure names its view, and ablation lists both heads.
+    const named = await page.$$eval('.mha-train figure.train-head', (figs) => figs.map((f) => f.dataset.view).sort());
+    assert.deepEqual(named, ['first', 'previous']);
+    assert.equal(await page.locator('.mha-train .train-ablation tr.head-off').count(), 2);
+    const ablation = await page.evaluate(() => window.training.snapshot().ablation);
+    assert.ok(ablation.off.every((e) => e.loss > ablation.all.loss + 0.5), 'switching either head off costs loss');
+    assert.ok(await page.locator('.mha-train svg.loss-curve path.current').count() === 1, 'a loss curve is drawn');
+    assert.ok(maxGap < 500, `the main thread stayed responsive (longest frame gap ${Math.round(maxGap)} ms)`);
+
+    await page.screenshot({ path: `${ensureArtifactsDir()}train-section.png`, fullPage: true });
+    const serious = await seriousAxeViolations(page);
+    assert.deepEqual(serious.map((v) => `${v.id}: ${v.help} ${v.nodes.map((n) => n.target.join(" ") + " " + n.failureSummary).join(" | ")}`), []);
+
+    // h = 1 keeps the h = 2 curve for comparison and shows one heatmap.
+    await page.click('.mha-train input[type="radio"][value="1"]');
+    await page.waitForFunction(() => window.training.snapshot().heads === 1 && window.training.snapshot().attention.length === 1, null, { timeout: 10000 });
+    await page.waitForSelector('.mha-train svg.loss-curve path.past[data-heads="2"]', { timeout: 5000 });
+    assert.equal(await page.locator('.mha-train figure.train-head').count(), 1);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});

@@ -1,0 +1,51 @@
+import { el, svgRoot, textWidth } from './svg.js';
+import { headColor, weightColor } from './color.js';
+
+/**
+ * All heads at a glance: one small heatmap (no numbers) per head, in a grid of `columns`, for larger h
+ * and longer sentences. Token labels are written beside the first column and above the first row.
+ */
+export function headGrid(doc, {
+  tokens,
+  attention,
+  enabled = attention.map(() => true),
+  columns = Math.min(4, attention.length),
+  cell,
+  title = '',
+  headLabel = (head) => `h${head + 1}`,
+}) {
+  const L = tokens.length;
+  const size = cell ?? Math.max(4, Math.min(30, Math.floor(180 / L)));
+  const labelWidth = Math.max(...tokens.map((t) => textWidth(t, 10))) + 6;
+  const tileWidth = L * size;
+  const gap = 14;
+  const captionHeight = 16;
+  const rowsOfTiles = Math.ceil(attention.length / columns);
+  const showLabels = size >= 9;
+  const left = showLabels ? labelWidth : 2;
+  const width = left + columns * tileWidth + (columns - 1) * gap + 4;
+  const height = rowsOfTiles * (captionHeight + tileWidth + gap);
+  const root = svgRoot(doc, { width, height, title, className: 'mha-grid' });
+
+  attention.forEach((weights, head) => {
+    const col = head % columns;
+    const row = Math.floor(head / columns);
+    const x0 = left + col * (tileWidth + gap);
+    const y0 = row * (captionHeight + tileWidth + gap) + captionHeight;
+    const tile = el(doc, 'g', { class: 'tile', 'data-head': head, opacity: enabled[head] ? 1 : 0.35 });
+    tile.appendChild(el(doc, 'text', { x: x0, y: y0 - 5, 'font-size': 11, 'font-weight': 600, fill: headColor(head) }, [headLabel(head)]));
+    for (let i = 0; i < L; i++) {
+      for (let j = 0; j < L; j++) {
+        tile.appendChild(el(doc, 'rect', { x: x0 + j * size, y: y0 + i * size, width: size, height: size, fill: weightColor(weights[i * L + j]) }));
+      }
+    }
+    tile.appendChild(el(doc, 'rect', { x: x0, y: y0, width: tileWidth, height: tileWidth, fill: 'none', stroke: headColor(head), 'stroke-width': 1.5 }));
+    if (showLabels && col === 0) {
+      tokens.forEach((token, i) => {
+        tile.appendChild(el(doc, 'text', { x: x0 - 3, y: y0 + i * size + size / 2, 'text-anchor': 'end', 'dominant-baseline': 'central', 'font-size': Math.min(10, size), fill: '#333' }, [String(token)]));
+      });
+    }
+    root.appendChild(tile);
+  });
+  return root;
+}

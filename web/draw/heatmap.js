@@ -1,0 +1,89 @@
+import { el, svgRoot, formatNumber, matrixGetter, textWidth } from './svg.js';
+import { SCALES, textColorFor } from './color.js';
+
+/**
+ * A heatmap with the number written in every cell, row/column labels, and an accessible name.
+ * values: flat row-major (rows × cols) or nested rows. scale: 'weights' (0..1, viridis) or 'signed'.
+ * Each cell is a <g class="cell" data-row data-col data-value> so pages and tests can find it.
+ * `masked(r, c)` → true fades a cell and strikes it through (e.g. scores a causal mask will hide).
+ */
+export function heatmap(doc, {
+  values,
+  rows,
+  cols,
+  rowLabels = [],
+  colLabels = [],
+  scale = 'weights',
+  domain,
+  digits = 2,
+  cell = 44,
+  showNumbers = true,
+  masked = null,
+  title = '',
+  rowHeader = '',
+  colHeader = '',
+  accent = null,
+  className = 'mha-heatmap',
+}) {
+  const get = matrixGetter(values, cols);
+  const flat = [];
+  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) flat.push(get(r, c));
+  const { color, domain: defaultDomain } = SCALES[scale];
+  const range = domain ?? defaultDomain(flat);
+
+  const fontSize = Math.max(8, Math.min(13, cell * 0.3));
+  const labelWidth = rowLabels.length ? Math.max(...rowLabels.map((l) => textWidth(l, 13))) + 10 : 0;
+  const headerHeight = colLabels.length ? 20 : 0;
+  const top = headerHeight + (colHeader ? 16 : 0);
+  const left = labelWidth + (rowHeader ? 16 : 0);
+  const width = left + cols * cell + 2;
+  const height = top + rows * cell + 2;
+
+  const root = svgRoot(doc, { width, height, title, className });
+  if (colHeader) {
+    root.appendChild(el(doc, 'text', { x: left + (cols * cell) / 2, y: 11, 'text-anchor': 'middle', 'font-size': 11, fill: '#555' }, [colHeader]));
+  }
+  if (rowHeader) {
+    const cy = top + (rows * cell) / 2;
+    root.appendChild(el(doc, 'text', { x: 11, y: cy, 'text-anchor': 'middle', 'font-size': 11, fill: '#555', transform: `rotate(-90 11 ${cy})` }, [rowHeader]));
+  }
+  const labels = el(doc, 'g', { 'font-size': 13, fill: '#222', 'aria-hidden': 'true' });
+  colLabels.forEach((label, c) => {
+    labels.appendChild(el(doc, 'text', { x: left + c * cell + cell / 2, y: top - 6, 'text-anchor': 'middle' }, [String(label)]));
+  });
+  rowLabels.forEach((label, r) => {
+    labels.appendChild(el(doc, 'text', { x: left - 6, y: top + r * cell + cell / 2, 'text-anchor': 'end', 'dominant-baseline': 'central' }, [String(label)]));
+  });
+  root.appendChild(labels);
+
+  const cells = el(doc, 'g', { class: 'cells' });
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      const value = get(r, c);
+      const fill = Number.isFinite(value) ? color(value, range) : '#dddddd';
+      const hidden = masked?.(r, c) ?? false;
+      const group = el(doc, 'g', { class: hidden ? 'cell masked' : 'cell', 'data-row': r, 'data-col': c, 'data-value': String(value), opacity: hidden ? 0.5 : null });
+      group.appendChild(el(doc, 'rect', { x: left + c * cell + 1, y: top + r * cell + 1, width: cell - 2, height: cell - 2, rx: 3, fill }));
+      if (hidden) {
+        group.appendChild(el(doc, 'line', { x1: left + c * cell + 3, y1: top + (r + 1) * cell - 3, x2: left + (c + 1) * cell - 3, y2: top + r * cell + 3, stroke: '#555', 'stroke-width': 1 }));
+      }
+      if (showNumbers) {
+        group.appendChild(el(doc, 'text', {
+          x: left + c * cell + cell / 2,
+          y: top + r * cell + cell / 2,
+          'text-anchor': 'middle',
+          'dominant-baseline': 'central',
+          'font-size': fontSize,
+          'font-variant-numeric': 'tabular-nums',
+          fill: textColorFor(fill),
+        }, [formatNumber(value, digits)]));
+      }
+      cells.appendChild(group);
+    }
+  }
+  root.appendChild(cells);
+  if (accent) {
+    root.appendChild(el(doc, 'rect', { x: left - 1, y: top - 1, width: cols * cell + 4, height: rows * cell + 4, fill: 'none', stroke: accent, 'stroke-width': 2, rx: 4 }));
+  }
+  return root;
+}

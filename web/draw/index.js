@@ -1,0 +1,11 @@
+// Pure drawing functions, data → SVG, shared by the lesson page and the embeddable widget.
+export { heatmap } from './heatmap.js';
+export { matrixView } from './matrix.js';
+export { legend, headKey } from './legend.js';
+export { pipeline, PIPELINE_STEPS, PIPELINE_LABELS } from './pipeline.js';
+export { lineView } from './lines.js';
+export { headGrid } from './grid.js';
+export { tableFor } from './table.js';
+export { compose } from './compose.js';
+export { HEAD_COLORS, headColor, weightColor, signedColor, textColorFor } from './color.js';
+export { formatNumber, SVG_NS } from './svg.js';

@@ -1,0 +1,43 @@
+import { el, svgRoot, formatNumber, textWidth } from './svg.js';
+import { SCALES, headColor } from './color.js';
+
+/**
+ * A colour bar for a named scale over a domain, with its end and middle values written under it
+ * (or `tickLabels`, three texts such as ['−', '0', '+'] when each matrix is scaled on its own).
+ */
+export function legend(doc, { scale = 'weights', domain, title = '', width = 220, id = 'legend', digits = 2, tickLabels }) {
+  const { color, domain: defaultDomain } = SCALES[scale];
+  const [lo, hi] = domain ?? defaultDomain([]);
+  const barHeight = 12;
+  const top = title ? 16 : 2;
+  const root = svgRoot(doc, { width: Math.max(width + 20, textWidth(title, 11) + 14), height: top + barHeight + 18, title, className: 'mha-legend' });
+  const gradientId = `${id}-gradient`;
+  const gradient = el(doc, 'linearGradient', { id: gradientId, x1: 0, x2: 1, y1: 0, y2: 0 });
+  const stops = 10;
+  for (let i = 0; i <= stops; i++) {
+    const t = i / stops;
+    gradient.appendChild(el(doc, 'stop', { offset: `${Math.round(t * 100)}%`, 'stop-color': color(lo + t * (hi - lo), [lo, hi]) }));
+  }
+  root.appendChild(el(doc, 'defs', {}, [gradient]));
+  if (title) root.appendChild(el(doc, 'text', { x: 10, y: 11, 'font-size': 11, fill: '#444' }, [title]));
+  root.appendChild(el(doc, 'rect', { x: 10, y: top, width, height: barHeight, rx: 2, fill: `url(#${gradientId})` }));
+  const ticks = [lo, (lo + hi) / 2, hi];
+  ticks.forEach((value, i) => {
+    const x = 10 + (i / 2) * width;
+    root.appendChild(el(doc, 'text', { x, y: top + barHeight + 13, 'font-size': 11, fill: '#444', 'text-anchor': ['start', 'middle', 'end'][i] }, [tickLabels ? tickLabels[i] : formatNumber(value, digits)]));
+  });
+  return root;
+}
+
+/** Swatches naming each head's colour: "h1 h2 …" (switched-off heads are struck through). */
+export function headKey(doc, { heads, label = (head) => `h${head + 1}`, disabledHeads = [], title = '' }) {
+  const itemWidth = 46;
+  const root = svgRoot(doc, { width: heads * itemWidth, height: 20, title, className: 'mha-head-key' });
+  for (let head = 0; head < heads; head++) {
+    const off = disabledHeads.includes(head);
+    const x = head * itemWidth;
+    root.appendChild(el(doc, 'rect', { x: x + 1, y: 4, width: 12, height: 12, rx: 2, fill: off ? '#bbbbbb' : headColor(head) }));
+    root.appendChild(el(doc, 'text', { x: x + 17, y: 10, 'dominant-baseline': 'central', 'font-size': 12, fill: off ? '#888' : '#222', 'text-decoration': off ? 'line-through' : null }, [label(head)]));
+  }
+  return root;
+}

@@ -1,0 +1,82 @@
+// Tiny DOM helpers for the page (HTML elements; the figures come from ../draw/).
+
+/** h('div', { class: 'x', onclick: fn }, [children]) — attributes, event handlers and children. */
+export function h(tag, attrs = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name.startsWith('on')) node.addEventListener(name.slice(2), value);
+    else if (name === 'dataset') Object.assign(node.dataset, value);
+    else if (value === true) node.setAttribute(name, '');
+    else node.setAttribute(name, String(value));
+  }
+  append(node, children);
+  return node;
+}
+
+export function append(node, children) {
+  for (const child of [].concat(children)) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(typeof child === 'string' || typeof child === 'number' ? String(child) : child);
+  }
+  return node;
+}
+
+/** Replaces a container's content (the figures are redrawn whole on every change). */
+export function fill(container, children) {
+  container.replaceChildren();
+  return append(container, children);
+}
+
+let uid = 0;
+export const uniqueId = (prefix) => `${prefix}-${++uid}`;
+
+/** A labelled checkbox. */
+export function checkbox({ label, checked, onChange, id = uniqueId('check') }) {
+  const input = h('input', { type: 'checkbox', id, checked, onchange: (e) => onChange(e.target.checked) });
+  return h('label', { class: 'check', for: id }, [input, h('span', {}, [label])]);
+}
+
+/** A labelled number field; reports valueAsNumber (NaN when empty or not a number) on every input. */
+export function numberField({ label, value, onInput, min, max, step = 1, id = uniqueId('num'), width = 6 }) {
+  const input = h('input', { type: 'number', id, value: Number.isFinite(value) ? value : '', min, max, step, inputmode: 'decimal', style: `width:${width}em`, oninput: (e) => onInput(e.target.valueAsNumber) });
+  return h('label', { class: 'field', for: id }, [h('span', {}, [label]), input]);
+}
+
+/** Downloads a Blob under a file name. */
+export function download(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const link = h('a', { href: url, download: name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+export function svgBlob(svg) {
+  const text = new XMLSerializer().serializeToString(svg);
+  return new Blob([`<?xml version="1.0" encoding="UTF-8"?>\n${text}`], { type: 'image/svg+xml' });
+}
+
+/** Rasterises an SVG at 2× through a canvas, on a white background. */
+export function pngBlob(svg, scale = 2) {
+  const width = Number(svg.getAttribute('width'));
+  const height = Number(svg.getAttribute('height'));
+  const url = URL.createObjectURL(svgBlob(svg));
+  return new Promise((resolve, reject) => {
+    const image = new Image();
+    image.onload = () => {
+      const canvas = document.createElement('canvas');
+      canvas.width = Math.ceil(width * scale);
+      canvas.height = Math.ceil(height * scale);
+      const context = canvas.getContext('2d');
+      context.fillStyle = '#ffffff';
+      context.fillRect(0, 0, canvas.width, canvas.height);
+      context.drawImage(image, 0, 0, canvas.width, canvas.height);
+      URL.revokeObjectURL(url);
+      canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('PNG encoding failed'))), 'image/png');
+    };
+    image.onerror = () => reject(new Error('the SVG could not be rasterised'));
+    image.src = url;
+  });
+}

@@ -1,0 +1,220 @@
+// The lesson page: state (in the URL) → the attention core → the drawing functions.
+// Every input changes the state and asks for a redraw at the end of the event's task; the redraw
+// recomputes through the core only what the change touched and repaints the sections that depend on it.
+import { TEXT } from './text.js';
+import { h } from './dom.js';
+import { fromQuery, toQuery, tokenize, DEFAULT_SENTENCE, BIG_MAX_TOKENS, BIG_MAX_D_MODEL } from './state.js';
+import { loadAttention, MHAError, runHand, runRandom } from './model.js';
+import { billSection } from './sections/bill.js';
+import { handSection } from './sections/hand.js';
+import { pipelineSection, wideScreen } from './sections/pipeline.js';
+import { formulaSection } from './sections/formula.js';
+import { codeSection } from './sections/code.js';
+import { viewsSection } from './sections/views.js';
+import { ablationSection } from './sections/ablation.js';
+import { trainSection } from './sections/train.js';
+import { quizSection } from './sections/quiz.js';
+import { shareSection } from './sections/share.js';
+
+const app = document.getElementById('app');
+const ctx = {
+  mha: null,
+  state: fromQuery(new URLSearchParams(location.search)),
+  selected: null,
+  hand: null,
+  handAllOn: null,
+  handError: null,
+  views: null,
+  viewsError: null,
+  get lang() {
+    return this.state.lang;
+  },
+  get text() {
+    return TEXT[this.state.lang];
+  },
+  /** The views' sentence: the typed one, or the default for the current language. */
+  sentence() {
+    return this.state.views.sentence ?? DEFAULT_SENTENCE[this.state.lang];
+  },
+  /** Changes the state, then redraws what depends on `areas` (once, at the end of this task). */
+  set(mutate, ...areas) {
+    mutate(this.state);
+    if (areas.includes('rebuild')) return rebuild();
+    invalidate(...areas, 'url');
+  },
+  invalidate: (...areas) => invalidate(...areas),
+};
+
+let sections = [];
+let dirty = new Set();
+let scheduled = false;
+let urlTimer = 0;
+
+/**
+ * Marks areas as changed and redraws once at the end of the current task, so the input's effect is on
+ * screen in the very next frame. Chrome delivers drag and slider events once per frame, and events
+ * within one task share a single redraw.
+ */
+function invalidate(...areas) {
+  for (const area of areas) dirty.add(area);
+  if (areas.includes('url')) scheduleUrl();
+  if (!scheduled) {
+    scheduled = true;
+    queueMicrotask(render);
+  }
+}
+
+/** Writes the state into the address bar, at most a few times a second while dragging. */
+function scheduleUrl() {
+  clearTimeout(urlTimer);
+  urlTimer = setTimeout(writeUrl, 150);
+}
+
+function writeUrl() {
+  const query = toQuery(ctx.state).toString();
+  history.replaceState(null, '', query ? `?${query}` : location.pathname);
+  const langSwitch = document.getElementById('lang-switch');
+  if (langSwitch) langSwitch.href = otherLanguageUrl();
+  invalidate('url-written');
+}
+
+function compute(areas) {
+  const { hand, views } = ctx.state;
+  if (areas.has('hand') || areas.has('structure')) {
+    try {
+      ctx.hand = runHand(ctx.mha, hand);
+      ctx.handAllOn = hand.off.length ? runHand(ctx.mha, hand, { use: 'hand-all', enabledOverride: Array(hand.heads).fill(true) }) : ctx.hand;
+      ctx.handError = null;
+    } catch (error) {
+      ctx.handError = error;
+    }
+  }
+  const viewsTouched = areas.has('views') || areas.has('views-structure');
+  if (views.source === 'hand' && (viewsTouched || areas.has('hand') || areas.has('structure'))) {
+    ctx.views = ctx.hand;
+    ctx.viewsError = ctx.handError;
+  } else if (views.source === 'big' && viewsTouched) {
+    try {
+      const tokens = tokenize(ctx.sentence());
+      if (tokens.length === 0) throw new MHAError('BAD_LENGTH', ctx.text.views.empty);
+      if (tokens.length > BIG_MAX_TOKENS) throw new MHAError('SEQ_TOO_LONG', ctx.text.views.tooLong(tokens.length, BIG_MAX_TOKENS));
+      // Drawing random d_model² weight matrices for a huge d_model would stall the page for nothing.
+      if (views.dModel > BIG_MAX_D_MODEL) throw new MHAError('TOO_LARGE', ctx.text.views.tooWide(views.dModel, BIG_MAX_D_MODEL));
+      ctx.views = runRandom(ctx.mha, { use: 'big', tokens, ...views });
+      ctx.viewsError = null;
+    } catch (error) {
+      ctx.viewsError = error;
+    }
+  }
+}
+
+let drawEverything = true;
+
+const visibility = new IntersectionObserver((entries) => {
+  for (const entry of entries) {
+    const section = sections.find((s) => s.node === entry.target);
+    if (!section) continue;
+    section.visible = entry.isIntersecting;
+    if (section.visible && section.pending.size) invalidate('catch-up');
+  }
+}, { rootMargin: '400px 0px' });
+
+function render() {
+  scheduled = false;
+  const areas = dirty;
+  dirty = new Set();
+  const started = performance.now();
+  compute(areas);
+  const timings = { core: performance.now() - started };
+  if (areas.has('url-written')) areas.add('url');
+  for (const section of sections) {
+    const touched = section.deps.filter((dep) => areas.has(dep));
+    if (!touched.length && !(section.visible && section.pending.size)) continue;
+    // Sections off screen only remember what changed, and catch up as they scroll into view.
+    if (!section.visible && !drawEverything) {
+      for (const dep of touched) section.pending.add(dep);
+      continue;
+    }
+    const sectionStart = performance.now();
+    section.update(new Set([...areas, ...section.pending]));
+    section.pending.clear();
+    timings[section.node.id] = performance.now() - sectionStart;
+  }
+  drawEverything = false;
+  // Lets tests and the latency benchmark know that every view reflects the latest input.
+  document.dispatchEvent(new CustomEvent('lesson:rendered', { detail: { areas: [...areas], ms: performance.now() - started, timings } }));
+}
+
+function otherLanguageUrl() {
+  const query = toQuery(ctx.state);
+  query.set('lang', ctx.lang === 'zh' ? 'en' : 'zh');
+  return `?${query}`;
+}
+
+function header() {
+  const t = ctx.text;
+  const toggle = h('a', {
+    class: 'lang-switch',
+    id: 'lang-switch',
+    href: otherLanguageUrl(),
+    lang: ctx.lang === 'zh' ? 'en' : 'zh',
+    'aria-label': t.switchLangLabel,
+    onclick: (event) => {
+      event.preventDefault();
+      ctx.state.lang = ctx.lang === 'zh' ? 'en' : 'zh';
+      rebuild();
+      writeUrl();
+      document.getElementById('lang-switch')?.focus();
+    },
+  }, [t.switchLang]);
+  return h('header', { class: 'page-header' }, [
+    h('div', { class: 'header-bar' }, [h('p', { class: 'kicker' }, [t.kicker]), toggle]),
+    h('h1', {}, [t.title]),
+    ...t.intro.map((p) => h('p', { class: 'intro' }, [p])),
+    h('nav', { 'aria-label': t.toc }, [h('ol', { class: 'toc' }, Object.entries({
+      bill: 'bill', 'hand': 'hand', 'pipeline-section': 'pipeline', 'formula-section': 'formula', 'code-section': 'code',
+      'views-section': 'views', 'ablation-section': 'ablation', 'train-section': 'train', 'quiz-section': 'quiz', 'share-section': 'share',
+    }).map(([id, key]) => h('li', {}, [h('a', { href: `#${id}` }, [t.sections[key]])])))]),
+  ]);
+}
+
+function footer() {
+  const t = ctx.text.reading;
+  return h('footer', { class: 'reading' }, [h('h2', {}, [t.title]), h('ul', {}, t.items.map((item) => h('li', {}, [item])))]);
+}
+
+/** Builds every section for the current language (on load and on a language switch). */
+function rebuild() {
+  for (const section of sections) section.dispose?.();
+  document.documentElement.lang = ctx.text.htmlLang;
+  document.title = ctx.text.docTitle;
+  // Compute first so the sections are built with data.
+  compute(new Set(['hand', 'views']));
+  visibility.disconnect();
+  sections = [billSection, handSection, pipelineSection, formulaSection, codeSection, viewsSection, ablationSection, trainSection, quizSection, shareSection].map((make) => Object.assign(make(ctx), { visible: false, pending: new Set() }));
+  app.replaceChildren(header(), h('main', {}, sections.map((s) => s.node)), footer());
+  for (const section of sections) visibility.observe(section.node);
+  drawEverything = true;
+  invalidate('bill', 'hand', 'step', 'focus', 'demo', 'views', 'structure', 'url');
+}
+
+async function start() {
+  app.replaceChildren(h('p', { class: 'loading' }, [ctx.text.loading]));
+  try {
+    ctx.mha = await loadAttention();
+  } catch (error) {
+    app.replaceChildren(h('p', { class: 'error', role: 'alert' }, [ctx.text.loadFailed, String(error?.message ?? error)]));
+    return;
+  }
+  rebuild();
+  // The pipeline turns vertical on narrow screens; redraw when the width crosses that line.
+  let wide = wideScreen();
+  addEventListener('resize', () => {
+    if (wideScreen() !== wide) {
+      wide = wideScreen();
+      invalidate('resize');
+    }
+  });
+}
+
+start();

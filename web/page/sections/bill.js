@@ -1,0 +1,44 @@
+import { h, numberField } from '../dom.js';
+import { section, errorBox } from '../common.js';
+
+const grouped = (n) => n.toLocaleString('en-US');
+
+/** §1: the parameter bill, naive h·3·d² against split 3·d² + d², live from the core's paramCount. */
+export function billSection(ctx) {
+  const t = ctx.text.bill;
+  const result = h('div', { class: 'bill-result', 'aria-live': 'polite' });
+  const node = section('bill', ctx.text.sections.bill, [
+    h('p', {}, [t.lead]),
+    h('div', { class: 'controls' }, [
+      numberField({ label: t.dModel, value: ctx.state.bill.dModel, min: 1, step: 1, id: 'bill-dmodel', onInput: (v) => ctx.set((s) => (s.bill.dModel = v), 'bill') }),
+      numberField({ label: t.heads, value: ctx.state.bill.heads, min: 1, step: 1, id: 'bill-heads', onInput: (v) => ctx.set((s) => (s.bill.heads = v), 'bill') }),
+    ]),
+    h('p', { class: 'muted' }, [t.gpt2]),
+    result,
+    h('p', {}, [t.waste]),
+  ]);
+  return {
+    node,
+    deps: ['bill'],
+    update() {
+      const { dModel, heads } = ctx.state.bill;
+      let counts;
+      try {
+        counts = ctx.mha.paramCount({ dModel, heads });
+        counts.single = ctx.mha.paramCount({ dModel, heads: 1 }).split;
+      } catch (error) {
+        result.replaceChildren(errorBox(ctx.text, error));
+        return;
+      }
+      const row = (label, formula, value, id) =>
+        h('div', { class: 'bill-row' }, [h('span', { class: 'bill-label' }, [label, h('small', {}, [formula])]), h('output', { id, class: 'bill-value' }, [grouped(value)]), h('span', { class: 'unit' }, [t.params])]);
+      result.replaceChildren(
+        row(t.naive, t.naiveFormula, counts.naive, 'bill-naive'),
+        row(t.split, t.splitFormula, counts.split, 'bill-split'),
+        h('p', { class: 'bill-ratio' }, [`${t.ratio} `, h('strong', { id: 'bill-ratio' }, [String(Math.round((counts.naive / counts.split) * 100) / 100)]), ` ${t.times}`]),
+        h('p', {}, [`${t.identity}: `, h('strong', { id: 'bill-single' }, [grouped(counts.single)]), ` — ${t.identityNote}`]),
+        h('p', {}, [`${t.dk} ${dModel} ÷ ${heads} = `, h('strong', { id: 'bill-dk' }, [String(dModel / heads)])]),
+      );
+    },
+  };
+}

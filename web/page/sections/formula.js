@@ -1,0 +1,86 @@
+import katex from 'katex';
+import { h } from '../dom.js';
+import { section } from '../common.js';
+import { drawPipeline } from './pipeline.js';
+
+/** Which parts of the pipeline each symbol stands for. */
+const PARTS = {
+  multihead: ['output'],
+  concat: ['concat'],
+  head: ['heads'],
+  h: ['split', 'scores', 'weights', 'heads'],
+  wo: ['wo'],
+  attention: ['scores', 'weights'],
+  wq: ['split'],
+  wk: ['split'],
+  wv: ['split'],
+  q: ['input'],
+};
+
+const sym = (name, tex) => `\\htmlClass{sym sym-${name}}{${tex}}`;
+const FORMULA = [
+  '\\begin{aligned}',
+  `${sym('multihead', '\\text{MultiHead}')}(${sym('q', 'Q,K,V')}) &= ${sym('concat', '\\text{Concat}')}(${sym('head', '\\text{head}_1')},\\dots,${sym('head', `\\text{head}_{${sym('h', 'h')}}`)})\\,${sym('wo', 'W^O')} \\\\`,
+  `${sym('head', '\\text{head}_i')} &= ${sym('attention', '\\text{Attention}')}(Q${sym('wq', 'W_i^Q')},\\; K${sym('wk', 'W_i^K')},\\; V${sym('wv', 'W_i^V')})`,
+  '\\end{aligned}',
+].join('');
+
+const render = (tex, displayMode) =>
+  katex.renderToString(tex, { displayMode, throwOnError: false, strict: false, trust: (context) => context.command === '\\htmlClass' });
+
+/** §4: the formula, typeset with KaTeX; hovering or focusing a symbol lights its part of the pipeline. */
+export function formulaSection(ctx) {
+  const t = ctx.text.formula;
+  const info = h('p', { class: 'symbol-info', id: 'symbol-info', 'aria-live': 'polite' }, [t.hint]);
+  const box = h('div', { class: 'pipeline-box', id: 'formula-pipeline' });
+  const math = h('div', { class: 'formula', role: 'img', 'aria-label': t.formulaLabel });
+  math.innerHTML = render(FORMULA, true);
+  // The typeset HTML is decorative for assistive technology (KaTeX adds MathML); keyboard users use the buttons.
+  let focused = null;
+  const shape = () => ({ L: ctx.hand?.L ?? 0, dModel: ctx.hand?.dModel ?? 4, heads: ctx.hand?.heads ?? 2, dK: ctx.hand?.dK ?? 2 });
+
+  const choose = (name) => {
+    focused = name;
+    ctx.invalidate('focus');
+  };
+  for (const name of Object.keys(PARTS)) {
+    for (const span of math.querySelectorAll(`.sym-${name}`)) {
+      span.addEventListener('mouseenter', () => choose(name));
+      span.addEventListener('mouseleave', () => choose(null));
+      span.addEventListener('click', () => choose(name));
+    }
+  }
+  const buttons = Object.entries(t.symbols).map(([name, [tex]]) => {
+    // The typeset symbol is for the eye; screen readers get a plain-text name ("W i Q").
+    const spoken = tex.replace(/\\text\{([^}]*)\}/g, '$1').replace(/[_^{}]/g, ' ').replace(/\s+/g, ' ').trim();
+    const look = h('span', { 'aria-hidden': 'true' });
+    look.innerHTML = katex.renderToString(tex, { output: 'html', throwOnError: false });
+    return h('button', { type: 'button', class: 'symbol', 'data-symbol': name, onfocus: () => choose(name), onmouseenter: () => choose(name), onblur: () => choose(null), onclick: () => choose(name) }, [
+      h('span', { class: 'sr-only' }, [spoken]),
+      look,
+    ]);
+  });
+
+  const node = section('formula-section', ctx.text.sections.formula, [
+    h('p', {}, [t.lead]),
+    math,
+    h('h3', {}, [t.symbolsTitle]),
+    h('div', { class: 'symbols' }, buttons),
+    info,
+    box,
+    h('p', { class: 'muted', id: 'dk-note' }),
+    h('p', { class: 'muted' }, [t.countNote]),
+  ]);
+  return {
+    node,
+    deps: ['hand', 'focus', 'resize'],
+    update() {
+      const highlight = focused ? PARTS[focused] : [];
+      drawPipeline(ctx, box, { highlight, title: ctx.text.pipeline.figureTitle });
+      for (const span of math.querySelectorAll('.sym')) span.classList.toggle('lit', focused !== null && span.classList.contains(`sym-${focused}`));
+      for (const button of buttons) button.classList.toggle('lit', button.dataset.symbol === focused);
+      info.textContent = focused ? t.symbols[focused][1](shape()) : t.hint;
+      node.querySelector('#dk-note').textContent = t.dkNote(shape());
+    },
+  };
+}

@@ -1,0 +1,252 @@
+import { h, fill, checkbox, uniqueId } from '../dom.js';
+import { show, vh, vdoc } from '../vdom.js';
+import { section, figure, errorBox, sliceColumns, range } from '../common.js';
+import { dragNumber } from '../drag-number.js';
+import { heatmap, matrixView, legend, headColor } from '../../draw/index.js';
+import { HAND_D_MODEL, HAND_MAX_TOKENS, defaultState } from '../state.js';
+
+const BOUNDS = { q: [-3, 3], k: [-3, 3], v: [-3, 3], wo: [-2, 2] };
+
+/** §2: the hand example — editable q/k/v, per-head slices, scores, softmax, head outputs, concat, Wᴼ. */
+export function handSection(ctx) {
+  const t = ctx.text.hand;
+  const editors = h('div', { class: 'qkv-editors' });
+  const entryEditor = h('div', { class: 'entry-editor', id: 'entry-editor' });
+  const status = h('div', { class: 'hand-status' });
+  const headsBox = h('div', { class: 'heads', id: 'heads' });
+  const concatBox = h('div', { id: 'concat' });
+  const woBox = h('div', { id: 'wo-editor' });
+  const outputBox = h('div', { id: 'output' });
+  const cells = { q: [], k: [], v: [], wo: [] }; // drag numbers by matrix/row/col, to update in place
+
+  const headChoice = h('fieldset', { class: 'choice' }, [
+    h('legend', {}, [t.headsLabel]),
+    ...[1, 2, 4].map((n) => {
+      const id = uniqueId('heads');
+      return h('label', { for: id }, [
+        h('input', { type: 'radio', name: 'hand-heads', id, value: n, checked: ctx.state.hand.heads === n, onchange: () => ctx.set((s) => { s.hand.heads = n; s.hand.off = []; }, 'hand', 'structure') }),
+        ` ${n}`,
+      ]);
+    }),
+  ]);
+
+  const node = section('hand', ctx.text.sections.hand, [
+    h('p', {}, [t.lead]),
+    h('p', { class: 'note', id: 'mask-note' }, [t.maskNote]),
+    h('div', { class: 'controls' }, [
+      headChoice,
+      checkbox({ label: t.mask, checked: ctx.state.hand.causal, id: 'hand-mask', onChange: (on) => ctx.set((s) => (s.hand.causal = on), 'hand') }),
+      checkbox({ label: t.scale, checked: ctx.state.hand.scale, id: 'hand-scale', onChange: (on) => ctx.set((s) => (s.hand.scale = on), 'hand') }),
+      h('button', { type: 'button', id: 'hand-reset', onclick: () => ctx.set((s) => { s.hand = defaultState().hand; }, 'hand', 'structure', 'rebuild') }, [t.reset]),
+    ]),
+    h('p', { class: 'muted' }, [t.editHint]),
+    editors,
+    entryEditor,
+    status,
+    h('div', { class: 'legends' }, [
+      legend(document, { scale: 'weights', title: t.weightLegend, id: 'hand-weights' }),
+      legend(document, { scale: 'signed', domain: [-1, 1], title: t.signedLegend, id: 'hand-signed', digits: 0 }),
+    ]),
+    headsBox,
+    h('h3', {}, [t.concatTitle]),
+    h('p', { class: 'muted' }, [t.concatNote]),
+    concatBox,
+    h('h3', {}, [t.woTitle]),
+    h('p', { class: 'muted' }, [t.woNote]),
+    woBox,
+    h('h3', {}, [t.outputTitle]),
+    outputBox,
+  ]);
+
+  const entryName = (matrix, row, col) => (matrix === 'wo' ? `Wᴼ[${row}][${col}]` : t.entryName(matrix, ctx.state.hand.tokens[row], col));
+
+  function setEntry(matrix, row, col, value, source) {
+    ctx.set((s) => (s.hand[matrix][row][col] = value), 'hand');
+    if (source !== 'drag') cells[matrix][row]?.[col]?.setValue(value);
+    if (source !== 'editor') showEntryEditor();
+  }
+
+  function select(matrix, row, col) {
+    ctx.selected = { matrix, row, col };
+    showEntryEditor(true);
+  }
+
+  /** The slider and text field for the selected entry; rebuilt only when the selection changes. */
+  function showEntryEditor(rebuild = false) {
+    const selected = ctx.selected;
+    if (!selected || !ctx.state.hand[selected.matrix][selected.row]) {
+      fill(entryEditor, h('p', { class: 'muted' }, [t.selectedNone]));
+      return;
+    }
+    const { matrix, row, col } = selected;
+    const value = ctx.state.hand[matrix][row][col];
+    const [min, max] = BOUNDS[matrix];
+    if (!rebuild && entryEditor.dataset.key === `${matrix}/${row}/${col}`) {
+      const [slider, typed] = entryEditor.querySelectorAll('input');
+      if (Number.isFinite(value)) slider.value = String(value);
+      if (document.activeElement !== typed) typed.value = Number.isFinite(value) ? String(value) : '';
+      return;
+    }
+    const name = entryName(matrix, row, col);
+    entryEditor.dataset.key = `${matrix}/${row}/${col}`;
+    fill(entryEditor, [
+      h('span', { class: 'entry-name' }, [`${t.selected}: `, h('strong', {}, [name])]),
+      h('input', { type: 'range', id: 'entry-range', min, max, step: 0.1, value: Number.isFinite(value) ? value : 0, 'aria-label': t.sliderLabel(name), oninput: (e) => setEntry(matrix, row, col, Number(e.target.value), 'slider') }),
+      h('input', { type: 'number', id: 'entry-number', step: 0.1, value: Number.isFinite(value) ? value : '', 'aria-label': t.typedLabel(name), inputmode: 'decimal', oninput: (e) => setEntry(matrix, row, col, e.target.valueAsNumber, 'editor') }),
+    ]);
+  }
+
+  function numberCell(matrix, row, col) {
+    const [min, max] = BOUNDS[matrix];
+    const cell = dragNumber({
+      value: ctx.state.hand[matrix][row][col],
+      min,
+      max,
+      label: entryName(matrix, row, col),
+      onInput: (value) => setEntry(matrix, row, col, value, 'drag'),
+      onSelect: () => select(matrix, row, col),
+    });
+    cell.dataset.matrix = matrix;
+    cell.dataset.row = row;
+    cell.dataset.col = col;
+    (cells[matrix][row] ??= [])[col] = cell;
+    return cell;
+  }
+
+  /** The q, k, v tables; rebuilt when words are added or removed or h changes (column colours). */
+  function buildEditors() {
+    const { tokens, heads } = ctx.state.hand;
+    const dk = HAND_D_MODEL / heads;
+    for (const key of ['q', 'k', 'v']) cells[key] = [];
+    const table = (matrix) => h('table', { class: 'qkv', 'data-matrix': matrix }, [
+      h('caption', {}, [matrix]),
+      h('thead', {}, [h('tr', {}, [
+        h('th', { scope: 'col' }, [t.tokensLabel]),
+        ...range(HAND_D_MODEL).map((d) => h('th', { scope: 'col', style: `border-bottom:4px solid ${headColor(Math.floor(d / dk))}` }, [String(d)])),
+        matrix === 'q' ? h('th', { scope: 'col' }, [h('span', { class: 'sr-only' }, [t.removeToken('')])]) : null,
+      ])]),
+      h('tbody', {}, tokens.map((token, row) => h('tr', {}, [
+        h('th', { scope: 'row' }, [matrix === 'q'
+          ? h('input', { type: 'text', class: 'token-name', value: token, maxlength: 12, 'aria-label': t.renameToken(row), oninput: (e) => renameToken(row, e.target.value) })
+          : h('span', { 'data-token': row }, [token])]),
+        ...range(HAND_D_MODEL).map((col) => h('td', {}, [numberCell(matrix, row, col)])),
+        matrix === 'q' ? h('td', {}, [h('button', { type: 'button', class: 'icon', 'aria-label': t.removeToken(token), disabled: tokens.length <= 1, onclick: () => removeToken(row) }, ['✕'])]) : null,
+      ]))),
+    ]);
+    fill(editors, [
+      table('q'),
+      table('k'),
+      table('v'),
+      h('button', { type: 'button', id: 'add-token', disabled: tokens.length >= HAND_MAX_TOKENS, onclick: addToken }, [`+ ${t.addToken}`]),
+    ]);
+  }
+
+  function renameToken(row, name) {
+    const clean = name.replace(/[,;]/g, '').trim() || String(row + 1);
+    ctx.set((s) => (s.hand.tokens[row] = clean), 'hand');
+    editors.querySelectorAll(`[data-token="${row}"]`).forEach((span) => (span.textContent = clean));
+  }
+
+  function addToken() {
+    ctx.set((s) => {
+      const hand = s.hand;
+      hand.tokens.push(ctx.lang === 'zh' ? `词${hand.tokens.length + 1}` : `w${hand.tokens.length + 1}`);
+      for (const key of ['q', 'k', 'v']) hand[key].push(Array(HAND_D_MODEL).fill(0));
+    }, 'hand', 'structure');
+  }
+
+  function removeToken(row) {
+    ctx.set((s) => {
+      const hand = s.hand;
+      hand.tokens.splice(row, 1);
+      for (const key of ['q', 'k', 'v']) hand[key].splice(row, 1);
+    }, 'hand', 'structure');
+    ctx.selected = null;
+  }
+
+  function buildWo() {
+    cells.wo = [];
+    fill(woBox, [
+      h('table', { class: 'qkv wo', 'data-matrix': 'wo' }, [
+        h('caption', { class: 'sr-only' }, ['Wᴼ']),
+        h('thead', {}, [h('tr', {}, [h('th', { scope: 'col' }, ['']), ...range(HAND_D_MODEL).map((c) => h('th', { scope: 'col' }, [String(c)]))])]),
+        h('tbody', {}, range(HAND_D_MODEL).map((row) => h('tr', {}, [h('th', { scope: 'row' }, [String(row)]), ...range(HAND_D_MODEL).map((col) => h('td', {}, [numberCell('wo', row, col)]))]))),
+      ]),
+      h('button', { type: 'button', id: 'wo-reset', onclick: () => ctx.set((s) => { s.hand.wo = defaultState().hand.wo; }, 'hand', 'structure') }, [t.woReset]),
+    ]);
+  }
+
+  function drawHeads(result) {
+    const { tokens, L, dModel, heads, dK } = result;
+    const rows = { rows: L, rowLabels: tokens };
+    const dims = (head) => range(dK).map((c) => String(head * dK + c));
+    const off = ctx.state.hand.off;
+    const cards = range(heads).map((head) => {
+      const color = headColor(head);
+      const slice = (name, values) => figure({
+        caption: t.slice(name),
+        svg: matrixView(vdoc, { values: sliceColumns(values, L, dModel, head * dK, dK), ...rows, cols: dK, colLabels: dims(head), headOf: () => head, disabledHeads: off, title: `${t.headTitle(head)} · ${t.slice(name)}`, cell: 40 }),
+      });
+      // With the mask on, the scores it will hide are faded and struck through.
+      const masked = ctx.state.hand.causal ? (r, c) => c > r : null;
+      const square = (caption, values, scale, id) => figure({
+        id,
+        caption,
+        svg: heatmap(vdoc, { values, ...rows, cols: L, colLabels: tokens, scale, masked: scale === 'signed' ? masked : null, title: `${t.headTitle(head)} · ${caption}`, cell: 42 }),
+        table: { values, rows: L, cols: L, rowLabels: tokens, colLabels: tokens, caption: `${t.headTitle(head)} · ${caption}`, corner: t.rowHeader },
+      });
+      const scaled = ctx.state.hand.scale ? result.scores[head] : null;
+      return vh('article', { class: `head-card${off.includes(head) ? ' off' : ''}`, 'data-head': head, style: `--head:${color}` }, [
+        vh('h3', {}, [vh('span', { class: 'swatch', style: `background:${color}`, 'aria-hidden': 'true' }), t.headTitle(head), vh('small', {}, [' · ', dK > 1 ? t.headDims(head * dK, head * dK + dK - 1) : t.headDim(head * dK)])]),
+        vh('div', { class: 'fig-row' }, [slice('q', result.q), slice('k', result.k), slice('v', result.v)]),
+        vh('div', { class: 'fig-row' }, [
+          square(t.dots, result.dots[head], 'signed', `head-${head}-dots`),
+          scaled ? square(t.scaled(dK), scaled, 'signed', `head-${head}-scaled`) : vh('p', { class: 'muted scaled-off' }, [t.scaledOff]),
+          square(t.weights, result.attention[head], 'weights', `head-${head}-weights`),
+          figure({
+            id: `head-${head}-output`,
+            caption: t.headOutput,
+            svg: matrixView(vdoc, { values: result.headOutputs[head], ...rows, cols: dK, colLabels: dims(head), headOf: () => head, title: `${t.headTitle(head)} · ${t.headOutput}`, cell: 44 }),
+            table: { values: result.headOutputs[head], rows: L, cols: dK, rowLabels: tokens, colLabels: dims(head), corner: t.rowHeader },
+          }),
+        ]),
+      ]);
+    });
+    show(headsBox, cards);
+    const allDims = range(dModel).map(String);
+    show(concatBox, figure({
+      id: 'concat-figure',
+      caption: `Concat · L×d_model = ${L}×${dModel}`,
+      svg: matrixView(vdoc, { values: result.concat, ...rows, cols: dModel, colLabels: allDims, headOf: (c) => Math.floor(c / dK), disabledHeads: off, title: t.concatTitle }),
+      table: { values: result.concat, rows: L, cols: dModel, rowLabels: tokens, colLabels: allDims, corner: t.rowHeader },
+    }));
+    show(outputBox, figure({
+      id: 'output-figure',
+      caption: `${t.outputTitle} · ${L}×${dModel}`,
+      svg: matrixView(vdoc, { values: result.output, ...rows, cols: dModel, colLabels: allDims, fill: 'signed', title: t.outputTitle }),
+      table: { values: result.output, rows: L, cols: dModel, rowLabels: tokens, colLabels: allDims, corner: t.rowHeader },
+    }));
+  }
+
+  buildEditors();
+  buildWo();
+  showEntryEditor(true);
+
+  return {
+    node,
+    deps: ['hand', 'structure'],
+    update(areas) {
+      if (areas.has('structure')) {
+        buildEditors();
+        buildWo();
+        showEntryEditor(true);
+        headChoice.querySelectorAll('input').forEach((input) => (input.checked = Number(input.value) === ctx.state.hand.heads));
+        node.querySelector('#hand-mask').checked = ctx.state.hand.causal;
+        node.querySelector('#hand-scale').checked = ctx.state.hand.scale;
+      }
+      fill(status, ctx.handError ? errorBox(ctx.text, ctx.handError) : null);
+      if (ctx.hand) drawHeads(ctx.hand);
+      node.classList.toggle('stale', Boolean(ctx.handError));
+    },
+  };
+}

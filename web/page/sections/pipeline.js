@@ -1,0 +1,100 @@
+import { h } from '../dom.js';
+import { section } from '../common.js';
+import { show, vdoc, findAll } from '../vdom.js';
+import { pipeline, legend } from '../../draw/index.js';
+
+const reducedMotion = () => window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+
+/** The main pipeline lies flat on wide screens; read from the window, so drawing forces no layout. */
+export const wideScreen = () => window.innerWidth >= 700;
+
+/** The pipeline SVG of the hand example, drawn with `doc` (the real document for export, vdoc on the page). */
+export function pipelineSvg(ctx, doc, { step = 0, highlight = [], title, orientation = wideScreen() ? 'horizontal' : 'vertical' }) {
+  const result = ctx.hand;
+  return pipeline(doc, {
+    tokens: result.tokens,
+    dModel: result.dModel,
+    heads: result.heads,
+    q: result.q,
+    scores: result.scores,
+    attention: result.attention,
+    headOutputs: result.headOutputs,
+    concat: result.concat,
+    wo: ctx.state.hand.wo.flat(),
+    output: result.output,
+    enabled: result.enabled,
+    step,
+    highlight,
+    orientation,
+    labels: ctx.text.pipeline.labels,
+    title,
+  });
+}
+
+/** Draws the pipeline into `box`; `enter` marks the lit stage so it fades in (the step just changed). */
+export function drawPipeline(ctx, box, { enter = false, ...options }) {
+  if (!ctx.hand) return;
+  const svg = pipelineSvg(ctx, vdoc, options);
+  if (enter) {
+    for (const stage of findAll(svg, (n) => /\bactive\b/.test(n.attrs.class ?? ''))) stage.attrs.class += ' enter';
+  }
+  show(box, svg);
+}
+
+/** §3: the pipeline figure and its 8-step animation (play, pause, step back and forward, captions). */
+export function pipelineSection(ctx) {
+  const t = ctx.text.pipeline;
+  const box = h('div', { class: 'pipeline-box', id: 'pipeline' });
+  const caption = h('p', { class: 'step-caption', id: 'step-caption', 'aria-live': 'polite' });
+  const counter = h('span', { class: 'step-counter', id: 'step-counter' });
+  let timer = null;
+
+  const goTo = (step) => ctx.set((s) => (s.step = Math.max(0, Math.min(8, step))), 'step');
+  const stop = () => {
+    clearInterval(timer);
+    timer = null;
+    playButton.textContent = `▶ ${t.play}`;
+    playButton.setAttribute('aria-pressed', 'false');
+  };
+  const play = () => {
+    if (timer) return stop();
+    if (ctx.state.step >= 8) goTo(0);
+    playButton.textContent = `⏸ ${t.pause}`;
+    playButton.setAttribute('aria-pressed', 'true');
+    // Reduced motion: no fades (see the stylesheet) and a slower pace, so each step can be read.
+    timer = setInterval(() => {
+      if (ctx.state.step >= 8) return stop();
+      goTo(ctx.state.step + 1);
+    }, reducedMotion() ? 3500 : 1600);
+    goTo(ctx.state.step + 1);
+  };
+  const playButton = h('button', { type: 'button', id: 'step-play', 'aria-pressed': 'false', onclick: play }, [`▶ ${t.play}`]);
+
+  const node = section('pipeline-section', ctx.text.sections.pipeline, [
+    h('p', {}, [t.lead]),
+    h('div', { class: 'player', role: 'group', 'aria-label': t.figureTitle }, [
+      h('button', { type: 'button', id: 'step-back', onclick: () => { stop(); goTo(ctx.state.step - 1); } }, [`◀ ${t.back}`]),
+      playButton,
+      h('button', { type: 'button', id: 'step-forward', onclick: () => { stop(); goTo(ctx.state.step + 1); } }, [`${t.forward} ▶`]),
+      counter,
+    ]),
+    caption,
+    box,
+    h('div', { class: 'legends' }, [
+      legend(document, { scale: 'weights', title: ctx.text.hand.weightLegend, id: 'pipeline-weights' }),
+      legend(document, { scale: 'signed', title: t.signedLegend, id: 'pipeline-signed', tickLabels: ['−', '0', '+'] }),
+    ]),
+  ]);
+  return {
+    node,
+    deps: ['hand', 'step', 'resize'],
+    update(areas) {
+      const step = ctx.state.step;
+      drawPipeline(ctx, box, { step, title: t.figureTitle, enter: areas.has('step') && !areas.has('hand') && !reducedMotion() });
+      caption.textContent = t.captions[step];
+      counter.textContent = step === 0 ? t.overview : t.stepOf(step);
+      node.dataset.step = String(step);
+    },
+    dispose: stop,
+  };
+}

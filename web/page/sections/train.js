@@ -1,0 +1,10 @@
+import { section } from '../common.js';
+import { mountTraining } from '../train.js';
+
+/** §8: train the heads on the two-views task and watch them specialise (runs in a Web Worker). */
+export function trainSection(ctx) {
+  const body = document.createElement('div');
+  const node = section('train-section', ctx.text.sections.train, [body]);
+  const training = mountTraining(body, { lang: ctx.lang, heading: false });
+  return { node, deps: [], update() {}, dispose: () => training.dispose() };
+}

@@ -1,0 +1,118 @@
+import { h, fill, checkbox, numberField, uniqueId } from '../dom.js';
+import { section, figure, errorBox, range } from '../common.js';
+import { show, vdoc } from '../vdom.js';
+import { lineView, headGrid, headKey, legend } from '../../draw/index.js';
+import { wideScreen } from './pipeline.js';
+
+/** §6: the BertViz-style line view and the all-heads grid, for the hand example or a larger random model. */
+export function viewsSection(ctx) {
+  const t = ctx.text.views;
+  const bigControls = h('div', { class: 'controls big-controls' });
+  const status = h('div');
+  const headToggles = h('fieldset', { class: 'choice' });
+  const focusSelect = h('select', { id: 'focus-token', onchange: (e) => { focus = e.target.value === '' ? null : Number(e.target.value); ctx.invalidate('views-draw'); } });
+  // Clicking a word on the left of the line view keeps only its lines (again: all of them).
+  const linesBox = h('div', { id: 'lines-view', onclick: (event) => {
+    const token = event.target.closest?.('.query-token');
+    if (!token) return;
+    const index = Number(token.dataset.index);
+    focus = focus === index ? null : index;
+    focusSelect.value = focus === null ? '' : String(focus);
+    ctx.invalidate('views-draw');
+  } });
+  const gridBox = h('div', { id: 'grid-view' });
+  let focus = null;
+  let hidden = new Set();
+
+  const sourceChoice = h('fieldset', { class: 'choice' }, [
+    h('legend', {}, [t.source]),
+    ...[['hand', t.sourceHand], ['big', t.sourceBig]].map(([value, label]) => {
+      const id = uniqueId('source');
+      return h('label', { for: id }, [
+        h('input', { type: 'radio', name: 'views-source', id, value, checked: ctx.state.views.source === value, onchange: () => ctx.set((s) => (s.views.source = value), 'views', 'views-structure') }),
+        ` ${label}`,
+      ]);
+    }),
+  ]);
+
+  function buildBigControls() {
+    const views = ctx.state.views;
+    if (views.source !== 'big') return fill(bigControls, []);
+    const scaleLabel = h('span', {}, [t.weightScale(views.weightScale)]);
+    const scaleId = uniqueId('wscale');
+    fill(bigControls, [
+      h('p', { class: 'muted' }, [t.bigNote]),
+      numberField({ label: t.dModel, value: views.dModel, min: 1, max: 1024, id: 'views-dmodel', onInput: (v) => ctx.set((s) => (s.views.dModel = v), 'views') }),
+      numberField({ label: t.heads, value: views.heads, min: 1, max: 64, id: 'views-heads', onInput: (v) => ctx.set((s) => (s.views.heads = v), 'views') }),
+      numberField({ label: t.seed, value: views.seed, min: 0, id: 'views-seed', onInput: (v) => ctx.set((s) => (s.views.seed = v), 'views') }),
+      h('label', { class: 'field wide', for: 'views-sentence' }, [
+        h('span', {}, [t.sentence]),
+        h('input', { type: 'text', id: 'views-sentence', value: ctx.sentence(), oninput: (e) => ctx.set((s) => (s.views.sentence = e.target.value), 'views') }),
+      ]),
+      h('label', { class: 'field wide', for: scaleId }, [
+        scaleLabel,
+        h('input', { type: 'range', id: scaleId, 'data-role': 'weight-scale', min: 0.05, max: 1.5, step: 0.05, value: views.weightScale, oninput: (e) => {
+          const value = Number(e.target.value);
+          scaleLabel.textContent = t.weightScale(value);
+          ctx.set((s) => (s.views.weightScale = value), 'views');
+        } }),
+      ]),
+      checkbox({ label: t.causal, checked: views.causal, id: 'views-mask', onChange: (on) => ctx.set((s) => (s.views.causal = on), 'views') }),
+    ]);
+  }
+
+  function buildPickers(result) {
+    const key = `${result.heads}/${result.tokens.join('\u0001')}`;
+    if (headToggles.dataset.key === key) return;
+    headToggles.dataset.key = key;
+    hidden = new Set([...hidden].filter((head) => head < result.heads));
+    fill(headToggles, [
+      h('legend', {}, [t.showHeads]),
+      ...range(result.heads).map((head) => checkbox({ label: `h${head + 1}`, checked: !hidden.has(head), onChange: (on) => { if (on) hidden.delete(head); else hidden.add(head); ctx.invalidate('views-draw'); } })),
+    ]);
+    if (focus !== null && focus >= result.L) focus = null;
+    fill(focusSelect, [
+      h('option', { value: '', selected: focus === null }, [t.focusAll]),
+      ...result.tokens.map((token, i) => h('option', { value: i, selected: focus === i }, [`${i + 1}. ${token}`])),
+    ]);
+  }
+
+  const node = section('views-section', ctx.text.sections.views, [
+    h('p', {}, [t.lead]),
+    h('div', { class: 'controls' }, [sourceChoice]),
+    bigControls,
+    status,
+    h('div', { class: 'controls' }, [headToggles, h('label', { class: 'field', for: 'focus-token' }, [h('span', {}, [t.focus]), focusSelect])]),
+    h('div', { class: 'views-layout' }, [linesBox, gridBox]),
+  ]);
+  buildBigControls();
+
+  return {
+    node,
+    deps: ['views', 'views-structure', 'views-draw', 'hand', 'resize'],
+    update(areas) {
+      if (areas.has('views-structure')) buildBigControls();
+      fill(status, ctx.viewsError ? errorBox(ctx.text, ctx.viewsError) : null);
+      const result = ctx.views;
+      node.classList.toggle('stale', Boolean(ctx.viewsError));
+      if (!result) return;
+      buildPickers(result);
+      const visibleHeads = range(result.heads).filter((head) => !hidden.has(head));
+      show(linesBox, figure({
+        id: 'lines-figure',
+        caption: t.lines,
+        svg: lineView(vdoc, { tokens: result.tokens, attention: result.attention, visibleHeads, focus, title: t.linesTitle, queryLabel: t.query, keyLabel: t.key, rowGap: result.L > 12 ? 24 : 32 }),
+      }));
+      const grid = figure({
+        id: 'grid-figure',
+        caption: t.grid,
+        svg: headGrid(vdoc, { tokens: result.tokens, attention: result.attention, enabled: result.enabled, title: t.gridTitle, columns: Math.min(wideScreen() ? 4 : 2, result.heads) }),
+      });
+      grid.append(
+        headKey(vdoc, { heads: result.heads, title: t.showHeads }),
+        legend(vdoc, { scale: 'weights', id: 'views-weights', title: ctx.text.hand.weightLegend }),
+      );
+      show(gridBox, grid);
+    },
+  };
+}
