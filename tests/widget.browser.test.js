@@ -1,0 +1,595 @@
+// <multi-head-attention> in real Chromium: the example course page, several widgets on one page,
+// hostile tokens and CSS, a strict CSP, bad attributes, re-rendering and the mha-change event.
+// Fixture pages are HTML strings served through page routes on the test server's origin.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchChromium, ensureArtifactsDir, seriousAxeViolations } from './browser.js';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../web/serve.js';
+import { referenceAttention } from './reference.js';
+
+const STRICT_CSP = "script-src 'self' 'wasm-unsafe-eval'";
+const LESSON = {
+  tokens: '["猫","吃","鱼"]',
+  q: '[[1,1,0,0],[0,2,0,2],[0,0,1,1]]',
+  k: '[[1,0,1,0],[0,1,0,1],[1,1,0,0]]',
+  v: '[[1,0,1,0],[0,1,0,1],[2,0,0,2]]',
+};
+const lessonFlat = Object.fromEntries(['q', 'k', 'v'].map((name) => [name, JSON.parse(LESSON[name]).flat()]));
+
+let browser;
+let plain; // the static server
+let strict; // the same files, served with the strict CSP header
+
+before(async () => {
+  [plain, strict] = await Promise.all([startServer({ port: 0 }), startServer({ port: 0, headers: { 'Content-Security-Policy': STRICT_CSP } })]);
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  await Promise.all([plain, strict].filter(Boolean).map(({ server }) => new Promise((resolve) => server.close(resolve))));
+});
+
+/** Attribute text for an element: every value escaped for a single-quoted attribute. */
+function attrs(map) {
+  return Object.entries(map)
+    .map(([name, value]) => (value === true ? name : `${name}='${String(value).replaceAll('&', '&amp;').replaceAll("'", '&#39;')}'`))
+    .join(' ');
+}
+
+function fixture(body, { head = '' } = {}) {
+  return `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<script type="module" src="/dist/widget.js"></script>${head}</head><body>${body}</body></html>`;
+}
+
+/**
+ * Opens `path` (a file of web/, or a fixture served at /fixture/<name>.html when `html` is given).
+ * `files` serves files of this disk at other paths ({ 'a/b.js': { path, contentType } }).
+ * Records console errors and warnings, uncaught exceptions, dialogs, CSP violations and any request
+ * leaving the server (aborted: a course page must need nothing but its own host).
+ */
+async function open(path, { html, server = plain, headers = {}, files = {}, viewport = { width: 1100, height: 900 } } = {}) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const log = { errors: [], warnings: [], dialogs: [], offsite: [], csp: [] };
+  page.on('console', (message) => {
+    if (message.type() === 'error') log.errors.push(message.text());
+    if (message.type() === 'warning') log.warnings.push(message.text());
+    if (/Content Security Policy/i.test(message.text())) log.csp.push(message.text());
+  });
+  page.on('pageerror', (error) => log.errors.push(String(error)));
+  page.on('dialog', (dialog) => {
+    log.dialogs.push(dialog.message());
+    return dialog.dismiss();
+  });
+  await context.addInitScript(() => {
+    window.__violations = [];
+    document.addEventListener('securitypolicyviolation', (event) => {
+      window.__violations.push(`${event.violatedDirective} ${event.blockedURI}`);
+    });
+  });
+  await context.route((url) => !url.href.startsWith(server.url), (route) => {
+    log.offsite.push(route.request().url());
+    return route.abort();
+  });
+  for (const [at, { path: file, contentType }] of Object.entries(files)) {
+    await context.route(`${server.url}${at}`, (route) => route.fulfill({ path: file, contentType }));
+  }
+  if (html !== undefined) {
+    await context.route(`${server.url}fixture/${path}`, (route) =>
+      route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', headers, body: html }));
+  }
+  await page.goto(`${server.url}${html !== undefined ? 'fixture/' : ''}${path}`);
+  return { page, context, log };
+}
+
+/** Waits until every widget on the page shows a result or an inline error. */
+function settled(page, selector = 'multi-head-attention') {
+  return page.waitForFunction(
+    (sel) => [...document.querySelectorAll(sel)].every((el) => el.result || el.shadowRoot?.querySelector('.error')),
+    selector,
+    { timeout: 15000 },
+  );
+}
+
+const rounded = (values, digits = 2) => Array.from(values, (x) => Math.round(x * 10 ** digits) / 10 ** digits);
+
+test('the example course page: two widgets, different heads, independent and correct', async () => {
+  const { page, context, log } = await open('course-example.html');
+  const wasmFetches = [];
+  page.on('request', (request) => request.url().endsWith('.wasm') && wasmFetches.push(request.url()));
+  try {
+    await page.reload(); // again, now counting the wasm requests
+    await settled(page);
+    const widgets = await page.$$('multi-head-attention');
+    assert.equal(widgets.length, 2);
+    const results = await page.$$eval('multi-head-attention', (els) => els.map((el) => ({
+      heads: el.heads,
+      causal: el.causal,
+      attention: el.result.attention.map((a) => Array.from(a)),
+      concat: Array.from(el.result.concat),
+      output: Array.from(el.result.output),
+      cells: [...el.shadowRoot.querySelectorAll('figure.heatmap[data-head="0"] g.cell')].slice(0, 3).map((g) => g.textContent),
+    })));
+    const [first, second] = results;
+    assert.equal(first.heads, 2);
+    assert.equal(first.causal, false);
+    assert.deepEqual(rounded(first.attention[0].slice(0, 3)), [0.25, 0.25, 0.5], "head 1's 猫 row, mask off");
+    assert.deepEqual(rounded(first.attention[1].slice(0, 3)), [0.33, 0.33, 0.33], "head 2's 猫 row");
+    assert.deepEqual(rounded(first.concat.slice(0, 4)), [1.26, 0.25, 0.33, 1], "猫's concat");
+    assert.deepEqual(first.cells, ['0.25', '0.25', '0.50'], 'the heatmap shows the numbers');
+
+    assert.equal(second.heads, 4);
+    assert.equal(second.causal, true);
+    const ref = referenceAttention({ ...lessonFlat, d: 4, h: 4, causal: true });
+    second.attention.forEach((a, h) => assert.deepEqual(rounded(a, 4), rounded(ref.attention[h], 4), `head ${h + 1} of the second widget`));
+    assert.deepEqual(rounded(second.output, 4), rounded(ref.output, 4));
+    assert.deepEqual(rounded(second.attention[0].slice(0, 3)), [1, 0, 0], '猫 sees only itself under the mask');
+
+    // Editing the first widget leaves the second untouched.
+    const slider = await page.evaluateHandle(() => document.querySelector('multi-head-attention').shadowRoot.querySelector('fieldset[data-matrix="q"] input[type="range"]'));
+    await slider.focus();
+    for (let i = 0; i < 10; i++) await page.keyboard.press('ArrowLeft');
+    const after_ = await page.$$eval('multi-head-attention', (els) => els.map((el) => el.result.attention.map((a) => Array.from(a))));
+    assert.notDeepEqual(rounded(after_[0][0]), rounded(first.attention[0]), 'the first widget changed');
+    assert.deepEqual(after_[0][1], first.attention[1], 'its head 2 ignores dims 0–1');
+    assert.deepEqual(after_[1], second.attention, 'the second widget did not change');
+    const refEdited = referenceAttention({ ...lessonFlat, q: [0, 1, 0, 0, ...lessonFlat.q.slice(4)], d: 4, h: 2, causal: false });
+    assert.deepEqual(rounded(after_[0][0], 4), rounded(refEdited.attention[0], 4), 'q 猫 dim 0 = 0 recomputed');
+    assert.deepEqual(rounded(after_[0][0].slice(0, 3)), [0.2, 0.4, 0.4], "the page's hint: 吃 and 鱼 get 0.40 each");
+
+    assert.equal(wasmFetches.length, 1, 'one shared wasm instance');
+    assert.deepEqual(log.errors, []);
+    assert.deepEqual(log.warnings, []);
+    assert.deepEqual(log.offsite, [], 'nothing is fetched from another host');
+  } finally {
+    await context.close();
+  }
+});
+
+test('the example course page at desktop and phone width: no overflow (screenshots in tests/artifacts)', async () => {
+  const dir = ensureArtifactsDir();
+  for (const [name, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 375, height: 740 }]]) {
+    const { page, context, log } = await open('course-example.html', { viewport });
+    try {
+      await settled(page);
+      const sizes = await page.$$eval('multi-head-attention', (els) => els.map((el) => {
+        const box = el.shadowRoot.querySelector('.mha');
+        return { host: el.getBoundingClientRect().width, scroll: box.scrollWidth, client: box.clientWidth, height: box.getBoundingClientRect().height };
+      }));
+      for (const size of sizes) {
+        assert.ok(size.scroll <= size.client + 1, `${name}: the widget's content fits its box (${JSON.stringify(size)})`);
+        assert.ok(size.host <= viewport.width && size.height > 150, `${name}: ${JSON.stringify(size)}`);
+      }
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${name}: the page does not scroll sideways`);
+      await page.screenshot({ path: `${dir}widget-course-${name}.png`, fullPage: true });
+      // Turning the phone (or resizing the window) redraws to the new width.
+      const mapWidth = () => page.$eval('multi-head-attention', (el) => el.shadowRoot.querySelector('svg.mha-heatmap').getAttribute('width'));
+      const was = await mapWidth();
+      await page.setViewportSize({ width: name === 'phone' ? 1280 : 340, height: 800 });
+      await page.waitForFunction((w) => document.querySelector('multi-head-attention').shadowRoot.querySelector('svg.mha-heatmap').getAttribute('width') !== w, was);
+      const fits = await page.$$eval('multi-head-attention', (els) => els.every((el) => {
+        const box = el.shadowRoot.querySelector('.mha');
+        return box.scrollWidth <= box.clientWidth + 1;
+      }));
+      assert.ok(fits, `${name}: still fits after resizing`);
+      assert.deepEqual(log.errors, []);
+    } finally {
+      await context.close();
+    }
+  }
+});
+
+test('in a narrow 240 px column every view stays inside its box', async () => {
+  const views = ['heatmaps', 'lines', 'pipeline', 'full'];
+  const html = fixture(`<div style="width:240px">${views.map((view) => `<multi-head-attention editable ${attrs({ ...LESSON, heads: 4, view })}></multi-head-attention>`).join('')}</div>`);
+  const { page, context, log } = await open('narrow.html', { html });
+  try {
+    await settled(page);
+    const sizes = await page.$$eval('multi-head-attention', (els) => els.map((el) => {
+      const box = el.shadowRoot.querySelector('.mha');
+      return [el.getAttribute('view'), box.scrollWidth, box.clientWidth, el.getBoundingClientRect().width];
+    }));
+    for (const [view, scroll, client, host] of sizes) {
+      assert.ok(scroll <= client + 1, `${view}: ${scroll} > ${client}`);
+      assert.ok(host <= 240, `${view}: ${host}`);
+    }
+    assert.deepEqual(log.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('an HTML-looking token is shown as text and runs nothing', async () => {
+  const token = '<img src=x onerror=alert(1)>';
+  const closer = '"></multi-head-attention><script>alert(2)</script>';
+  const html = fixture(`
+    <multi-head-attention id="a" ${attrs({ ...LESSON, tokens: JSON.stringify([token, closer, '鱼']), heads: 2, view: 'full', editable: true })}></multi-head-attention>
+    <multi-head-attention id="b" ${attrs({ ...LESSON, heads: '<img src=x onerror=alert(3)>' })}></multi-head-attention>`);
+  const { page, context, log } = await open('xss.html', { html });
+  try {
+    await settled(page);
+    await page.waitForTimeout(200); // give any injected handler the chance to fire
+    const seen = await page.evaluate(() => {
+      const root = document.getElementById('a').shadowRoot;
+      return {
+        images: document.querySelectorAll('img').length + root.querySelectorAll('img, script').length + document.getElementById('b').shadowRoot.querySelectorAll('img').length,
+        svgText: [...root.querySelectorAll('svg text')].map((t) => t.textContent),
+        tokens: document.getElementById('a').tokens,
+        error: document.getElementById('b').shadowRoot.querySelector('.error').textContent,
+      };
+    });
+    assert.deepEqual(log.dialogs, [], 'no alert ran');
+    assert.equal(seen.images, 0, 'no element was created from a token');
+    assert.ok(seen.svgText.includes(token), 'the token is drawn as text');
+    assert.ok(seen.svgText.includes(closer));
+    assert.deepEqual(seen.tokens, [token, closer, '鱼']);
+    assert.match(seen.error, /BAD_HEADS/);
+    assert.ok(seen.error.includes('<img src=x'), 'the quoted bad value is text too');
+    assert.deepEqual(log.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test(`served with "${STRICT_CSP}" the course page loads with no policy violations`, async () => {
+  const { page, context, log } = await open('course-example.html', { server: strict });
+  try {
+    await settled(page);
+    const ok = await page.$$eval('multi-head-attention', (els) => els.map((el) => Boolean(el.result)));
+    assert.deepEqual(ok, [true, true], 'both widgets computed under the policy');
+    assert.deepEqual(await page.evaluate(() => window.__violations), []);
+    assert.deepEqual(log.csp, []);
+    assert.deepEqual(log.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a stricter policy (style-src self, no inline styles) still gives a styled, working widget', async () => {
+  const csp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
+  const html = fixture(`<multi-head-attention editable ${attrs({ ...LESSON, heads: 2 })}></multi-head-attention>`);
+  const { page, context, log } = await open('strict.html', { html, headers: { 'Content-Security-Policy': csp } });
+  try {
+    await settled(page);
+    const { result, border } = await page.evaluate(() => {
+      const el = document.querySelector('multi-head-attention');
+      return { result: Boolean(el.result), border: getComputedStyle(el.shadowRoot.querySelector('.mha')).borderTopStyle };
+    });
+    assert.equal(result, true);
+    assert.equal(border, 'solid', "the widget's stylesheet applies");
+    assert.deepEqual(await page.evaluate(() => window.__violations), []);
+    assert.deepEqual(log.csp, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('without wasm-unsafe-eval the widget says why inline instead of staying blank', async () => {
+  const html = fixture(`<multi-head-attention ${attrs({ ...LESSON, heads: 2 })}></multi-head-attention>`);
+  const { page, context, log } = await open('nowasm.html', { html, headers: { 'Content-Security-Policy': "script-src 'self'" } });
+  try {
+    await settled(page);
+    const text = await page.$eval('multi-head-attention', (el) => el.shadowRoot.querySelector('.error').textContent);
+    assert.match(text, /LOAD_FAILED/);
+    assert.ok(log.warnings.some((w) => w.includes('LOAD_FAILED')));
+    assert.ok(!log.errors.some((e) => /^Error|Uncaught/.test(e) && !/Content Security Policy|WebAssembly/i.test(e)), log.errors.join('\n'));
+  } finally {
+    await context.close();
+  }
+});
+
+test('bad attributes show a short inline error naming the problem, warn, and recover when fixed', async () => {
+  const bad = {
+    json: { ...LESSON, q: '[[1,1,0,0],[0,2,0,2]', heads: 2 },
+    ragged: { ...LESSON, k: '[[1,0,1,0],[0,1,0],[1,1,0,0]]', heads: 2 },
+    divisor: { ...LESSON, heads: 3 },
+    nan: { ...LESSON, v: '[[1,0,1,0],[0,NaN,0,1],[2,0,0,2]]', heads: 2 },
+    count: { ...LESSON, tokens: '["猫","吃"]', heads: 2 },
+    view: { ...LESSON, view: 'table', heads: 2 },
+  };
+  const expected = { json: 'BAD_JSON', ragged: 'RAGGED_ROWS', divisor: 'HEADS_NOT_DIVISOR', nan: 'NOT_FINITE', count: 'TOKEN_COUNT', view: 'BAD_VIEW' };
+  const html = fixture(Object.entries(bad).map(([id, a]) => `<p>before</p><multi-head-attention id="${id}" ${attrs(a)}></multi-head-attention>`).join('\n'));
+  const { page, context, log } = await open('bad.html', { html });
+  try {
+    await settled(page);
+    const shown = await page.$$eval('multi-head-attention', (els) => els.map((el) => {
+      const error = el.shadowRoot.querySelector('.error');
+      return { id: el.id, code: error?.dataset.code, text: error?.textContent, role: error?.getAttribute('role'), height: error?.getBoundingClientRect().height, result: el.result };
+    }));
+    for (const { id, code, text, role, height, result } of shown) {
+      assert.equal(code, expected[id], id);
+      assert.ok(text.includes(expected[id]), `${id}: the code is shown`);
+      assert.ok(text.length < 220, `${id}: short (${text})`);
+      assert.equal(role, 'alert');
+      assert.ok(height > 20, `${id}: visible, not a blank box`);
+      assert.equal(result, null);
+    }
+    assert.match(shown.find((s) => s.id === 'divisor').text, /heads 3 不能整除 d_model 4/);
+    assert.match(shown.find((s) => s.id === 'nan').text, /v 第 2 行第 2 列是 NaN/);
+    assert.match(shown.find((s) => s.id === 'ragged').text, /k 的行长短不一/);
+    for (const code of Object.values(expected)) assert.ok(log.warnings.some((w) => w.includes(code)), `console.warn for ${code}`);
+    assert.deepEqual(log.errors, [], 'nothing escaped to the page');
+
+    // Fixing the attribute brings the widget back.
+    await page.$eval('#divisor', (el) => el.setAttribute('heads', '2'));
+    await page.waitForFunction(() => document.getElementById('divisor').result);
+    const fixed = await page.$eval('#divisor', (el) => ({ error: el.shadowRoot.querySelector('.error'), maps: el.shadowRoot.querySelectorAll('figure.heatmap').length }));
+    assert.equal(fixed.error, null);
+    assert.equal(fixed.maps, 2);
+    // And English messages with lang="en".
+    await page.$eval('#divisor', (el) => {
+      el.setAttribute('lang', 'en');
+      el.heads = 3;
+    });
+    await page.waitForFunction(() => document.getElementById('divisor').shadowRoot.querySelector('.error'));
+    assert.match(await page.$eval('#divisor', (el) => el.shadowRoot.querySelector('.error').textContent), /heads 3 does not divide d_model 4/);
+  } finally {
+    await context.close();
+  }
+});
+
+test('changing heads (attribute or property) re-renders with the right number of heads', async () => {
+  const html = fixture(`<multi-head-attention ${attrs({ ...LESSON, heads: 2 })}></multi-head-attention>`);
+  const { page, context, log } = await open('heads.html', { html });
+  try {
+    await settled(page);
+    const state = () => page.$eval('multi-head-attention', (el) => ({
+      heads: el.heads,
+      maps: el.shadowRoot.querySelectorAll('figure.heatmap').length,
+      attention: el.result?.attention.map((a) => Array.from(a)),
+      summary: el.shadowRoot.querySelector('.summary')?.textContent,
+    }));
+    assert.equal((await state()).maps, 2);
+    const viaPromise = await page.$eval('multi-head-attention', async (el) => {
+      el.heads = 1;
+      const result = await el.updateComplete;
+      el.heads = 2;
+      return [result.attention.length, (await el.updateComplete).attention.length];
+    });
+    assert.deepEqual(viaPromise, [1, 2], 'updateComplete resolves with the re-rendered result');
+    for (const heads of [1, 4, 2]) {
+      await page.$eval('multi-head-attention', (el, n) => el.setAttribute('heads', String(n)), heads);
+      await page.waitForFunction((n) => document.querySelector('multi-head-attention').result?.attention.length === n, heads);
+      const now = await state();
+      assert.equal(now.heads, heads);
+      assert.equal(now.maps, heads, `${heads} heatmaps`);
+      assert.match(now.summary, new RegExp(`h = ${heads} · d_k = ${4 / heads}`));
+      const ref = referenceAttention({ ...lessonFlat, d: 4, h: heads, causal: false });
+      now.attention.forEach((a, h) => assert.deepEqual(rounded(a, 4), rounded(ref.attention[h], 4), `h = ${heads}, head ${h + 1}`));
+    }
+    // The other switches and views, through properties.
+    await page.$eval('multi-head-attention', (el) => {
+      el.causal = true;
+      el.scale = false;
+      el.view = 'lines';
+    });
+    await page.waitForFunction(() => document.querySelector('multi-head-attention').shadowRoot.querySelector('svg.mha-lines'));
+    const attributes = await page.$eval('multi-head-attention', (el) => [el.hasAttribute('causal'), el.getAttribute('scale'), el.getAttribute('view'), el.scale, el.result.attention[0][1]]);
+    assert.deepEqual(attributes, [true, 'off', 'lines', false, 0], 'properties reflect to attributes; masked weight is 0');
+    for (const view of ['pipeline', 'full', 'heatmaps']) {
+      await page.$eval('multi-head-attention', (el, v) => (el.view = v), view);
+      await page.waitForFunction((v) => document.querySelector('multi-head-attention').shadowRoot.querySelector(`.views[data-view="${v}"]`), view);
+    }
+    // Data through properties, including rows as typed arrays.
+    await page.$eval('multi-head-attention', (el) => {
+      el.tokens = ['a', 'b'];
+      el.q = [new Float32Array([1, 0]), new Float32Array([0, 1])];
+      el.k = [[1, 0], [0, 1]];
+      el.v = [[1, 2], [3, 4]];
+      el.heads = 1;
+      el.causal = false;
+    });
+    await page.waitForFunction(() => document.querySelector('multi-head-attention').result?.attention[0].length === 4);
+    const small = await page.$eval('multi-head-attention', (el) => ({ q: el.q, tokens: el.tokens, a: Array.from(el.result.attention[0]) }));
+    assert.deepEqual(small.q, [[1, 0], [0, 1]]);
+    assert.deepEqual(small.tokens, ['a', 'b']);
+    const e = Math.exp(1); // scale is still off from above: the raw dot products
+    assert.deepEqual(rounded(small.a, 4), rounded([e / (e + 1), 1 / (e + 1), 1 / (e + 1), e / (e + 1)], 4));
+    assert.deepEqual(log.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('mha-change fires (bubbling, composed) with the result whenever the learner edits', async () => {
+  const html = fixture(`<div id="wrap"><multi-head-attention editable ${attrs({ ...LESSON, heads: 2 })}></multi-head-attention></div>`);
+  const { page, context, log } = await open('events.html', { html });
+  try {
+    await settled(page);
+    await page.evaluate(() => {
+      window.__events = [];
+      document.getElementById('wrap').addEventListener('mha-change', (event) => {
+        window.__events.push({ same: event.detail === event.target.result, composed: event.composed, heads: event.detail.attention.length, row: Array.from(event.detail.attention[0].slice(0, 3)) });
+      });
+    });
+    assert.deepEqual(await page.evaluate(() => window.__events), [], 'no event for the initial render');
+    const inShadow = (selector) => page.evaluateHandle((sel) => document.querySelector('multi-head-attention').shadowRoot.querySelector(sel), selector);
+
+    // A q slider with the keyboard: q 猫 dim 0 goes 1 → 1.1.
+    const slider = await inShadow('fieldset[data-matrix="q"] input[type="range"]');
+    assert.match(await slider.evaluate((s) => s.getAttribute('aria-label')), /q · 猫 · 维 0/);
+    await slider.focus();
+    await page.keyboard.press('ArrowRight');
+    let events = await page.evaluate(() => window.__events);
+    assert.equal(events.length, 1);
+    assert.equal(events[0].same, true, 'detail is element.result');
+    assert.equal(events[0].composed, true);
+    assert.ok(events[0].row[2] > 0.5, "猫 looks at 鱼 more once q 猫 grows");
+    assert.equal(await page.$eval('multi-head-attention', (el) => el.getAttribute('q')), '[[1.1,1,0,0],[0,2,0,2],[0,0,1,1]]', 'the edit is mirrored in the attribute');
+    assert.equal(await slider.evaluate((s) => s.matches(':focus')), true, 'the slider keeps focus while the figures redraw');
+
+    // The head menu and the mask switch.
+    const select = await inShadow('select');
+    await select.selectOption('4');
+    const mask = await inShadow('input[type="checkbox"]');
+    await mask.click();
+    events = await page.evaluate(() => window.__events);
+    assert.equal(events.length, 3);
+    assert.equal(events[1].heads, 4);
+    assert.deepEqual(rounded(events[2].row), [1, 0, 0], 'mask on: 猫 sees only itself');
+    assert.deepEqual(await page.$eval('multi-head-attention', (el) => [el.getAttribute('heads'), el.hasAttribute('causal')]), ['4', true]);
+    await page.$eval('multi-head-attention', (el) => {
+      el.heads = 1;
+      return el.updateComplete;
+    });
+    assert.equal(await page.evaluate(() => window.__events.length), 3, "the page's own changes fire no event");
+    assert.equal(await page.$eval('multi-head-attention', (el) => el.shadowRoot.querySelector('select').value), '1', 'the menu follows the attribute');
+    assert.deepEqual(log.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('the lines view can keep one query token\'s lines, by mouse or keyboard', async () => {
+  const html = fixture(`<multi-head-attention ${attrs({ ...LESSON, heads: 2, view: 'lines' })}></multi-head-attention>`);
+  const { page, context, log } = await open('lines.html', { html });
+  try {
+    await settled(page);
+    const count = () => page.$eval('multi-head-attention', (el) => el.shadowRoot.querySelectorAll('svg.mha-lines line').length);
+    assert.equal(await count(), 18, '2 heads × 3 × 3 lines');
+    const button = await page.evaluateHandle(() => document.querySelector('multi-head-attention').shadowRoot.querySelector('.focus button[data-focus="0"]'));
+    assert.equal(await button.evaluate((b) => b.textContent), '猫');
+    await button.click();
+    assert.equal(await count(), 6, "only 猫's lines");
+    const pressed = () => page.$eval('multi-head-attention', (el) => [...el.shadowRoot.querySelectorAll('.focus button')].map((b) => b.getAttribute('aria-pressed')));
+    assert.deepEqual(await pressed(), ['false', 'true', 'false', 'false']);
+    await page.keyboard.press('Shift+Tab'); // focus stays on the redrawn buttons: back to "全部"
+    await page.keyboard.press('Enter');
+    assert.equal(await count(), 18);
+    assert.deepEqual(await pressed(), ['true', 'false', 'false', 'false']);
+    assert.deepEqual(log.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test("host CSS cannot hide or restyle it, and its styles do not leak out", async () => {
+  const hostile = `<style>
+    svg, figure, div, p, input, select, fieldset, output, table { display: none !important; }
+    * { color: red !important; font-size: 40px !important; line-height: 0 !important; letter-spacing: 9px !important; }
+    .mha, .views, .error, .controls { display: none !important; }
+    figure { margin: 40px; }
+  </style>`;
+  const html = fixture(`<p>text</p><multi-head-attention editable ${attrs({ ...LESSON, heads: 2 })}></multi-head-attention>
+    <figure id="outside"><svg width="10" height="10"></svg></figure><div class="error" id="outside-error">x</div>`, { head: hostile });
+  const { page, context } = await open('hostile.html', { html });
+  try {
+    await settled(page);
+    const inside = await page.$eval('multi-head-attention', (el) => {
+      const root = el.shadowRoot;
+      const svg = root.querySelector('svg');
+      const box = svg.getBoundingClientRect();
+      const text = root.querySelector('.summary');
+      return {
+        svgDisplay: getComputedStyle(svg).display,
+        svgSize: [box.width, box.height],
+        sliders: [...root.querySelectorAll('input[type="range"]')].filter((s) => s.getBoundingClientRect().width > 0).length,
+        color: getComputedStyle(text).color,
+        fontSize: getComputedStyle(text).fontSize,
+        letterSpacing: getComputedStyle(text).letterSpacing,
+      };
+    });
+    assert.notEqual(inside.svgDisplay, 'none');
+    assert.ok(inside.svgSize[0] > 50 && inside.svgSize[1] > 50, `the heatmap is visible: ${inside.svgSize}`);
+    assert.equal(inside.sliders, 36, 'every slider is visible');
+    assert.notEqual(inside.color, 'rgb(255, 0, 0)');
+    assert.notEqual(inside.fontSize, '40px');
+    assert.equal(inside.letterSpacing, 'normal');
+    const outside = await page.evaluate(() => ({
+      figureMargin: getComputedStyle(document.getElementById('outside')).marginTop,
+      errorBorder: getComputedStyle(document.getElementById('outside-error')).borderLeftStyle,
+    }));
+    assert.equal(outside.figureMargin, '40px', "the widget's figure rule stays inside");
+    assert.equal(outside.errorBorder, 'none', "the widget's .error rule stays inside");
+  } finally {
+    await context.close();
+  }
+});
+
+test('the class is exported and can be registered under another name; widgets survive a move', async () => {
+  // The fixture's own inline module is fine here (this page has no CSP).
+  const html = `<!doctype html><html><head><meta charset="utf-8"></head><body>
+    <attention-heads ${attrs({ ...LESSON, heads: 1 })}></attention-heads>
+    <multi-head-attention ${attrs({ ...LESSON, heads: 2 })}></multi-head-attention>
+    <div id="elsewhere"></div>
+    <script type="module">
+      import { MultiHeadAttentionElement, defineMultiHeadAttention } from '/dist/widget.js';
+      const Other = defineMultiHeadAttention('attention-heads');
+      window.__check = {
+        base: customElements.get('multi-head-attention') === MultiHeadAttentionElement,
+        sub: Other.prototype instanceof MultiHeadAttentionElement,
+        again: defineMultiHeadAttention('attention-heads') === Other && defineMultiHeadAttention() === MultiHeadAttentionElement,
+      };
+    </script></body></html>`;
+  const { page, context, log } = await open('define.html', { html });
+  try {
+    await page.waitForFunction(() => window.__check);
+    assert.deepEqual(await page.evaluate(() => window.__check), { base: true, sub: true, again: true });
+    await settled(page, 'attention-heads, multi-head-attention');
+    assert.equal(await page.$eval('attention-heads', (el) => el.result.attention.length), 1);
+    // Move the second widget: its layer is freed on disconnect and made again on connect.
+    await page.evaluate(() => document.getElementById('elsewhere').append(document.querySelector('multi-head-attention')));
+    await page.waitForFunction(() => document.querySelector('#elsewhere multi-head-attention').result);
+    assert.deepEqual(rounded(await page.$eval('#elsewhere multi-head-attention', (el) => Array.from(el.result.attention[0].slice(0, 3)))), [0.25, 0.25, 0.5]);
+    assert.deepEqual(log.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('widget.js and mha-core.wasm copied together into any folder work (the wasm is found beside the script)', async () => {
+  const dist = (name) => fileURLToPath(new URL(`../web/dist/${name}`, import.meta.url));
+  const html = `<!doctype html><html><head><meta charset="utf-8"><script type="module" src="/courses/lesson-10/assets/widget.js"></script></head>
+    <body><multi-head-attention ${attrs({ ...LESSON, heads: 2 })}></multi-head-attention></body></html>`;
+  const files = {
+    'courses/lesson-10/assets/widget.js': { path: dist('widget.js'), contentType: 'text/javascript' },
+    'courses/lesson-10/assets/mha-core.wasm': { path: dist('mha-core.wasm'), contentType: 'application/wasm' },
+  };
+  const { page, context, log } = await open('copied.html', { html, files, server: strict, headers: { 'Content-Security-Policy': STRICT_CSP } });
+  const requests = [];
+  page.on('request', (request) => requests.push(new URL(request.url()).pathname));
+  try {
+    await page.reload(); // again, now recording the requests
+    await settled(page);
+    assert.deepEqual(rounded(await page.$eval('multi-head-attention', (el) => Array.from(el.result.attention[0].slice(0, 3)))), [0.25, 0.25, 0.5]);
+    assert.ok(requests.includes('/courses/lesson-10/assets/mha-core.wasm'), requests.join(' '));
+    assert.ok(!requests.some((path) => path.startsWith('/dist/')), 'nothing is loaded from the build folder');
+    assert.deepEqual(await page.evaluate(() => window.__violations), []);
+    assert.deepEqual(log.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('the example course page has no serious accessibility violations', async () => {
+  const { page, context } = await open('course-example.html');
+  try {
+    await settled(page);
+    const violations = await seriousAxeViolations(page);
+    assert.deepEqual(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('view="train" mounts the training section; training in its worker separates the two heads', async () => {
+  const html = fixture(`<multi-head-attention view="train" heads="2" lang="en"></multi-head-attention>`);
+  const { page, context, log } = await open('train.html', { html, server: strict, headers: { 'Content-Security-Policy': STRICT_CSP } });
+  try {
+    const start = 'multi-head-attention >> .train-start';
+    await page.waitForSelector(`${start}:not([disabled])`, { timeout: 15000 });
+    await page.click(start);
+    // h = 2 reaches the target in a few seconds; each head then reports the view it took.
+    await page.waitForFunction(() => {
+      const heads = [...document.querySelector('multi-head-attention').shadowRoot.querySelectorAll('.train-head')];
+      return heads.length === 2 && new Set(heads.map((figure) => figure.dataset.view)).size === 2
+        && heads.every((figure) => figure.dataset.view !== 'mixed');
+    }, null, { timeout: 40000 });
+    assert.deepEqual(await page.evaluate(() => window.__violations), []);
+    assert.deepEqual(log.errors, []);
+  } finally {
+    await context.close();
+  }
+});

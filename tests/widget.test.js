@@ -1,0 +1,181 @@
+// The widget's pure parts in Node: attribute parsing, the figures it draws (linkedom as the DOM),
+// and what a page downloads for one widget.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { parseHTML } from 'linkedom';
+import { parseState, matrixToAttribute, LESSON_EXAMPLE, MAX_TOKENS } from '../web/widget/parse.js';
+import { renderViews, renderError } from '../web/widget/render.js';
+import { buildControls, MAX_SLIDER_ENTRIES } from '../web/widget/controls.js';
+import { divisors, languageOf } from '../web/widget/strings.js';
+
+const lesson = {
+  tokens: '["猫","吃","鱼"]',
+  q: '[[1,1,0,0],[0,2,0,2],[0,0,1,1]]',
+  k: '[[1,0,1,0],[0,1,0,1],[1,1,0,0]]',
+  v: '[[1,0,1,0],[0,1,0,1],[2,0,0,2]]',
+  heads: '2',
+};
+const codeOf = (attrs) => parseState({ ...lesson, ...attrs }).error?.code;
+
+test('the issue snippet parses to the lesson table with the defaults', () => {
+  const { state, error } = parseState(lesson);
+  assert.equal(error, undefined);
+  assert.deepEqual(state.tokens, ['猫', '吃', '鱼']);
+  assert.deepEqual(state.q, LESSON_EXAMPLE.q);
+  assert.equal(state.heads, 2);
+  assert.equal(state.dK, 2);
+  assert.equal(state.causal, false, 'causal absent = mask off, as in the lesson table');
+  assert.equal(state.scale, true, 'scale on unless scale="off"');
+  assert.equal(state.editable, false);
+  assert.equal(state.view, 'heatmaps');
+  assert.equal(state.lang, 'zh');
+});
+
+test('boolean and enumerated attributes', () => {
+  const { state } = parseState({ ...lesson, causal: true, editable: true, scale: 'off', view: 'Lines', lang: 'en-GB' });
+  assert.deepEqual([state.causal, state.editable, state.scale, state.view, state.lang], [true, true, false, 'lines', 'en']);
+  for (const value of ['', 'on', 'true']) assert.equal(parseState({ ...lesson, scale: value }).state.scale, true, `scale="${value}"`);
+  for (const value of ['off', 'OFF', 'false', '0']) assert.equal(parseState({ ...lesson, scale: value }).state.scale, false, `scale="${value}"`);
+  for (const view of ['heatmaps', 'pipeline', 'lines', 'full']) assert.equal(parseState({ ...lesson, view }).state.view, view);
+  assert.equal(languageOf('zh-CN'), 'zh');
+  assert.equal(languageOf('fr'), 'zh');
+  assert.deepEqual(divisors(12), [1, 2, 3, 4, 6, 12]);
+});
+
+test('no data attributes: the lesson example; heads defaults to 2 (1 for an odd d_model)', () => {
+  const { state } = parseState({});
+  assert.deepEqual(state.tokens, ['猫', '吃', '鱼']);
+  assert.equal(state.heads, 2);
+  const odd = parseState({ q: '[[1,2,3]]', k: '[[1,2,3]]', v: '[[1,2,3]]' }).state;
+  assert.equal(odd.heads, 1);
+  assert.deepEqual(odd.tokens, ['1'], 'tokens absent: numbered positions');
+});
+
+test('every bad attribute gives a code and a message naming the problem', () => {
+  const cases = [
+    [{ q: '[[1,1,0,0],[0,2,0,2]' }, 'BAD_JSON', /q/],
+    [{ q: '[[1,1,0,0],[0,2,0],[0,0,1,1]]' }, 'RAGGED_ROWS', /第 2 行有 3 个/],
+    [{ q: '[[NaN,1,0,0],[0,2,0,2],[0,0,1,1]]' }, 'NOT_FINITE', /q 第 1 行第 1 列是 NaN/],
+    [{ v: '[[1,0,1,0],[0,1,0,-Infinity],[2,0,0,2]]' }, 'NOT_FINITE', /-Infinity/],
+    [{ k: '[[1,0,1,0],[0,"x",0,1],[1,1,0,0]]' }, 'NOT_A_NUMBER', /"x"/],
+    [{ k: '{"a":1}' }, 'NOT_A_MATRIX', /k/],
+    [{ k: '[1,0,1,0]' }, 'NOT_A_MATRIX', /k/],
+    [{ v: '[]' }, 'EMPTY', /v/],
+    [{ v: '[[1,0],[0,1],[2,0]]' }, 'SHAPE_MISMATCH', /3×2.*3×4/],
+    [{ k: null }, 'MISSING', /k/],
+    [{ tokens: '["猫","吃"]' }, 'TOKEN_COUNT', /2.*3/],
+    [{ tokens: '"猫吃鱼"' }, 'BAD_TOKENS', /tokens/],
+    [{ tokens: '[{"a":1},"b","c"]' }, 'BAD_TOKENS', /tokens/],
+    [{ heads: '3' }, 'HEADS_NOT_DIVISOR', /heads 3.*d_model 4.*1、2、4/],
+    [{ heads: '0' }, 'BAD_HEADS', /"0"/],
+    [{ heads: '2.5' }, 'BAD_HEADS', /"2.5"/],
+    [{ heads: 'two' }, 'BAD_HEADS', /"two"/],
+    [{ view: 'table' }, 'BAD_VIEW', /heatmaps、pipeline、lines、full 或 train/],
+    [{ wo: '[[1,0],[0,1]]' }, 'WO_SHAPE', /2×2/],
+  ];
+  for (const [attrs, code, pattern] of cases) {
+    const { error, state } = parseState({ ...lesson, ...attrs });
+    assert.equal(state, undefined, JSON.stringify(attrs));
+    assert.equal(error.code, code, JSON.stringify(attrs));
+    assert.match(error.message, pattern, JSON.stringify(attrs));
+    assert.ok(error.message.length < 200, 'short');
+  }
+  const long = JSON.stringify(Array.from({ length: MAX_TOKENS + 1 }, () => [1, 0]));
+  assert.equal(parseState({ q: long, k: long, v: long }).error.code, 'TOO_LARGE');
+});
+
+test('messages follow lang', () => {
+  assert.match(parseState({ ...lesson, heads: '3', lang: 'en' }).error.message, /heads 3 does not divide d_model 4 .*; try 1, 2, 4/);
+  assert.equal(codeOf({ heads: '3', lang: 'en' }), 'HEADS_NOT_DIVISOR');
+});
+
+test('attributes are data: markup in a token stays a string', () => {
+  const token = '<img src=x onerror=alert(1)>';
+  const { state } = parseState({ ...lesson, tokens: JSON.stringify([token, '吃', '鱼']) });
+  assert.equal(state.tokens[0], token);
+});
+
+test('matrices written back from properties keep NaN visible to the parser', () => {
+  assert.equal(matrixToAttribute([[1, NaN], [Infinity, -Infinity]]), '[[1,NaN],[Infinity,-Infinity]]');
+  assert.equal(matrixToAttribute([new Float32Array([0.5, 1])]), '[[0.5,1]]');
+  const bad = matrixToAttribute([[1, 1, 0, 0], [0, 2, 0, 2], [0, 0, NaN, 1]]);
+  assert.match(parseState({ ...lesson, q: bad }).error.message, /第 3 行第 3 列是 NaN/);
+  assert.deepEqual(parseState({ ...lesson, q: JSON.parse(lesson.q) }).state.q, LESSON_EXAMPLE.q, 'arrays are accepted as well as text');
+});
+
+// Results as the core gives them for the lesson (h = 2, mask off), to draw without wasm.
+const snap = {
+  q: LESSON_EXAMPLE.q.flat(),
+  scores: [[0.71, 0.71, 1.41, 1.41, 0.71, 0.71, 0, 0, 0], [0, 0, 0, 0, 1.41, 0, 0.71, 0.71, 0]],
+  attention: [[0.25, 0.25, 0.5, 0.11, 0.45, 0.45, 0.33, 0.33, 0.33], [0.33, 0.33, 0.33, 0.16, 0.67, 0.16, 0.4, 0.4, 0.2]],
+  headOutputs: [[1.26, 0.25, 0.66, 1.11, 1.0, 0.33], [0.33, 1.0, 0.16, 1.0, 0.4, 0.8]],
+  concat: [1.26, 0.25, 0.33, 1.0, 0.66, 1.11, 0.16, 1.0, 1.0, 0.33, 0.4, 0.8],
+  output: [1.26, 0.25, 0.33, 1.0, 0.66, 1.11, 0.16, 1.0, 1.0, 0.33, 0.4, 0.8],
+  wo: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1],
+};
+
+test('each view draws its figures; heatmaps has one per head with the lesson numbers', () => {
+  const { document } = parseHTML('<!doctype html><html><body></body></html>');
+  const state = parseState(lesson).state;
+  const heatmaps = renderViews(document, state, snap);
+  assert.equal(heatmaps.querySelectorAll('figure.heatmap').length, 2);
+  const row = [...heatmaps.querySelectorAll('figure.heatmap[data-head="0"] g.cell')].slice(0, 3).map((g) => g.textContent);
+  assert.deepEqual(row, ['0.25', '0.25', '0.50']);
+  assert.ok(heatmaps.querySelector('table'), 'a table for screen readers');
+  assert.equal(renderViews(document, { ...state, view: 'lines' }, snap).querySelectorAll('svg.mha-lines').length, 1);
+  assert.equal(renderViews(document, { ...state, view: 'pipeline' }, snap).querySelectorAll('svg.mha-pipeline').length, 1);
+  const full = renderViews(document, { ...state, view: 'full' }, snap);
+  for (const cls of ['mha-heatmap', 'mha-lines', 'mha-pipeline', 'mha-matrix']) assert.ok(full.querySelector(`svg.${cls}`), cls);
+});
+
+test('a token that looks like HTML is drawn as text, never parsed', () => {
+  const { document } = parseHTML('<!doctype html><html><body></body></html>');
+  const token = '<img src=x onerror=alert(1)>';
+  const state = { ...parseState({ ...lesson, tokens: JSON.stringify([token, '吃', '鱼']), view: 'full', editable: true }).state };
+  const views = renderViews(document, state, snap);
+  const controls = buildControls(document, state, { matrix() {}, heads() {}, causal() {}, scale() {} }).element;
+  for (const root of [views, controls]) {
+    assert.equal(root.querySelectorAll('img').length, 0);
+    assert.ok(root.textContent.includes(token));
+  }
+  const error = renderError(document, 'zh', { code: 'BAD_JSON', message: token });
+  assert.equal(error.querySelectorAll('img').length, 0);
+  assert.ok(error.textContent.includes(token));
+});
+
+test('the editable panel has one labelled slider per q/k/v entry and a head menu of divisors', () => {
+  const { document } = parseHTML('<!doctype html><html><body></body></html>');
+  const state = parseState({ ...lesson, editable: true }).state;
+  const { element } = buildControls(document, state, { matrix() {}, heads() {}, causal() {}, scale() {} });
+  const sliders = element.querySelectorAll('input[type="range"]');
+  assert.equal(sliders.length, 3 * 3 * 4);
+  assert.equal(sliders[0].getAttribute('aria-label'), 'q · 猫 · 维 0(头 1)');
+  assert.equal(sliders[3].getAttribute('aria-label'), 'q · 猫 · 维 3(头 2)');
+  assert.deepEqual([...element.querySelectorAll('option')].map((o) => o.value), ['1', '2', '4']);
+});
+
+const widget = new URL('../web/dist/widget.js', import.meta.url);
+const wasm = new URL('../web/dist/mha-core.wasm', import.meta.url);
+
+test('one widget downloads under 100 KB gzipped (widget.js + mha-core.wasm)', { skip: !existsSync(widget) && 'run bash build.sh first' }, (t) => {
+  const js = gzipSync(readFileSync(widget), { level: 9 }).length;
+  const core = gzipSync(readFileSync(wasm), { level: 9 }).length;
+  t.diagnostic(`widget.js ${js} B + mha-core.wasm ${core} B gzipped = ${js + core} B`);
+  assert.ok(js + core < 100_000, `${js + core} bytes`);
+  const source = readFileSync(widget, 'utf8');
+  assert.ok(!/katex/i.test(source), 'no KaTeX in the widget bundle');
+  assert.ok(!/new Function|\beval\(/.test(source), 'no eval / new Function (strict CSP)');
+});
+
+test('a large matrix keeps the switches but not one slider per entry', () => {
+  const { document } = parseHTML('<!doctype html><html><body></body></html>');
+  const rows = JSON.stringify(Array.from({ length: 16 }, () => Array(16).fill(0.5)));
+  const state = parseState({ q: rows, k: rows, v: rows, editable: true, heads: '4' }).state;
+  assert.ok(state.L * state.d > MAX_SLIDER_ENTRIES);
+  const { element } = buildControls(document, state, { matrix() {}, heads() {}, causal() {}, scale() {} });
+  assert.equal(element.querySelectorAll('input[type="range"]').length, 0);
+  assert.equal(element.querySelectorAll('input[type="checkbox"]').length, 2);
+  assert.match(element.textContent, /16 个词 × 16 维/);
+});

@@ -1,0 +1,173 @@
+// Attributes → the widget's state, as a pure function (no DOM, no wasm) so Node can test it.
+// Every attribute is data: JSON is parsed with JSON.parse, never evaluated, and nothing here builds markup.
+import { STRINGS, languageOf } from './strings.js';
+
+export const VIEWS = ['heatmaps', 'pipeline', 'lines', 'full', 'train'];
+export const MAX_TOKENS = 32;
+export const MAX_DIM = 64;
+
+/** The lesson's hand example (猫吃鱼, 3 tokens × 4 dims), shown when no data attribute is given. */
+export const LESSON_EXAMPLE = Object.freeze({
+  tokens: ['猫', '吃', '鱼'],
+  q: [[1, 1, 0, 0], [0, 2, 0, 2], [0, 0, 1, 1]],
+  k: [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]],
+  v: [[1, 0, 1, 0], [0, 1, 0, 1], [2, 0, 0, 2]],
+});
+
+const NOT_FINITE_MARK = '\u0000';
+
+class ParseError {
+  constructor(code, message) {
+    this.code = code;
+    this.message = message;
+  }
+}
+
+/**
+ * attrs: { tokens, q, k, v, wo, heads, view, scale, lang } as attribute strings (null when absent; the
+ * data ones may also be arrays), plus causal and editable as booleans (the attribute is present).
+ * Returns { state } or { error: { code, message } }, the message in the widget's language.
+ */
+export function parseState(attrs = {}) {
+  const lang = languageOf(attrs.lang);
+  const t = STRINGS[lang].error;
+  try {
+    return { state: build(attrs, lang, t) };
+  } catch (error) {
+    if (error instanceof ParseError) return { error: { code: error.code, message: error.message } };
+    throw error;
+  }
+}
+
+function build(attrs, lang, t) {
+  const given = (name) => attrs[name] !== null && attrs[name] !== undefined;
+  const useExample = !['tokens', 'q', 'k', 'v'].some(given);
+  for (const name of ['q', 'k', 'v']) {
+    if (!useExample && !given(name)) throw new ParseError('MISSING', t.MISSING(name));
+  }
+  const q = useExample ? copy(LESSON_EXAMPLE.q) : matrix('q', attrs.q, t);
+  const k = useExample ? copy(LESSON_EXAMPLE.k) : matrix('k', attrs.k, t);
+  const v = useExample ? copy(LESSON_EXAMPLE.v) : matrix('v', attrs.v, t);
+  const L = q.length;
+  const d = q[0].length;
+  for (const [name, m] of [['k', k], ['v', v]]) {
+    if (m.length !== L || m[0].length !== d) throw new ParseError('SHAPE_MISMATCH', t.SHAPE_MISMATCH(name, `${m.length}×${m[0].length}`, `${L}×${d}`));
+  }
+  if (L > MAX_TOKENS || d > MAX_DIM) throw new ParseError('TOO_LARGE', t.TOO_LARGE(L, d, MAX_TOKENS, MAX_DIM));
+
+  let tokens;
+  if (useExample) tokens = [...LESSON_EXAMPLE.tokens];
+  else if (!given('tokens')) tokens = Array.from({ length: L }, (_, i) => String(i + 1));
+  else tokens = tokenList(attrs.tokens, t);
+  if (tokens.length !== L) throw new ParseError('TOKEN_COUNT', t.TOKEN_COUNT(tokens.length, L));
+
+  let wo = null;
+  if (given('wo')) {
+    wo = matrix('wo', attrs.wo, t);
+    if (wo.length !== d || wo[0].length !== d) throw new ParseError('WO_SHAPE', t.WO_SHAPE(`${wo.length}×${wo[0].length}`, d));
+  }
+
+  let heads;
+  if (!given('heads') || String(attrs.heads).trim() === '') {
+    heads = d % 2 === 0 ? 2 : 1;
+  } else {
+    const text = String(attrs.heads).trim();
+    heads = /^\d+$/.test(text) ? Number(text) : NaN;
+    if (!Number.isSafeInteger(heads) || heads < 1) throw new ParseError('BAD_HEADS', t.BAD_HEADS(text));
+    if (d % heads !== 0) throw new ParseError('HEADS_NOT_DIVISOR', t.HEADS_NOT_DIVISOR(heads, d));
+  }
+
+  let view = 'heatmaps';
+  if (given('view') && String(attrs.view).trim() !== '') {
+    view = String(attrs.view).trim().toLowerCase();
+    if (!VIEWS.includes(view)) throw new ParseError('BAD_VIEW', t.BAD_VIEW(String(attrs.view)));
+  }
+
+  return {
+    tokens,
+    q,
+    k,
+    v,
+    wo,
+    heads,
+    L,
+    d,
+    dK: d / heads,
+    causal: Boolean(attrs.causal),
+    scale: !isOff(attrs.scale),
+    editable: Boolean(attrs.editable),
+    view,
+    lang,
+  };
+}
+
+/** scale is on unless scale="off" (also "false", "0", "no"). */
+function isOff(value) {
+  return typeof value === 'string' && /^(off|false|0|no)$/i.test(value.trim());
+}
+
+function copy(rows) {
+  return rows.map((row) => [...row]);
+}
+
+/** Parses JSON; on failure tells NaN/Infinity apart from other mistakes by re-reading them as marked strings. */
+function json(name, text, t) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    try {
+      return JSON.parse(text.replace(/-?Infinity|NaN/g, (word) => JSON.stringify(NOT_FINITE_MARK + word)));
+    } catch {
+      throw new ParseError('BAD_JSON', t.BAD_JSON(name));
+    }
+  }
+}
+
+/** A JSON (or given) array of rows of finite numbers, all rows the same length → number[][]. */
+export function matrix(name, raw, t) {
+  const value = typeof raw === 'string' ? json(name, raw, t) : raw;
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new ParseError(Array.isArray(value) ? 'EMPTY' : 'NOT_A_MATRIX', (Array.isArray(value) ? t.EMPTY : t.NOT_A_MATRIX)(name));
+  }
+  const rows = value.map((row) => (ArrayBuffer.isView(row) ? Array.from(row) : row));
+  if (!rows.every(Array.isArray)) throw new ParseError('NOT_A_MATRIX', t.NOT_A_MATRIX(name));
+  const width = rows[0].length;
+  if (width === 0) throw new ParseError('EMPTY', t.EMPTY(name));
+  rows.forEach((row, r) => {
+    if (row.length !== width) throw new ParseError('RAGGED_ROWS', t.RAGGED_ROWS(name, r, row.length, width));
+    row.forEach((x, c) => checkNumber(name, x, r, c, t));
+  });
+  return rows.map((row) => row.slice());
+}
+
+function checkNumber(name, x, r, c, t) {
+  if (typeof x === 'number') {
+    if (!Number.isFinite(x)) throw new ParseError('NOT_FINITE', t.NOT_FINITE(name, r, c, String(x)));
+    return;
+  }
+  if (typeof x === 'string' && x.startsWith(NOT_FINITE_MARK)) {
+    throw new ParseError('NOT_FINITE', t.NOT_FINITE(name, r, c, x.slice(1)));
+  }
+  throw new ParseError('NOT_A_NUMBER', t.NOT_A_NUMBER(name, r, c, typeof x === 'string' ? x : JSON.stringify(x) ?? String(x)));
+}
+
+function tokenList(raw, t) {
+  const value = typeof raw === 'string' ? json('tokens', raw, t) : raw;
+  if (!Array.isArray(value) || value.length === 0) throw new ParseError('BAD_TOKENS', t.BAD_TOKENS());
+  return value.map((token) => {
+    if (typeof token === 'string') return token.startsWith(NOT_FINITE_MARK) ? token.slice(1) : token;
+    if (typeof token === 'number' && Number.isFinite(token)) return String(token);
+    throw new ParseError('BAD_TOKENS', t.BAD_TOKENS());
+  });
+}
+
+/**
+ * Writes a matrix back as attribute text. Non-finite numbers are written as bare NaN / Infinity (not
+ * JSON's null), so a property set to [[NaN, …]] is reported as NOT_FINITE at the right cell.
+ */
+export function matrixToAttribute(rows) {
+  if (!Array.isArray(rows)) return JSON.stringify(rows) ?? '';
+  const list = rows.map((row) => (ArrayBuffer.isView(row) ? Array.from(row) : row));
+  return JSON.stringify(list, (key, x) => (typeof x === 'number' && !Number.isFinite(x) ? NOT_FINITE_MARK + String(x) : x))
+    .replace(/"\\u0000(-?Infinity|NaN)"/g, '$1');
+}
