@@ -1,5 +1,6 @@
 /* mha.c — the forward pass of multi-head attention; see mha.h for the manual. */
 #include "mha.h"
+#include "mha_fail.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -27,7 +28,7 @@ struct mha_layer {
 
 static _Thread_local char last_error[256];
 
-static mha_status fail(mha_status status, const char *fmt, ...) {
+mha_status mha_fail(mha_status status, const char *fmt, ...) {
     va_list args;
     va_start(args, fmt);
     vsnprintf(last_error, sizeof last_error, fmt, args);
@@ -47,17 +48,17 @@ const char *mha_status_name(mha_status status) {
 }
 
 static mha_status check_shape(int d_model, int heads) {
-    if (d_model <= 0) return fail(MHA_ERR_BAD_SIZE, "d_model must be a positive whole number, got %d", d_model);
-    if (heads <= 0) return fail(MHA_ERR_BAD_SIZE, "heads must be a positive whole number, got %d", heads);
+    if (d_model <= 0) return mha_fail(MHA_ERR_BAD_SIZE, "d_model must be a positive whole number, got %d", d_model);
+    if (heads <= 0) return mha_fail(MHA_ERR_BAD_SIZE, "heads must be a positive whole number, got %d", heads);
     if (d_model % heads != 0)
-        return fail(MHA_ERR_HEADS_NOT_DIVISOR,
+        return mha_fail(MHA_ERR_HEADS_NOT_DIVISOR,
                     "heads %d does not divide d_model %d (d_k = d_model / heads must be a whole number)",
                     heads, d_model);
     return MHA_OK;
 }
 
 mha_status mha_param_count(int d_model, int heads, double *naive, double *split) {
-    if (!naive || !split) return fail(MHA_ERR_NULL_ARGUMENT, "mha_param_count needs two output pointers");
+    if (!naive || !split) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_param_count needs two output pointers");
     mha_status status = check_shape(d_model, heads);
     if (status != MHA_OK) return status;
     double d = d_model;
@@ -69,12 +70,12 @@ mha_status mha_param_count(int d_model, int heads, double *naive, double *split)
 static double pack_b_floats(int d, int heads, int max_len);
 
 mha_status mha_layer_create(const mha_desc *desc, mha_layer **out) {
-    if (!desc || !out) return fail(MHA_ERR_NULL_ARGUMENT, "mha_layer_create needs a desc and an output pointer");
+    if (!desc || !out) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_layer_create needs a desc and an output pointer");
     *out = NULL;
     mha_status status = check_shape(desc->d_model, desc->heads);
     if (status != MHA_OK) return status;
     if (desc->max_len <= 0)
-        return fail(MHA_ERR_BAD_SIZE, "maxLen must be a positive whole number, got %d", desc->max_len);
+        return mha_fail(MHA_ERR_BAD_SIZE, "maxLen must be a positive whole number, got %d", desc->max_len);
 
     /* Count in double: size_t is 32 bits in wasm and these products overflow it. */
     double d = desc->d_model, h = desc->heads, n = desc->max_len;
@@ -88,7 +89,7 @@ mha_status mha_layer_create(const mha_desc *desc, mha_layer **out) {
                   + pack_b_floats(desc->d_model, desc->heads, desc->max_len);
     double bytes = floats * sizeof(float) + h + sizeof(mha_layer);
     if (bytes > MHA_MAX_LAYER_BYTES)
-        return fail(MHA_ERR_TOO_LARGE,
+        return mha_fail(MHA_ERR_TOO_LARGE,
                     "d_model %d, heads %d, maxLen %d would need %.0f MB, more than the %.0f MB one layer may use",
                     desc->d_model, desc->heads, desc->max_len, bytes / 1e6, MHA_MAX_LAYER_BYTES / 1e6);
 
@@ -96,7 +97,7 @@ mha_status mha_layer_create(const mha_desc *desc, mha_layer **out) {
     float *block = layer ? malloc((size_t)floats * sizeof(float) + (size_t)desc->heads) : NULL;
     if (!block) {
         free(layer);
-        return fail(MHA_ERR_OUT_OF_MEMORY, "not enough memory for d_model %d, heads %d, maxLen %d (%.0f MB)",
+        return mha_fail(MHA_ERR_OUT_OF_MEMORY, "not enough memory for d_model %d, heads %d, maxLen %d (%.0f MB)",
                     desc->d_model, desc->heads, desc->max_len, bytes / 1e6);
     }
     size_t nd = (size_t)desc->max_len * desc->d_model, dd = (size_t)desc->d_model * desc->d_model;
@@ -145,7 +146,7 @@ static mha_status check_finite(const char *name, const float *a, int rows, int c
     if (all_finite(a, n)) return MHA_OK; /* the usual case, in SIMD; else find the first */
     for (size_t i = 0; i < n; i++) {
         if (!isfinite(a[i]))
-            return fail(MHA_ERR_NOT_FINITE, "%s has %s at row %d, column %d; every entry must be a finite number",
+            return mha_fail(MHA_ERR_NOT_FINITE, "%s has %s at row %d, column %d; every entry must be a finite number",
                         name, isnan(a[i]) ? "NaN" : a[i] > 0 ? "Infinity" : "-Infinity",
                         (int)(i / (size_t)cols), (int)(i % (size_t)cols));
     }
@@ -519,18 +520,18 @@ static void scores_fast(mha_layer *layer, int head, float scale) {
 }
 
 static mha_status check_input(const mha_layer *layer, const mha_input *in) {
-    if (in->len <= 0) return fail(MHA_ERR_BAD_SIZE, "the sequence is empty (length %d); give at least one token", in->len);
+    if (in->len <= 0) return mha_fail(MHA_ERR_BAD_SIZE, "the sequence is empty (length %d); give at least one token", in->len);
     if (in->len > layer->max_len)
-        return fail(MHA_ERR_SEQ_TOO_LONG, "the sequence has %d tokens but this layer was created with maxLen %d",
+        return mha_fail(MHA_ERR_SEQ_TOO_LONG, "the sequence has %d tokens but this layer was created with maxLen %d",
                     in->len, layer->max_len);
     const int L = in->len, d = layer->d;
     const int projection = in->x != NULL;
     if (projection && (in->q || in->k || in->v))
-        return fail(MHA_ERR_BAD_INPUT, "give either x with wq, wk, wv (projection mode) or q, k, v, not both");
+        return mha_fail(MHA_ERR_BAD_INPUT, "give either x with wq, wk, wv (projection mode) or q, k, v, not both");
     if (projection && !(in->wq && in->wk && in->wv))
-        return fail(MHA_ERR_BAD_INPUT, "projection mode needs all of wq, wk and wv");
+        return mha_fail(MHA_ERR_BAD_INPUT, "projection mode needs all of wq, wk and wv");
     if (!projection && !(in->q && in->k && in->v))
-        return fail(MHA_ERR_BAD_INPUT, "give x with wq, wk, wv (projection mode) or all of q, k and v");
+        return mha_fail(MHA_ERR_BAD_INPUT, "give x with wq, wk, wv (projection mode) or all of q, k and v");
     struct { const char *name; const float *a; int rows; } inputs[] = {
         {"x", in->x, L},   {"wq", in->wq, d}, {"wk", in->wk, d}, {"wv", in->wv, d},
         {"q", in->q, L},   {"k", in->k, L},   {"v", in->v, L},   {"wo", in->wo, d},
@@ -544,7 +545,7 @@ static mha_status check_input(const mha_layer *layer, const mha_input *in) {
 }
 
 mha_status mha_forward(mha_layer *layer, const mha_input *in) {
-    if (!layer || !in) return fail(MHA_ERR_NULL_ARGUMENT, "mha_forward needs a layer and an input");
+    if (!layer || !in) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_forward needs a layer and an input");
     mha_status status = check_input(layer, in);
     if (status != MHA_OK) return status;
 
@@ -591,13 +592,13 @@ mha_status mha_forward(mha_layer *layer, const mha_input *in) {
 }
 
 mha_status mha_tensor(mha_layer *layer, mha_tensor_id id, int head, const float **out) {
-    if (!layer || !out) return fail(MHA_ERR_NULL_ARGUMENT, "mha_tensor needs a layer and an output pointer");
+    if (!layer || !out) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_tensor needs a layer and an output pointer");
     *out = NULL;
-    if (layer->len == 0) return fail(MHA_ERR_NO_FORWARD, "no result yet: call forward first");
+    if (layer->len == 0) return mha_fail(MHA_ERR_NO_FORWARD, "no result yet: call forward first");
     const int L = layer->len;
     const int per_head = id == MHA_T_SCORES || id == MHA_T_ATTENTION || id == MHA_T_HEAD;
     if (per_head && (head < 0 || head >= layer->h))
-        return fail(MHA_ERR_HEAD_INDEX, "head %d does not exist: this layer has heads 0 to %d", head, layer->h - 1);
+        return mha_fail(MHA_ERR_HEAD_INDEX, "head %d does not exist: this layer has heads 0 to %d", head, layer->h - 1);
     switch (id) {
     case MHA_T_Q: *out = layer->q; break;
     case MHA_T_K: *out = layer->k; break;
@@ -615,7 +616,7 @@ mha_status mha_tensor(mha_layer *layer, mha_tensor_id id, int head, const float 
     case MHA_T_HEAD: *out = layer->heads + (size_t)head * L * layer->dk; break;
     case MHA_T_CONCAT: *out = layer->concat; break;
     case MHA_T_OUTPUT: *out = layer->output; break;
-    default: return fail(MHA_ERR_BAD_INPUT, "unknown tensor id %d", (int)id);
+    default: return mha_fail(MHA_ERR_BAD_INPUT, "unknown tensor id %d", (int)id);
     }
     return MHA_OK;
 }

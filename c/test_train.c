@@ -126,14 +126,14 @@ static int shapes_checked;
 static void gradient_check(mha_train_desc desc, int count, int train_steps, const unsigned char *enabled) {
     mha_trainer *tr;
     if (mha_trainer_create(&desc, &tr) != MHA_OK) {
-        CHECK(0, "create: %s", mha_train_last_error());
+        CHECK(0, "create: %s", mha_last_error());
         return;
     }
-    if (train_steps) CHECK(mha_trainer_step(tr, train_steps, NULL) == MHA_OK, "step: %s", mha_train_last_error());
+    if (train_steps) CHECK(mha_trainer_step(tr, train_steps, NULL) == MHA_OK, "step: %s", mha_last_error());
     int *tokens = malloc(sizeof(int) * (size_t)count * desc.seq_len);
     for (int i = 0; i < count * desc.seq_len; i++) tokens[i] = (i * 7 + i / 3 + 1) % desc.vocab;
     double loss;
-    CHECK(mha_trainer_loss_grad(tr, tokens, count, enabled, &loss) == MHA_OK, "loss_grad: %s", mha_train_last_error());
+    CHECK(mha_trainer_loss_grad(tr, tokens, count, enabled, &loss) == MHA_OK, "loss_grad: %s", mha_last_error());
 
     ref_model m = ref_from(tr);
     const double ref = ref_loss(&m, tokens, count, enabled, NULL);
@@ -201,12 +201,12 @@ static void test_agrees_with_mha_forward(void) {
         mha_train_desc desc = shape(9, 6, 8, 2, 2, masked ? MHA_CAUSAL | MHA_SCALE : MHA_SCALE);
         mha_trainer *tr;
         if (mha_trainer_create(&desc, &tr) != MHA_OK) {
-            CHECK(0, "create: %s", mha_train_last_error());
+            CHECK(0, "create: %s", mha_last_error());
             return;
         }
         CHECK(mha_trainer_step(tr, 10, NULL) == MHA_OK, "step");
         const int example[6] = {3, 1, 4, 1, 5, 8};
-        CHECK(mha_trainer_set_example(tr, example) == MHA_OK, "set_example: %s", mha_train_last_error());
+        CHECK(mha_trainer_set_example(tr, example) == MHA_OK, "set_example: %s", mha_last_error());
         CHECK(memcmp(mha_trainer_example(tr), example, sizeof example) == 0, "example kept");
         double loss;
         CHECK(mha_trainer_loss_grad(tr, example, 1, NULL, &loss) == MHA_OK, "loss_grad");
@@ -215,7 +215,7 @@ static void test_agrees_with_mha_forward(void) {
         const double ref = ref_loss(&m, example, 1, NULL, att);
         CHECK(fabs(ref - loss) <= 1e-5 * (1 + ref), "trainer loss %.7f vs float64 %.7f", loss, ref);
         mha_layer *layer;
-        CHECK(mha_trainer_example_layer(tr, NULL, &layer) == MHA_OK, "example_layer: %s", mha_train_last_error());
+        CHECK(mha_trainer_example_layer(tr, NULL, &layer) == MHA_OK, "example_layer: %s", mha_last_error());
         double worst = 0;
         for (int hd = 0; hd < 2 && layer; hd++) {
             const float *a;
@@ -234,14 +234,14 @@ static void test_training(void) {
     mha_train_desc desc = mha_train_default_desc(2);
     mha_trainer *tr;
     if (mha_trainer_create(&desc, &tr) != MHA_OK) {
-        CHECK(0, "create: %s", mha_train_last_error());
+        CHECK(0, "create: %s", mha_last_error());
         return;
     }
     mha_train_eval before, after, off[2];
     CHECK(mha_trainer_evaluate(tr, NULL, &before) == MHA_OK, "evaluate");
     CHECK(isnan(mha_trainer_loss(tr)), "no loss before the first step");
     float loss;
-    CHECK(mha_trainer_step(tr, 400, &loss) == MHA_OK, "step: %s", mha_train_last_error());
+    CHECK(mha_trainer_step(tr, 400, &loss) == MHA_OK, "step: %s", mha_last_error());
     CHECK(mha_trainer_steps(tr) == 400, "400 steps counted");
     CHECK(loss == mha_trainer_loss(tr), "last loss reported");
     CHECK(mha_trainer_evaluate(tr, NULL, &after) == MHA_OK, "evaluate");
@@ -324,9 +324,9 @@ static void test_determinism(void) {
 static void expect_create_error(mha_train_desc desc, mha_status want, const char *fragment) {
     mha_trainer *tr = (mha_trainer *)&tr; /* must be reset to NULL */
     const mha_status got = mha_trainer_create(&desc, &tr);
-    CHECK(got == want, "create: got %s, want %s (%s)", mha_status_name(got), mha_status_name(want), mha_train_last_error());
+    CHECK(got == want, "create: got %s, want %s (%s)", mha_status_name(got), mha_status_name(want), mha_last_error());
     CHECK(tr == NULL, "no trainer on failure");
-    CHECK(strstr(mha_train_last_error(), fragment) != NULL, "message \"%s\" should mention \"%s\"", mha_train_last_error(), fragment);
+    CHECK(strstr(mha_last_error(), fragment) != NULL, "message \"%s\" should mention \"%s\"", mha_last_error(), fragment);
     if (got == MHA_OK) mha_trainer_destroy(tr);
 }
 
@@ -360,7 +360,7 @@ static void test_errors(void) {
     CHECK(mha_trainer_step(NULL, 1, NULL) == MHA_ERR_NULL_ARGUMENT, "NULL trainer");
     int bad[8] = {0, 1, 2, 16, 0, 0, 0, 0};
     CHECK(mha_trainer_set_example(tr, bad) == MHA_ERR_BAD_INPUT, "token outside the vocabulary");
-    CHECK(strstr(mha_train_last_error(), "token 16 at position 3") != NULL, "message: %s", mha_train_last_error());
+    CHECK(strstr(mha_last_error(), "token 16 at position 3") != NULL, "message: %s", mha_last_error());
     double loss;
     CHECK(mha_trainer_loss_grad(tr, bad, 1, NULL, &loss) == MHA_ERR_BAD_INPUT, "loss_grad checks tokens");
     CHECK(mha_trainer_loss_grad(tr, bad, 33, NULL, &loss) == MHA_ERR_BAD_SIZE, "more than a batch");
@@ -384,7 +384,7 @@ static void test_confidently_wrong(void) {
     double loss;
     CHECK(mha_trainer_loss_grad(tr, tokens, 1, NULL, &loss) == MHA_OK, "loss_grad");
     CHECK(isfinite(loss) && loss > 500.0 / 2 - 50, "loss %.1f should be about 250 and finite", loss);
-    CHECK(mha_trainer_step(tr, 3, NULL) == MHA_OK, "training goes on: %s", mha_train_last_error());
+    CHECK(mha_trainer_step(tr, 3, NULL) == MHA_OK, "training goes on: %s", mha_last_error());
     mha_trainer_destroy(tr);
 }
 

@@ -1,10 +1,9 @@
 /* train.c — forward, backward and Adam for one multi-head attention layer on
    the "previous token + first token" task; see train.h for the manual. */
 #include "train.h"
+#include "mha_fail.h"
 
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,20 +38,7 @@ struct mha_trainer {
     void *block;                       /* the one allocation */
 };
 
-static _Thread_local char train_error[256];
 
-static mha_status fail(mha_status status, const char *fmt, ...) {
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(train_error, sizeof train_error, fmt, args);
-    va_end(args);
-    return status;
-}
-
-/* A failure of mha.h: keep its sentence where trainer callers look. */
-static mha_status fail_from_core(mha_status status) { return fail(status, "%s", mha_last_error()); }
-
-const char *mha_train_last_error(void) { return train_error; }
 
 mha_train_desc mha_train_default_desc(int heads) {
     mha_train_desc desc = {
@@ -66,7 +52,7 @@ mha_train_desc mha_train_default_desc(int heads) {
 static mha_status check_range(const char *name, int value, int lo, int hi) {
     if (value < lo || value > hi) {
         mha_status status = value <= 0 ? MHA_ERR_BAD_SIZE : value > hi ? MHA_ERR_TOO_LARGE : MHA_ERR_BAD_SIZE;
-        return fail(status, "%s must be a whole number from %d to %d, got %d", name, lo, hi, value);
+        return mha_fail(status, "%s must be a whole number from %d to %d, got %d", name, lo, hi, value);
     }
     return MHA_OK;
 }
@@ -81,11 +67,11 @@ static mha_status check_desc(const mha_train_desc *desc) {
         (status = check_range("evalCount", desc->eval_count, 1, 1 << 16)))
         return status;
     if (desc->d_model % desc->heads != 0)
-        return fail(MHA_ERR_HEADS_NOT_DIVISOR,
+        return mha_fail(MHA_ERR_HEADS_NOT_DIVISOR,
                     "heads %d does not divide d_model %d (d_k = d_model / heads must be a whole number)",
                     desc->heads, desc->d_model);
     if (desc->flags & ~(unsigned)(MHA_CAUSAL | MHA_SCALE))
-        return fail(MHA_ERR_BAD_INPUT, "flags may only combine MHA_CAUSAL (1) and MHA_SCALE (2), got %u", desc->flags);
+        return mha_fail(MHA_ERR_BAD_INPUT, "flags may only combine MHA_CAUSAL (1) and MHA_SCALE (2), got %u", desc->flags);
     struct { const char *name; float value, lo, hi; int open_lo, open_hi; } reals[] = {
         {"lr", desc->lr, 0, 10, 1, 0},        {"beta1", desc->beta1, 0, 1, 0, 1},
         {"beta2", desc->beta2, 0, 1, 0, 1},   {"eps", desc->eps, 0, 1, 1, 0},
@@ -94,10 +80,10 @@ static mha_status check_desc(const mha_train_desc *desc) {
     for (size_t i = 0; i < sizeof reals / sizeof *reals; i++) {
         const float x = reals[i].value;
         if (!isfinite(x))
-            return fail(MHA_ERR_NOT_FINITE, "%s must be a finite number, got %s", reals[i].name,
+            return mha_fail(MHA_ERR_NOT_FINITE, "%s must be a finite number, got %s", reals[i].name,
                         isnan(x) ? "NaN" : x > 0 ? "Infinity" : "-Infinity");
         if ((reals[i].open_lo ? x <= reals[i].lo : x < reals[i].lo) || (reals[i].open_hi ? x >= reals[i].hi : x > reals[i].hi))
-            return fail(MHA_ERR_BAD_INPUT, "%s must be in %s%g, %g%s, got %g", reals[i].name, reals[i].open_lo ? "(" : "[",
+            return mha_fail(MHA_ERR_BAD_INPUT, "%s must be in %s%g, %g%s, got %g", reals[i].name, reals[i].open_lo ? "(" : "[",
                         reals[i].lo, reals[i].hi, reals[i].open_hi ? ")" : "]", x);
     }
     return MHA_OK;
@@ -362,7 +348,7 @@ static void initialise(mha_trainer *tr) {
 }
 
 mha_status mha_trainer_create(const mha_train_desc *desc, mha_trainer **out) {
-    if (!desc || !out) return fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_create needs a desc and an output pointer");
+    if (!desc || !out) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_create needs a desc and an output pointer");
     *out = NULL;
     mha_status status = check_desc(desc);
     if (status != MHA_OK) return status;
@@ -379,14 +365,14 @@ mha_status mha_trainer_create(const mha_train_desc *desc, mha_trainer **out) {
     const double ints = B * L + (double)desc->eval_count * L + L;
     const double bytes = floats * sizeof(float) + ints * sizeof(int) + sizeof(mha_trainer);
     if (bytes > MHA_TRAIN_MAX_BYTES)
-        return fail(MHA_ERR_TOO_LARGE, "this trainer would need %.0f MB, more than the %.0f MB a trainer may use",
+        return mha_fail(MHA_ERR_TOO_LARGE, "this trainer would need %.0f MB, more than the %.0f MB a trainer may use",
                     bytes / 1e6, MHA_TRAIN_MAX_BYTES / 1e6);
 
     mha_trainer *tr = calloc(1, sizeof *tr);
     void *block = tr ? malloc((size_t)floats * sizeof(float) + (size_t)ints * sizeof(int)) : NULL;
     if (!block) {
         free(tr);
-        return fail(MHA_ERR_OUT_OF_MEMORY, "not enough memory for a trainer (%.0f MB)", bytes / 1e6);
+        return mha_fail(MHA_ERR_OUT_OF_MEMORY, "not enough memory for a trainer (%.0f MB)", bytes / 1e6);
     }
     tr->desc = *desc;
     tr->V = desc->vocab;
@@ -432,7 +418,6 @@ mha_status mha_trainer_create(const mha_train_desc *desc, mha_trainer **out) {
     mha_desc layer_desc = {.d_model = tr->d, .heads = tr->h, .max_len = tr->L};
     status = mha_layer_create(&layer_desc, &tr->layer);
     if (status != MHA_OK) {
-        status = fail_from_core(status);
         mha_trainer_destroy(tr);
         return status;
     }
@@ -471,15 +456,15 @@ static void adam(mha_trainer *tr) {
 }
 
 mha_status mha_trainer_step(mha_trainer *tr, int n, float *last_loss) {
-    if (!tr) return fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_step needs a trainer");
-    if (n < 0) return fail(MHA_ERR_BAD_SIZE, "the number of steps must be 0 or more, got %d", n);
+    if (!tr) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_step needs a trainer");
+    if (n < 0) return mha_fail(MHA_ERR_BAD_SIZE, "the number of steps must be 0 or more, got %d", n);
     for (int i = 0; i < n; i++) {
         draw_tokens(&tr->rng, tr->batch_tokens, (size_t)tr->B * tr->L, tr->V);
         stats st = {0};
         forward(tr, tr->batch_tokens, tr->B, NULL, &st, NULL);
         const double loss = mean_loss(&st);
         if (!isfinite(loss))
-            return fail(MHA_ERR_NOT_FINITE, "training diverged at step %ld (the loss is %s); try a smaller lr than %g",
+            return mha_fail(MHA_ERR_NOT_FINITE, "training diverged at step %ld (the loss is %s); try a smaller lr than %g",
                         tr->steps + 1, isnan(loss) ? "NaN" : "infinite", tr->desc.lr);
         backward(tr, tr->batch_tokens, tr->B, NULL);
         memcpy(tr->backup, tr->params, tr->n_params * sizeof(float));
@@ -487,7 +472,7 @@ mha_status mha_trainer_step(mha_trainer *tr, int n, float *last_loss) {
         for (size_t j = 0; j < tr->n_params; j++) {
             if (!isfinite(tr->params[j])) { /* undo the step that broke the weights */
                 memcpy(tr->params, tr->backup, tr->n_params * sizeof(float));
-                return fail(MHA_ERR_NOT_FINITE, "training diverged at step %ld (a weight became infinite); try a smaller lr than %g",
+                return mha_fail(MHA_ERR_NOT_FINITE, "training diverged at step %ld (a weight became infinite); try a smaller lr than %g",
                             tr->steps + 1, tr->desc.lr);
             }
         }
@@ -502,7 +487,7 @@ long mha_trainer_steps(const mha_trainer *tr) { return tr ? tr->steps : 0; }
 float mha_trainer_loss(const mha_trainer *tr) { return tr ? tr->last_loss : NAN; }
 
 mha_status mha_trainer_evaluate(mha_trainer *tr, const unsigned char *enabled, mha_train_eval *out) {
-    if (!tr || !out) return fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_evaluate needs a trainer and an output");
+    if (!tr || !out) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_evaluate needs a trainer and an output");
     stats st = {0};
     for (int s = 0; s < tr->n_eval; s += tr->B) {
         const int count = tr->n_eval - s < tr->B ? tr->n_eval - s : tr->B;
@@ -522,16 +507,16 @@ static mha_status check_tokens(const mha_trainer *tr, const int *tokens, int cou
         for (int r = 0; r < tr->L; r++) {
             const int t = tokens[s * tr->L + r];
             if (t < 0 || t >= tr->V)
-                return fail(MHA_ERR_BAD_INPUT, "token %d at position %d%s is outside the vocabulary 0 to %d", t, r,
+                return mha_fail(MHA_ERR_BAD_INPUT, "token %d at position %d%s is outside the vocabulary 0 to %d", t, r,
                             count > 1 ? " of a sequence" : "", tr->V - 1);
         }
     return MHA_OK;
 }
 
 mha_status mha_trainer_loss_grad(mha_trainer *tr, const int *tokens, int count, const unsigned char *enabled, double *loss) {
-    if (!tr || !tokens) return fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_loss_grad needs a trainer and tokens");
+    if (!tr || !tokens) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_loss_grad needs a trainer and tokens");
     if (count < 1 || count > tr->B)
-        return fail(MHA_ERR_BAD_SIZE, "count must be from 1 to the batch size %d, got %d", tr->B, count);
+        return mha_fail(MHA_ERR_BAD_SIZE, "count must be from 1 to the batch size %d, got %d", tr->B, count);
     mha_status status = check_tokens(tr, tokens, count);
     if (status != MHA_OK) return status;
     stats st = {0};
@@ -542,9 +527,9 @@ mha_status mha_trainer_loss_grad(mha_trainer *tr, const int *tokens, int count, 
 }
 
 mha_status mha_trainer_param(mha_trainer *tr, mha_train_param id, float **values, const float **grad_out, int *rows, int *cols) {
-    if (!tr) return fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_param needs a trainer");
+    if (!tr) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_param needs a trainer");
     if ((unsigned)id >= MHA_TP_COUNT)
-        return fail(MHA_ERR_BAD_INPUT, "parameter block %d does not exist (0 to %d)", (int)id, MHA_TP_COUNT - 1);
+        return mha_fail(MHA_ERR_BAD_INPUT, "parameter block %d does not exist (0 to %d)", (int)id, MHA_TP_COUNT - 1);
     const int r[MHA_TP_COUNT] = {tr->V, tr->L, tr->d, tr->d, tr->d, tr->d, tr->d, 1};
     if (values) *values = param(tr, id);
     if (grad_out) *grad_out = grad(tr, id);
@@ -554,7 +539,7 @@ mha_status mha_trainer_param(mha_trainer *tr, mha_train_param id, float **values
 }
 
 mha_status mha_trainer_set_example(mha_trainer *tr, const int *tokens) {
-    if (!tr || !tokens) return fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_set_example needs a trainer and tokens");
+    if (!tr || !tokens) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_set_example needs a trainer and tokens");
     mha_status status = check_tokens(tr, tokens, 1);
     if (status != MHA_OK) return status;
     memcpy(tr->example, tokens, (size_t)tr->L * sizeof(int));
@@ -565,7 +550,7 @@ mha_status mha_trainer_set_example(mha_trainer *tr, const int *tokens) {
 const int *mha_trainer_example(const mha_trainer *tr) { return tr ? tr->example : NULL; }
 
 mha_status mha_trainer_example_layer(mha_trainer *tr, const unsigned char *enabled, mha_layer **layer) {
-    if (!tr || !layer) return fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_example_layer needs a trainer and an output pointer");
+    if (!tr || !layer) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_example_layer needs a trainer and an output pointer");
     *layer = NULL;
     const int L = tr->L, d = tr->d;
     const float *E = param(tr, MHA_TP_TOKEN), *P = param(tr, MHA_TP_POSITION);
@@ -577,13 +562,13 @@ mha_status mha_trainer_example_layer(mha_trainer *tr, const unsigned char *enabl
         .flags = tr->desc.flags, .enabled = enabled,
     };
     mha_status status = mha_forward(tr->layer, &in);
-    if (status != MHA_OK) return fail_from_core(status);
+    if (status != MHA_OK) return status;
     *layer = tr->layer;
     return MHA_OK;
 }
 
 mha_status mha_trainer_example_predict(mha_trainer *tr, const unsigned char *enabled, int *out) {
-    if (!tr || !out) return fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_example_predict needs a trainer and an output");
+    if (!tr || !out) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_example_predict needs a trainer and an output");
     stats st = {0};
     forward(tr, tr->example, 1, enabled, &st, out);
     return MHA_OK;

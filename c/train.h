@@ -32,7 +32,7 @@
        mha_train_desc desc = mha_train_default_desc(2);   // h = 2, the defaults
        desc.seed = 7;
        mha_trainer *tr;
-       if (mha_trainer_create(&desc, &tr) != MHA_OK) puts(mha_train_last_error());
+       if (mha_trainer_create(&desc, &tr) != MHA_OK) puts(mha_last_error());
        float loss;
        mha_trainer_step(tr, 500, &loss);                   // 500 Adam steps
        mha_train_eval ev;
@@ -58,9 +58,8 @@
    ERRORS
    Every function that can fail returns an mha_status (mha.h) and never aborts.
    The sentence describing the failure ("heads 3 does not divide d_model 16") is
-   in mha_train_last_error(), valid until the next failing trainer call; when a
-   failure comes from mha.h itself (the example layer), its sentence is copied
-   there too. A step whose loss is not finite (diverged, e.g. lr too large)
+   in mha_last_error() (mha.h), as for every failure of the library, valid until
+   the next failing call. A step whose loss is not finite (diverged, e.g. lr too large)
    returns MHA_ERR_NOT_FINITE and leaves the parameters as they were before it.
 
    NUMBERS
@@ -166,7 +165,6 @@ mha_status mha_trainer_example_predict(mha_trainer *tr, const unsigned char *ena
 int        mha_trainer_param_count(const mha_trainer *tr); /* all blocks together */
 const mha_train_desc *mha_trainer_desc(const mha_trainer *tr);
 
-const char *mha_train_last_error(void);
 
 #ifdef __cplusplus
 }

@@ -77,14 +77,11 @@ EMSCRIPTEN_KEEPALIVE void wasm_free(void *p) { free(p); }
 /* ==========================================================================
    Training (c/train.h): exports for the Trainer of web/src/attention.js.
    Same conventions as above: a failing call returns 0 or a status, and
-   wasm_last_status() gives its code; the sentence for a trainer failure is
-   in wasm_train_last_error() (mha_train_last_error). Buffers passed in
+   wasm_last_status() and wasm_last_error() say why. Buffers passed in
    (enabled, tokens, out) belong to the caller and are only read or written
    during the call.
    ========================================================================== */
 #include "train.h"
-
-EMSCRIPTEN_KEEPALIVE const char *wasm_train_last_error(void) { return mha_train_last_error(); }
 
 /* Every field not given here keeps mha_train_default_desc's value. */
 EMSCRIPTEN_KEEPALIVE mha_trainer *wasm_trainer_create(int heads, int d_model, int seq_len, int vocab, int batch,

@@ -80,7 +80,7 @@ class Attention {
     if (typeof lr !== 'number') throw new MHAError('BAD_ARGUMENT', `lr must be a number, got ${describe(lr)}`);
     const flags = (causal ? FLAG.causal : 0) | (scale ? FLAG.scale : 0);
     const ptr = core._wasm_trainer_create(...args, flags, seed, lr);
-    if (!ptr) throw trainError(core);
+    if (!ptr) throw coreError(core);
     // Scratch for results passed by pointer: 6 doubles + 2 ints, h enable bytes, 2·seqLen ints.
     const scratch = core._wasm_malloc(64 + Math.ceil(heads / 8) * 8 + 8 * seqLen);
     if (!scratch) {
@@ -131,8 +131,7 @@ class Attention {
 
   /** The MHAError for the core's last failing call. */
   lastError() {
-    const core = this.#core;
-    return new MHAError(cString(core, core._wasm_status_name(core._wasm_last_status())), cString(core, core._wasm_last_error()));
+    return coreError(this.#core);
   }
 }
 
@@ -266,9 +265,6 @@ const trainerRegistry = new FinalizationRegistry(({ core, ptr, scratch }) => {
   core._wasm_free(scratch);
 });
 
-function trainError(core) {
-  return new MHAError(cString(core, core._wasm_status_name(core._wasm_last_status())), cString(core, core._wasm_train_last_error()));
-}
 
 /**
  * A small model that learns, in the wasm heap, which view each head takes. Arrays it returns are views
@@ -299,7 +295,7 @@ class Trainer {
     const count = intArg('n', n);
     const status = core._wasm_trainer_step(this.#ptr, count);
     this.#version++;
-    if (status) throw trainError(core);
+    if (status) throw coreError(core);
     return this.loss();
   }
 
@@ -320,7 +316,7 @@ class Trainer {
   evaluate({ enabled } = {}) {
     const core = this.#live();
     const status = core._wasm_trainer_evaluate(this.#ptr, this.#enabled(enabled), this.#scratch);
-    if (status) throw trainError(core);
+    if (status) throw coreError(core);
     const [loss, accuracy, prevLoss, prevAccuracy, firstLoss, firstAccuracy] = new Float64Array(core.HEAPF64.buffer, this.#scratch, 6);
     return { loss, accuracy, previous: { loss: prevLoss, accuracy: prevAccuracy }, first: { loss: firstLoss, accuracy: firstAccuracy } };
   }
@@ -350,7 +346,7 @@ class Trainer {
     const where = this.#scratch + 64 + Math.ceil(this.heads / 8) * 8;
     new Int32Array(core.HEAPU8.buffer, where, this.seqLen).set(ints);
     const status = core._wasm_trainer_set_example(this.#ptr, where);
-    if (status) throw trainError(core);
+    if (status) throw coreError(core);
     this.#version++;
     return this;
   }
@@ -360,7 +356,7 @@ class Trainer {
     const core = this.#live();
     const where = this.#scratch + 64 + Math.ceil(this.heads / 8) * 8;
     const status = core._wasm_trainer_example_predict(this.#ptr, this.#enabled(enabled), where);
-    if (status) throw trainError(core);
+    if (status) throw coreError(core);
     const both = new Int32Array(core.HEAPU8.buffer, where, 2 * this.seqLen);
     return { previous: Array.from({ length: this.seqLen }, (_, r) => both[2 * r]), first: Array.from({ length: this.seqLen }, (_, r) => both[2 * r + 1]) };
   }
@@ -410,7 +406,7 @@ class Trainer {
     const out = {};
     TRAIN_PARAMS.forEach((name, id) => {
       const ptr = core._wasm_trainer_param(this.#ptr, id, 0, this.#scratch + 48);
-      if (!ptr) throw trainError(core);
+      if (!ptr) throw coreError(core);
       const [rows, cols] = new Int32Array(core.HEAPU8.buffer, this.#scratch + 48, 2);
       out[name] = new Float32Array(core.HEAPF32.buffer, ptr, rows * cols);
     });
@@ -452,11 +448,11 @@ class Trainer {
     }
     if (this.#shown !== this.#version) {
       this.#layer = core._wasm_trainer_example_layer(this.#ptr, 0);
-      if (!this.#layer) throw trainError(core);
+      if (!this.#layer) throw coreError(core);
       this.#shown = this.#version;
     }
     const ptr = core._wasm_tensor(this.#layer, id, head);
-    if (!ptr) throw trainError(core);
+    if (!ptr) throw coreError(core);
     return new Float32Array(core.HEAPF32.buffer, ptr, count);
   }
 }
@@ -541,6 +537,11 @@ function describe(value) {
   if (Array.isArray(value)) return `an array of ${value.length}`;
   if (value && typeof value === 'object') return value.constructor?.name ?? 'an object';
   return String(value);
+}
+
+/** The MHAError for the core's last failing call: its status code and sentence. */
+function coreError(core) {
+  return new MHAError(cString(core, core._wasm_status_name(core._wasm_last_status())), cString(core, core._wasm_last_error()));
 }
 
 function cString(core, ptr) {
