@@ -1,6 +1,6 @@
 /* mha.c — the forward pass of multi-head attention; see mha.h for the manual. */
 #include "mha.h"
-#include "mha_fail.h"
+#include "mha_internal.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -153,9 +153,8 @@ static mha_status check_finite(const char *name, const float *a, int rows, int c
     return MHA_OK;
 }
 
-/* out (rows×n) = a (rows×m) · b (m×n), all row-major. i-k-j order: the inner loop
-   runs along rows of b and out, which the compiler vectorises. */
-static void matmul(float *out, const float *a, const float *b, int rows, int m, int n) {
+/* i-k-j order: the inner loop runs along rows of b and out, which the compiler vectorises. */
+void mha_matmul_plain(float *out, const float *a, const float *b, int rows, int m, int n) {
     for (int i = 0; i < rows; i++) {
         float *o = out + (size_t)i * n;
         memset(o, 0, (size_t)n * sizeof *o);
@@ -559,9 +558,9 @@ mha_status mha_forward(mha_layer *layer, const mha_input *in) {
     layer->len = L;
     layer->flags = in->flags;
     if (in->x && plain_products) {
-        matmul(layer->q, in->x, in->wq, L, d, d);
-        matmul(layer->k, in->x, in->wk, L, d, d);
-        matmul(layer->v, in->x, in->wv, L, d, d);
+        mha_matmul_plain(layer->q, in->x, in->wq, L, d, d);
+        mha_matmul_plain(layer->k, in->x, in->wk, L, d, d);
+        mha_matmul_plain(layer->v, in->x, in->wv, L, d, d);
     } else if (in->x) {
         project(layer, layer->q, in->x, in->wq, L);
         project(layer, layer->k, in->x, in->wk, L);
@@ -585,7 +584,7 @@ mha_status mha_forward(mha_layer *layer, const mha_input *in) {
         }
     }
 
-    if (in->wo && plain_products) matmul(layer->output, layer->concat, in->wo, L, d, d);
+    if (in->wo && plain_products) mha_matmul_plain(layer->output, layer->concat, in->wo, L, d, d);
     else if (in->wo) project(layer, layer->output, layer->concat, in->wo, L);
     else memcpy(layer->output, layer->concat, nd * sizeof(float));
     return MHA_OK;

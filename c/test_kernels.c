@@ -6,20 +6,11 @@
 #include <string.h>
 
 #include "mha.h"
+#include "test_check.h"
 
 float mha_fast_exp(float x); /* mha.c's softmax exp, exposed for this test only */
 
 static int failures;
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            failures++;                                                    \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                    \
-            printf(__VA_ARGS__);                                           \
-            printf("\n");                                                  \
-        }                                                                  \
-    } while (0)
 
 static unsigned rng_state;
 

@@ -4,18 +4,9 @@
 #include <string.h>
 
 #include "mha.h"
+#include "test_check.h"
 
 static int failures;
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            failures++;                                                    \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                    \
-            printf(__VA_ARGS__);                                           \
-            printf("\n");                                                  \
-        }                                                                  \
-    } while (0)
 
 static void check_row(const float *got, const double *want, int n, double tol, const char *what) {
     for (int i = 0; i < n; i++)

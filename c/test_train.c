@@ -8,18 +8,9 @@
 #include <string.h>
 
 #include "train.h"
+#include "test_check.h"
 
 static int failures;
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            failures++;                                                    \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                    \
-            printf(__VA_ARGS__);                                           \
-            printf("\n");                                                  \
-        }                                                                  \
-    } while (0)
 
 static const char *const block_names[MHA_TP_COUNT] = {"E", "P", "Wq", "Wk", "Wv", "Wo", "U", "b"};
 

@@ -1,7 +1,7 @@
 /* train.c — forward, backward and Adam for one multi-head attention layer on
    the "previous token + first token" task; see train.h for the manual. */
 #include "train.h"
-#include "mha_fail.h"
+#include "mha_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -91,19 +91,6 @@ static mha_status check_desc(const mha_train_desc *desc) {
 
 /* ---- small dense kernels, row-major ---- */
 
-/* out (rows×n) = a (rows×m) · b (m×n) */
-static void mm(float *restrict out, const float *restrict a, const float *restrict b, int rows, int m, int n) {
-    for (int i = 0; i < rows; i++) {
-        float *o = out + (size_t)i * n;
-        memset(o, 0, (size_t)n * sizeof *o);
-        for (int kk = 0; kk < m; kk++) {
-            const float aik = a[(size_t)i * m + kk];
-            const float *brow = b + (size_t)kk * n;
-            for (int j = 0; j < n; j++) o[j] += aik * brow[j];
-        }
-    }
-}
-
 /* out (m×n) = aᵀ · b, with a rows×m and b rows×n (a weight's gradient). */
 static void mm_tn(float *restrict out, const float *restrict a, const float *restrict b, int rows, int m, int n) {
     memset(out, 0, (size_t)m * n * sizeof *out);
@@ -157,9 +144,9 @@ static void forward(mha_trainer *tr, const int *tokens, int count, const unsigne
             float *x = tr->x + ((size_t)s * L + r) * d;
             for (int j = 0; j < d; j++) x[j] = e[j] + p[j];
         }
-    mm(tr->q, tr->x, param(tr, MHA_TP_WQ), N, d, d);
-    mm(tr->k, tr->x, param(tr, MHA_TP_WK), N, d, d);
-    mm(tr->v, tr->x, param(tr, MHA_TP_WV), N, d, d);
+    mha_matmul_plain(tr->q, tr->x, param(tr, MHA_TP_WQ), N, d, d);
+    mha_matmul_plain(tr->k, tr->x, param(tr, MHA_TP_WK), N, d, d);
+    mha_matmul_plain(tr->v, tr->x, param(tr, MHA_TP_WV), N, d, d);
 
     for (int s = 0; s < count; s++) {
         const size_t row0 = (size_t)s * L;
@@ -195,8 +182,8 @@ static void forward(mha_trainer *tr, const int *tokens, int count, const unsigne
             }
         }
     }
-    mm(tr->y, tr->concat, param(tr, MHA_TP_WO), N, d, d);
-    mm(tr->logits, tr->y, param(tr, MHA_TP_READOUT), N, d, n_out);
+    mha_matmul_plain(tr->y, tr->concat, param(tr, MHA_TP_WO), N, d, d);
+    mha_matmul_plain(tr->logits, tr->y, param(tr, MHA_TP_READOUT), N, d, n_out);
 
     const float *b = param(tr, MHA_TP_BIAS);
     const float norm = 1.0f / (float)((double)N * MHA_TRAIN_TARGETS);

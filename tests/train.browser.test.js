@@ -7,6 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
+import { headViews as views } from '../web/page/train.js';
 import { startBrowserAndServer, seriousAxeViolations, ensureArtifactsDir } from './browser.js';
 
 const web = fileURLToPath(new URL('../web/', import.meta.url));
@@ -56,16 +57,6 @@ async function openTraining() {
   return { page, context, errors };
 }
 
-/** Mean weight of rows r ≥ 2 on the previous position and on position 0. */
-const views = (attention, L) => {
-  let previous = 0;
-  let first = 0;
-  for (let r = 2; r < L; r++) {
-    previous += attention[r * L + r - 1];
-    first += attention[r * L];
-  }
-  return { previous: previous / (L - 2), first: first / (L - 2) };
-};
 
 test('training in a worker: the loss falls and the two heads take two different views', async () => {
   const { page, context, errors } = await openTraining();

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadAttention, MHAError } from '../web/src/attention.js';
+import { headViews as views } from '../web/page/train.js';
 
 const mha = await loadAttention();
 
@@ -82,16 +83,6 @@ test('h = 2 beats h = 1 on the default task at the same d_model and parameter co
   }
 });
 
-/** Mean weight of rows r ≥ 2 on the previous position and on position 0. */
-function views(attention, L) {
-  let previous = 0;
-  let first = 0;
-  for (let r = 2; r < L; r++) {
-    previous += attention[r * L + r - 1];
-    first += attention[r * L];
-  }
-  return { previous: previous / (L - 2), first: first / (L - 2) };
-}
 
 test('after training the two heads take the two views, and ablation shows it', () => {
   const trainer = mha.createTrainer({ heads: 2, seed: 3 });
