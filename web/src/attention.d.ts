@@ -48,14 +48,8 @@ export interface QKVInput extends ForwardOptions {
  * Every Float32Array it returns is a view into that heap holding the last forward's result,
  * valid until the next call on this layer or any createLayer; copy what you keep.
  */
-export interface Layer {
-  readonly dModel: number;
-  readonly heads: number;
-  readonly dK: number;
-  readonly maxLen: number;
-  /** L of the last forward, 0 before the first. */
-  readonly length: number;
-  forward(input: ProjectionInput | QKVInput): this;
+/** What a forward leaves to draw: views into the wasm heap (see Layer). */
+export interface Results {
   /** Head i's softmax weights, L×L; masked entries are exactly 0. */
   attention(head: number): Float32Array;
   /** Head i's scores (÷√d_k when scale is on), L×L, before the mask. */
@@ -70,6 +64,16 @@ export interface Layer {
   concat(): Float32Array;
   /** concat · W^O, L×d_model. */
   output(): Float32Array;
+}
+
+export interface Layer extends Results {
+  readonly dModel: number;
+  readonly heads: number;
+  readonly dK: number;
+  readonly maxLen: number;
+  /** L of the last forward, 0 before the first. */
+  readonly length: number;
+  forward(input: ProjectionInput | QKVInput): this;
   dispose(): void;
 }
 
@@ -135,9 +139,10 @@ export interface TrainerWeights {
 /**
  * Token + position embeddings → one multi-head attention layer → a read-out predicting, at every
  * position, the previous token and the first token; trained with Adam in the wasm heap.
+ * Its Results accessors show the example sentence with the current weights.
  * Float32Arrays are views into the heap, valid until the next call on this trainer; copy what you keep.
  */
-export interface Trainer {
+export interface Trainer extends Results {
   readonly heads: number;
   readonly dModel: number;
   readonly dK: number;
@@ -164,15 +169,6 @@ export interface Trainer {
   setExample(tokens: ArrayLike<number>): this;
   /** Most likely token ids on the example for both targets. */
   predict(options?: { enabled?: ArrayLike<boolean> }): { previous: number[]; first: number[] };
-  /** On the example sentence, with the current weights (as Layer's accessors). */
-  attention(head: number): Float32Array;
-  scores(head: number): Float32Array;
-  headOutput(head: number): Float32Array;
-  q(): Float32Array;
-  k(): Float32Array;
-  v(): Float32Array;
-  concat(): Float32Array;
-  output(): Float32Array;
   weights(): TrainerWeights;
   /** Back to the state right after creation (same seed, same run). */
   reset(): this;

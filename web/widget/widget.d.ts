@@ -14,7 +14,7 @@ export interface MultiHeadAttentionResult {
   headOutputs: Float32Array[];
 }
 
-export type MultiHeadAttentionView = 'heatmaps' | 'pipeline' | 'lines' | 'full';
+export type MultiHeadAttentionView = 'heatmaps' | 'pipeline' | 'lines' | 'full' | 'train';
 
 /** Every property mirrors its attribute; reading a data property gives null while the attributes are invalid. */
 export class MultiHeadAttentionElement extends HTMLElement {

@@ -1,0 +1,27 @@
+// Compiled (never run) by tests/types.test.js: the shipped declarations must describe the real API.
+import { loadAttention, MHAError } from 'multihead-attention-lesson';
+import { MultiHeadAttentionElement, defineMultiHeadAttention } from 'multihead-attention-lesson/widget';
+
+async function lesson(): Promise<number> {
+  const mha = await loadAttention();
+  const layer = mha.createLayer({ dModel: 4, heads: 2, maxLen: 8 });
+  layer.forward({ q: [[1, 1, 0, 0]], k: [[1, 0, 1, 0]], v: [[1, 0, 1, 0]], causal: false, enabled: [true, false] });
+  layer.forward({ x: new Float32Array(4), wq: [], wk: [], wv: [], wo: new Float64Array(16), plain: true });
+  const weights: Float32Array = layer.attention(0);
+  const { naive, split }: { naive: number; split: number } = mha.paramCount({ dModel: 768, heads: 12 });
+  const normals: Float64Array = mha.randomState(10).randn(3, 8);
+  const trainer = mha.createTrainer({ heads: 2 });
+  trainer.step(10);
+  const headOne: Float32Array = trainer.attention(0);
+  try {
+    mha.createLayer({ dModel: 768, heads: 7, maxLen: 4 });
+  } catch (error) {
+    if (error instanceof MHAError && error.code === 'HEADS_NOT_DIVISOR') return 0;
+  }
+  layer.dispose();
+  return weights[0] + naive + split + normals[0] + headOne[0] + mha.memoryBytes();
+}
+
+defineMultiHeadAttention('attention-heads');
+const element: MultiHeadAttentionElement | null = document.querySelector('multi-head-attention');
+export { lesson, element };
