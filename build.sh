@@ -22,6 +22,11 @@ inputs_hash() {
        -not -path 'c/build/*' 2>/dev/null | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1
 }
 
+if [[ ! -d node_modules/esbuild ]]; then
+  echo "build.sh: node_modules is missing; installing the locked packages (npm ci)" >&2
+  npm ci --no-audit --no-fund
+fi
+
 if [[ "${1:-}" == "--if-needed" && -f "$stamp" && "$(cat "$stamp")" == "$(inputs_hash)" ]]; then
   exit 0
 fi
@@ -39,10 +44,6 @@ if ! command -v emcc >/dev/null 2>&1; then
     echo "    sudo apt-get update && sudo ${install[*]}" >&2
     exit 1
   fi
-fi
-if [[ ! -d node_modules/esbuild ]]; then
-  echo "build.sh: node_modules is missing; run 'npm ci' first" >&2
-  exit 1
 fi
 
 warnings=(-std=c11 -Wall -Wextra -Werror -pedantic)
