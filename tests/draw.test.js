@@ -157,3 +157,19 @@ test('helpers: number format and contrast', () => {
   assert.equal(textColorFor(weightColor(0)), '#ffffff');
   assert.equal(textColorFor(weightColor(1)), '#111111');
 });
+
+test('word-long column labels are slanted so they cannot overlap; head keys fit their labels', () => {
+  const words = ['the', 'quick', 'brown', 'elephant'];
+  const svg = heatmap(document, { values: new Array(16).fill(0.25), rows: 4, cols: 4, rowLabels: words, colLabels: words, cell: 30 });
+  const columnLabels = [...svg.querySelectorAll('text')].filter((t) => words.includes(t.textContent) && t.getAttribute('transform'));
+  assert.equal(columnLabels.length, 4, 'every column label is turned');
+  for (const t of columnLabels) assert.match(t.getAttribute('transform'), /^rotate\(-45 /);
+  const short = heatmap(document, { values: new Array(4).fill(0.5), rows: 2, cols: 2, colLabels: ['猫', '吃'] });
+  assert.equal([...short.querySelectorAll('text')].filter((t) => t.getAttribute('transform')).length, 0, 'one-character labels stay upright');
+
+  const key = headKey(document, { heads: 12, label: (head) => `Head ${head + 1}` });
+  const texts = [...key.querySelectorAll('text')].map((t) => Number(t.getAttribute('x')));
+  const gap = texts[1] - texts[0];
+  assert.ok(gap >= 17 + 'Head 12'.length * 0.6 * 12, `items ${gap} px apart fit "Head 12"`);
+  matchGolden('heatmap-slanted-labels', svg);
+});

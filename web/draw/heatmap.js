@@ -33,10 +33,14 @@ export function heatmap(doc, {
 
   const fontSize = Math.max(8, Math.min(13, cell * 0.3));
   const labelWidth = rowLabels.length ? Math.max(...rowLabels.map((l) => textWidth(l, 13))) + 10 : 0;
-  const headerHeight = colLabels.length ? 20 : 0;
+  // Column labels wider than a cell (words, not characters) are turned 45° so they never overlap.
+  const widestColLabel = colLabels.length ? Math.max(...colLabels.map((l) => textWidth(l, 13))) : 0;
+  const slanted = widestColLabel > cell - 4;
+  const slant = slanted ? Math.ceil(widestColLabel * Math.SQRT1_2) : 0;
+  const headerHeight = colLabels.length ? 20 + slant : 0;
   const top = headerHeight + (colHeader ? 16 : 0);
   const left = labelWidth + (rowHeader ? 16 : 0);
-  const width = left + cols * cell + 2;
+  const width = left + cols * cell + 2 + slant;
   const height = top + rows * cell + 2;
 
   const root = svgRoot(doc, { width, height, title, className });
@@ -49,7 +53,10 @@ export function heatmap(doc, {
   }
   const labels = el(doc, 'g', { 'font-size': 13, fill: '#222', 'aria-hidden': 'true' });
   colLabels.forEach((label, c) => {
-    labels.appendChild(el(doc, 'text', { x: left + c * cell + cell / 2, y: top - 6, 'text-anchor': 'middle' }, [String(label)]));
+    const x = left + c * cell + cell / 2;
+    const y = top - 6;
+    const attrs = slanted ? { x, y, 'text-anchor': 'start', transform: `rotate(-45 ${x} ${y})` } : { x, y, 'text-anchor': 'middle' };
+    labels.appendChild(el(doc, 'text', attrs, [String(label)]));
   });
   rowLabels.forEach((label, r) => {
     labels.appendChild(el(doc, 'text', { x: left - 6, y: top + r * cell + cell / 2, 'text-anchor': 'end', 'dominant-baseline': 'central' }, [String(label)]));

@@ -31,7 +31,8 @@ export function legend(doc, { scale = 'weights', domain, title = '', width = 220
 
 /** Swatches naming each head's colour: "h1 h2 …" (switched-off heads are struck through). */
 export function headKey(doc, { heads, label = (head) => `h${head + 1}`, disabledHeads = [], title = '' }) {
-  const itemWidth = 46;
+  // Wide enough for the longest label ("Head 12", "头 3") after its 17 px swatch.
+  const itemWidth = Math.max(46, ...Array.from({ length: heads }, (_, head) => 17 + textWidth(label(head), 12) + 10));
   const root = svgRoot(doc, { width: heads * itemWidth, height: 20, title, className: 'mha-head-key' });
   for (let head = 0; head < heads; head++) {
     const off = disabledHeads.includes(head);
