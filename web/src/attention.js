@@ -277,11 +277,13 @@ class Trainer {
   #version = 0; // bumped whenever the weights or the example change
   #shown = -1; // the version the example layer was last run for
   #layer = 0;
+  #tokensAt; // where in the scratch the example's tokens and predictions go, after the head bytes
 
   constructor(core, ptr, scratch, options) {
     this.#core = core;
     this.#ptr = ptr;
     this.#scratch = scratch;
+    this.#tokensAt = scratch + 64 + Math.ceil(options.heads / 8) * 8;
     Object.assign(this, options);
     this.dK = options.dModel / options.heads;
     /** Every parameter together; the same for every h at one dModel (the lesson's point). */
@@ -343,9 +345,8 @@ class Trainer {
       if (!Number.isInteger(tokens[i])) throw new MHAError('BAD_ARGUMENT', `token [${i}] must be a whole number, got ${describe(tokens[i])}`);
       ints[i] = tokens[i];
     }
-    const where = this.#scratch + 64 + Math.ceil(this.heads / 8) * 8;
-    new Int32Array(core.HEAPU8.buffer, where, this.seqLen).set(ints);
-    const status = core._wasm_trainer_set_example(this.#ptr, where);
+    new Int32Array(core.HEAPU8.buffer, this.#tokensAt, this.seqLen).set(ints);
+    const status = core._wasm_trainer_set_example(this.#ptr, this.#tokensAt);
     if (status) throw coreError(core);
     this.#version++;
     return this;
@@ -354,10 +355,9 @@ class Trainer {
   /** The trained model's guesses on the example: previous[r] and first[r], the most likely token ids. */
   predict({ enabled } = {}) {
     const core = this.#live();
-    const where = this.#scratch + 64 + Math.ceil(this.heads / 8) * 8;
-    const status = core._wasm_trainer_example_predict(this.#ptr, this.#enabled(enabled), where);
+    const status = core._wasm_trainer_example_predict(this.#ptr, this.#enabled(enabled), this.#tokensAt);
     if (status) throw coreError(core);
-    const both = new Int32Array(core.HEAPU8.buffer, where, 2 * this.seqLen);
+    const both = new Int32Array(core.HEAPU8.buffer, this.#tokensAt, 2 * this.seqLen);
     return { previous: Array.from({ length: this.seqLen }, (_, r) => both[2 * r]), first: Array.from({ length: this.seqLen }, (_, r) => both[2 * r + 1]) };
   }
 
