@@ -247,20 +247,57 @@ test(`served with "${STRICT_CSP}" the course page loads with no policy violation
   }
 });
 
-test('a stricter policy (style-src self, no inline styles) still gives a styled, working widget', async () => {
+test('a stricter policy (style-src self, no inline styles) still gives a styled, working widget, training included', async () => {
   const csp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
-  const html = fixture(`<multi-head-attention editable ${attrs({ ...LESSON, heads: 2 })}></multi-head-attention>`);
+  const html = fixture(`<multi-head-attention editable ${attrs({ ...LESSON, heads: 2 })}></multi-head-attention>
+    <multi-head-attention id="train" view="train" heads="2"></multi-head-attention>`);
   const { page, context, log } = await open('strict.html', { html, headers: { 'Content-Security-Policy': csp } });
   try {
-    await settled(page);
+    await settled(page, 'multi-head-attention[editable]');
     const { result, border } = await page.evaluate(() => {
       const el = document.querySelector('multi-head-attention');
       return { result: Boolean(el.result), border: getComputedStyle(el.shadowRoot.querySelector('.mha')).borderTopStyle };
     });
     assert.equal(result, true);
     assert.equal(border, 'solid', "the widget's stylesheet applies");
+
+    // view="train": train a little, pause for the ablation table, then look at the section's styles.
+    const start = '#train >> .train-start';
+    await page.waitForSelector(`${start}:not([disabled])`, { timeout: 15000 });
+    const steps = () => page.$eval('#train', (el) => Number(el.shadowRoot.querySelector('.mha-train').dataset.steps));
+    assert.equal(await steps(), 0);
+    await page.click(start);
+    await page.waitForFunction(() => Number(document.getElementById('train').shadowRoot.querySelector('.mha-train').dataset.steps) >= 100, null, { timeout: 30000 });
+    await page.click(start);
+    await page.waitForSelector('#train >> .train-ablation tr.head-off', { timeout: 10000 });
+    assert.ok(await steps() >= 100, 'training ran');
+    const look = await page.$eval('#train', (el) => {
+      const root = el.shadowRoot;
+      const style = (selector) => getComputedStyle(root.querySelector(selector));
+      return {
+        controls: style('.train-controls').display,
+        choice: `${style('.h-choice').borderTopStyle} ${style('.h-choice').borderTopLeftRadius}`,
+        checked: style('.h-choice:has(input:checked)').backgroundColor,
+        predictions: style('.train-predictions table').borderCollapse,
+        screenReaderTables: [...root.querySelectorAll('.train-head table')].map((table) => `${getComputedStyle(table).position} ${getComputedStyle(table).clip}`),
+        swatches: [...root.querySelectorAll('.train-head .swatch')].map((swatch) => getComputedStyle(swatch).backgroundColor),
+        bars: [...root.querySelectorAll('.train-ablation .bar')].map((bar) => Math.round(bar.getBoundingClientRect().width)),
+      };
+    });
+    assert.equal(look.controls, 'flex', "the training section's stylesheet applies");
+    assert.equal(look.choice, 'solid 8px');
+    assert.equal(look.checked, 'rgb(230, 240, 251)', 'the chosen h is highlighted');
+    assert.equal(look.predictions, 'collapse');
+    assert.deepEqual(look.screenReaderTables, Array(2).fill('absolute rect(0px, 0px, 0px, 0px)'), "the heads' number tables are for screen readers only");
+    assert.deepEqual(look.swatches, ['rgb(0, 114, 178)', 'rgb(213, 94, 0)'], "each head's swatch has its colour");
+    assert.equal(look.bars.length, 3);
+    assert.ok(look.bars.every((width) => width >= 1 && width <= 120) && Math.max(...look.bars) === 120, `ablation bars sized to the loss: ${look.bars}`);
+    await page.$eval('#train', (el) => el.scrollIntoView());
+    await page.locator('#train').screenshot({ path: `${ensureArtifactsDir()}widget-train-strict-csp.png` });
+
     assert.deepEqual(await page.evaluate(() => window.__violations), []);
     assert.deepEqual(log.csp, []);
+    assert.deepEqual(log.errors, []);
   } finally {
     await context.close();
   }

@@ -9,8 +9,11 @@
 //   training.snapshot();   // the latest numbers: { heads, steps, loss, eval, attention, ablation, … }
 //   training.dispose();
 //
-// Works in a page and in a shadow root (it brings its own small stylesheet).
+// Works in a page and in a shadow root, also under a strict Content-Security-Policy (style-src 'self'):
+// its small stylesheet is a constructed one and its few computed styles are CSSOM writes, never inline
+// <style> elements or style attributes.
 import { heatmap, headColor, tableFor } from '../draw/index.js';
+import { adoptStylesheet } from '../widget/adopt-stylesheet.js';
 import { createTrainingHost } from './train-worker.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -209,6 +212,8 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
     for (const [name, value] of Object.entries(attrs)) {
       if (value == null || value === false) continue;
       if (name.startsWith('on')) el.addEventListener(name.slice(2), value);
+      // CSSOM writes: a strict style-src allows them, but blocks a style attribute.
+      else if (name === 'style') for (const [property, text] of Object.entries(value)) el.style.setProperty(property, text);
       else el.setAttribute(name, value === true ? '' : String(value));
     }
     for (const child of [].concat(children)) if (child != null && child !== false) el.append(child);
@@ -245,7 +250,6 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
   const errorLine = node('p', { class: 'train-error', role: 'alert', hidden: true });
 
   const root = node('div', { class: 'mha-train', 'data-state': 'loading' }, [
-    node('style', {}, [STYLE]),
     heading ? node('h2', { id: `${uid}-title` }, [t.title]) : null,
     node('p', {}, [t.lead]),
     node('p', { class: 'muted' }, [t.oneHead]),
@@ -265,6 +269,10 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
     node('p', { class: 'muted' }, [t.ablationLead]),
     ablationBox,
   ]);
+  // The stylesheet goes to the widget's shadow root, or to the page's document (the container may not
+  // be in it yet); only a browser without constructed stylesheets gets a <style> element.
+  const scope = container.getRootNode();
+  if (!adoptStylesheet(scope.nodeType === 11 && 'host' in scope ? scope : doc, STYLE)) root.prepend(node('style', {}, [STYLE]));
   container.append(root);
 
   // ---- messages from the trainer ----
@@ -429,7 +437,7 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
       const name = viewName(view);
       const svg = heatmap(doc, { values: a, rows: L, cols: L, rowLabels: labels, colLabels: labels, cell, digits: 2, showNumbers: state.heads < 4, title: t.heatmapTitle(i, labels), rowHeader: t.query, colHeader: t.key, accent: headColor(i) });
       return node('figure', { class: 'train-head', 'data-head': i, 'data-view': name, 'data-previous': view.previous.toFixed(4), 'data-first': view.first.toFixed(4) }, [
-        node('figcaption', {}, [node('span', { class: 'swatch', style: `background:${headColor(i)}`, 'aria-hidden': 'true' }), node('strong', {}, [t.head(i)]), ` · ${t.views[name]}`]),
+        node('figcaption', {}, [node('span', { class: 'swatch', style: { background: headColor(i) }, 'aria-hidden': 'true' }), node('strong', {}, [t.head(i)]), ` · ${t.views[name]}`]),
         svg,
         node('div', { class: 'head-view muted' }, [t.viewShare(view)]),
         tableFor(doc, { values: a, rows: L, cols: L, rowLabels: labels, colLabels: labels, caption: t.heatmapTitle(i, labels) }),
@@ -464,7 +472,7 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
     const maxLoss = Math.max(a.all.loss, ...a.off.map((e) => e.loss), 1e-6);
     const row = (label, e, cls) => node('tr', { class: cls }, [
       node('th', { scope: 'row' }, [label]),
-      node('td', {}, [fmt(e.loss, 3), node('span', { class: 'bar', style: `width:${Math.max(1, Math.round((e.loss / maxLoss) * 120))}px`, 'aria-hidden': 'true' })]),
+      node('td', {}, [fmt(e.loss, 3), node('span', { class: 'bar', style: { width: `${Math.max(1, Math.round((e.loss / maxLoss) * 120))}px` }, 'aria-hidden': 'true' })]),
       node('td', {}, [pct(e.accuracy)]),
       node('td', {}, [pct(e.previous.accuracy)]),
       node('td', {}, [pct(e.first.accuracy)]),

@@ -1,6 +1,7 @@
 // The widget's stylesheet, scoped by its shadow root. Inherited properties (font, colour, line height,
 // alignment…) are reset on the root box so the host page's text styles do not reach inside either.
 import { HEAD_COLORS } from '../draw/index.js';
+import { adoptStylesheet } from './adopt-stylesheet.js';
 
 const headRules = HEAD_COLORS.map((color, h) => `.h${h}{--head:${color}}`).join('');
 
@@ -57,26 +58,10 @@ input:focus-visible,select:focus-visible,button:focus-visible{outline:2px solid 
 ${headRules}
 `;
 
-let shared;
-
-/** Adds the stylesheet to a shadow root: one constructed sheet per document (not subject to style-src), else a <style>. */
+/** Adds the stylesheet to a shadow root: a constructed sheet (not subject to style-src), else a <style>. */
 export function adoptStyles(root) {
-  const doc = root.ownerDocument;
-  const View = doc.defaultView;
-  if (View && 'adoptedStyleSheets' in root && View.CSSStyleSheet && 'replaceSync' in View.CSSStyleSheet.prototype) {
-    try {
-      if (!shared || shared.doc !== doc) {
-        const sheet = new View.CSSStyleSheet();
-        sheet.replaceSync(CSS);
-        shared = { doc, sheet };
-      }
-      root.adoptedStyleSheets = [...root.adoptedStyleSheets, shared.sheet];
-      return;
-    } catch {
-      // fall through to a <style> element
-    }
-  }
-  const style = doc.createElement('style');
+  if (adoptStylesheet(root, CSS)) return;
+  const style = root.ownerDocument.createElement('style');
   style.textContent = CSS;
   root.appendChild(style);
 }
