@@ -430,6 +430,70 @@ test('changing heads (attribute or property) re-renders with the right number of
   }
 });
 
+test('the attributes are parsed once per change, not on every property read', async () => {
+  const html = fixture(`<multi-head-attention ${attrs({ ...LESSON, heads: 2 })}></multi-head-attention>`);
+  const { page, context, log } = await open('parse-once.html', { html });
+  try {
+    await settled(page);
+    const seen = await page.$eval('multi-head-attention', (el) => {
+      // Every parse of the data attributes goes through JSON.parse: count its calls.
+      const parse = JSON.parse;
+      let calls = 0;
+      JSON.parse = (...args) => {
+        calls++;
+        return parse(...args);
+      };
+      const read = (times) => {
+        const before = calls;
+        let values;
+        for (let i = 0; i < times; i++) values = { heads: el.heads, q: el.q, k: el.k, v: el.v, tokens: el.tokens, view: el.view };
+        return { calls: calls - before, values };
+      };
+      try {
+        const rendered = read(1000);
+        el.setAttribute('heads', '4');
+        const first = read(1);
+        const again = read(1000);
+        el.setAttribute('tokens', '["a","b"]');
+        el.setAttribute('q', '[[1,0],[0,1]]');
+        el.setAttribute('k', '[[1,0],[0,1]]');
+        el.setAttribute('v', '[[5,6],[7,8]]');
+        el.heads = 1;
+        const fiveChanges = read(1000);
+        el.heads = 3;
+        const bad = read(10);
+        el.removeAttribute('heads');
+        const restored = read(10);
+        return { rendered, first, again, fiveChanges, bad, restored, onePass: first.calls };
+      } finally {
+        JSON.parse = parse;
+      }
+    });
+    const q = JSON.parse(LESSON.q);
+    assert.equal(seen.rendered.calls, 0, '1000 reads of a rendered widget parse nothing');
+    assert.deepEqual(seen.rendered.values, { heads: 2, q, k: JSON.parse(LESSON.k), v: JSON.parse(LESSON.v), tokens: ['猫', '吃', '鱼'], view: 'heatmaps' });
+    assert.ok(seen.onePass > 0, 'the first read after a change parses');
+    assert.equal(seen.first.values.heads, 4);
+    assert.equal(seen.again.calls, 0, 'later reads reuse that parse');
+    assert.deepEqual(seen.again.values.q, q);
+    assert.equal(seen.fiveChanges.calls, seen.onePass, 'five changes before a read: one parse');
+    assert.deepEqual(seen.fiveChanges.values, { heads: 1, q: [[1, 0], [0, 1]], k: [[1, 0], [0, 1]], v: [[5, 6], [7, 8]], tokens: ['a', 'b'], view: 'heatmaps' });
+    assert.equal(seen.bad.values.heads, null, 'heads="3" does not divide d_model 2');
+    assert.equal(seen.bad.calls, seen.onePass);
+    assert.equal(seen.restored.values.heads, 2, 'no heads attribute: the default again');
+    // The copies handed out are the caller's: changing one changes nothing inside.
+    await page.$eval('multi-head-attention', (el) => {
+      el.q[0][0] = 99;
+      el.tokens.push('c');
+    });
+    assert.deepEqual(await page.$eval('multi-head-attention', (el) => [el.q, el.tokens]), [[[1, 0], [0, 1]], ['a', 'b']]);
+    await page.waitForFunction(() => document.querySelector('multi-head-attention').result?.attention[0].length === 4);
+    assert.deepEqual(log.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('mha-change fires (bubbling, composed) with the result whenever the learner edits', async () => {
   const html = fixture(`<div id="wrap"><multi-head-attention editable ${attrs({ ...LESSON, heads: 2 })}></multi-head-attention></div>`);
   const { page, context, log } = await open('events.html', { html });

@@ -32,7 +32,7 @@ export class MultiHeadAttentionElement extends Base {
   #box;
   #mha = null;
   #id = `mha-${++count}`;
-  #parsed = null; // { state } or { error } for the current attributes
+  #parsed = null; // { state } or { error } for the current attributes; null once one of them changes
   #layer = null;
   #layerKey = '';
   #training = null; // the mounted training section when view="train"
@@ -95,7 +95,9 @@ export class MultiHeadAttentionElement extends Base {
   }
 
   attributeChangedCallback(name, before, after) {
+    // A learner's edit has already updated the parsed state it mirrors into the attributes.
     if (this.#reflecting || before === after) return;
+    this.#parsed = null;
     this.#schedule();
   }
 
@@ -190,12 +192,14 @@ export class MultiHeadAttentionElement extends Base {
     return this.#current().state?.[name]?.map((row) => row.slice()) ?? null;
   }
 
-  /** Parses the attributes as they are now (cheap: a few small JSON strings). */
+  /** The attributes as parsed: parsed once after each change, so getters cost no JSON parsing. */
   #current() {
+    if (this.#parsed) return this.#parsed;
     const attrs = {};
     for (const name of ATTRIBUTES) attrs[name] = this.getAttribute(name);
     for (const name of FLAGS) attrs[name] = this.hasAttribute(name);
-    return parseState(attrs);
+    this.#parsed = parseState(attrs);
+    return this.#parsed;
   }
 
   // ---- rendering --------------------------------------------------------------------------------
@@ -218,7 +222,6 @@ export class MultiHeadAttentionElement extends Base {
     } catch (error) {
       return this.#fail('INTERNAL', String(error?.message ?? error), error);
     }
-    this.#parsed = parsed;
     if (parsed.error) return this.#fail(parsed.error.code, parsed.error.message);
 
     let mha;
