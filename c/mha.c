@@ -27,16 +27,28 @@ struct mha_layer {
 };
 
 static _Thread_local char last_error[256];
+static _Thread_local mha_error_place last_place = {NULL, -1, -1, -1};
 
 mha_status mha_fail(mha_status status, const char *fmt, ...) {
     va_list args;
     va_start(args, fmt);
     vsnprintf(last_error, sizeof last_error, fmt, args);
     va_end(args);
+    last_place = (mha_error_place){NULL, -1, -1, -1};
+    return status;
+}
+
+mha_status mha_fail_at(mha_status status, mha_error_place place, const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, args);
+    va_end(args);
+    last_place = place;
     return status;
 }
 
 const char *mha_last_error(void) { return last_error; }
+const mha_error_place *mha_last_error_place(void) { return &last_place; }
 
 const char *mha_status_name(mha_status status) {
     static const char *const names[MHA_STATUS_COUNT] = {
@@ -140,17 +152,41 @@ int mha_layer_len(const mha_layer *layer) { return layer ? layer->len : 0; }
 
 static int all_finite(const float *a, size_t n);
 
+/* The index of the first NaN or infinity in a[0..n), or -1. */
+static ptrdiff_t first_non_finite(const float *a, size_t n) {
+    if (all_finite(a, n)) return -1; /* the usual case, in SIMD; else find the first */
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(a[i])) return (ptrdiff_t)i;
+    return -1;
+}
+
 /* Names the first NaN or infinity of a rows×cols input, for a learner to find it. */
 static mha_status check_finite(const char *name, const float *a, int rows, int cols) {
-    size_t n = (size_t)rows * cols;
-    if (all_finite(a, n)) return MHA_OK; /* the usual case, in SIMD; else find the first */
-    for (size_t i = 0; i < n; i++) {
-        if (!isfinite(a[i]))
-            return mha_fail(MHA_ERR_NOT_FINITE, "%s has %s at row %d, column %d; every entry must be a finite number",
-                        name, isnan(a[i]) ? "NaN" : a[i] > 0 ? "Infinity" : "-Infinity",
-                        (int)(i / (size_t)cols), (int)(i % (size_t)cols));
-    }
-    return MHA_OK;
+    const ptrdiff_t i = first_non_finite(a, (size_t)rows * cols);
+    if (i < 0) return MHA_OK;
+    const int row = (int)(i / cols), column = (int)(i % cols);
+    return mha_fail_at(MHA_ERR_NOT_FINITE, (mha_error_place){name, -1, row, column},
+                       "%s has %s at row %d, column %d; every entry must be a finite number "
+                       "(numbers beyond float32's ±3.4e38 become Infinity)",
+                       name, isnan(a[i]) ? "NaN" : a[i] > 0 ? "Infinity" : "-Infinity", row, column);
+}
+
+/* A computed rows×cols result that must be finite (its inputs were): names the
+   first entry that overflowed float32, or returns MHA_OK. */
+static mha_status check_overflow(const char *name, const char *what, const float *a, int rows, int cols, int head,
+                                 const char *hint) {
+    const ptrdiff_t i = first_non_finite(a, (size_t)rows * cols);
+    if (i < 0) return MHA_OK;
+    const int row = (int)(i / cols), column = (int)(i % cols);
+    return mha_fail_at(MHA_ERR_NOT_FINITE, (mha_error_place){name, head, row, column},
+                       "%s overflows float32 (beyond ±3.4e38) at row %d, column %d; %s", what, row, column, hint);
+}
+
+/* Head i's scores overflowed at query row `row` (a score became ±Infinity or NaN). */
+static mha_status scores_overflow(int head, int row) {
+    return mha_fail_at(MHA_ERR_NOT_FINITE, (mha_error_place){"scores", head, row, -1},
+                       "scores of head %d overflow float32 (beyond ±3.4e38) at row %d: q·k is too large; "
+                       "use smaller numbers in q and k", head, row);
 }
 
 /* i-k-j order: the inner loop runs along rows of b and out, which the compiler vectorises. */
@@ -182,8 +218,9 @@ static void score_row(const mha_layer *layer, int head, int r, int cols, float s
     }
 }
 
-/* Head i: attention weights (L×L) and output A_i · V_i (L×d_k). */
-static void attend_head(mha_layer *layer, int head, float scale, int causal) {
+/* Head i: attention weights (L×L) and output A_i · V_i (L×d_k). Returns the
+   first query row whose scores overflowed float32 (then stops), or -1. */
+static int attend_head(mha_layer *layer, int head, float scale, int causal) {
     const int L = layer->len, d = layer->d, dk = layer->dk;
     float *a = layer->attention + (size_t)head * L * L;
     float *out = layer->heads + (size_t)head * L * dk;
@@ -191,6 +228,7 @@ static void attend_head(mha_layer *layer, int head, float scale, int causal) {
         float *row = a + (size_t)r * L;
         const int visible = causal ? r + 1 : L; /* the masked half is never computed */
         score_row(layer, head, r, visible, scale, row);
+        if (first_non_finite(row, (size_t)visible) >= 0) return r;
         float max = row[0];
         for (int c = 1; c < visible; c++) max = row[c] > max ? row[c] : max;
         float sum = 0.0f;
@@ -207,6 +245,7 @@ static void attend_head(mha_layer *layer, int head, float scale, int causal) {
             for (int j = 0; j < dk; j++) o[j] += w * vc[j];
         }
     }
+    return -1;
 }
 
 /* ---- The fast path --------------------------------------------------------
@@ -482,8 +521,9 @@ static void project(mha_layer *layer, float *out, const float *x, const float *w
 }
 
 /* Head i, a block of MC query rows at a time: scores into the head's attention
-   rows, softmax in place, then those rows times V_i. */
-static void attend_head_fast(mha_layer *layer, int head, float scale, int causal) {
+   rows, softmax in place, then those rows times V_i. Returns the first query row
+   whose scores overflowed float32 (then stops), or -1. */
+static int attend_head_fast(mha_layer *layer, int head, float scale, int causal) {
     const int L = layer->len, d = layer->d, dk = layer->dk;
     float *a = layer->attention + (size_t)head * L * L;
     float *out = layer->heads + (size_t)head * L * dk;
@@ -499,9 +539,14 @@ static void attend_head_fast(mha_layer *layer, int head, float scale, int causal
         float *block = a + (size_t)r0 * L;
         gemm(block, L, layer->q + (size_t)r0 * d + (size_t)head * dk, d, kt, NR, (size_t)dk * NR, rows, dk, seen,
              tri_n, r0);
-        for (int r = 0; r < rows; r++) softmax_row(block + (size_t)r * L, causal ? r0 + r + 1 : L, L, scale);
+        for (int r = 0; r < rows; r++) {
+            const int visible = causal ? r0 + r + 1 : L;
+            if (first_non_finite(block + (size_t)r * L, (size_t)visible) >= 0) return r0 + r;
+            softmax_row(block + (size_t)r * L, visible, L, scale);
+        }
         gemm(out + (size_t)r0 * dk, dk, block, L, vb, v_ldb, v_panel, rows, seen, dk, tri_k, r0);
     }
+    return -1;
 }
 
 /* Head i's whole L×L scores (no mask) into the scores scratch, for mha_tensor. */
@@ -543,57 +588,83 @@ static mha_status check_input(const mha_layer *layer, const mha_input *in) {
     return MHA_OK;
 }
 
-mha_status mha_forward(mha_layer *layer, const mha_input *in) {
-    if (!layer || !in) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_forward needs a layer and an input");
-    mha_status status = check_input(layer, in);
-    if (status != MHA_OK) return status;
-
-    const int L = in->len, d = layer->d, h = layer->h, dk = layer->dk;
-    const size_t nd = (size_t)L * d;
-    const int causal = (in->flags & MHA_CAUSAL) != 0;
-    /* Toy sizes (the lesson's 3 tokens × 4 dims) take the plain loops: there the
-       kernels' packing and tile edges cost more than the arithmetic. */
-    const int plain_products = (in->flags & MHA_PLAIN) || (double)L * d * d < TINY_PRODUCT;
-    const int plain_heads = (in->flags & MHA_PLAIN) || (double)L * L * dk < TINY_HEAD;
-    layer->len = L;
-    layer->flags = in->flags;
-    if (in->x && plain_products) {
-        mha_matmul_plain(layer->q, in->x, in->wq, L, d, d);
-        mha_matmul_plain(layer->k, in->x, in->wk, L, d, d);
-        mha_matmul_plain(layer->v, in->x, in->wv, L, d, d);
-    } else if (in->x) {
-        project(layer, layer->q, in->x, in->wq, L);
-        project(layer, layer->k, in->x, in->wk, L);
-        project(layer, layer->v, in->x, in->wv, L);
-    } else { /* memmove: a caller may hand back one of the layer's own buffers */
-        memmove(layer->q, in->q, nd * sizeof(float));
-        memmove(layer->k, in->k, nd * sizeof(float));
-        memmove(layer->v, in->v, nd * sizeof(float));
+/* Projection mode: Q, K, V = X·W_q, X·W_k, X·W_v, each checked for overflow. */
+static mha_status project_qkv(mha_layer *layer, const mha_input *in, int plain) {
+    const int L = in->len, d = layer->d;
+    const struct { const char *name, *what, *hint; float *out; const float *w; } qkv[] = {
+        {"q", "q = x·wq", "use smaller numbers in x or wq", layer->q, in->wq},
+        {"k", "k = x·wk", "use smaller numbers in x or wk", layer->k, in->wk},
+        {"v", "v = x·wv", "use smaller numbers in x or wv", layer->v, in->wv},
+    };
+    for (int i = 0; i < 3; i++) {
+        if (plain) mha_matmul_plain(qkv[i].out, in->x, qkv[i].w, L, d, d);
+        else project(layer, qkv[i].out, in->x, qkv[i].w, L);
+        mha_status status = check_overflow(qkv[i].name, qkv[i].what, qkv[i].out, L, d, -1, qkv[i].hint);
+        if (status != MHA_OK) return status;
     }
+    return MHA_OK;
+}
 
+/* Every head's attention and output, and the concat. */
+static mha_status attend_heads(mha_layer *layer, const mha_input *in, int plain) {
+    const int L = layer->len, d = layer->d, dk = layer->dk;
+    const int causal = (in->flags & MHA_CAUSAL) != 0;
     const float scale = score_scale(layer, in->flags);
-    for (int i = 0; i < h; i++) {
-        if (plain_heads) attend_head(layer, i, scale, causal);
-        else attend_head_fast(layer, i, scale, causal);
-        const int on = !in->enabled || in->enabled[i];
+    for (int i = 0; i < layer->h; i++) {
+        const int bad_row = plain ? attend_head(layer, i, scale, causal) : attend_head_fast(layer, i, scale, causal);
+        if (bad_row >= 0) return scores_overflow(i, bad_row);
         const float *head = layer->heads + (size_t)i * L * dk;
+        char what[48];
+        snprintf(what, sizeof what, "the output of head %d", i);
+        mha_status status = check_overflow("head output", what, head, L, dk, i, "use smaller numbers in v");
+        if (status != MHA_OK) return status;
+        const int on = !in->enabled || in->enabled[i];
         for (int r = 0; r < L; r++) {
             float *dst = layer->concat + (size_t)r * d + (size_t)i * dk;
             if (on) memcpy(dst, head + (size_t)r * dk, (size_t)dk * sizeof(float));
             else memset(dst, 0, (size_t)dk * sizeof(float));
         }
     }
-
-    if (in->wo && plain_products) mha_matmul_plain(layer->output, layer->concat, in->wo, L, d, d);
-    else if (in->wo) project(layer, layer->output, layer->concat, in->wo, L);
-    else memcpy(layer->output, layer->concat, nd * sizeof(float));
     return MHA_OK;
+}
+
+mha_status mha_forward(mha_layer *layer, const mha_input *in) {
+    if (!layer || !in) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_forward needs a layer and an input");
+    mha_status status = check_input(layer, in);
+    if (status != MHA_OK) return status;
+
+    const int L = in->len, d = layer->d, dk = layer->dk;
+    const size_t nd = (size_t)L * d;
+    /* Toy sizes (the lesson's 3 tokens × 4 dims) take the plain loops: there the
+       kernels' packing and tile edges cost more than the arithmetic. */
+    const int plain_products = (in->flags & MHA_PLAIN) || (double)L * d * d < TINY_PRODUCT;
+    const int plain_heads = (in->flags & MHA_PLAIN) || (double)L * L * dk < TINY_HEAD;
+    layer->len = L;
+    layer->flags = in->flags;
+    if (in->x) {
+        status = project_qkv(layer, in, plain_products);
+    } else { /* memmove: a caller may hand back one of the layer's own buffers */
+        memmove(layer->q, in->q, nd * sizeof(float));
+        memmove(layer->k, in->k, nd * sizeof(float));
+        memmove(layer->v, in->v, nd * sizeof(float));
+    }
+    if (status == MHA_OK) status = attend_heads(layer, in, plain_heads);
+    if (status == MHA_OK && in->wo) {
+        if (plain_products) mha_matmul_plain(layer->output, layer->concat, in->wo, L, d, d);
+        else project(layer, layer->output, layer->concat, in->wo, L);
+        status = check_overflow("output", "output = concat·wo", layer->output, L, d, -1, "use smaller numbers in wo");
+    } else if (status == MHA_OK) {
+        memcpy(layer->output, layer->concat, nd * sizeof(float));
+    }
+    if (status != MHA_OK) layer->len = 0; /* half-computed buffers are no result */
+    return status;
 }
 
 mha_status mha_tensor(mha_layer *layer, mha_tensor_id id, int head, const float **out) {
     if (!layer || !out) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_tensor needs a layer and an output pointer");
     *out = NULL;
-    if (layer->len == 0) return mha_fail(MHA_ERR_NO_FORWARD, "no result yet: call forward first");
+    if (layer->len == 0)
+        return mha_fail(MHA_ERR_NO_FORWARD, "no result yet: call forward first (a forward that failed leaves none)");
     const int L = layer->len;
     const int per_head = id == MHA_T_SCORES || id == MHA_T_ATTENTION || id == MHA_T_HEAD;
     if (per_head && (head < 0 || head >= layer->h))

@@ -43,10 +43,16 @@
    bad input. MHA_OK is 0. mha_status_name() gives a stable code such as
    "HEADS_NOT_DIVISOR"; mha_last_error() gives a sentence naming the values
    involved ("heads 7 does not divide d_model 768"), valid until the next
-   failing call. The library keeps no other global state.
+   failing call. For NOT_FINITE, mha_last_error_place() also says where, as
+   numbers a page can translate: which input or stage, and the (0-based) head,
+   row and column. A forward that fails leaves no result (NO_FORWARD until the
+   next good one). The library keeps no other global state.
 
    NUMBERS
-   float32 storage and arithmetic; softmax subtracts the row maximum. Masked
+   float32 storage and arithmetic; softmax subtracts the row maximum. Finite
+   inputs give finite results or fail with NOT_FINITE: the projections, each
+   head's scores, its output and the output are checked for float32 overflow
+   (beyond ±3.4e38). Masked
    weights are exactly 0; each row of weights sums to 1 within 1e-5. Sizes:
    anything whose buffers fit MHA_MAX_LAYER_BYTES (GPT-2's layer, d 768, h 12,
    L 1024, needs about 95 MB; d 1024, h 64, L 2048 about 1.2 GB).
@@ -75,7 +81,8 @@ typedef enum mha_status {
     MHA_ERR_TOO_LARGE,         /* the buffers would exceed MHA_MAX_LAYER_BYTES */
     MHA_ERR_OUT_OF_MEMORY,     /* malloc failed */
     MHA_ERR_SEQ_TOO_LONG,      /* len > max_len */
-    MHA_ERR_NOT_FINITE,        /* NaN or ±Infinity in an input */
+    MHA_ERR_NOT_FINITE,        /* NaN or ±Infinity in an input, or a stage
+                                  that overflows float32 (q·k too large) */
     MHA_ERR_BAD_INPUT,         /* both or neither of x and q given, or a missing weight */
     MHA_ERR_HEAD_INDEX,        /* head outside 0 .. heads-1 */
     MHA_ERR_NO_FORWARD,        /* a result was asked for before any forward */
@@ -150,6 +157,17 @@ mha_status mha_param_count(int d_model, int heads, double *naive, double *split)
 
 const char *mha_status_name(mha_status status);
 const char *mha_last_error(void);
+
+/* Where the last failure was found, for NOT_FINITE: `name` is an input ("x",
+   "q", "wk", …) or a computed stage that overflowed ("q", "k", "v" as
+   projected, "scores", "head output", "output"); head,
+   row and column are 0-based, -1 where they do not apply. After any other
+   failure name is NULL and the numbers are -1. */
+typedef struct mha_error_place {
+    const char *name;
+    int head, row, column;
+} mha_error_place;
+const mha_error_place *mha_last_error_place(void);
 
 #ifdef __cplusplus
 }

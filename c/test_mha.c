@@ -121,8 +121,11 @@ static void test_bad_input(void) {
     q[6] = NAN;
     mha_input in = {.len = 3, .q = q, .k = lesson_k, .v = lesson_v, .flags = MHA_SCALE};
     CHECK(mha_forward(layer, &in) == MHA_ERR_NOT_FINITE, "NaN");
-    CHECK(strcmp(mha_last_error(), "q has NaN at row 1, column 2; every entry must be a finite number") == 0,
+    CHECK(strncmp(mha_last_error(), "q has NaN at row 1, column 2; every entry must be a finite number", 64) == 0,
           "message: %s", mha_last_error());
+    const mha_error_place *place = mha_last_error_place();
+    CHECK(place->name && strcmp(place->name, "q") == 0 && place->head == -1 && place->row == 1 && place->column == 2,
+          "place of the NaN: %s %d %d %d", place->name, place->head, place->row, place->column);
     q[6] = -INFINITY;
     CHECK(mha_forward(layer, &in) == MHA_ERR_NOT_FINITE, "-Infinity");
     in.q = lesson_q;
@@ -147,11 +150,53 @@ static void test_bad_input(void) {
     mha_layer_destroy(NULL);
 }
 
+/* Finite inputs that overflow float32 on the way: NOT_FINITE naming the stage
+   and place, in the plain loops and the kernels alike, and no result left. */
+static void test_overflow(void) {
+    enum { D = 64, L = 40, H = 4 };
+    mha_desc desc = {.d_model = D, .heads = H, .max_len = L};
+    mha_layer *layer = NULL;
+    CHECK(mha_layer_create(&desc, &layer) == MHA_OK, "create: %s", mha_last_error());
+    static float q[L * D], eye[D * D], big_eye[D * D];
+    for (int i = 0; i < L * D; i++) q[i] = 0.5f;
+    for (int j = 16; j < 32; j++) q[30 * D + j] = 1e20f; /* row 30, head 1's columns */
+    for (int i = 0; i < D; i++) eye[i * D + i] = 1.0f, big_eye[i * D + i] = 3e38f;
+    const unsigned modes[] = {MHA_SCALE, MHA_SCALE | MHA_CAUSAL, MHA_SCALE | MHA_PLAIN, MHA_CAUSAL | MHA_PLAIN};
+    for (int m = 0; m < 4; m++) {
+        mha_input in = {.len = L, .q = q, .k = q, .v = q, .flags = modes[m]};
+        CHECK(mha_forward(layer, &in) == MHA_ERR_NOT_FINITE, "scores overflow, flags %u", modes[m]);
+        const mha_error_place *place = mha_last_error_place();
+        CHECK(place->name && strcmp(place->name, "scores") == 0 && place->head == 1 && place->row == 30,
+              "scores place, flags %u: %s head %d row %d", modes[m], place->name, place->head, place->row);
+        CHECK(strstr(mha_last_error(), "scores of head 1 overflow float32") != NULL, "message: %s", mha_last_error());
+        const float *t;
+        CHECK(mha_tensor(layer, MHA_T_ATTENTION, 0, &t) == MHA_ERR_NO_FORWARD, "no half-computed result");
+    }
+    for (int i = 0; i < L * D; i++) q[i] = 2.0f;
+    mha_input in = {.len = L, .x = q, .wq = eye, .wk = eye, .wv = big_eye, .flags = MHA_SCALE};
+    CHECK(mha_forward(layer, &in) == MHA_ERR_NOT_FINITE, "v = x·wv overflows");
+    const mha_error_place *place = mha_last_error_place();
+    CHECK(place->name && strcmp(place->name, "v") == 0 && place->row == 0 && place->column == 0, "v place: %s %d %d",
+          place->name, place->row, place->column);
+    in = (mha_input){.len = L, .q = q, .k = q, .v = q, .wo = big_eye, .flags = MHA_SCALE};
+    CHECK(mha_forward(layer, &in) == MHA_ERR_NOT_FINITE, "output overflows");
+    CHECK(strcmp(mha_last_error_place()->name, "output") == 0, "output place");
+    in.wo = eye;
+    CHECK(mha_forward(layer, &in) == MHA_OK, "a good forward after: %s", mha_last_error());
+    CHECK(mha_last_error_place()->name && strcmp(mha_last_error_place()->name, "output") == 0,
+          "the place stays until the next failure");
+    in.len = 0;
+    CHECK(mha_forward(layer, &in) == MHA_ERR_BAD_SIZE && mha_last_error_place()->name == NULL,
+          "another failure clears the place");
+    mha_layer_destroy(layer);
+}
+
 int test_mha(void) {
     test_lesson_table();
     test_wo_and_ablation();
     test_projection_shapes();
     test_param_count();
     test_bad_input();
+    test_overflow();
     return failures;
 }

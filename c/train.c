@@ -442,9 +442,21 @@ static void adam(mha_trainer *tr) {
     }
 }
 
+double mha_trainer_step_flops(const mha_trainer *tr) {
+    if (!tr) return 0;
+    const double d = tr->d, L = tr->L;
+    return 3.0 * tr->B * L * (8 * d * d + 4 * L * d + 4.0 * tr->V * d);
+}
+
 mha_status mha_trainer_step(mha_trainer *tr, int n, float *last_loss) {
     if (!tr) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_step needs a trainer");
     if (n < 0) return mha_fail(MHA_ERR_BAD_SIZE, "the number of steps must be 0 or more, got %d", n);
+    const double per_step = mha_trainer_step_flops(tr);
+    if (n * per_step > MHA_TRAIN_MAX_CALL_FLOPS)
+        return mha_fail(MHA_ERR_TOO_LARGE,
+                        "%d steps of this trainer are about %.0f GFLOP, more than the %.0f GFLOP one call may do "
+                        "(at most %.0f steps); call step again for more",
+                        n, n * per_step / 1e9, MHA_TRAIN_MAX_CALL_FLOPS / 1e9, floor(MHA_TRAIN_MAX_CALL_FLOPS / per_step));
     for (int i = 0; i < n; i++) {
         draw_tokens(&tr->rng, tr->batch_tokens, (size_t)tr->B * tr->L, tr->V);
         stats st = {0};

@@ -129,7 +129,17 @@ void       mha_trainer_destroy(mha_trainer *tr); /* NULL is fine */
 /* Back to the state right after create (same seed: same weights, same batches). */
 void       mha_trainer_reset(mha_trainer *tr);
 
-/* n >= 0 training steps; *last_loss (may be NULL) gets the last step's batch loss. */
+/* Bounds one call's work, so a page that asks for too much gets an error, not
+   a frozen tab: about 20 GFLOP, a few seconds in wasm on one core. */
+#define MHA_TRAIN_MAX_CALL_FLOPS 2e10
+
+/* Arithmetic of one training step (forward and backward over a batch),
+   estimated: 3 · batch · L · (8·d² + 4·L·d + 4·vocab·d) floating-point operations. */
+double     mha_trainer_step_flops(const mha_trainer *tr);
+
+/* n >= 0 training steps; *last_loss (may be NULL) gets the last step's batch
+   loss. MHA_ERR_TOO_LARGE when n · mha_trainer_step_flops exceeds
+   MHA_TRAIN_MAX_CALL_FLOPS: call again for more steps. */
 mha_status mha_trainer_step(mha_trainer *tr, int n, float *last_loss);
 long       mha_trainer_steps(const mha_trainer *tr);  /* steps taken since create/reset */
 float      mha_trainer_loss(const mha_trainer *tr);   /* last step's batch loss; NaN before */

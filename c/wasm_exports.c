@@ -15,6 +15,14 @@ EMSCRIPTEN_KEEPALIVE int wasm_last_status(void) { return last_status; }
 EMSCRIPTEN_KEEPALIVE const char *wasm_last_error(void) { return mha_last_error(); }
 EMSCRIPTEN_KEEPALIVE const char *wasm_status_name(int status) { return mha_status_name((mha_status)status); }
 
+/* Where the last failure was: out[0..2] = head, row, column (-1 where they do not
+   apply); returns the name of the input or stage, or NULL. */
+EMSCRIPTEN_KEEPALIVE const char *wasm_last_error_place(int *out) {
+    const mha_error_place *place = mha_last_error_place();
+    out[0] = place->head, out[1] = place->row, out[2] = place->column;
+    return place->name;
+}
+
 EMSCRIPTEN_KEEPALIVE mha_layer *wasm_layer_create(int d_model, int heads, int max_len) {
     mha_desc desc = {d_model, heads, max_len};
     mha_layer *layer = NULL;
@@ -23,6 +31,7 @@ EMSCRIPTEN_KEEPALIVE mha_layer *wasm_layer_create(int d_model, int heads, int ma
 }
 
 EMSCRIPTEN_KEEPALIVE void wasm_layer_destroy(mha_layer *layer) { mha_layer_destroy(layer); }
+EMSCRIPTEN_KEEPALIVE int wasm_layer_len(mha_layer *layer) { return mha_layer_len(layer); }
 
 EMSCRIPTEN_KEEPALIVE void *wasm_layer_staging(mha_layer *layer, int slot) {
     return mha_layer_staging(layer, (mha_slot)slot);

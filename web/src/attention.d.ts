@@ -8,10 +8,28 @@ export type MHAErrorCode =
   | 'SEQ_TOO_LONG' | 'NOT_FINITE' | 'BAD_INPUT' | 'HEAD_INDEX' | 'NO_FORWARD'
   | 'BAD_LENGTH' | 'BAD_ARGUMENT' | 'DISPOSED';
 
+/** Where a NOT_FINITE failure was found: an input ('q', 'wk', …) or a stage that overflowed float32. */
+export interface MHAErrorPlace {
+  name: 'x' | 'q' | 'k' | 'v' | 'wq' | 'wk' | 'wv' | 'wo' | 'scores' | 'head output' | 'output';
+  /** 0-based; only for 'scores' and 'head output'. */
+  head?: number;
+  row: number;
+  /** Absent for 'scores' (the whole query row overflowed). */
+  column?: number;
+}
+
+/** An unknown option: its name and the known option it most likely meant. */
+export interface MHAErrorOption {
+  option: string;
+  suggestion?: string;
+}
+
 /** Thrown for every bad input; `code` is stable, `message` names the values involved. */
 export class MHAError extends Error {
   readonly name: 'MHAError';
   readonly code: MHAErrorCode;
+  /** NOT_FINITE: where; BAD_ARGUMENT for an unknown option: which. */
+  readonly details?: MHAErrorPlace | MHAErrorOption;
 }
 
 interface ForwardOptions {
@@ -158,7 +176,10 @@ export interface Trainer extends Results {
   readonly steps: number;
   /** The example sentence (seqLen token ids) that attention(i) shows. */
   readonly example: number[];
-  /** n steps (fresh batch + Adam update each); returns the last batch loss. Throws NOT_FINITE if training diverges. */
+  /**
+   * n steps (fresh batch + Adam update each); returns the last batch loss. Throws NOT_FINITE if training
+   * diverges, TOO_LARGE when n steps would be more than about 20 GFLOP (a few seconds): call again for more.
+   */
   step(n?: number): number;
   /** Last batch loss; NaN before the first step. */
   loss(): number;

@@ -10,12 +10,17 @@
 // any createLayer (which may grow the heap). Copy what you keep (`.slice()`).
 import createMhaCore from '../dist/mha-core.mjs';
 
-/** An error a learner can read: `.code` is stable (e.g. 'HEADS_NOT_DIVISOR'), `.message` names the values. */
+/**
+ * An error a learner can read: `.code` is stable (e.g. 'HEADS_NOT_DIVISOR'), `.message` names the values.
+ * `.details`, for NOT_FINITE from a forward, says where as numbers a page can translate:
+ * { name, head, row, column } (0-based; head only for 'scores' and 'head output').
+ */
 export class MHAError extends Error {
-  constructor(code, message) {
+  constructor(code, message, details) {
     super(message);
     this.name = 'MHAError';
     this.code = code;
+    if (details) this.details = details;
   }
 }
 
@@ -24,6 +29,10 @@ const TENSOR = { q: 0, k: 1, v: 2, scores: 3, attention: 4, head: 5, concat: 6, 
 const SLOT = { xOrQ: 0, k: 1, v: 2, wq: 3, wk: 4, wv: 5, wo: 6, enabled: 7 };
 const FLAG = { causal: 1, scale: 2, plain: 4 };
 const INT32_MAX = 2 ** 31 - 1;
+// Most numbers one array argument may hold: a whole layer's input at the largest size the core allows.
+const MAX_ARRAY_LENGTH = 2 ** 28;
+// Most random numbers one randn or randomSample call may draw (128 MB of doubles).
+const MAX_RANDOM_DRAW = 2 ** 24;
 
 let loading;
 
@@ -58,7 +67,8 @@ class Attention {
   }
 
   /** A layer sized for sequences up to maxLen; it owns its buffers until dispose(). */
-  createLayer({ dModel, heads, maxLen } = {}) {
+  createLayer(options) {
+    const { dModel, heads, maxLen } = checkOptions('createLayer', options, ['dModel', 'heads', 'maxLen']);
     const args = [intArg('d_model', dModel), intArg('heads', heads), intArg('maxLen', maxLen)];
     const ptr = this.#core._wasm_layer_create(...args);
     if (!ptr) throw this.lastError();
@@ -70,7 +80,9 @@ class Attention {
    * layer → a read-out that predicts, at every position, the previous token and the first token.
    * Defaults: dModel 8, seqLen 8, vocab 16, seed 0, lr 0.01, batch 32, evalCount 256, causal and scale on.
    */
-  createTrainer({ heads, dModel = 8, seqLen = 8, vocab = 16, seed = 0, lr = 0.01, batch = 32, evalCount = 256, causal = true, scale = true } = {}) {
+  createTrainer(options) {
+    const { heads, dModel = 8, seqLen = 8, vocab = 16, seed = 0, lr = 0.01, batch = 32, evalCount = 256, causal = true, scale = true } =
+      checkOptions('createTrainer', options, ['heads', 'dModel', 'seqLen', 'vocab', 'seed', 'lr', 'batch', 'evalCount', 'causal', 'scale']);
     const core = this.#core;
     const args = [intArg('heads', heads), intArg('dModel', dModel), intArg('seqLen', seqLen), intArg('vocab', vocab),
       intArg('batch', batch), intArg('evalCount', evalCount)];
@@ -87,11 +99,12 @@ class Attention {
       core._wasm_trainer_destroy(ptr);
       throw new MHAError('OUT_OF_MEMORY', 'not enough memory for a trainer');
     }
-    return new Trainer(core, ptr, scratch, { heads, dModel, seqLen, vocab, seed, lr, batch, evalCount, causal, scale });
+    return new Trainer(core, ptr, scratch, { heads, dModel, seqLen, vocab, seed, lr, batch, evalCount, causal: Boolean(causal), scale: Boolean(scale) });
   }
 
   /** The lesson's bill: naive = h·3·d², split = 3·d² + d². */
-  paramCount({ dModel, heads } = {}) {
+  paramCount(options) {
+    const { dModel, heads } = checkOptions('paramCount', options, ['dModel', 'heads']);
     const status = this.#core._wasm_param_count(intArg('d_model', dModel), intArg('heads', heads), this.#scratch);
     if (status) throw this.lastError();
     const [naive, split] = new Float64Array(this.#core.HEAPF64.buffer, this.#scratch, 2);
@@ -162,34 +175,39 @@ class Layer {
    * wo defaults to the identity; causal and scale default to true.
    * plain: true runs the C core's plain reference loops instead of its SIMD kernels (for tests).
    */
-  forward({ x, wq, wk, wv, q, k, v, wo, causal = true, scale = true, enabled, plain = false } = {}) {
-    const core = this.#live();
+  forward(options) {
+    this.#live();
+    const { x, wq, wk, wv, q, k, v, wo, causal = true, scale = true, enabled, plain = false } =
+      checkOptions('forward', options, ['x', 'wq', 'wk', 'wv', 'q', 'k', 'v', 'wo', 'causal', 'scale', 'enabled', 'plain']);
+    // Every input is read and checked into memory of our own first: an array's getter may run any code,
+    // even dispose this layer or grow the heap, and must not find us half-way through the wasm memory.
     const d = this.dModel;
     const projection = x != null;
     if (projection && (q != null || k != null || v != null)) {
       throw new MHAError('BAD_INPUT', 'give either x with wq, wk, wv (projection mode) or q, k, v, not both');
     }
-    const first = toFloat32(projection ? 'x' : 'q', projection ? x : q);
+    const tooMany = (count, rows = count / d) => (Number.isInteger(rows)
+      ? new MHAError('SEQ_TOO_LONG', `the sequence has ${rows} tokens but this layer was created with maxLen ${this.maxLen}`)
+      : notWholeRows(count));
+    const notWholeRows = (count) => new MHAError('BAD_LENGTH', `${projection ? 'x' : 'q'} has ${count} numbers, which is not a whole number of rows of d_model ${d}`);
+    const first = toFloat32(projection ? 'x' : 'q', projection ? x : q, this.maxLen * d, tooMany);
     if (first.length % d !== 0) {
-      throw new MHAError('BAD_LENGTH', `${projection ? 'x' : 'q'} has ${first.length} numbers, which is not a whole number of rows of d_model ${d}`);
+      throw notWholeRows(first.length);
     }
     const L = first.length / d;
-    if (L > this.maxLen) {
-      throw new MHAError('SEQ_TOO_LONG', `the sequence has ${L} tokens but this layer was created with maxLen ${this.maxLen}`);
-    }
     const inputs = projection
       ? [[SLOT.xOrQ, first], [SLOT.wq, weight('wq', wq, d)], [SLOT.wk, weight('wk', wk, d)], [SLOT.wv, weight('wv', wv, d)]]
       : [[SLOT.xOrQ, first], [SLOT.k, sameLength('k', k, first.length)], [SLOT.v, sameLength('v', v, first.length)]];
     if (wo != null) inputs.push([SLOT.wo, weight('wo', wo, d)]);
     const heads = enabledHeads(enabled, this.heads);
-
-    for (const [slot, values] of inputs) {
-      core.HEAPF32.set(values, core._wasm_layer_staging(this.#ptr, slot) / 4);
-    }
-    core.HEAPU8.set(heads, core._wasm_layer_staging(this.#ptr, SLOT.enabled));
     const flags = (causal ? FLAG.causal : 0) | (scale ? FLAG.scale : 0) | (plain ? FLAG.plain : 0);
-    if (core._wasm_forward(this.#ptr, L, projection ? 1 : 0, wo != null ? 1 : 0, flags)) throw this.#owner.lastError();
-    this.length = L;
+
+    const core = this.#live(); // a getter above may have disposed it
+    for (const [slot, values] of inputs) core.HEAPF32.set(values, this.#staging(slot) / 4);
+    core.HEAPU8.set(heads, this.#staging(SLOT.enabled));
+    const status = core._wasm_forward(this.#ptr, L, projection ? 1 : 0, wo != null ? 1 : 0, flags);
+    this.length = core._wasm_layer_len(this.#ptr); // 0 after a forward that failed half-way
+    if (status) throw this.#owner.lastError();
     return this;
   }
 
@@ -243,9 +261,15 @@ class Layer {
     return this.#core;
   }
 
+  #staging(slot) {
+    const ptr = this.#core._wasm_layer_staging(this.#ptr, slot);
+    if (!ptr) throw new MHAError('BAD_INPUT', `the layer has no staging buffer ${slot}`); // never write at address 0
+    return ptr;
+  }
+
   #tensor(id, head, count) {
     const core = this.#live();
-    if (!Number.isInteger(head)) {
+    if (!Number.isInteger(head) || head < 0 || head >= this.heads) {
       throw new MHAError('HEAD_INDEX', `head ${String(head)} does not exist: this layer has heads 0 to ${this.heads - 1}`);
     }
     const ptr = core._wasm_tensor(this.#ptr, id, head);
@@ -294,7 +318,7 @@ class Trainer {
   /** n training steps (one fresh batch and one Adam update each); returns the last batch's loss. */
   step(n = 1) {
     const core = this.#live();
-    const count = intArg('n', n);
+    const count = intArg('n', n, 0);
     const status = core._wasm_trainer_step(this.#ptr, count);
     this.#version++;
     if (status) throw coreError(core);
@@ -315,9 +339,10 @@ class Trainer {
    * Loss and accuracy on the held-out set; `enabled` (one boolean per head) switches heads off, for
    * ablation. previous / first: the two targets separately.
    */
-  evaluate({ enabled } = {}) {
-    const core = this.#live();
-    const status = core._wasm_trainer_evaluate(this.#ptr, this.#enabled(enabled), this.#scratch);
+  evaluate(options) {
+    const heads = this.#enabledOption('evaluate', options);
+    const core = this.#core;
+    const status = core._wasm_trainer_evaluate(this.#ptr, heads, this.#scratch);
     if (status) throw coreError(core);
     const [loss, accuracy, prevLoss, prevAccuracy, firstLoss, firstAccuracy] = new Float64Array(core.HEAPF64.buffer, this.#scratch, 6);
     return { loss, accuracy, previous: { loss: prevLoss, accuracy: prevAccuracy }, first: { loss: firstLoss, accuracy: firstAccuracy } };
@@ -336,15 +361,21 @@ class Trainer {
 
   /** Sets the example sentence: seqLen token ids from 0 to vocab-1. */
   setExample(tokens) {
-    const core = this.#live();
-    if (tokens == null || typeof tokens.length !== 'number' || tokens.length !== this.seqLen) {
+    this.#live();
+    const length = arrayLength('the example', tokens, this.seqLen);
+    if (length !== this.seqLen) {
       throw new MHAError('BAD_LENGTH', `the example must have seqLen = ${this.seqLen} tokens, got ${describe(tokens)}`);
     }
     const ints = new Int32Array(this.seqLen);
     for (let i = 0; i < ints.length; i++) {
-      if (!Number.isInteger(tokens[i])) throw new MHAError('BAD_ARGUMENT', `token [${i}] must be a whole number, got ${describe(tokens[i])}`);
-      ints[i] = tokens[i];
+      const token = tokens[i];
+      if (!Number.isInteger(token)) throw new MHAError('BAD_ARGUMENT', `token [${i}] must be a whole number, got ${describe(token)}`);
+      if (token < 0 || token >= this.vocab) { // checked here too: wasm would wrap 2³² to 0
+        throw new MHAError('BAD_INPUT', `token ${token} at position ${i} is outside the vocabulary 0 to ${this.vocab - 1}`);
+      }
+      ints[i] = token;
     }
+    const core = this.#live(); // a getter of `tokens` may have disposed it
     new Int32Array(core.HEAPU8.buffer, this.#tokensAt, this.seqLen).set(ints);
     const status = core._wasm_trainer_set_example(this.#ptr, this.#tokensAt);
     if (status) throw coreError(core);
@@ -353,9 +384,10 @@ class Trainer {
   }
 
   /** The trained model's guesses on the example: previous[r] and first[r], the most likely token ids. */
-  predict({ enabled } = {}) {
-    const core = this.#live();
-    const status = core._wasm_trainer_example_predict(this.#ptr, this.#enabled(enabled), this.#tokensAt);
+  predict(options) {
+    const heads = this.#enabledOption('predict', options);
+    const core = this.#core;
+    const status = core._wasm_trainer_example_predict(this.#ptr, heads, this.#tokensAt);
     if (status) throw coreError(core);
     const both = new Int32Array(core.HEAPU8.buffer, this.#tokensAt, 2 * this.seqLen);
     return { previous: Array.from({ length: this.seqLen }, (_, r) => both[2 * r]), first: Array.from({ length: this.seqLen }, (_, r) => both[2 * r + 1]) };
@@ -434,10 +466,17 @@ class Trainer {
     return this.#core;
   }
 
-  #enabled(enabled) {
-    if (enabled == null) return 0; // all heads on
-    const bytes = enabledHeads(enabled, this.heads);
-    this.#core.HEAPU8.set(bytes, this.#scratch + 64);
+  /**
+   * The `enabled` option of `call`, read and checked first, then written into this trainer's scratch:
+   * the address to pass, or 0 for all heads on.
+   */
+  #enabledOption(call, options) {
+    this.#live();
+    const { enabled } = checkOptions(call, options, ['enabled']);
+    const bytes = enabled == null ? null : enabledHeads(enabled, this.heads);
+    const core = this.#live(); // a getter may have disposed this trainer meanwhile
+    if (!bytes) return 0;
+    core.HEAPU8.set(bytes, this.#scratch + 64);
     return this.#scratch + 64;
   }
 
@@ -457,12 +496,65 @@ class Trainer {
   }
 }
 
-function intArg(name, value) {
-  if (typeof value !== 'number' || !Number.isInteger(value)) {
-    throw new MHAError('BAD_SIZE', `${name} must be a positive whole number, got ${describe(value)}`);
+/**
+ * A size or count for the core: a whole number from `min` to 2³¹−1, checked here because wasm would
+ * silently wrap anything else (2³² + 4 becomes 4).
+ */
+function intArg(name, value, min = 1) {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+    const what = min === 0 ? 'a whole number ≥ 0' : 'a positive whole number';
+    throw new MHAError('BAD_SIZE', `${name} must be ${what}, got ${describe(value)}`);
   }
   if (value > INT32_MAX) throw new MHAError('TOO_LARGE', `${name} ${value} is far too large`);
   return value;
+}
+
+/**
+ * The options object of `call`, rejecting keys it does not know (a typo such as `casual` would otherwise
+ * be ignored without a word) and naming the likely intended one.
+ */
+function checkOptions(call, options, known) {
+  if (options === undefined) return {};
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new MHAError('BAD_ARGUMENT', `${call} takes an options object, got ${describe(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (known.includes(key)) continue;
+    const guess = likelyOption(key, known);
+    throw new MHAError('BAD_ARGUMENT', `unknown option '${key}' for ${call}${guess ? `; did you mean '${guess}'?` : ''} (it takes ${known.join(', ')})`, { option: key, suggestion: guess });
+  }
+  return options;
+}
+
+// What PyTorch and the lesson's numpy code call some options.
+const OPTION_ALIASES = { is_causal: 'causal', attn_mask: 'causal', mask: 'causal', d_model: 'dModel', embed_dim: 'dModel', num_heads: 'heads', n_heads: 'heads', h: 'heads', max_len: 'maxLen', seq_len: 'seqLen' };
+
+/** The known option `key` most likely meant: an alias, the same letters in another case, or one within two edits. */
+function likelyOption(key, known) {
+  if (known.includes(OPTION_ALIASES[key])) return OPTION_ALIASES[key];
+  const lower = key.toLowerCase().replace(/[_-]/g, '');
+  const sameLetters = known.find((name) => name.toLowerCase() === lower);
+  if (sameLetters) return sameLetters;
+  let best, bestDistance = 3;
+  for (const name of known) {
+    const distance = editDistance(key.slice(0, 64), name);
+    if (distance < bestDistance) [best, bestDistance] = [name, distance];
+  }
+  return best;
+}
+
+/** Levenshtein distance, counting a swap of two neighbouring letters as one edit ('casual' → 'causal'). */
+function editDistance(a, b) {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) rows[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      rows[i][j] = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) rows[i][j] = Math.min(rows[i][j], rows[i - 2][j - 2] + 1);
+    }
+  }
+  return rows[a.length][b.length];
 }
 
 function shapeSize(shape) {
@@ -471,32 +563,59 @@ function shapeSize(shape) {
     if (!Number.isInteger(n) || n < 0) throw new MHAError('BAD_ARGUMENT', `a shape needs whole numbers ≥ 0, got ${describe(n)}`);
     size *= n;
   }
-  if (size > 2 ** 26) throw new MHAError('TOO_LARGE', `${size} random numbers at once is too many (at most ${2 ** 26})`);
+  if (size > MAX_RANDOM_DRAW) throw new MHAError('TOO_LARGE', `${size} random numbers at once is too many (at most ${MAX_RANDOM_DRAW})`);
   return size;
 }
 
-/** Accepts a Float32Array, any array-like of numbers, or rows of numbers; returns a flat Float32Array. */
-function toFloat32(name, value) {
-  if (value instanceof Float32Array) return value;
-  if (value == null || typeof value !== 'object' || typeof value.length !== 'number') {
+const overLimit = (name, limit) => (count) => new MHAError('BAD_LENGTH', `${name} has ${count} numbers, more than the ${limit} this call can take`);
+
+/**
+ * The `length` of an array-like, checked before anything is allocated for it: a whole number up to `limit`
+ * (beyond it, the error `tooMany(length)` makes).
+ */
+function arrayLength(name, value, limit, tooMany = overLimit(name, limit)) {
+  if (value == null || typeof value !== 'object') {
     throw new MHAError('BAD_ARGUMENT', `${name} must be an array of numbers (flat or rows), got ${describe(value)}`);
   }
-  if (!Array.isArray(value) || !Array.isArray(value[0])) return numbers(name, value, -1);
-  const width = value[0].length;
-  const flat = new Float32Array(value.length * width);
-  value.forEach((row, r) => {
-    if (!Array.isArray(row) || row.length !== width) {
-      throw new MHAError('BAD_LENGTH', `${name} has rows of different lengths: row 0 has ${width} numbers, row ${r} has ${Array.isArray(row) ? row.length : describe(row)}`);
+  const length = value.length;
+  if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) {
+    throw new MHAError('BAD_LENGTH', `${name} must be an array, but its length is ${describe(length)}`);
+  }
+  if (length > limit) throw tooMany(length);
+  return length;
+}
+
+/**
+ * Accepts a Float32Array, any array-like of numbers, or rows of numbers, of at most `limit` numbers;
+ * returns a flat Float32Array of our own (each entry read once).
+ */
+function toFloat32(name, value, limit, tooMany = overLimit(name, limit)) {
+  if (value instanceof Float32Array) {
+    if (value.length > limit) throw tooMany(value.length);
+    return value.slice();
+  }
+  const rows = arrayLength(name, value, limit, tooMany);
+  const first = rows > 0 ? value[0] : undefined;
+  if (!Array.isArray(value) || !Array.isArray(first)) return numbers(name, value, -1, rows, first);
+  const width = arrayLength(`${name}[0]`, first, limit);
+  if (rows * width > limit) throw tooMany(rows * width, rows);
+  const flat = new Float32Array(rows * width);
+  for (let r = 0; r < rows; r++) {
+    const row = r === 0 ? first : value[r];
+    const length = Array.isArray(row) ? row.length : undefined;
+    if (length !== width) {
+      throw new MHAError('BAD_LENGTH', `${name} has rows of different lengths: row 0 has ${width} numbers, row ${r} has ${length ?? describe(row)}`);
     }
-    flat.set(numbers(name, row, r), r * width);
-  });
+    flat.set(numbers(name, row, r, width), r * width);
+  }
   return flat;
 }
 
-function numbers(name, values, row) {
-  const out = new Float32Array(values.length);
-  for (let i = 0; i < values.length; i++) {
-    const n = values[i];
+/** Reads `length` numbers of an array-like once each (entry 0 may be passed in, already read). */
+function numbers(name, values, row, length, first = values[0]) {
+  const out = new Float32Array(length);
+  for (let i = 0; i < length; i++) {
+    const n = i === 0 ? first : values[i];
     if (typeof n !== 'number') {
       const where = row < 0 ? `[${i}]` : `[${row}][${i}]`;
       throw new MHAError('BAD_ARGUMENT', `${name}${where} must be a number, got ${describe(n)}`);
@@ -508,7 +627,7 @@ function numbers(name, values, row) {
 
 function weight(name, value, d) {
   if (value == null) throw new MHAError('BAD_INPUT', `projection mode needs ${name} (d_model × d_model)`);
-  const w = toFloat32(name, value);
+  const w = toFloat32(name, value, d * d);
   if (w.length !== d * d) {
     throw new MHAError('BAD_LENGTH', `${name} must be d_model × d_model = ${d}×${d} = ${d * d} numbers, got ${w.length}`);
   }
@@ -517,7 +636,7 @@ function weight(name, value, d) {
 
 function sameLength(name, value, length) {
   if (value == null) throw new MHAError('BAD_INPUT', `QKV mode needs q, k and v; ${name} is missing`);
-  const a = toFloat32(name, value);
+  const a = toFloat32(name, value, Math.max(length, 1));
   if (a.length !== length) {
     throw new MHAError('BAD_LENGTH', `q, k and v must have the same size: q has ${length} numbers, ${name} has ${a.length}`);
   }
@@ -526,10 +645,13 @@ function sameLength(name, value, length) {
 
 function enabledHeads(enabled, heads) {
   if (enabled == null) return new Uint8Array(heads).fill(1);
-  if (typeof enabled !== 'object' || enabled.length !== heads) {
+  const length = typeof enabled === 'object' ? enabled.length : undefined;
+  if (length !== heads) {
     throw new MHAError('BAD_LENGTH', `enabled must list one true/false per head (${heads}), got ${describe(enabled)}`);
   }
-  return Uint8Array.from(enabled, (on) => (on ? 1 : 0));
+  const bytes = new Uint8Array(heads);
+  for (let i = 0; i < heads; i++) bytes[i] = enabled[i] ? 1 : 0;
+  return bytes;
 }
 
 function describe(value) {
@@ -539,9 +661,20 @@ function describe(value) {
   return String(value);
 }
 
-/** The MHAError for the core's last failing call: its status code and sentence. */
+/** The MHAError for the core's last failing call: its status code, sentence and, when it has one, place. */
 function coreError(core) {
-  return new MHAError(cString(core, core._wasm_status_name(core._wasm_last_status())), cString(core, core._wasm_last_error()));
+  const code = cString(core, core._wasm_status_name(core._wasm_last_status()));
+  const at = core._wasm_malloc(12);
+  const name = at ? core._wasm_last_error_place(at) : 0;
+  let details;
+  if (name) {
+    const [head, row, column] = new Int32Array(core.HEAPU8.buffer, at, 3);
+    details = { name: cString(core, name), row, column };
+    if (head >= 0) details.head = head;
+    if (column < 0) delete details.column;
+  }
+  core._wasm_free(at);
+  return new MHAError(code, cString(core, core._wasm_last_error()), details);
 }
 
 function cString(core, ptr) {
