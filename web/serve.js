@@ -1,10 +1,38 @@
-// Static server for the lesson page: `npm start` (PORT from the environment, default 8080).
+// Static server for the lesson page: `npm start` (PORT and HOST from the environment, default 127.0.0.1:8080).
 // Also used by the browser tests, which may pass extra response headers (for example a CSP).
+// Every request is hostile until proven otherwise: only the files the page and the widget need are
+// served, byte ranges are not (sirv mishandles malformed ones), and no request can stop the process.
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import sirv from 'sirv';
 
 const webRoot = fileURLToPath(new URL('.', import.meta.url));
+
+/**
+ * What may be served: the pages at the top, the page's stylesheet, the built bundles and module, and
+ * the API's source module (a browser can import it without a bundler). No dotfiles anywhere.
+ */
+const SERVED = [/^\/$/, /^\/[\w-]+\.html$/, /^\/page\/[\w-]+\.css$/, /^\/dist\/(?:[\w-]+\/)*[\w.-]+$/, /^\/src\/[\w-]+\.js$/];
+
+export function isServed(pathname) {
+  return !pathname.split('/').some((part) => part.startsWith('.')) && SERVED.some((pattern) => pattern.test(pathname));
+}
+
+/** The request's path, decoded, or null when it cannot be (a malformed escape, a NUL). */
+function requestPath(url) {
+  try {
+    const pathname = decodeURIComponent(new URL(url ?? '/', 'http://localhost').pathname);
+    return pathname.includes('\0') ? null : pathname;
+  } catch {
+    return null;
+  }
+}
+
+function answer(res, status, text) {
+  if (res.headersSent) return res.destroy();
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' });
+  res.end(text);
+}
 
 /** Serves web/ (the page, the widget and the built module). Resolves to { server, url }. */
 export function startServer({ port = 8080, host = '127.0.0.1', headers = {} } = {}) {
@@ -15,12 +43,22 @@ export function startServer({ port = 8080, host = '127.0.0.1', headers = {} } = 
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     },
   });
-  const server = http.createServer((req, res) =>
-    serveStatic(req, res, () => {
-      res.statusCode = 404;
-      res.end('not found');
-    }),
-  );
+  const server = http.createServer((req, res) => {
+    try {
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.setHeader('Allow', 'GET, HEAD');
+        return answer(res, 405, 'method not allowed');
+      }
+      const pathname = requestPath(req.url);
+      if (pathname === null) return answer(res, 400, 'bad request');
+      if (!isServed(pathname)) return answer(res, 404, 'not found');
+      delete req.headers.range; // a whole file is always a valid answer to a range request
+      serveStatic(req, res, () => answer(res, 404, 'not found'));
+    } catch (error) {
+      console.error(`serve: ${req.method} ${req.url}: ${error.message}`);
+      answer(res, 500, 'internal error');
+    }
+  });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -30,8 +68,20 @@ export function startServer({ port = 8080, host = '127.0.0.1', headers = {} } = 
   });
 }
 
+/** PORT from the environment: unset means 8080; anything but a whole number from 1 to 65535 is an error. */
+export function parsePort(text) {
+  if (text === undefined) return 8080;
+  const port = /^\d{1,5}$/.test(text.trim()) ? Number(text) : NaN;
+  if (!(port >= 1 && port <= 65535)) throw new Error(`PORT must be a whole number from 1 to 65535, got ${JSON.stringify(text)}`);
+  return port;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const port = Number(process.env.PORT ?? 8080);
-  const { url } = await startServer({ port, host: process.env.HOST ?? '127.0.0.1' });
-  console.log(`Lesson page: ${url}  (Ctrl+C to stop)`);
+  try {
+    const { url } = await startServer({ port: parsePort(process.env.PORT), host: process.env.HOST || '127.0.0.1' });
+    console.log(`Lesson page: ${url}  (Ctrl+C to stop)`);
+  } catch (error) {
+    console.error(`npm start: ${error.code === 'EADDRINUSE' ? `port ${error.port} is already in use; try PORT=8081 npm start` : error.message}`);
+    process.exit(2);
+  }
 }
