@@ -2,6 +2,7 @@
 # Builds everything the tests and the page need:
 #   web/dist/mha-core.mjs + mha-core.wasm   the C core as an ES module (Emscripten)
 #   c/build/test_native                     the C unit tests, native, under ASan + UBSan
+#   c/build/fuzz_api                        the C API's fuzz harness (seeded driver), under ASan + UBSan
 #   web/dist/page.js, widget.js, katex/     the page and widget bundles (esbuild)
 # Usage: bash build.sh [--if-needed | --wasm-to DIR]
 #   --if-needed: skip when no input changed since the last build
@@ -9,10 +10,10 @@ set -euo pipefail
 cd "$(dirname "$0")"
 export LC_ALL=C # the same file order, and so the same bytes, everywhere
 
-# The library is every c/*.c but the tests, benchmarks and the Emscripten export file.
+# The library is every c/*.c but the tests, benchmarks, fuzz harness and the Emscripten export file.
 core_sources=()
 for source in c/*.c; do
-  case "$(basename "$source")" in test_* | bench_* | wasm_exports.c) ;; *) core_sources+=("$source") ;; esac
+  case "$(basename "$source")" in test_* | bench_* | fuzz_* | wasm_exports.c) ;; *) core_sources+=("$source") ;; esac
 done
 stamp=web/dist/.build-stamp
 inputs_hash() {
@@ -72,6 +73,8 @@ build_wasm web/dist
 
 gcc "${warnings[@]}" -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
   "${core_sources[@]}" c/test_*.c -lm -o c/build/test_native
+gcc "${warnings[@]}" -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+  "${core_sources[@]}" c/fuzz_api.c -lm -o c/build/fuzz_api
 
 node web/bundle.js
 

@@ -98,7 +98,7 @@ test('a head index out of range, and results before any forward', () => {
   rejects(() => layer.attention(2), 'HEAD_INDEX', /head 2 does not exist: this layer has heads 0 to 1/);
   rejects(() => layer.scores(-1), 'HEAD_INDEX', /head -1 does not exist/);
   rejects(() => layer.headOutput(0.5), 'HEAD_INDEX', /head 0.5 does not exist/);
-  rejects(() => layer.attention('0'), 'HEAD_INDEX', /head 0 does not exist/);
+  rejects(() => layer.attention('0'), 'HEAD_INDEX', /head "0" does not exist/);
   layer.dispose();
 });
 

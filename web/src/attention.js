@@ -114,7 +114,7 @@ class Attention {
   /** numpy's legacy np.random.RandomState(seed), giving numpy's exact doubles. */
   randomState(seed) {
     if (!Number.isInteger(seed) || seed < 0 || seed > 2 ** 32 - 1) {
-      throw new MHAError('BAD_ARGUMENT', `seed must be a whole number from 0 to 4294967295, got ${String(seed)}`);
+      throw new MHAError('BAD_ARGUMENT', `seed must be a whole number from 0 to 4294967295, got ${describe(seed)}`);
     }
     const core = this.#core;
     const ptr = core._wasm_random_create(seed);
@@ -270,7 +270,7 @@ class Layer {
   #tensor(id, head, count) {
     const core = this.#live();
     if (!Number.isInteger(head) || head < 0 || head >= this.heads) {
-      throw new MHAError('HEAD_INDEX', `head ${String(head)} does not exist: this layer has heads 0 to ${this.heads - 1}`);
+      throw new MHAError('HEAD_INDEX', `head ${describe(head)} does not exist: this layer has heads 0 to ${this.heads - 1}`);
     }
     const ptr = core._wasm_tensor(this.#ptr, id, head);
     if (!ptr) throw this.#owner.lastError();
@@ -483,7 +483,7 @@ class Trainer {
   #tensor(id, head, count) {
     const core = this.#live();
     if (!Number.isInteger(head) || head < 0 || head >= this.heads) {
-      throw new MHAError('HEAD_INDEX', `head ${String(head)} does not exist: this trainer has heads 0 to ${this.heads - 1}`);
+      throw new MHAError('HEAD_INDEX', `head ${describe(head)} does not exist: this trainer has heads 0 to ${this.heads - 1}`);
     }
     if (this.#shown !== this.#version) {
       this.#layer = core._wasm_trainer_example_layer(this.#ptr, 0);

@@ -1,0 +1,125 @@
+// Seeded fuzzing of the JS API and, natively under ASan + UBSan, of the C API (c/fuzz_api.c).
+// Random calls, valid and hostile: every valid one must match the float64 reference, every bad one must
+// be an MHAError with a code, and after each error the shared instance must still compute the lesson.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { loadAttention, MHAError } from '../web/src/attention.js';
+import { referenceAttention } from './reference.js';
+import { seededRandom, maxAbsDiff, round2 } from './seeded.js';
+
+const mha = await loadAttention();
+const lessonLayer = mha.createLayer({ dModel: 4, heads: 2, maxLen: 3 });
+const lesson = {
+  q: [[1, 1, 0, 0], [0, 2, 0, 2], [0, 0, 1, 1]],
+  k: [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]],
+  v: [[1, 0, 1, 0], [0, 1, 0, 1], [2, 0, 0, 2]],
+};
+
+function lessonStillWorks() {
+  lessonLayer.forward({ ...lesson, causal: false });
+  assert.deepEqual(round2(lessonLayer.attention(0).subarray(0, 3)), [0.25, 0.25, 0.5]);
+  assert.deepEqual(round2(lessonLayer.attention(1).subarray(3, 6)), [0.16, 0.67, 0.16]);
+}
+
+const CODES = new Set(['BAD_SIZE', 'HEADS_NOT_DIVISOR', 'TOO_LARGE', 'OUT_OF_MEMORY', 'SEQ_TOO_LONG', 'NOT_FINITE', 'BAD_INPUT',
+  'HEAD_INDEX', 'NO_FORWARD', 'BAD_LENGTH', 'BAD_ARGUMENT', 'DISPOSED']);
+
+/** Hostile stand-ins for a number, an array or an options value. */
+function hostileValue(random, layer) {
+  const menu = [
+    NaN, Infinity, -Infinity, 1e39, -1e39, 2 ** 32, -(2 ** 32), 2 ** 53, 1.5, -0, '1', null, undefined, {}, [], true, Symbol('s'), 10n,
+    { length: -1 }, { length: 2 ** 40 }, { length: Infinity }, { length: '3' }, 'abc',
+    { length: 2, get 0() { layer?.dispose(); return 1; }, 1: 1 },
+    new Proxy([1, 2], { get: (target, key) => (key === 'length' ? 1e12 : target[key]) }),
+  ];
+  return menu[Math.floor(random() * menu.length)];
+}
+
+/** A random array of n float32 values, sometimes with one hostile entry. */
+function numbers(random, n, spread) {
+  const values = Array.from({ length: n }, () => Math.fround((random() * 2 - 1) * spread));
+  return values;
+}
+
+test('seeded fuzz of the JS API: valid calls match the reference, bad ones are coded errors, the instance survives', () => {
+  const random = seededRandom(2026);
+  const counts = { valid: 0, errors: {} };
+  const startBytes = mha.memoryBytes();
+  for (let round = 0; round < 3000; round++) {
+    const h = 1 + Math.floor(random() * 4), dk = 1 + Math.floor(random() * 6), d = h * dk, maxLen = 1 + Math.floor(random() * 8);
+    let layer;
+    const attempt = (call) => {
+      try {
+        return call();
+      } catch (error) {
+        assert.ok(error instanceof MHAError, `round ${round}: a plain ${error?.name}: ${error?.message}`);
+        assert.ok(CODES.has(error.code), `round ${round}: unknown code ${error.code}`);
+        assert.ok(error.message.length > 10, 'a sentence');
+        counts.errors[error.code] = (counts.errors[error.code] ?? 0) + 1;
+        lessonStillWorks();
+        return undefined;
+      }
+    };
+    const kind = random();
+    if (kind < 0.1) { // hostile sizes
+      const sizes = { dModel: d, heads: h, maxLen };
+      const key = ['dModel', 'heads', 'maxLen'][Math.floor(random() * 3)];
+      sizes[key] = hostileValue(random);
+      attempt(() => mha.createLayer(sizes).dispose());
+      continue;
+    }
+    if (kind < 0.15) { // a head count that does not divide d_model
+      attempt(() => mha.createLayer({ dModel: 2 * Math.floor(random() * 32) + 1, heads: 2, maxLen }).dispose());
+      continue;
+    }
+    layer = attempt(() => mha.createLayer({ dModel: d, heads: h, maxLen }));
+    if (!layer) continue;
+    const L = 1 + Math.floor(random() * maxLen), spread = [0.5, 2, 1e19, 3e38][Math.floor(random() * 4) * (random() < 0.8 ? 0 : 1)];
+    const projection = random() < 0.5;
+    const options = projection
+      ? { x: numbers(random, L * d, 1), wq: numbers(random, d * d, spread), wk: numbers(random, d * d, spread), wv: numbers(random, d * d, 1) }
+      : { q: numbers(random, L * d, spread), k: numbers(random, L * d, spread), v: numbers(random, L * d, 1) };
+    if (random() < 0.5) options.wo = numbers(random, d * d, 1);
+    options.causal = random() < 0.5;
+    options.scale = random() < 0.8;
+    if (random() < 0.3) options.enabled = Array.from({ length: h }, () => random() < 0.7);
+    const breakIt = random() < 0.3;
+    if (breakIt) {
+      const keys = [...Object.keys(options), 'casual', 'bias', 'enabled', 'wo', 'plain'];
+      options[keys[Math.floor(random() * keys.length)]] = hostileValue(random, layer);
+    }
+    const done = attempt(() => layer.forward(options));
+    if (done && !breakIt && spread < 1e19) {
+      const want = referenceAttention({ ...options, d, h });
+      for (let i = 0; i < h; i++) assert.ok(maxAbsDiff(layer.attention(i), want.attention[i]) < 1e-4, `round ${round}: head ${i}`);
+      assert.ok(maxAbsDiff(layer.output(), want.output) < 1e-3 * Math.max(1, spread), `round ${round}: output`);
+      counts.valid++;
+    } else if (done) {
+      assert.ok(layer.output().every(Number.isFinite), `round ${round}: a forward that succeeds gives finite numbers`);
+    }
+    attempt(() => layer[['attention', 'scores', 'headOutput'][Math.floor(random() * 3)]](random() < 0.5 ? Math.floor(random() * h) : hostileValue(random)));
+    layer.dispose();
+  }
+  lessonStillWorks();
+  assert.ok(counts.valid > 1000, `enough valid calls checked against the reference: ${counts.valid}`);
+  for (const code of ['BAD_SIZE', 'HEADS_NOT_DIVISOR', 'NOT_FINITE', 'BAD_LENGTH', 'BAD_ARGUMENT', 'HEAD_INDEX', 'DISPOSED']) {
+    assert.ok(counts.errors[code] > 0, `the fuzz reached ${code}: ${JSON.stringify(counts.errors)}`);
+  }
+  assert.ok(mha.memoryBytes() <= Math.max(startBytes, 64 * 2 ** 20), `the heap stays bounded: ${mha.memoryBytes()} bytes`);
+});
+
+test('seeded fuzz of the C API under ASan + UBSan (c/fuzz_api.c)', () => {
+  const binary = fileURLToPath(new URL('../c/build/fuzz_api', import.meta.url));
+  const run = spawnSync(binary, ['2026', '20000', '30'], { encoding: 'utf8', env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=1' } });
+  assert.equal(run.error, undefined, `could not run ${binary}: run bash build.sh`);
+  assert.equal(run.status, 0, run.stdout + run.stderr);
+  const summary = run.stdout.match(/fuzz_api: (\d+) runs from seed 2026, no broken promise; calls by status: (.*)/);
+  assert.ok(summary, run.stdout);
+  assert.ok(Number(summary[1]) >= 1000, `enough runs in the time allowed: ${summary[1]}`);
+  const seen = Object.fromEntries([...summary[2].matchAll(/(\w+) (\d+)/g)].map(([, code, n]) => [code, Number(n)]));
+  for (const code of ['OK', 'BAD_SIZE', 'HEADS_NOT_DIVISOR', 'TOO_LARGE', 'SEQ_TOO_LONG', 'NOT_FINITE', 'BAD_INPUT', 'HEAD_INDEX', 'NO_FORWARD']) {
+    assert.ok(seen[code] > 0, `the fuzz reached ${code}: ${summary[2]}`);
+  }
+});
