@@ -51,13 +51,14 @@ warnings=(-std=c11 -Wall -Wextra -Werror -pedantic)
 
 # Debian's emcc runs its optimiser with the system's node modules (acorn).
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
-# -sENVIRONMENT=web: the same file loads in browsers and, given wasmBinary, in Node's ES modules.
+# -sENVIRONMENT=web: the same file runs in browsers and Node: web/src/attention.js compiles the wasm
+# itself (found through the wasmUrl that c/wasm_url.js appends) and hands the glue the module.
 # -sDYNAMIC_EXECUTION=0: no eval/new Function, so pages with a strict CSP can use it.
 build_wasm() {
   emcc "${warnings[@]}" -O3 -msimd128 "${core_sources[@]}" c/wasm_exports.c \
     -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createMhaCore -sENVIRONMENT=web \
     -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sDYNAMIC_EXECUTION=0 -sFILESYSTEM=0 \
-    -sASSERTIONS=0 -sEXPORTED_RUNTIME_METHODS=HEAPU8,HEAPF32,HEAPF64 \
+    -sASSERTIONS=0 -sEXPORTED_RUNTIME_METHODS=HEAPU8,HEAPF32,HEAPF64 --extern-post-js c/wasm_url.js \
     -o "$1/mha-core.mjs"
 }
 

@@ -19,6 +19,10 @@ async function lesson(): Promise<number> {
     if (error instanceof MHAError && error.code === 'HEADS_NOT_DIVISOR') return 0;
   }
   layer.dispose();
+  // A worker is handed the page's compiled core instead of fetching the wasm again.
+  const inWorker = await loadAttention({ wasm: mha.wasmModule });
+  const fromUrl = loadAttention({ wasm: new URL('https://example.org/mha-core.wasm') });
+  if (inWorker !== (await fromUrl)) return -1;
   return weights[0] + naive + split + normals[0] + headOne[0] + mha.memoryBytes();
 }
 

@@ -6,7 +6,7 @@ export type Matrix = Float32Array | Float64Array | ArrayLike<number> | number[][
 export type MHAErrorCode =
   | 'NULL_ARGUMENT' | 'BAD_SIZE' | 'HEADS_NOT_DIVISOR' | 'TOO_LARGE' | 'OUT_OF_MEMORY'
   | 'SEQ_TOO_LONG' | 'NOT_FINITE' | 'BAD_INPUT' | 'HEAD_INDEX' | 'NO_FORWARD'
-  | 'BAD_LENGTH' | 'BAD_ARGUMENT' | 'DISPOSED';
+  | 'BAD_LENGTH' | 'BAD_ARGUMENT' | 'DISPOSED' | 'LOAD_FAILED';
 
 /** Where a NOT_FINITE failure was found: an input ('q', 'wk', …) or a stage that overflowed float32. */
 export interface MHAErrorPlace {
@@ -205,7 +205,20 @@ export interface Attention {
   randomState(seed: number): RandomState;
   /** Current size of the wasm heap in bytes. */
   memoryBytes(): number;
+  /** The compiled core: post it to a worker, which passes it to loadAttention({ wasm }) instead of fetching. */
+  readonly wasmModule: WebAssembly.Module;
 }
 
-/** Loads the wasm core once; later calls return the same instance. */
-export function loadAttention(): Promise<Attention>;
+export interface LoadOptions {
+  /**
+   * Where the core comes from: a compiled module, the wasm's bytes, or its URL. Default: mha-core.wasm
+   * beside web/dist/mha-core.mjs, or wherever the app's bundler put it.
+   */
+  wasm?: WebAssembly.Module | BufferSource | URL | string;
+}
+
+/**
+ * Loads the wasm core once; later calls return the same instance (only the first call's options count).
+ * Rejects with an MHAError 'LOAD_FAILED' when the wasm cannot be fetched or compiled.
+ */
+export function loadAttention(options?: LoadOptions): Promise<Attention>;

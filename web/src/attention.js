@@ -8,7 +8,7 @@
 // Arrays returned by a layer are views into the wasm heap, not copies: they hold the
 // result of the last forward and are valid until the next call on that layer, or until
 // any createLayer (which may grow the heap). Copy what you keep (`.slice()`).
-import createMhaCore from '../dist/mha-core.mjs';
+import createMhaCore, { wasmUrl } from '../dist/mha-core.mjs';
 
 /**
  * An error a learner can read: `.code` is stable (e.g. 'HEADS_NOT_DIVISOR'), `.message` names the values.
@@ -36,34 +36,73 @@ const MAX_RANDOM_DRAW = 2 ** 24;
 
 let loading;
 
-/** Loads the wasm core once; every call returns the same instance. */
-export function loadAttention() {
-  loading ??= instantiate().then(
-    (core) => new Attention(core),
+/**
+ * Loads the wasm core once; every call returns the same instance. `wasm` says where the core comes from
+ * (only the first call's counts): a compiled WebAssembly.Module (a worker is handed the page's, see
+ * `wasmModule`), the wasm's bytes, or its URL; by default mha-core.wasm beside web/dist/mha-core.mjs, or
+ * wherever the app's bundler put it. A core that cannot be fetched or compiled rejects with LOAD_FAILED.
+ */
+export function loadAttention({ wasm = wasmUrl } = {}) {
+  loading ??= instantiate(wasm).then(
+    ([core, module]) => new Attention(core, module),
     (error) => {
       loading = undefined; // let a later call try again
-      throw error;
+      throw error?.name === 'MHAError' ? error : new MHAError('LOAD_FAILED', `could not load the attention core: ${error?.message ?? error}`);
     },
   );
   return loading;
 }
 
-async function instantiate() {
-  const isNode = typeof process === 'object' && Boolean(process.versions?.node);
-  if (!isNode) return createMhaCore(); // the glue fetches mha-core.wasm from beside itself
-  const { readFile } = await import('node:fs/promises');
-  const wasmBinary = await readFile(new URL('../dist/mha-core.wasm', import.meta.url));
-  return createMhaCore({ wasmBinary });
+async function instantiate(wasm) {
+  const module = await compileCore(wasm);
+  // The glue would fetch the wasm itself; handing it the compiled module keeps that module for workers.
+  let failed;
+  const instantiated = new Promise((resolve, reject) => (failed = reject));
+  const core = await Promise.race([
+    createMhaCore({
+      instantiateWasm(imports, receive) {
+        WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module), failed);
+        return {};
+      },
+    }),
+    instantiated,
+  ]);
+  return [core, module];
+}
+
+/** A WebAssembly.Module from a module, bytes, or a URL (fetched; in Node a file: URL is read from disk). */
+async function compileCore(wasm) {
+  if (wasm instanceof WebAssembly.Module) return wasm;
+  if (wasm instanceof ArrayBuffer || ArrayBuffer.isView(wasm)) return WebAssembly.compile(wasm);
+  const url = new URL(String(wasm), globalThis.location?.href);
+  if (url.protocol === 'file:') {
+    // Node's fetch cannot read files. getBuiltinModule is a call, not an import, so bundlers
+    // building for the browser see no Node built-in here.
+    const { readFile } = globalThis.process.getBuiltinModule('node:fs/promises');
+    return WebAssembly.compile(await readFile(url));
+  }
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url.href} answered HTTP ${response.status}`);
+  // Streaming compiles while downloading but needs the application/wasm type; other servers get bytes.
+  if (response.headers.get('Content-Type')?.split(';')[0].trim() === 'application/wasm') return WebAssembly.compileStreaming(response);
+  return WebAssembly.compile(await response.arrayBuffer());
 }
 
 class Attention {
   #core;
+  #module;
   #scratch; // 16 bytes for results passed by pointer
   #randomStates = new FinalizationRegistry((ptr) => this.#core._wasm_free(ptr));
 
-  constructor(core) {
+  constructor(core, module) {
     this.#core = core;
+    this.#module = module;
     this.#scratch = core._wasm_malloc(16);
+  }
+
+  /** The compiled core: post it to a worker, which passes it to loadAttention({ wasm }) instead of fetching. */
+  get wasmModule() {
+    return this.#module;
   }
 
   /** A layer sized for sequences up to maxLen; it owns its buffers until dispose(). */
@@ -153,12 +192,14 @@ const layerRegistry = new FinalizationRegistry(({ core, ptr }) => core._wasm_lay
 class Layer {
   #owner;
   #core;
-  #ptr;
+  #ptr; // the export layer's handle: the core's layer plus staging for the inputs
+  #layer; // the core's layer, whose tensors we read
 
   constructor(owner, core, ptr, { dModel, heads, maxLen }) {
     this.#owner = owner;
     this.#core = core;
     this.#ptr = ptr;
+    this.#layer = core._wasm_layer_core(ptr);
     this.dModel = dModel;
     this.heads = heads;
     this.dK = dModel / heads;
@@ -186,14 +227,9 @@ class Layer {
     if (projection && (q != null || k != null || v != null)) {
       throw new MHAError('BAD_INPUT', 'give either x with wq, wk, wv (projection mode) or q, k, v, not both');
     }
-    const tooMany = (count, rows = count / d) => (Number.isInteger(rows)
-      ? new MHAError('SEQ_TOO_LONG', `the sequence has ${rows} tokens but this layer was created with maxLen ${this.maxLen}`)
-      : notWholeRows(count));
-    const notWholeRows = (count) => new MHAError('BAD_LENGTH', `${projection ? 'x' : 'q'} has ${count} numbers, which is not a whole number of rows of d_model ${d}`);
-    const first = toFloat32(projection ? 'x' : 'q', projection ? x : q, this.maxLen * d, tooMany);
-    if (first.length % d !== 0) {
-      throw notWholeRows(first.length);
-    }
+    const name = projection ? 'x' : 'q';
+    const first = toFloat32(name, projection ? x : q, this.maxLen * d, (count, rows) => this.#tooLong(name, count, rows));
+    if (first.length % d !== 0) throw this.#tooLong(name, first.length, NaN);
     const L = first.length / d;
     const inputs = projection
       ? [[SLOT.xOrQ, first], [SLOT.wq, weight('wq', wq, d)], [SLOT.wk, weight('wk', wk, d)], [SLOT.wv, weight('wv', wv, d)]]
@@ -203,10 +239,15 @@ class Layer {
     const flags = (causal ? FLAG.causal : 0) | (scale ? FLAG.scale : 0) | (plain ? FLAG.plain : 0);
 
     const core = this.#live(); // a getter above may have disposed it
-    for (const [slot, values] of inputs) core.HEAPF32.set(values, this.#staging(slot) / 4);
+    for (const [slot, values] of inputs) {
+      if (values.length !== (slot === SLOT.xOrQ || slot === SLOT.k || slot === SLOT.v ? L * d : d * d)) {
+        throw new MHAError('BAD_ARGUMENT', 'an input array was detached while the inputs were read (the wasm heap grew); pass copies'); // a view of the heap
+      }
+      core.HEAPF32.set(values, this.#staging(slot) / 4);
+    }
     core.HEAPU8.set(heads, this.#staging(SLOT.enabled));
     const status = core._wasm_forward(this.#ptr, L, projection ? 1 : 0, wo != null ? 1 : 0, flags);
-    this.length = core._wasm_layer_len(this.#ptr); // 0 after a forward that failed half-way
+    this.length = core._wasm_layer_len(this.#layer); // 0 after a forward that failed half-way
     if (status) throw this.#owner.lastError();
     return this;
   }
@@ -261,6 +302,13 @@ class Layer {
     return this.#core;
   }
 
+  /** SEQ_TOO_LONG for `count` numbers in `rows` rows (count / dModel when not given), or BAD_LENGTH when they are no whole rows. */
+  #tooLong(name, count, rows = count / this.dModel) {
+    return Number.isInteger(rows)
+      ? new MHAError('SEQ_TOO_LONG', `the sequence has ${rows} tokens but this layer was created with maxLen ${this.maxLen}`)
+      : new MHAError('BAD_LENGTH', `${name} has ${count} numbers, which is not a whole number of rows of d_model ${this.dModel}`);
+  }
+
   #staging(slot) {
     const ptr = this.#core._wasm_layer_staging(this.#ptr, slot);
     if (!ptr) throw new MHAError('BAD_INPUT', `the layer has no staging buffer ${slot}`); // never write at address 0
@@ -272,7 +320,7 @@ class Layer {
     if (!Number.isInteger(head) || head < 0 || head >= this.heads) {
       throw new MHAError('HEAD_INDEX', `head ${describe(head)} does not exist: this layer has heads 0 to ${this.heads - 1}`);
     }
-    const ptr = core._wasm_tensor(this.#ptr, id, head);
+    const ptr = core._wasm_tensor(this.#layer, id, head);
     if (!ptr) throw this.#owner.lastError();
     // A fresh view every time: the heap's buffer is replaced whenever it grows.
     return new Float32Array(core.HEAPF32.buffer, ptr, count);
@@ -518,8 +566,8 @@ function checkOptions(call, options, known) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new MHAError('BAD_ARGUMENT', `${call} takes an options object, got ${describe(options)}`);
   }
-  for (const key of Object.keys(options)) {
-    if (known.includes(key)) continue;
+  for (const key in options) { // for-in: no array per call on the hot path
+    if (known.includes(key) || !Object.hasOwn(options, key)) continue;
     const guess = likelyOption(key, known);
     throw new MHAError('BAD_ARGUMENT', `unknown option '${key}' for ${call}${guess ? `; did you mean '${guess}'?` : ''} (it takes ${known.join(', ')})`, { option: key, suggestion: guess });
   }
@@ -587,12 +635,13 @@ function arrayLength(name, value, limit, tooMany = overLimit(name, limit)) {
 
 /**
  * Accepts a Float32Array, any array-like of numbers, or rows of numbers, of at most `limit` numbers;
- * returns a flat Float32Array of our own (each entry read once).
+ * returns a flat Float32Array: a real one as it is (its entries cannot run code), anything else copied,
+ * each entry read once.
  */
 function toFloat32(name, value, limit, tooMany = overLimit(name, limit)) {
-  if (value instanceof Float32Array) {
+  if (value instanceof Float32Array && ArrayBuffer.isView(value)) { // isView: no Proxy in disguise
     if (value.length > limit) throw tooMany(value.length);
-    return value.slice();
+    return value;
   }
   const rows = arrayLength(name, value, limit, tooMany);
   const first = rows > 0 ? value[0] : undefined;

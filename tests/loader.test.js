@@ -1,0 +1,35 @@
+// loadAttention's sources: a URL (read from disk in Node), bytes, or a compiled WebAssembly.Module (what a
+// worker is handed); a source that cannot be loaded rejects with LOAD_FAILED and a later call can try
+// again; once loaded, every call returns the same instance. This file gets its own process from
+// node --test, so the first call here really is the first.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { loadAttention } from '../web/src/attention.js';
+
+const wasmFile = new URL('../web/dist/mha-core.wasm', import.meta.url);
+
+async function rejectsWith(promise, code, pattern) {
+  await assert.rejects(promise, (error) => error.name === 'MHAError' && error.code === code && pattern.test(error.message));
+}
+
+test('a missing file, bytes that are not wasm and an unreachable URL reject with LOAD_FAILED', async () => {
+  await rejectsWith(loadAttention({ wasm: new URL('./no-such-core.wasm', wasmFile) }), 'LOAD_FAILED', /no-such-core\.wasm/);
+  await rejectsWith(loadAttention({ wasm: new TextEncoder().encode('<!doctype html>') }), 'LOAD_FAILED', /could not load the attention core/);
+  await rejectsWith(loadAttention({ wasm: 'http://127.0.0.1:9/mha-core.wasm' }), 'LOAD_FAILED', /could not load/);
+});
+
+test('after a failure the default source loads, and its compiled module loads a second core', async () => {
+  const mha = await loadAttention();
+  assert.ok(mha.wasmModule instanceof WebAssembly.Module);
+  assert.deepEqual(mha.paramCount({ dModel: 768, heads: 12 }), { naive: 21233664, split: 2359296 });
+  assert.equal(await loadAttention({ wasm: readFileSync(wasmFile) }), mha, 'one instance: later sources are not loaded again');
+
+  // What a worker does with the module it is handed: instantiate it, no fetch, the same numbers.
+  const fresh = await import(`../web/src/attention.js?worker=${Date.now()}`);
+  const inWorker = await fresh.loadAttention({ wasm: mha.wasmModule });
+  assert.notEqual(inWorker, mha);
+  const layer = inWorker.createLayer({ dModel: 4, heads: 2, maxLen: 3 });
+  layer.forward({ q: [[1, 1, 0, 0], [0, 2, 0, 2], [0, 0, 1, 1]], k: [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]], v: [[1, 0, 1, 0], [0, 1, 0, 1], [2, 0, 0, 2]], causal: false });
+  assert.deepEqual(Array.from(layer.attention(0).slice(0, 3), (x) => Number(x.toFixed(2))), [0.25, 0.25, 0.5]);
+});
