@@ -3,7 +3,8 @@
 // (web/dist/train-worker.js); web/page/train.js starts it, or runs the same host in its own thread
 // when workers are unavailable.
 //
-// Messages in:  { type: 'init', heads, seed?, example?, stepsPerTick?, maxSteps? }
+// Messages in:  { type: 'init', heads, seed?, example?, stepsPerTick?, maxSteps?, wasm? }
+//                 (wasm: the page's compiled core, a WebAssembly.Module; the worker then fetches nothing)
 //               { type: 'start' } { type: 'pause' } { type: 'reset' } { type: 'ablate' }
 //               { type: 'speed', stepsPerTick } { type: 'dispose' }
 // Messages out: { type: 'ready', heads, dK, seqLen, vocab, paramCount, example, maxSteps }
@@ -81,7 +82,7 @@ export function createTrainingHost(post, { load = loadAttention, setTimer = setT
     switch (message?.type) {
       case 'init': {
         stop();
-        mha ??= await load();
+        mha ??= await load({ wasm: message.wasm });
         trainer?.dispose();
         trainer = null;
         options = message;

@@ -14,6 +14,7 @@
 // <style> elements or style attributes.
 import { heatmap, headColor, tableFor } from '../draw/index.js';
 import { adoptStylesheet } from '../widget/adopt-stylesheet.js';
+import { loadAttention } from '../src/attention.js';
 import { createTrainingHost } from './train-worker.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -154,44 +155,70 @@ function viewName(view) {
   return 'mixed';
 }
 
-/** Starts the trainer in a module worker; falls back to this thread if the worker cannot run. */
+/** A worker that has not answered by then is given up for this thread. */
+const WORKER_ANSWER_MS = 10000;
+
+/**
+ * Starts the trainer in a module worker; falls back to this thread if the worker cannot run. The worker
+ * is handed the page's compiled core with every 'init', so it never has to find mha-core.wasm itself
+ * (a bundler may have put it anywhere). A core that cannot load is reported as a LOAD_FAILED error.
+ */
 function startHost(onMessage, workerUrl) {
   let local = null;
   let worker = null;
-  const sent = [];
-  let confirmed = false;
-  const fallback = () => {
+  let answered = false;
+  let watchdog = 0;
+  let delivery = Promise.resolve();
+  const unanswered = []; // sent before the worker answered: replayed here if it cannot start
+  const runHere = () => {
+    clearTimeout(watchdog);
     worker?.terminate();
     worker = null;
+    answered = true;
     local = createTrainingHost((message) => onMessage(message));
-    for (const message of sent.splice(0)) local(message);
-    confirmed = true;
+    for (const message of unanswered.splice(0)) local(message);
   };
   try {
-    worker = new Worker(workerUrl ?? new URL('./train-worker.js', import.meta.url), { type: 'module' });
+    // The literal new Worker(new URL('./…', import.meta.url)) is what bundlers recognise as a worker entry.
+    worker = workerUrl
+      ? new Worker(workerUrl, { type: 'module' })
+      : new Worker(new URL('./train-worker.js', import.meta.url), { type: 'module' });
     worker.addEventListener('message', (event) => {
-      if (event.data?.type === 'ready') confirmed = true;
+      answered = true;
+      clearTimeout(watchdog);
+      unanswered.length = 0;
       onMessage(event.data);
     });
     worker.addEventListener('error', (event) => {
       event.preventDefault?.();
-      if (!confirmed && worker) fallback(); // the worker script did not load: run here instead
+      if (!answered && worker) runHere(); // the worker script did not load: run here instead
       else onMessage({ type: 'error', code: 'UNEXPECTED', message: event.message ?? 'the training worker stopped' });
     });
   } catch {
     worker = null;
     local = createTrainingHost((message) => onMessage(message));
   }
+  const loadFailed = (error) => onMessage({ type: 'error', code: error?.code ?? 'LOAD_FAILED', message: error?.message ?? String(error) });
   return {
     get kind() {
       return worker ? 'worker' : 'thread';
     },
     send(message) {
-      if (!confirmed && worker) sent.push(message);
-      if (worker) worker.postMessage(message);
-      else local(message);
+      if (!worker) return local(message);
+      if (!answered) unanswered.push(message);
+      // In order, each 'init' once the page's core is there to go with it.
+      delivery = delivery
+        .then(async () => {
+          const wasm = message.type === 'init' ? (await loadAttention()).wasmModule : undefined;
+          if (!worker) return; // it failed meanwhile: the message was replayed here
+          worker.postMessage(wasm ? { ...message, wasm } : message);
+          if (!answered) watchdog ||= setTimeout(() => !answered && worker && runHere(), WORKER_ANSWER_MS);
+        })
+        .catch(loadFailed);
+      return delivery;
     },
     close() {
+      clearTimeout(watchdog);
       if (worker) worker.terminate();
       else local?.({ type: 'dispose' });
     },
@@ -361,6 +388,7 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
     root.dataset.steps = p ? String(p.steps) : '0';
     errorLine.hidden = !state.error;
     errorLine.textContent = state.error ? `${t.error}${state.error.code} — ${state.error.message}` : '';
+    if (!p) status.textContent = state.error ? '' : t.loading; // not "starting…" forever when it cannot start
     startButton.disabled = !p;
     resetButton.disabled = !p;
     startButton.textContent = state.running ? t.pause : p?.steps && !p.done ? t.resume : t.start;
