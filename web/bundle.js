@@ -14,17 +14,19 @@ const entries = [
   { in: `${web}page/train-worker.js`, out: 'train-worker' },
 ].filter((entry) => existsSync(entry.in));
 
+const common = { bundle: true, target: 'es2020', minify: true, legalComments: 'eof', logLevel: 'warning' };
+
+await build({ ...common, entryPoints: entries, outdir: dist, format: 'esm' });
+
+// widget.classic.js: the same widget as a classic script, for sites that can only add <script src> or
+// <script defer> (MkDocs' extra_javascript, many themes). It exports nothing; the element defines itself.
 await build({
-  entryPoints: entries,
+  ...common,
+  entryPoints: [{ in: `${web}widget/define.js`, out: 'widget.classic' }],
   outdir: dist,
-  bundle: true,
-  format: 'esm',
-  target: 'es2020',
-  minify: true,
-  legalComments: 'eof',
-  logLevel: 'warning',
-  // The wasm is fetched at run time from beside the bundle (new URL(..., import.meta.url)).
-  external: ['*.wasm', 'node:*'],
+  format: 'iife',
+  define: { 'import.meta.url': 'classicScriptUrl' },
+  inject: [`${web}widget/classic-script-url.js`],
 });
 
 const katex = fileURLToPath(new URL('../node_modules/katex/dist/', import.meta.url));
