@@ -9,6 +9,8 @@ import { parseState, matrixToAttribute, LESSON_EXAMPLE, MAX_TOKENS } from '../we
 import { renderViews, renderError } from '../web/widget/render.js';
 import { buildControls, MAX_SLIDER_ENTRIES } from '../web/widget/controls.js';
 import { divisors, languageOf } from '../web/widget/strings.js';
+import { controlHandlesKey } from '../web/widget/keys.js';
+import { Script } from 'node:vm';
 
 const lesson = {
   tokens: '["猫","吃","鱼"]',
@@ -34,8 +36,9 @@ test('the issue snippet parses to the lesson table with the defaults', () => {
 });
 
 test('boolean and enumerated attributes', () => {
-  const { state } = parseState({ ...lesson, causal: true, editable: true, scale: 'off', view: 'Lines', lang: 'en-GB' });
-  assert.deepEqual([state.causal, state.editable, state.scale, state.view, state.lang], [true, true, false, 'lines', 'en']);
+  const { state } = parseState({ ...lesson, causal: true, editable: true, compact: true, scale: 'off', view: 'Lines', lang: 'en-GB' });
+  assert.deepEqual([state.causal, state.editable, state.compact, state.scale, state.view, state.lang], [true, true, true, false, 'lines', 'en']);
+  assert.equal(parseState(lesson).state.compact, false);
   for (const value of ['', 'on', 'true']) assert.equal(parseState({ ...lesson, scale: value }).state.scale, true, `scale="${value}"`);
   for (const value of ['off', 'OFF', 'false', '0']) assert.equal(parseState({ ...lesson, scale: value }).state.scale, false, `scale="${value}"`);
   for (const view of ['heatmaps', 'pipeline', 'lines', 'full']) assert.equal(parseState({ ...lesson, view }).state.view, view);
@@ -167,6 +170,30 @@ test('one widget downloads under 100 KB gzipped (widget.js + mha-core.wasm)', { 
   const source = readFileSync(widget, 'utf8');
   assert.ok(!/katex/i.test(source), 'no KaTeX in the widget bundle');
   assert.ok(!/new Function|\beval\(/.test(source), 'no eval / new Function (strict CSP)');
+});
+
+test('the keys a focused control acts on are kept from the page; Tab, Escape and shortcuts are not', () => {
+  const control = (localName, type) => ({ localName, type });
+  const keeps = (target, key, modifiers = {}) => controlHandlesKey(target, { key, ...modifiers });
+  const slider = control('input', 'range');
+  for (const key of ['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'Home', 'End', 'PageUp', 'PageDown']) assert.ok(keeps(slider, key), key);
+  for (const key of [' ', 'Tab', 'Escape', 'f']) assert.ok(!keeps(slider, key), `a slider does nothing with ${JSON.stringify(key)}`);
+  assert.ok(keeps(control('input', 'checkbox'), ' '));
+  assert.ok(!keeps(control('input', 'checkbox'), 'ArrowRight'));
+  assert.ok(keeps(control('input', 'radio'), 'ArrowDown'));
+  assert.ok(keeps(control('button', 'button'), 'Enter') && keeps(control('button', 'button'), ' '));
+  assert.ok(keeps(control('select'), 'ArrowDown') && keeps(control('select'), '4'), 'a menu moves and jumps to a typed letter');
+  assert.ok(keeps(control('input', 'text'), 'b') && !keeps(control('input', 'text'), 'Tab'));
+  assert.ok(!keeps(slider, 'ArrowRight', { ctrlKey: true }) && !keeps(slider, 'ArrowRight', { altKey: true }), 'shortcuts go to the page');
+  assert.ok(!keeps(control('div'), 'ArrowRight') && !keeps(control('svg'), ' '));
+});
+
+const classic = new URL('../web/dist/widget.classic.js', import.meta.url);
+
+test('widget.classic.js is a classic script: no import, export or import.meta', { skip: !existsSync(classic) && 'run bash build.sh first' }, () => {
+  const source = readFileSync(classic, 'utf8');
+  assert.doesNotThrow(() => new Script(source, { filename: 'widget.classic.js' }), 'parses as a classic script');
+  assert.doesNotMatch(source, /import\.meta/);
 });
 
 test('a large matrix keeps the switches but not one slider per entry', () => {

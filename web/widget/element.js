@@ -11,10 +11,11 @@ import { parseState, matrixToAttribute, LESSON_EXAMPLE } from './parse.js';
 import { renderViews, renderSummary, renderError, h } from './render.js';
 import { buildControls, controlsKey } from './controls.js';
 import { adoptStyles } from './styles.js';
+import { keepControlKeys } from './keys.js';
 import { STRINGS, languageOf } from './strings.js';
 
 const DATA = ['tokens', 'q', 'k', 'v', 'wo'];
-const FLAGS = ['causal', 'editable'];
+const FLAGS = ['causal', 'editable', 'compact'];
 const ATTRIBUTES = [...DATA, 'heads', ...FLAGS, 'scale', 'view', 'lang'];
 const TAG = 'multi-head-attention';
 
@@ -54,6 +55,7 @@ export class MultiHeadAttentionElement extends Base {
     super();
     this.#root = this.attachShadow({ mode: 'open' });
     adoptStyles(this.#root);
+    for (const type of ['keydown', 'keypress', 'keyup']) this.#root.addEventListener(type, keepControlKeys);
     this.#box = h(this.ownerDocument, 'div', 'mha');
     this.#box.setAttribute('part', 'base');
     this.#root.append(this.#box);
@@ -61,7 +63,7 @@ export class MultiHeadAttentionElement extends Base {
 
   connectedCallback() {
     // A property set before this class was defined sits on the instance; route it through the setter.
-    for (const name of ['tokens', 'q', 'k', 'v', 'wo', 'heads', 'causal', 'scale', 'editable', 'view']) {
+    for (const name of ['tokens', 'q', 'k', 'v', 'wo', 'heads', 'causal', 'scale', 'editable', 'compact', 'view']) {
       if (Object.prototype.hasOwnProperty.call(this, name)) {
         const value = this[name];
         delete this[name];
@@ -161,6 +163,12 @@ export class MultiHeadAttentionElement extends Base {
   }
   set editable(on) {
     this.toggleAttribute('editable', Boolean(on));
+  }
+  get compact() {
+    return this.hasAttribute('compact');
+  }
+  set compact(on) {
+    this.toggleAttribute('compact', Boolean(on));
   }
   get scale() {
     return !/^(off|false|0|no)$/i.test((this.getAttribute('scale') ?? '').trim());

@@ -25,7 +25,7 @@ class ParseError {
 
 /**
  * attrs: { tokens, q, k, v, wo, heads, view, scale, lang } as attribute strings (null when absent; the
- * data ones may also be arrays), plus causal and editable as booleans (the attribute is present).
+ * data ones may also be arrays), plus causal, editable and compact as booleans (the attribute is present).
  * Returns { state } or { error: { code, message } }, the message in the widget's language.
  */
 export function parseState(attrs = {}) {
@@ -96,6 +96,7 @@ function build(attrs, lang, t) {
     causal: Boolean(attrs.causal),
     scale: !isOff(attrs.scale),
     editable: Boolean(attrs.editable),
+    compact: Boolean(attrs.compact),
     view,
     lang,
   };

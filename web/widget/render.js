@@ -39,14 +39,15 @@ function fitLabel(token, cell) {
 
 /**
  * Lays out the per-head heatmaps: as many side by side as fit `width` with readable cells, each cell
- * 44 px for the lesson's 3 tokens and smaller for long sentences (numbers hidden below 26 px).
+ * 44 px for the lesson's 3 tokens (32 px when compact) and smaller for long sentences (numbers hidden
+ * below 26 px).
  */
-function heatmapLayout(tokens, heads, width) {
+function heatmapLayout(tokens, heads, width, compact) {
   const L = tokens.length;
   const label = Math.max(...tokens.map((t) => Array.from(t).reduce((sum, ch) => sum + (/[\u2e80-\uffff]/.test(ch) ? 13 : latinWidth), 0))) + 14;
   const mapWidth = (cell) => label + L * cell + 4;
   const gap = 18;
-  const preferred = Math.max(14, Math.min(44, Math.floor(300 / L)));
+  const preferred = Math.max(14, Math.min(compact ? 32 : 44, Math.floor(300 / L)));
   let columns = Math.max(1, Math.min(heads, Math.floor((width + gap) / (mapWidth(Math.min(preferred, 26)) + gap))));
   if (heads === 4 && columns === 3) columns = 2;
   const room = (width + gap) / columns - gap;
@@ -56,7 +57,7 @@ function heatmapLayout(tokens, heads, width) {
 
 function heatmapFigures(doc, state, snap, t, width) {
   const { tokens, L, heads, dK } = state;
-  const { cell, colLabels } = heatmapLayout(tokens, heads, width);
+  const { cell, colLabels } = heatmapLayout(tokens, heads, width, state.compact);
   return Array.from({ length: heads }, (_, head) => {
     const figure = h(doc, 'figure', `heatmap h${head % 8}`);
     figure.dataset.head = String(head);

@@ -55,6 +55,19 @@ input:focus-visible,select:focus-visible,button:focus-visible{outline:2px solid 
 .slider output{text-align:center;font-size:11px;line-height:1}
 .grid{gap:2px 6px}
 }
+:host([compact]) .mha{padding:8px 10px}
+:host([compact]) .summary{margin-bottom:4px}
+:host([compact]) .views{gap:6px 14px}
+:host([compact]) .legend{flex:0 0 auto;align-self:flex-end}
+:host([compact]) .controls{margin-top:8px;padding-top:8px;gap:8px}
+:host([compact]) fieldset{padding:0 8px 6px}
+:host([compact]) .grid{gap:1px 6px}
+:host([compact]) .slider{grid-template-columns:minmax(0,1fr);gap:0}
+:host([compact]) .slider output{text-align:center;font-size:11px;line-height:1}
+@container (min-width:600px){
+:host([compact]) .controls{grid-template-columns:repeat(3,minmax(0,1fr))}
+:host([compact]) .switches,:host([compact]) .note{grid-column:1/-1}
+}
 ${headRules}
 `;
 

@@ -35,6 +35,8 @@ export class MultiHeadAttentionElement extends HTMLElement {
   scale: boolean;
   /** Sliders for every q/k/v entry, a head-count menu and mask/scale switches. */
   editable: boolean;
+  /** A denser layout that fits a 16:9 slide, sliders included: q, k and v side by side, smaller cells. */
+  compact: boolean;
   view: MultiHeadAttentionView | string | null;
   /** The live result, or null while loading or showing an error. */
   readonly result: MultiHeadAttentionResult | null;
