@@ -13,7 +13,8 @@
    Two drivers:
      - libFuzzer, coverage-guided:
          clang -g -O1 -fsanitize=fuzzer,address,undefined -DMHA_LIBFUZZER \
-           c/fuzz_api.c c/mha.c c/train.c c/np_random.c -lm -o fuzz_api && ./fuzz_api
+           c/fuzz_api.c c/error.c c/mha.c c/plain.c c/kernels.c c/train.c c/np_random.c \
+           -lm -o fuzz_api && ./fuzz_api
      - the seeded driver below (build.sh builds it with gcc under ASan and UBSan
        as c/build/fuzz_api; tests/fuzz.test.js runs it): random programs from a
        seed, for a number of runs or seconds, the same on every machine:
@@ -77,6 +78,7 @@ static long seen[MHA_STATUS_COUNT]; /* how often each status came back, for the 
 static void check_failure(mha_status status) {
     if ((unsigned)status < MHA_STATUS_COUNT) seen[status]++;
     if (status == MHA_OK) return;
+    if (mha_last_status() != status) fail("mha_last_status is not the failing call's status");
     if (strcmp(mha_status_name(status), "UNKNOWN") == 0) fail("a failure with an unknown status");
     if (mha_last_error()[0] == '\0') fail("a failure without a sentence");
     const mha_error_place *place = mha_last_error_place();
@@ -145,12 +147,9 @@ static void fuzz_layer(program *p) {
             status = mha_tensor(layer, (mha_tensor_id)id, pick > 0 ? pick - 1 : pick, &t);
             check_failure(status);
             if ((status == MHA_OK) != (t != NULL)) fail("mha_tensor's pointer disagrees with its status");
-        } else { /* staging slots, valid or not, written in full */
-            const int slot = (int)(next_byte(p) % (MHA_SLOT_COUNT + 2)) - 1;
-            void *s = mha_layer_staging(layer, (mha_slot)slot);
-            if ((s != NULL) != (slot >= 0 && slot < MHA_SLOT_COUNT)) fail("staging for a bad slot");
-            if (s && slot == MHA_SLOT_ENABLED) memset(s, 1, (size_t)heads);
-            else if (s) fill(p, s, slot <= MHA_SLOT_V ? (size_t)max_len * d : (size_t)d * d);
+        } else { /* the length of the last forward, kept only by a good one */
+            const int len = mha_layer_len(layer);
+            if (len < 0 || len > max_len) fail("a length outside 0 .. max_len");
         }
     }
     mha_layer_destroy(layer);

@@ -34,13 +34,13 @@
    max_len; mha_forward and mha_tensor allocate nothing. Pointers handed out by
    mha_tensor belong to the layer and hold the result of the last forward; the
    MHA_T_SCORES buffer is shared by all heads and is overwritten by the next
-   mha_tensor(MHA_T_SCORES) call. The staging buffers (mha_layer_staging) are
-   optional places to put inputs, so a caller such as JavaScript need not
-   allocate per call; mha_input may point anywhere, staging included.
+   mha_tensor(MHA_T_SCORES) call. The inputs (mha_input) stay the caller's and
+   are only read during mha_forward.
 
    ERRORS
    Functions that can fail return an mha_status; nothing aborts or exits on
-   bad input. MHA_OK is 0. mha_status_name() gives a stable code such as
+   bad input. MHA_OK is 0; mha_last_status() is the last failing call's status.
+   mha_status_name() gives a stable code such as
    "HEADS_NOT_DIVISOR"; mha_last_error() gives a sentence naming the values
    involved ("heads 7 does not divide d_model 768"), valid until the next
    failing call. For NOT_FINITE, mha_last_error_place() also says where, as
@@ -128,23 +128,10 @@ typedef enum mha_tensor_id {
     MHA_T_OUTPUT      /* L×d   concat · W^O */
 } mha_tensor_id;
 
-typedef enum mha_slot { /* staging buffers owned by the layer */
-    MHA_SLOT_X_OR_Q, /* max_len×d */
-    MHA_SLOT_K,      /* max_len×d */
-    MHA_SLOT_V,      /* max_len×d */
-    MHA_SLOT_WQ,     /* d×d */
-    MHA_SLOT_WK,     /* d×d */
-    MHA_SLOT_WV,     /* d×d */
-    MHA_SLOT_WO,     /* d×d */
-    MHA_SLOT_ENABLED,/* h bytes (unsigned char) */
-    MHA_SLOT_COUNT
-} mha_slot;
-
 typedef struct mha_layer mha_layer;
 
 mha_status mha_layer_create(const mha_desc *desc, mha_layer **out);
 void       mha_layer_destroy(mha_layer *layer); /* NULL is fine */
-void      *mha_layer_staging(mha_layer *layer, mha_slot slot); /* NULL for a bad slot */
 int        mha_layer_len(const mha_layer *layer); /* L of the last forward, 0 before */
 
 mha_status mha_forward(mha_layer *layer, const mha_input *in);
@@ -156,6 +143,7 @@ mha_status mha_tensor(mha_layer *layer, mha_tensor_id id, int head, const float 
 mha_status mha_param_count(int d_model, int heads, double *naive, double *split);
 
 const char *mha_status_name(mha_status status);
+mha_status  mha_last_status(void);
 const char *mha_last_error(void);
 
 /* Where the last failure was found, for NOT_FINITE: `name` is an input ("x",

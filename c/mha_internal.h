@@ -1,11 +1,16 @@
-/* mha_internal.h — shared by the modules of c/, not part of the public API. */
+/* mha_internal.h — shared by the modules of c/, not part of the public API:
+     error.c    the error channel (mha_fail)
+     mha.c      the layer: create, checks, forward, tensors
+     plain.c    the readable loops (reference, toy sizes, the trainer)
+     kernels.c  the fast SIMD kernels
+     train.c    the trainer (train.h) */
 #ifndef MHA_INTERNAL_H
 #define MHA_INTERNAL_H
 
 #include "mha.h"
 
-/* Records the sentence mha_last_error() returns, and returns `status`: the one
-   place every module says why a call failed. */
+/* Records the status, the sentence mha_last_error() returns and no place, and
+   returns `status`: the one place every module says why a call failed. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
@@ -17,8 +22,46 @@ __attribute__((format(printf, 3, 4)))
 #endif
 mha_status mha_fail_at(mha_status status, mha_error_place place, const char *fmt, ...);
 
+/* d_model and heads positive, and heads divides d_model; else BAD_SIZE or HEADS_NOT_DIVISOR. */
+mha_status mha_check_heads(int d_model, int heads);
+
+/* The index of the first NaN or infinity in a[0..n), or -1 (SIMD). */
+ptrdiff_t mha_first_non_finite(const float *a, size_t n);
+
 /* out (rows×n) = a (rows×m) · b (m×n), row-major, with plain loops: the
-   readable reference product (mha.c's fast kernels are checked against it). */
+   readable reference product (the fast kernels are checked against it). */
 void mha_matmul_plain(float *out, const float *a, const float *b, int rows, int m, int n);
+
+/* One head of attention over L×d matrices Q, K, V, row-major: q, k and v point
+   at the head's first column (column head·d_k), rows `stride` (d) floats apart. */
+typedef struct mha_head_view {
+    const float *q, *k, *v;
+    int stride, len, dk; /* d, L, d_k */
+    float scale;         /* 1/√d_k, or 1 */
+    int causal;          /* row r sees columns c <= r only */
+} mha_head_view;
+
+/* The head's weights att (L×L; masked entries exactly 0) and output out =
+   att·V_i (L×d_k, rows out_stride apart). Returns the first query row whose
+   scores are not finite (then stops), or -1. Plain loops. */
+int mha_attend_plain(const mha_head_view *head, float *att, float *out, int out_stride);
+
+/* The same with the fast kernels; out rows are d_k apart; scratch holds
+   mha_fast_scratch_floats floats. */
+int mha_attend_fast(const mha_head_view *head, float *att, float *out, float *scratch);
+
+/* The head's whole L×L scores (scaled, no mask) into scores. */
+void mha_scores_plain(const mha_head_view *head, float *scores);
+void mha_scores_fast(const mha_head_view *head, float *scores, float *scratch);
+
+/* out (L×d) = x (L×d) · w (d×d) with the fast kernels. */
+void mha_project_fast(float *out, const float *x, const float *w, int L, int d, float *scratch);
+
+/* Floats of scratch the fast kernels need for a layer of this shape: a packed
+   W (d×d), or a head's K_iᵀ and V_i together. */
+double mha_fast_scratch_floats(int d, int heads, int max_len);
+
+/* One lane of the softmax's vectorised exp, for test_kernels.c to measure. */
+float mha_fast_exp(float x);
 
 #endif /* MHA_INTERNAL_H */

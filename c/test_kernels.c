@@ -8,7 +8,7 @@
 #include "mha.h"
 #include "test_check.h"
 
-float mha_fast_exp(float x); /* mha.c's softmax exp, exposed for this test only */
+float mha_fast_exp(float x); /* kernels.c's softmax exp, exposed for tests only */
 
 static int failures;
 

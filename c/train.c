@@ -64,12 +64,9 @@ static mha_status check_desc(const mha_train_desc *desc) {
         (status = check_range("dModel", desc->d_model, 1, MHA_TRAIN_MAX_D)) ||
         (status = check_range("heads", desc->heads, 1, MHA_TRAIN_MAX_D)) ||
         (status = check_range("batch", desc->batch, 1, MHA_TRAIN_MAX_BATCH)) ||
-        (status = check_range("evalCount", desc->eval_count, 1, 1 << 16)))
+        (status = check_range("evalCount", desc->eval_count, 1, 1 << 16)) ||
+        (status = mha_check_heads(desc->d_model, desc->heads)))
         return status;
-    if (desc->d_model % desc->heads != 0)
-        return mha_fail(MHA_ERR_HEADS_NOT_DIVISOR,
-                    "heads %d does not divide d_model %d (d_k = d_model / heads must be a whole number)",
-                    desc->heads, desc->d_model);
     if (desc->flags & ~(unsigned)(MHA_CAUSAL | MHA_SCALE))
         return mha_fail(MHA_ERR_BAD_INPUT, "flags may only combine MHA_CAUSAL (1) and MHA_SCALE (2), got %u", desc->flags);
     struct { const char *name; float value, lo, hi; int open_lo, open_hi; } reals[] = {
@@ -148,38 +145,21 @@ static void forward(mha_trainer *tr, const int *tokens, int count, const unsigne
     mha_matmul_plain(tr->k, tr->x, param(tr, MHA_TP_WK), N, d, d);
     mha_matmul_plain(tr->v, tr->x, param(tr, MHA_TP_WV), N, d, d);
 
+    /* Each sequence's heads through the core's attention (plain.c), each head's
+       output straight into its columns of the concat. */
     for (int s = 0; s < count; s++) {
         const size_t row0 = (size_t)s * L;
         for (int i = 0; i < h; i++) {
-            float *a = tr->att + ((size_t)s * h + i) * L * L;
-            const int on = !enabled || enabled[i];
-            for (int r = 0; r < L; r++) {
-                float *row = a + (size_t)r * L;
-                const int visible = tr->causal ? r + 1 : L;
-                const float *qr = tr->q + (row0 + r) * d + (size_t)i * dk;
-                float max = -INFINITY;
-                for (int c = 0; c < visible; c++) {
-                    const float *kc = tr->k + (row0 + c) * d + (size_t)i * dk;
-                    float dot = 0.0f;
-                    for (int j = 0; j < dk; j++) dot += qr[j] * kc[j];
-                    row[c] = dot * tr->scale;
-                    max = row[c] > max ? row[c] : max;
-                }
-                float sum = 0.0f;
-                for (int c = 0; c < visible; c++) sum += row[c] = expf(row[c] - max);
-                const float inv = 1.0f / sum;
-                for (int c = 0; c < visible; c++) row[c] *= inv;
-                for (int c = visible; c < L; c++) row[c] = 0.0f;
-
-                float *o = tr->concat + (row0 + r) * d + (size_t)i * dk;
-                memset(o, 0, (size_t)dk * sizeof *o);
-                if (!on) continue;
-                for (int c = 0; c < visible; c++) {
-                    const float w = row[c];
-                    const float *vc = tr->v + (row0 + c) * d + (size_t)i * dk;
-                    for (int j = 0; j < dk; j++) o[j] += w * vc[j];
-                }
-            }
+            const size_t column = row0 * d + (size_t)i * dk;
+            const mha_head_view head = {
+                .q = tr->q + column, .k = tr->k + column, .v = tr->v + column,
+                .stride = d, .len = L, .dk = dk, .scale = tr->scale, .causal = tr->causal,
+            };
+            float *out = tr->concat + column;
+            if (mha_attend_plain(&head, tr->att + ((size_t)s * h + i) * L * L, out, d) >= 0)
+                st->loss[0] = NAN; /* scores overflowed: the step reports NOT_FINITE */
+            if (enabled && !enabled[i])
+                for (int r = 0; r < L; r++) memset(out + (size_t)r * d, 0, (size_t)dk * sizeof *out);
         }
     }
     mha_matmul_plain(tr->y, tr->concat, param(tr, MHA_TP_WO), N, d, d);

@@ -1,17 +1,16 @@
 /* wasm_exports.c — the only file that knows about Emscripten: flat, integer-only
    entry points for web/src/attention.js. Failures return 0 (or a status) and
-   leave the reason in mha_last_error(); wasm_last_status() gives its code. */
+   leave the reason in the library's error channel (mha_last_status,
+   mha_last_error, mha_last_error_place). */
 #include <emscripten.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mha.h"
+#include "mha_internal.h"
 #include "np_random.h"
 
-static mha_status last_status;
-
-static int keep(mha_status status) { return last_status = status; }
-
-EMSCRIPTEN_KEEPALIVE int wasm_last_status(void) { return last_status; }
+EMSCRIPTEN_KEEPALIVE int wasm_last_status(void) { return mha_last_status(); }
 EMSCRIPTEN_KEEPALIVE const char *wasm_last_error(void) { return mha_last_error(); }
 EMSCRIPTEN_KEEPALIVE const char *wasm_status_name(int status) { return mha_status_name((mha_status)status); }
 
@@ -23,49 +22,79 @@ EMSCRIPTEN_KEEPALIVE const char *wasm_last_error_place(int *out) {
     return place->name;
 }
 
-EMSCRIPTEN_KEEPALIVE mha_layer *wasm_layer_create(int d_model, int heads, int max_len) {
+/* A layer as JavaScript holds it: the core's layer, plus staging buffers for
+   the inputs, so JS copies its arrays in without allocating per call. */
+enum slot { SLOT_X_OR_Q, SLOT_K, SLOT_V, SLOT_WQ, SLOT_WK, SLOT_WV, SLOT_WO, SLOT_ENABLED, SLOT_COUNT };
+typedef struct js_layer {
+    mha_layer *layer;
+    void *staging[SLOT_COUNT]; /* X_OR_Q, K, V: max_len×d floats; WQ..WO: d×d floats; ENABLED: h bytes */
+} js_layer;
+
+EMSCRIPTEN_KEEPALIVE js_layer *wasm_layer_create(int d_model, int heads, int max_len) {
     mha_desc desc = {d_model, heads, max_len};
     mha_layer *layer = NULL;
-    keep(mha_layer_create(&desc, &layer));
-    return layer;
+    if (mha_layer_create(&desc, &layer) != MHA_OK) return NULL;
+    const size_t nd = (size_t)max_len * d_model, dd = (size_t)d_model * d_model;
+    js_layer *js = calloc(1, sizeof *js);
+    float *block = js ? malloc((3 * nd + 4 * dd) * sizeof(float) + (size_t)heads) : NULL;
+    if (!block) {
+        free(js);
+        mha_layer_destroy(layer);
+        mha_fail(MHA_ERR_OUT_OF_MEMORY, "not enough memory for the inputs of d_model %d, maxLen %d", d_model, max_len);
+        return NULL;
+    }
+    js->layer = layer;
+    for (int s = SLOT_X_OR_Q; s <= SLOT_V; s++, block += nd) js->staging[s] = block;
+    for (int s = SLOT_WQ; s <= SLOT_WO; s++, block += dd) js->staging[s] = block;
+    js->staging[SLOT_ENABLED] = block;
+    memset(block, 1, (size_t)heads); /* all heads on */
+    return js;
 }
 
-EMSCRIPTEN_KEEPALIVE void wasm_layer_destroy(mha_layer *layer) { mha_layer_destroy(layer); }
+EMSCRIPTEN_KEEPALIVE void wasm_layer_destroy(js_layer *js) {
+    if (!js) return;
+    mha_layer_destroy(js->layer);
+    free(js->staging[0]);
+    free(js);
+}
+
+/* The core's layer, for wasm_tensor and wasm_layer_len. */
+EMSCRIPTEN_KEEPALIVE mha_layer *wasm_layer_core(js_layer *js) { return js->layer; }
 EMSCRIPTEN_KEEPALIVE int wasm_layer_len(mha_layer *layer) { return mha_layer_len(layer); }
 
-EMSCRIPTEN_KEEPALIVE void *wasm_layer_staging(mha_layer *layer, int slot) {
-    return mha_layer_staging(layer, (mha_slot)slot);
+/* Where JS writes input `slot` (0 for a slot that does not exist). */
+EMSCRIPTEN_KEEPALIVE void *wasm_layer_staging(js_layer *js, int slot) {
+    return slot >= 0 && slot < SLOT_COUNT ? js->staging[slot] : NULL;
 }
 
 /* Runs a forward on what the caller put in the layer's staging buffers. */
-EMSCRIPTEN_KEEPALIVE int wasm_forward(mha_layer *layer, int len, int projection, int has_wo, int flags) {
-    const float *a = mha_layer_staging(layer, MHA_SLOT_X_OR_Q);
-    const float *k = mha_layer_staging(layer, MHA_SLOT_K), *v = mha_layer_staging(layer, MHA_SLOT_V);
+EMSCRIPTEN_KEEPALIVE int wasm_forward(js_layer *js, int len, int projection, int has_wo, int flags) {
+    float *const *s = (float *const *)js->staging;
     mha_input in = {
         .len = len,
-        .x = projection ? a : NULL,
-        .wq = projection ? mha_layer_staging(layer, MHA_SLOT_WQ) : NULL,
-        .wk = projection ? mha_layer_staging(layer, MHA_SLOT_WK) : NULL,
-        .wv = projection ? mha_layer_staging(layer, MHA_SLOT_WV) : NULL,
-        .q = projection ? NULL : a,
-        .k = projection ? NULL : k,
-        .v = projection ? NULL : v,
-        .wo = has_wo ? mha_layer_staging(layer, MHA_SLOT_WO) : NULL,
+        .x = projection ? s[SLOT_X_OR_Q] : NULL,
+        .wq = projection ? s[SLOT_WQ] : NULL,
+        .wk = projection ? s[SLOT_WK] : NULL,
+        .wv = projection ? s[SLOT_WV] : NULL,
+        .q = projection ? NULL : s[SLOT_X_OR_Q],
+        .k = projection ? NULL : s[SLOT_K],
+        .v = projection ? NULL : s[SLOT_V],
+        .wo = has_wo ? s[SLOT_WO] : NULL,
         .flags = (unsigned)flags,
-        .enabled = mha_layer_staging(layer, MHA_SLOT_ENABLED),
+        .enabled = js->staging[SLOT_ENABLED],
     };
-    return keep(mha_forward(layer, &in));
+    return mha_forward(js->layer, &in);
 }
 
 EMSCRIPTEN_KEEPALIVE const float *wasm_tensor(mha_layer *layer, int id, int head) {
     const float *out = NULL;
-    keep(mha_tensor(layer, (mha_tensor_id)id, head, &out));
+    mha_tensor(layer, (mha_tensor_id)id, head, &out);
     return out;
 }
 
 /* Writes naive and split to out[0], out[1]. */
 EMSCRIPTEN_KEEPALIVE int wasm_param_count(int d_model, int heads, double *out) {
-    return keep(mha_param_count(d_model, heads, &out[0], &out[1]));
+    return mha_param_count(d_model, heads, &out[0], &out[1]);
 }
 
 EMSCRIPTEN_KEEPALIVE np_random *wasm_random_create(unsigned seed) {
@@ -105,13 +134,13 @@ EMSCRIPTEN_KEEPALIVE mha_trainer *wasm_trainer_create(int heads, int d_model, in
     desc.seed = seed;
     desc.lr = lr;
     mha_trainer *tr = NULL;
-    keep(mha_trainer_create(&desc, &tr));
+    mha_trainer_create(&desc, &tr);
     return tr;
 }
 
 EMSCRIPTEN_KEEPALIVE void wasm_trainer_destroy(mha_trainer *tr) { mha_trainer_destroy(tr); }
 EMSCRIPTEN_KEEPALIVE void wasm_trainer_reset(mha_trainer *tr) { mha_trainer_reset(tr); }
-EMSCRIPTEN_KEEPALIVE int wasm_trainer_step(mha_trainer *tr, int n) { return keep(mha_trainer_step(tr, n, NULL)); }
+EMSCRIPTEN_KEEPALIVE int wasm_trainer_step(mha_trainer *tr, int n) { return mha_trainer_step(tr, n, NULL); }
 EMSCRIPTEN_KEEPALIVE float wasm_trainer_loss(mha_trainer *tr) { return mha_trainer_loss(tr); }
 EMSCRIPTEN_KEEPALIVE double wasm_trainer_steps(mha_trainer *tr) { return (double)mha_trainer_steps(tr); }
 EMSCRIPTEN_KEEPALIVE int wasm_trainer_param_count(mha_trainer *tr) { return mha_trainer_param_count(tr); }
@@ -119,7 +148,7 @@ EMSCRIPTEN_KEEPALIVE int wasm_trainer_param_count(mha_trainer *tr) { return mha_
 /* out[0..5] = loss, accuracy, loss and accuracy of target 0 (previous), of target 1 (first). */
 EMSCRIPTEN_KEEPALIVE int wasm_trainer_evaluate(mha_trainer *tr, const unsigned char *enabled, double *out) {
     mha_train_eval ev;
-    const int status = keep(mha_trainer_evaluate(tr, enabled, &ev));
+    const int status = mha_trainer_evaluate(tr, enabled, &ev);
     if (status == MHA_OK) {
         out[0] = ev.loss, out[1] = ev.accuracy;
         out[2] = ev.target_loss[0], out[3] = ev.target_accuracy[0];
@@ -132,12 +161,12 @@ EMSCRIPTEN_KEEPALIVE int wasm_trainer_evaluate(mha_trainer *tr, const unsigned c
 EMSCRIPTEN_KEEPALIVE float *wasm_trainer_param(mha_trainer *tr, int id, int gradient, int *shape) {
     float *values = NULL;
     const float *grad = NULL;
-    if (keep(mha_trainer_param(tr, (mha_train_param)id, &values, &grad, &shape[0], &shape[1]))) return NULL;
+    if (mha_trainer_param(tr, (mha_train_param)id, &values, &grad, &shape[0], &shape[1])) return NULL;
     return gradient ? (float *)grad : values;
 }
 
 EMSCRIPTEN_KEEPALIVE int wasm_trainer_set_example(mha_trainer *tr, const int *tokens) {
-    return keep(mha_trainer_set_example(tr, tokens));
+    return mha_trainer_set_example(tr, tokens);
 }
 
 EMSCRIPTEN_KEEPALIVE const int *wasm_trainer_example(mha_trainer *tr) { return mha_trainer_example(tr); }
@@ -145,10 +174,10 @@ EMSCRIPTEN_KEEPALIVE const int *wasm_trainer_example(mha_trainer *tr) { return m
 /* The example through mha_forward; read it with wasm_tensor. */
 EMSCRIPTEN_KEEPALIVE mha_layer *wasm_trainer_example_layer(mha_trainer *tr, const unsigned char *enabled) {
     mha_layer *layer = NULL;
-    keep(mha_trainer_example_layer(tr, enabled, &layer));
+    mha_trainer_example_layer(tr, enabled, &layer);
     return layer;
 }
 
 EMSCRIPTEN_KEEPALIVE int wasm_trainer_example_predict(mha_trainer *tr, const unsigned char *enabled, int *out) {
-    return keep(mha_trainer_example_predict(tr, enabled, out));
+    return mha_trainer_example_predict(tr, enabled, out);
 }

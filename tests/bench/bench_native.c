@@ -1,5 +1,5 @@
 /* bench_native.c — the native side of `npm run bench` (tests/bench/core.js builds it
-   with gcc -O3 -march=native together with c/mha.c). Commands on stdin, one a line;
+   with gcc -O3 -march=native together with the core's sources). Commands on stdin, one a line;
    each answers one line on stdout:
      load DIR L D H     read DIR/{x,wq,wk,wv,wo}.f32 and make a layer  → "ok"
      time MODE REPS     REPS forwards (MODE fast or plain), causal      → seconds per forward

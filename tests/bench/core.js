@@ -3,7 +3,7 @@
 //   wasm          this module in Node (web/src/attention.js, the fast SIMD kernels)
 //   wasm-chromium this module in headless Chromium (skipped when Chromium cannot start)
 //   wasm-plain    the same module with { plain: true }: the straightforward C loops in wasm
-//   native        c/mha.c built with gcc -O3 -march=native (fast kernels)
+//   native        the core (c/mha.c, plain.c, kernels.c, error.c) built with gcc -O3 -march=native (fast kernels)
 //   native-plain  the same native build running the straightforward loops (MHA_PLAIN)
 //   js            plain JavaScript (tests/bench/plain.js)
 //   numpy         Debian's numpy, float32, one BLAS thread (skipped when absent)
@@ -69,11 +69,11 @@ const machine = {
 };
 
 // ---- build the native side --------------------------------------------------------
-const mhaC = path.join(root, 'c', 'mha.c');
+const coreSources = ['error.c', 'mha.c', 'plain.c', 'kernels.c'].map((file) => path.join(root, 'c', file));
 const nativeBinary = path.join(scratch, 'bench_native');
-run('gcc', ['-O3', '-march=native', '-o', nativeBinary, path.join(here, 'bench_native.c'), mhaC, '-lm']);
+run('gcc', ['-O3', '-march=native', '-o', nativeBinary, path.join(here, 'bench_native.c'), ...coreSources, '-lm']);
 const expBinary = path.join(scratch, 'exp_error');
-run('gcc', ['-O2', '-ffp-contract=off', '-o', expBinary, path.join(here, 'exp_error.c'), mhaC, '-lm']);
+run('gcc', ['-O2', '-ffp-contract=off', '-o', expBinary, path.join(here, 'exp_error.c'), ...coreSources, '-lm']);
 
 /** A child process that answers one line per command line. */
 class Worker {
@@ -295,7 +295,7 @@ try {
 }
 
 const gpt2 = results.find((r) => r.shape.L === 1024);
-/** Bytes of mha_layer_create's one block in the wasm build (mirrors c/mha.c: NR = 8 there). */
+/** Bytes of a JS layer in the wasm build: mha_layer_create's block (c/mha.c; NR = 8 there) and the export layer's staging. */
 function layerBytes(n, d, h) {
   const up = (x, to) => Math.ceil(x / to) * to;
   const dk = d / h;

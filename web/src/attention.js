@@ -240,8 +240,9 @@ class Layer {
 
     const core = this.#live(); // a getter above may have disposed it
     for (const [slot, values] of inputs) {
-      if (values.length !== (slot === SLOT.xOrQ || slot === SLOT.k || slot === SLOT.v ? L * d : d * d)) {
-        throw new MHAError('BAD_ARGUMENT', 'an input array was detached while the inputs were read (the wasm heap grew); pass copies'); // a view of the heap
+      // A Float32Array view of the wasm heap is detached if a getter above grew the heap.
+      if (values.length !== (slot === SLOT.wq || slot === SLOT.wk || slot === SLOT.wv || slot === SLOT.wo ? d * d : L * d)) {
+        throw new MHAError('BAD_ARGUMENT', 'an input array was detached while the inputs were read (the wasm heap grew); pass copies');
       }
       core.HEAPF32.set(values, this.#staging(slot) / 4);
     }

@@ -1,0 +1,312 @@
+/* kernels.c — the fast path of the forward pass: the same maths as plain.c,
+   arranged for speed:
+   - matrix products run through an MR×NR register tile of SIMD vectors, over
+     cache blocks of A read in place and B packed into NR-column panels (or read
+     in place when that is cheaper: few rows, whole panels);
+   - each head is done a block of MC query rows at a time: that block's scores,
+     softmax and A·V, so the scores are reused while still in cache, and under
+     the causal mask tiles wholly above the diagonal are never computed;
+   - softmax uses a vectorised exp (Cephes' expf polynomial, about 1 ulp).
+   GNU vector types become wasm SIMD128 with -msimd128, and natively whatever
+   the target has (256-bit with AVX). */
+#include "mha_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+#endif
+#if defined(__AVX__)
+#define VW 8 /* floats per vector */
+#else
+#define VW 4
+#endif
+typedef float vf __attribute__((vector_size(VW * sizeof(float))));
+typedef int vi __attribute__((vector_size(VW * sizeof(float))));
+
+#ifndef MR
+#define MR 4         /* rows of the register tile */
+#endif
+#ifndef NV
+#define NV 2         /* vectors across the register tile */
+#endif
+#define NR (NV * VW) /* columns of the register tile */
+#ifndef MC
+#define MC 64        /* rows per cache block, and query rows per attention block */
+#endif
+#ifndef KC
+#define KC 256       /* depth per cache block */
+#endif
+#ifndef PACK_ROWS
+#define PACK_ROWS 64 /* products with fewer rows of a read B in place when they can */
+#endif
+
+static int imin(int a, int b) { return a < b ? a : b; }
+static size_t round_up(int n, int to) { return ((size_t)n + (size_t)to - 1) / (size_t)to * (size_t)to; }
+
+static inline vf vload(const float *p) {
+    vf v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline void vstore(float *p, vf v) { memcpy(p, &v, sizeof v); }
+static inline vf vsplat(float x) { /* not (vf){0} + x: adding 0 is no no-op for -0, so it stays */
+#if VW == 8
+    return (vf){x, x, x, x, x, x, x, x};
+#else
+    return (vf){x, x, x, x};
+#endif
+}
+static inline vf vmax(vf a, vf b) {
+#ifdef __wasm_simd128__
+    return (vf)wasm_f32x4_pmax((v128_t)a, (v128_t)b); /* b < a ? a : b, one instruction (maxps) */
+#else
+    const vi a_bigger = a > b;
+    return (vf)((a_bigger & (vi)a) | (~a_bigger & (vi)b));
+#endif
+}
+static inline float hsum(vf v) {
+    float s = 0.0f;
+    for (int i = 0; i < VW; i++) s += v[i];
+    return s;
+}
+static inline float hmax(vf v) {
+    float m = v[0];
+    for (int i = 1; i < VW; i++) m = v[i] > m ? v[i] : m;
+    return m;
+}
+
+/* 1 when a[0..n) has no NaN or infinity, i.e. no float with all exponent bits set. */
+static int all_finite(const float *a, size_t n) {
+    const vi exponent = (vi){0} + 0x7f800000;
+    vi bad = (vi){0};
+    size_t i = 0;
+    for (; i + VW <= n; i += VW) bad |= ((vi)vload(a + i) & exponent) == exponent;
+    int any = 0;
+    for (int j = 0; j < VW; j++) any |= bad[j];
+    for (; i < n; i++) any |= !isfinite(a[i]);
+    return !any;
+}
+
+/* e^x for x <= 0, lane by lane: x = n·ln2 + r with |r| <= ln2/2, e^r by Cephes'
+   degree-6 polynomial, 2^n put straight into the exponent bits. Below -87.5
+   (where e^x is under float's smallest normal) it returns exactly 0: whatever
+   the arithmetic gives there (even NaN) is masked off. */
+static inline vf vexp(vf x) {
+    const vi live = x >= vsplat(-87.5f);
+    const vf magic = vsplat(12582912.0f); /* 1.5·2^23: adding it rounds to a whole number */
+    const vf t = x * 1.44269504088896341f + magic;
+    const vf n = t - magic;
+    const vf r = x - n * 0.693359375f - n * -2.12194440e-4f;
+    vf p = vsplat(1.9875691500e-4f);
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    const vf y = p * (r * r) + r + 1.0f;
+    const vi two_n = ((vi)t - (vi)magic + 127) << 23; /* t's low bits hold n */
+    return (vf)((vi)(y * (vf)two_n) & live);
+}
+
+ptrdiff_t mha_first_non_finite(const float *a, size_t n) {
+    if (all_finite(a, n)) return -1; /* the usual case, in SIMD; else find the first */
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(a[i])) return (ptrdiff_t)i;
+    return -1;
+}
+
+float mha_fast_exp(float x) { return vexp(vsplat(x))[0]; }
+
+/* The same exp on up to VW floats, through one vector: the tail of a row. */
+static inline float exp_tail(float *x, int n, float shift, float scale) {
+    float lanes[VW];
+    for (int i = 0; i < VW; i++) lanes[i] = i < n ? x[i] : shift;
+    const vf e = vexp((vload(lanes) - shift) * scale);
+    float sum = 0.0f;
+    for (int i = 0; i < n; i++) sum += x[i] = e[i];
+    return sum;
+}
+
+/* row[0..visible) ← softmax(scale · row), row[visible..L) ← 0. */
+static void softmax_row(float *row, int visible, int L, float scale) {
+    int c = 0;
+    float max = row[0];
+    if (visible >= VW) {
+        vf m = vload(row);
+        for (c = VW; c + VW <= visible; c += VW) m = vmax(m, vload(row + c));
+        max = hmax(m);
+    }
+    for (; c < visible; c++) max = row[c] > max ? row[c] : max;
+    const vf vmx = vsplat(max);
+    vf vsum = vsplat(0.0f);
+    for (c = 0; c + VW <= visible; c += VW) {
+        const vf e = vexp((vload(row + c) - vmx) * scale);
+        vstore(row + c, e);
+        vsum += e;
+    }
+    float sum = hsum(vsum);
+    if (c < visible) sum += exp_tail(row + c, visible - c, max, scale);
+    const float inv = 1.0f / sum;
+    const vf vinv = vsplat(inv);
+    for (c = 0; c + VW <= visible; c += VW) vstore(row + c, vload(row + c) * vinv);
+    for (; c < visible; c++) row[c] *= inv;
+    if (visible < L) memset(row + visible, 0, (size_t)(L - visible) * sizeof *row);
+}
+
+/* c (an MR×NR tile, row stride ldc) ← (first ? 0 : c) + a · bp, where a is m <= MR
+   rows of kc floats (row stride lda) and bp kc rows of NR floats (row stride ldb:
+   NR in a pack_b panel), both read in place. Only rows < m and columns < n of c
+   are touched. */
+static void kernel(int kc, const float *a, int lda, const float *restrict bp, size_t ldb, float *c, int ldc,
+                   int first, int m, int n) {
+    const float *row[MR];
+    for (int i = 0; i < MR; i++) row[i] = a + (size_t)(i < m ? i : 0) * lda; /* missing rows repeat row 0 */
+    vf acc[MR][NV];
+    for (int i = 0; i < MR; i++)
+        for (int v = 0; v < NV; v++) acc[i][v] = vsplat(0.0f);
+    for (int k = 0; k < kc; k++, bp += ldb) {
+        vf b[NV];
+        for (int v = 0; v < NV; v++) b[v] = vload(bp + v * VW);
+        for (int i = 0; i < MR; i++) {
+            const vf ai = vsplat(row[i][k]);
+            for (int v = 0; v < NV; v++) acc[i][v] += ai * b[v];
+        }
+    }
+    if (m == MR && n == NR) {
+        for (int i = 0; i < MR; i++)
+            for (int v = 0; v < NV; v++) {
+                float *p = c + (size_t)i * ldc + v * VW;
+                vstore(p, first ? acc[i][v] : vload(p) + acc[i][v]);
+            }
+        return;
+    }
+    float tile[MR * NR];
+    for (int i = 0; i < MR; i++)
+        for (int v = 0; v < NV; v++) vstore(tile + i * NR + v * VW, acc[i][v]);
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            float *p = c + (size_t)i * ldc + j;
+            *p = first ? tile[i * NR + j] : *p + tile[i * NR + j];
+        }
+}
+
+/* bp ← the k×n matrix whose (r, c) entry is b[r·rs + c·cs], in NR-column panels
+   of k×NR, k-major; columns past n are zeros. rs, cs let it pack K_iᵀ from K. */
+static void pack_b(float *restrict bp, const float *b, size_t rs, size_t cs, int k, int n) {
+    const size_t panel = (size_t)k * NR;
+    if (rs == 1) { /* B's columns are contiguous (B = Kᵀ): read them in order, scatter into the panel */
+        for (int c = 0; c < n; c++) {
+            const float *src = b + (size_t)c * cs;
+            float *dst = bp + (size_t)(c / NR) * panel + c % NR;
+            for (int r = 0; r < k; r++) dst[(size_t)r * NR] = src[r];
+        }
+        for (int c = n; c % NR; c++) /* zero the last panel's missing columns */
+            for (int r = 0; r < k; r++) bp[(size_t)(c / NR) * panel + (size_t)r * NR + c % NR] = 0.0f;
+        return;
+    }
+    for (int j0 = 0; j0 < n; j0 += NR) {
+        const int w = imin(NR, n - j0);
+        for (int r = 0; r < k; r++, bp += NR) {
+            const float *src = b + (size_t)r * rs + (size_t)j0 * cs;
+            int j = 0;
+            for (; j < w; j++) bp[j] = src[(size_t)j * cs];
+            for (; j < NR; j++) bp[j] = 0.0f;
+        }
+    }
+}
+
+enum { TRI_NONE, TRI_N, TRI_K };
+
+/* c (m×n, row stride ldc) ← a (m×k, row stride lda) · B, B given as panels of NR
+   columns, panel p at bp + p·panel, its rows ldb apart: a pack_b of kb rows has
+   ldb = NR, panel = kb·NR; a row-major B with n a multiple of NR can be used in
+   place with ldb = its row stride, panel = NR. Row i of c is row row0 + i of the
+   whole product, and
+     TRI_N: only its columns <= row0 + i are wanted (whole tiles beyond are skipped),
+     TRI_K: a's row has zeros past column row0 + i (the depth is cut there).
+   Blocks: KC deep × MC rows of a stay in cache while every B panel (KC×NR, in L1)
+   passes over them. */
+static void gemm(float *c, int ldc, const float *a, int lda, const float *bp, size_t ldb, size_t panel, int m, int k,
+                 int n, int tri, int row0) {
+    const int panels = (n + NR - 1) / NR;
+    for (int pc = 0; pc < k; pc += KC) {
+        const int kc = imin(KC, k - pc);
+        for (int ic = 0; ic < m; ic += MC) {
+            const int mc = imin(MC, m - ic);
+            const int last = row0 + ic + mc - 1; /* the block's last row in the whole product */
+            if (tri == TRI_K && pc > last) continue;
+            for (int p = 0; p < panels; p++) {
+                const int j0 = p * NR;
+                if (tri == TRI_N && j0 > last) break;
+                const float *bpp = bp + (size_t)p * panel + (size_t)pc * ldb;
+                for (int ir = 0; ir < mc; ir += MR) {
+                    const int rows = imin(MR, mc - ir), tile_last = row0 + ic + ir + rows - 1;
+                    if (tri == TRI_N && j0 > tile_last) continue;
+                    const int kk = tri == TRI_K ? imin(kc, tile_last + 1 - pc) : kc;
+                    if (kk <= 0) continue; /* only when pc > 0: nothing to add */
+                    kernel(kk, a + (size_t)(ic + ir) * lda + pc, lda, bpp, ldb, c + (size_t)(ic + ir) * ldc + j0,
+                           ldc, pc == 0, rows, imin(NR, n - j0));
+                }
+            }
+        }
+    }
+}
+
+double mha_fast_scratch_floats(int d, int heads, int max_len) {
+    const int dk = d / heads;
+    const double w = (double)d * round_up(d, NR);
+    const double kv = (double)dk * round_up(max_len, NR) + (double)max_len * round_up(dk, NR);
+    return w > kv ? w : kv;
+}
+
+void mha_project_fast(float *out, const float *x, const float *w, int L, int d, float *scratch) {
+    if (d % NR == 0 && L < PACK_ROWS) { /* few rows: packing W would cost more than it saves */
+        gemm(out, d, x, d, w, (size_t)d, NR, L, d, d, TRI_NONE, 0);
+        return;
+    }
+    pack_b(scratch, w, (size_t)d, 1, d, d);
+    gemm(out, d, x, d, scratch, NR, (size_t)d * NR, L, d, d, TRI_NONE, 0);
+}
+
+/* A block of MC query rows at a time: scores into the head's attention rows,
+   softmax in place, then those rows times V_i. */
+int mha_attend_fast(const mha_head_view *head, float *a, float *out, float *scratch) {
+    const int L = head->len, d = head->stride, dk = head->dk, causal = head->causal;
+    const float scale = head->scale;
+    float *kt = scratch, *vp = kt + (size_t)dk * round_up(L, NR);
+    pack_b(kt, head->k, 1, (size_t)d, dk, L); /* K_iᵀ, dk×L */
+    const int v_in_place = dk % NR == 0 && L < PACK_ROWS; /* short V_i of whole panels: read in place */
+    if (!v_in_place) pack_b(vp, head->v, (size_t)d, 1, L, dk); /* V_i, L×dk */
+    const float *vb = v_in_place ? head->v : vp;
+    const size_t v_ldb = v_in_place ? (size_t)d : NR, v_panel = v_in_place ? NR : (size_t)L * NR;
+    const int tri_n = causal ? TRI_N : TRI_NONE, tri_k = causal ? TRI_K : TRI_NONE;
+    for (int r0 = 0; r0 < L; r0 += MC) {
+        const int rows = imin(MC, L - r0), seen = causal ? r0 + rows : L;
+        float *block = a + (size_t)r0 * L;
+        gemm(block, L, head->q + (size_t)r0 * d, d, kt, NR, (size_t)dk * NR, rows, dk, seen, tri_n, r0);
+        for (int r = 0; r < rows; r++) {
+            const int visible = causal ? r0 + r + 1 : L;
+            if (mha_first_non_finite(block + (size_t)r * L, (size_t)visible) >= 0) return r0 + r;
+            softmax_row(block + (size_t)r * L, visible, L, scale);
+        }
+        gemm(out + (size_t)r0 * dk, dk, block, L, vb, v_ldb, v_panel, rows, seen, dk, tri_k, r0);
+    }
+    return -1;
+}
+
+void mha_scores_fast(const mha_head_view *head, float *scores, float *scratch) {
+    const int L = head->len, d = head->stride, dk = head->dk;
+    const float scale = head->scale;
+    pack_b(scratch, head->k, 1, (size_t)d, dk, L); /* K_iᵀ, dk×L */
+    gemm(scores, L, head->q, d, scratch, NR, (size_t)dk * NR, L, dk, L, TRI_NONE, 0);
+    if (scale != 1.0f) {
+        const size_t n = (size_t)L * L;
+        const vf vscale = vsplat(scale);
+        size_t i = 0;
+        for (; i + VW <= n; i += VW) vstore(scores + i, vload(scores + i) * vscale);
+        for (; i < n; i++) scores[i] *= scale;
+    }
+}
+
