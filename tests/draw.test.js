@@ -154,6 +154,7 @@ test('tableFor gives a screen-reader table with scoped headers', () => {
 test('helpers: number format and contrast', () => {
   assert.equal(formatNumber(-0.001), '0.00');
   assert.equal(formatNumber(1.255, 1), '1.3');
+  assert.equal(formatNumber(999.994), '999.99');
   assert.equal(textColorFor(weightColor(0)), '#ffffff');
   assert.equal(textColorFor(weightColor(1)), '#111111');
 });
@@ -172,4 +173,11 @@ test('word-long column labels are slanted so they cannot overlap; head keys fit 
   const gap = texts[1] - texts[0];
   assert.ok(gap >= 17 + 'Head 12'.length * 0.6 * 12, `items ${gap} px apart fit "Head 12"`);
   matchGolden('heatmap-slanted-labels', svg);
+});
+
+test('a number of any size fits its cell: e-notation from 1000 up, ∞ for infinities', () => {
+  const values = [1e20, -1e20, 1e308, 1.0000000000000001e39, 12345.678, -1000, Infinity, -Infinity, NaN];
+  assert.deepEqual(values.map((v) => formatNumber(v)), ['1.0e20', '-1.0e20', '1.0e308', '1.0e39', '1.2e4', '-1.0e3', '∞', '−∞', 'NaN']);
+  const svg = heatmap(document, { values, rows: 3, cols: 3, scale: 'signed', cell: 42 });
+  for (const text of svg.querySelectorAll('g.cell text')) assert.ok(text.textContent.length <= 7, text.textContent);
 });

@@ -39,9 +39,14 @@ export function svgRoot(doc, { width, height, title, className }) {
   return root;
 }
 
-/** Formats a number for a cell: fixed digits, no "-0.00". */
+/**
+ * Formats a number for a cell: fixed digits, no "-0.00". From 1000 up it switches to two significant
+ * digits in e-notation ("1.2e20"), and infinities are "∞", so no value can outgrow its cell.
+ */
 export function formatNumber(value, digits = 2) {
-  if (!Number.isFinite(value)) return String(value);
+  if (Number.isNaN(value)) return 'NaN';
+  if (!Number.isFinite(value)) return value > 0 ? '∞' : '−∞';
+  if (Math.abs(value) >= 1000) return value.toExponential(1).replace('e+', 'e');
   const text = value.toFixed(digits);
   return /^-0\.?0*$/.test(text) ? text.slice(1) : text;
 }
