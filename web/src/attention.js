@@ -111,7 +111,7 @@ class Attention {
     const args = [intArg('d_model', dModel), intArg('heads', heads), intArg('maxLen', maxLen)];
     const ptr = this.#core._wasm_layer_create(...args);
     if (!ptr) throw this.lastError();
-    return new Layer(this, this.#core, ptr, { dModel, heads, maxLen });
+    return new Layer(this.#core, ptr, { dModel, heads, maxLen });
   }
 
   /**
@@ -132,8 +132,7 @@ class Attention {
     const flags = (causal ? FLAG.causal : 0) | (scale ? FLAG.scale : 0);
     const ptr = core._wasm_trainer_create(...args, flags, seed, lr);
     if (!ptr) throw coreError(core);
-    // Scratch for results passed by pointer: 6 doubles + 2 ints, h enable bytes, 2·seqLen ints.
-    const scratch = core._wasm_malloc(64 + Math.ceil(heads / 8) * 8 + 8 * seqLen);
+    const scratch = core._wasm_malloc(trainerScratch(heads, seqLen).bytes);
     if (!scratch) {
       core._wasm_trainer_destroy(ptr);
       throw new MHAError('OUT_OF_MEMORY', 'not enough memory for a trainer');
@@ -187,16 +186,78 @@ class Attention {
   }
 }
 
+/**
+ * What a forward leaves to look at, for a Layer and for a Trainer's example alike: each call returns a
+ * fresh Float32Array view into the wasm heap, valid until the next call on its owner.
+ */
+class ForwardViews {
+  #view; // (tensor id, head, count) → a checked, fresh view
+  #rows; // () → L of the forward
+
+  constructor(view, rows) {
+    this.#view = view;
+    this.#rows = rows;
+  }
+
+  /** Head i's softmax weights, L×L; masked entries are exactly 0. */
+  attention(i) {
+    return this.#view(TENSOR.attention, i, this.#rows() ** 2);
+  }
+
+  /** Head i's scores, L×L, divided by sqrt(d_k) when scale is on, before the mask. */
+  scores(i) {
+    return this.#view(TENSOR.scores, i, this.#rows() ** 2);
+  }
+
+  /** Head i's output A_i·V_i, L×d_k (computed even when the head is switched off). */
+  headOutput(i) {
+    return this.#view(TENSOR.head, i, this.#rows() * this.dK);
+  }
+
+  /** The projected (or given) queries, L×dModel. */
+  q() {
+    return this.#view(TENSOR.q, 0, this.#rows() * this.dModel);
+  }
+
+  k() {
+    return this.#view(TENSOR.k, 0, this.#rows() * this.dModel);
+  }
+
+  v() {
+    return this.#view(TENSOR.v, 0, this.#rows() * this.dModel);
+  }
+
+  /** The heads side by side, L×dModel; a switched-off head gives zeros. */
+  concat() {
+    return this.#view(TENSOR.concat, 0, this.#rows() * this.dModel);
+  }
+
+  /** concat · W^O, L×dModel. */
+  output() {
+    return this.#view(TENSOR.output, 0, this.#rows() * this.dModel);
+  }
+}
+
+/** A fresh view of a core layer's tensor `id` (of head `head` for the per-head ones). */
+function tensorView(core, layer, id, head, count, heads, owner) {
+  if (!Number.isInteger(head) || head < 0 || head >= heads) {
+    throw new MHAError('HEAD_INDEX', `head ${describe(head)} does not exist: this ${owner} has heads 0 to ${heads - 1}`);
+  }
+  const ptr = core._wasm_tensor(layer, id, head);
+  if (!ptr) throw coreError(core);
+  // A fresh view every time: the heap's buffer is replaced whenever it grows.
+  return new Float32Array(core.HEAPF32.buffer, ptr, count);
+}
+
 const layerRegistry = new FinalizationRegistry(({ core, ptr }) => core._wasm_layer_destroy(ptr));
 
-class Layer {
-  #owner;
+class Layer extends ForwardViews {
   #core;
   #ptr; // the export layer's handle: the core's layer plus staging for the inputs
   #layer; // the core's layer, whose tensors we read
 
-  constructor(owner, core, ptr, { dModel, heads, maxLen }) {
-    this.#owner = owner;
+  constructor(core, ptr, { dModel, heads, maxLen }) {
+    super((id, head, count) => tensorView(this.#live(), this.#layer, id, head, count, this.heads, 'layer'), () => this.length);
     this.#core = core;
     this.#ptr = ptr;
     this.#layer = core._wasm_layer_core(ptr);
@@ -249,45 +310,8 @@ class Layer {
     core.HEAPU8.set(heads, this.#staging(SLOT.enabled));
     const status = core._wasm_forward(this.#ptr, L, projection ? 1 : 0, wo != null ? 1 : 0, flags);
     this.length = core._wasm_layer_len(this.#layer); // 0 after a forward that failed half-way
-    if (status) throw this.#owner.lastError();
+    if (status) throw coreError(core);
     return this;
-  }
-
-  /** Head i's softmax weights, L×L; masked entries are exactly 0. */
-  attention(i) {
-    return this.#tensor(TENSOR.attention, i, this.length * this.length);
-  }
-
-  /** Head i's scores, L×L, divided by sqrt(d_k) when scale is on, before the mask. */
-  scores(i) {
-    return this.#tensor(TENSOR.scores, i, this.length * this.length);
-  }
-
-  /** Head i's output A_i·V_i, L×d_k (computed even when the head is switched off). */
-  headOutput(i) {
-    return this.#tensor(TENSOR.head, i, this.length * this.dK);
-  }
-
-  q() {
-    return this.#tensor(TENSOR.q, 0, this.length * this.dModel);
-  }
-
-  k() {
-    return this.#tensor(TENSOR.k, 0, this.length * this.dModel);
-  }
-
-  v() {
-    return this.#tensor(TENSOR.v, 0, this.length * this.dModel);
-  }
-
-  /** The heads side by side, L×dModel; a switched-off head gives zeros. */
-  concat() {
-    return this.#tensor(TENSOR.concat, 0, this.length * this.dModel);
-  }
-
-  /** concat · W^O, L×dModel. */
-  output() {
-    return this.#tensor(TENSOR.output, 0, this.length * this.dModel);
   }
 
   /** Frees the layer's buffers; later calls throw DISPOSED. */
@@ -316,22 +340,25 @@ class Layer {
     return ptr;
   }
 
-  #tensor(id, head, count) {
-    const core = this.#live();
-    if (!Number.isInteger(head) || head < 0 || head >= this.heads) {
-      throw new MHAError('HEAD_INDEX', `head ${describe(head)} does not exist: this layer has heads 0 to ${this.heads - 1}`);
-    }
-    const ptr = core._wasm_tensor(this.#layer, id, head);
-    if (!ptr) throw this.#owner.lastError();
-    // A fresh view every time: the heap's buffer is replaced whenever it grows.
-    return new Float32Array(core.HEAPF32.buffer, ptr, count);
-  }
 }
 
 // ---- Training: the Trainer of createTrainer (c/train.h, exported by c/wasm_exports.c) ----
 
 // The parameter blocks of c/train.h's mha_train_param, in its order.
 const TRAIN_PARAMS = ['tokenEmbedding', 'positionEmbedding', 'wq', 'wk', 'wv', 'wo', 'readout', 'readoutBias'];
+
+/**
+ * A trainer's scratch in the wasm heap, for what crosses by pointer: the byte offset of each part.
+ *   evaluation  6 doubles: wasm_trainer_evaluate's results
+ *   shape       2 ints: a parameter block's rows and columns
+ *   enabled     h bytes: which heads are on
+ *   tokens      2·seqLen ints: the example's tokens, or its predictions
+ */
+function trainerScratch(heads, seqLen) {
+  const enabled = 64;
+  const tokens = enabled + Math.ceil(heads / 8) * 8;
+  return { evaluation: 0, shape: 48, enabled, tokens, bytes: tokens + 8 * seqLen };
+}
 
 const trainerRegistry = new FinalizationRegistry(({ core, ptr, scratch }) => {
   core._wasm_trainer_destroy(ptr);
@@ -343,20 +370,21 @@ const trainerRegistry = new FinalizationRegistry(({ core, ptr, scratch }) => {
  * A small model that learns, in the wasm heap, which view each head takes. Arrays it returns are views
  * into the heap (like a Layer's): valid until the next call on this trainer; copy what you keep.
  */
-class Trainer {
+class Trainer extends ForwardViews {
   #core;
   #ptr;
-  #scratch;
+  #scratch; // the base address of a trainerScratch layout
+  #at; // its parts' byte offsets
   #version = 0; // bumped whenever the weights or the example change
   #shown = -1; // the version the example layer was last run for
   #layer = 0;
-  #tokensAt; // where in the scratch the example's tokens and predictions go, after the head bytes
 
   constructor(core, ptr, scratch, options) {
+    super((id, head, count) => tensorView(this.#live(), this.#exampleLayer(), id, head, count, this.heads, 'trainer'), () => this.seqLen);
     this.#core = core;
     this.#ptr = ptr;
     this.#scratch = scratch;
-    this.#tokensAt = scratch + 64 + Math.ceil(options.heads / 8) * 8;
+    this.#at = trainerScratch(options.heads, options.seqLen);
     Object.assign(this, options);
     this.dK = options.dModel / options.heads;
     /** Every parameter together; the same for every h at one dModel (the lesson's point). */
@@ -391,9 +419,10 @@ class Trainer {
   evaluate(options) {
     const heads = this.#enabledOption('evaluate', options);
     const core = this.#core;
-    const status = core._wasm_trainer_evaluate(this.#ptr, heads, this.#scratch);
+    const results = this.#scratch + this.#at.evaluation;
+    const status = core._wasm_trainer_evaluate(this.#ptr, heads, results);
     if (status) throw coreError(core);
-    const [loss, accuracy, prevLoss, prevAccuracy, firstLoss, firstAccuracy] = new Float64Array(core.HEAPF64.buffer, this.#scratch, 6);
+    const [loss, accuracy, prevLoss, prevAccuracy, firstLoss, firstAccuracy] = new Float64Array(core.HEAPF64.buffer, results, 6);
     return { loss, accuracy, previous: { loss: prevLoss, accuracy: prevAccuracy }, first: { loss: firstLoss, accuracy: firstAccuracy } };
   }
 
@@ -425,8 +454,8 @@ class Trainer {
       ints[i] = token;
     }
     const core = this.#live(); // a getter of `tokens` may have disposed it
-    new Int32Array(core.HEAPU8.buffer, this.#tokensAt, this.seqLen).set(ints);
-    const status = core._wasm_trainer_set_example(this.#ptr, this.#tokensAt);
+    new Int32Array(core.HEAPU8.buffer, this.#scratch + this.#at.tokens, this.seqLen).set(ints);
+    const status = core._wasm_trainer_set_example(this.#ptr, this.#scratch + this.#at.tokens);
     if (status) throw coreError(core);
     this.#version++;
     return this;
@@ -436,45 +465,10 @@ class Trainer {
   predict(options) {
     const heads = this.#enabledOption('predict', options);
     const core = this.#core;
-    const status = core._wasm_trainer_example_predict(this.#ptr, heads, this.#tokensAt);
+    const status = core._wasm_trainer_example_predict(this.#ptr, heads, this.#scratch + this.#at.tokens);
     if (status) throw coreError(core);
-    const both = new Int32Array(core.HEAPU8.buffer, this.#tokensAt, 2 * this.seqLen);
+    const both = new Int32Array(core.HEAPU8.buffer, this.#scratch + this.#at.tokens, 2 * this.seqLen);
     return { previous: Array.from({ length: this.seqLen }, (_, r) => both[2 * r]), first: Array.from({ length: this.seqLen }, (_, r) => both[2 * r + 1]) };
-  }
-
-  /** Head i's softmax weights on the example sentence (seqLen × seqLen), with the current weights. */
-  attention(i) {
-    return this.#tensor(TENSOR.attention, i, this.seqLen * this.seqLen);
-  }
-
-  /** Head i's scores on the example, before the mask. */
-  scores(i) {
-    return this.#tensor(TENSOR.scores, i, this.seqLen * this.seqLen);
-  }
-
-  /** Head i's output A_i·V_i on the example, seqLen × dK. */
-  headOutput(i) {
-    return this.#tensor(TENSOR.head, i, this.seqLen * this.dK);
-  }
-
-  q() {
-    return this.#tensor(TENSOR.q, 0, this.seqLen * this.dModel);
-  }
-
-  k() {
-    return this.#tensor(TENSOR.k, 0, this.seqLen * this.dModel);
-  }
-
-  v() {
-    return this.#tensor(TENSOR.v, 0, this.seqLen * this.dModel);
-  }
-
-  concat() {
-    return this.#tensor(TENSOR.concat, 0, this.seqLen * this.dModel);
-  }
-
-  output() {
-    return this.#tensor(TENSOR.output, 0, this.seqLen * this.dModel);
   }
 
   /**
@@ -485,10 +479,11 @@ class Trainer {
   weights() {
     const core = this.#live();
     const out = {};
+    const shape = this.#scratch + this.#at.shape;
     TRAIN_PARAMS.forEach((name, id) => {
-      const ptr = core._wasm_trainer_param(this.#ptr, id, 0, this.#scratch + 48);
+      const ptr = core._wasm_trainer_param(this.#ptr, id, 0, shape);
       if (!ptr) throw coreError(core);
-      const [rows, cols] = new Int32Array(core.HEAPU8.buffer, this.#scratch + 48, 2);
+      const [rows, cols] = new Int32Array(core.HEAPU8.buffer, shape, 2);
       out[name] = new Float32Array(core.HEAPF32.buffer, ptr, rows * cols);
     });
     return out;
@@ -525,23 +520,18 @@ class Trainer {
     const bytes = enabled == null ? null : enabledHeads(enabled, this.heads);
     const core = this.#live(); // a getter may have disposed this trainer meanwhile
     if (!bytes) return 0;
-    core.HEAPU8.set(bytes, this.#scratch + 64);
-    return this.#scratch + 64;
+    core.HEAPU8.set(bytes, this.#scratch + this.#at.enabled);
+    return this.#scratch + this.#at.enabled;
   }
 
-  #tensor(id, head, count) {
-    const core = this.#live();
-    if (!Number.isInteger(head) || head < 0 || head >= this.heads) {
-      throw new MHAError('HEAD_INDEX', `head ${describe(head)} does not exist: this trainer has heads 0 to ${this.heads - 1}`);
-    }
+  /** The core layer holding the example's forward with the current weights, run again only when they changed. */
+  #exampleLayer() {
     if (this.#shown !== this.#version) {
-      this.#layer = core._wasm_trainer_example_layer(this.#ptr, 0);
-      if (!this.#layer) throw coreError(core);
+      this.#layer = this.#core._wasm_trainer_example_layer(this.#ptr, 0);
+      if (!this.#layer) throw coreError(this.#core);
       this.#shown = this.#version;
     }
-    const ptr = core._wasm_tensor(this.#layer, id, head);
-    if (!ptr) throw coreError(core);
-    return new Float32Array(core.HEAPF32.buffer, ptr, count);
+    return this.#layer;
   }
 }
 
