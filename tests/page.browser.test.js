@@ -196,22 +196,9 @@ test('the bill shows GPT-2\'s numbers and an inline error for a head count that 
   const error = page.locator('#bill .error');
   assert.equal(await error.getAttribute('data-code'), 'HEADS_NOT_DIVISOR');
   assert.doesNotMatch(await page.textContent('#bill'), /NaN/);
-  await page.fill('#bill-heads', '');
+  await page.fill('#bill-heads', '0');
   await settle(page);
   assert.equal(await page.locator('#bill .error').getAttribute('data-code'), 'BAD_SIZE');
-  await context.close();
-});
-
-test('a typed value that is not a number gives an inline error, not a crash', async () => {
-  const { page, errors, context } = await load();
-  await page.click('.drag-number[data-matrix="v"][data-row="2"][data-col="0"]');
-  await page.fill('#entry-number', '');
-  await settle(page);
-  assert.equal(await page.locator('#hand .hand-status .error').getAttribute('data-code'), 'NOT_FINITE');
-  await page.fill('#entry-number', '1');
-  await settle(page);
-  assert.equal(await page.locator('#hand .hand-status .error').count(), 0);
-  assert.deepEqual(errors, []);
   await context.close();
 });
 
@@ -378,5 +365,164 @@ test('at 375 px wide nothing overflows the page, and a phone screenshot is writt
   await page.tap('.drag-number[data-matrix="q"][data-row="1"][data-col="1"]');
   assert.ok(await page.isVisible('#entry-range'));
   assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a 150-character word is refused in the sentence box, and the views keep inside their card', async () => {
+  for (const viewport of [{ width: 1280, height: 900 }, { width: 375, height: 812 }]) {
+    const { page, errors, context } = await load('?vs=big', { viewport });
+    await page.locator('#views-sentence').scrollIntoViewIfNeeded();
+    await page.waitForSelector('#grid-figure svg g.tile');
+    await page.fill('#views-sentence', `the ${'x'.repeat(150)} cat`);
+    await settle(page);
+    const error = page.locator('#views-section .error');
+    assert.equal(await error.getAttribute('data-code'), 'TOKEN_TOO_LONG');
+    assert.equal(await error.textContent(), 'TOKEN_TOO_LONG 第 2 个词“xxxxxxxxxxxx…”有 150 个字符,一个词最多 12 个字符。');
+    const card = await page.locator('#views-section').boundingBox();
+    for (const selector of ['#focus-token', '#views-section .error', '#lines-figure', '#grid-figure']) {
+      const box = await page.locator(selector).boundingBox();
+      assert.ok(box.x + box.width <= card.x + card.width, `${selector} ends at ${box.x + box.width} px, the card at ${card.x + card.width} px (${viewport.width} px window)`);
+    }
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= viewport.width);
+    if (viewport.width === 375) await page.locator('#views-section').screenshot({ path: `${ensureArtifactsDir()}views-long-word-375.png` });
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
+test('words from a link keep to the 12-character limit of the name box, so the figures keep their size', async () => {
+  const { page, context } = await load(`?t=${encodeURIComponent(`${'x'.repeat(150)},吃,${'鱼'.repeat(40)}`)}`);
+  assert.equal(await page.inputValue('input.token-name >> nth=0'), 'x'.repeat(12));
+  assert.equal(await page.inputValue('input.token-name >> nth=2'), '鱼'.repeat(12));
+  const labels = await page.$$eval('#head-0-weights svg text', (texts) => texts.map((text) => text.textContent));
+  assert.ok(labels.includes('x'.repeat(12)) && labels.includes('鱼'.repeat(12)), labels.join(' '));
+  assert.ok(labels.every((label) => [...label].length <= 12));
+  for (const id of ['#head-0-weights', '#concat-figure', '#head-0-output']) {
+    const width = Number(await page.getAttribute(`${id} svg`, 'width'));
+    assert.ok(width < 480, `${id} is ${width} px wide`);
+  }
+  await context.close();
+});
+
+test('commas and semicolons in a word show in every figure as typed, and come back from a shared link', async () => {
+  const { page, context } = await load();
+  await page.fill('input.token-name >> nth=1', '吃,喝;睡');
+  await settle(page);
+  const labels = await page.$$eval('#head-0-weights svg text', (texts) => texts.map((text) => text.textContent));
+  assert.ok(labels.includes('吃,喝;睡'), labels.join(' '));
+  assert.equal(await page.textContent('table.qkv[data-matrix="k"] [data-token="1"]'), '吃,喝;睡');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('t') === '猫,吃\\,喝;睡,鱼');
+  const url = page.url();
+  await context.close();
+
+  const restored = await load(url.slice(env.baseUrl.length));
+  assert.equal(await restored.page.inputValue('input.token-name >> nth=1'), '吃,喝;睡');
+  assert.equal(await restored.page.locator('input.token-name').count(), 3);
+  assert.deepEqual(rowText(await weightsOf(restored.page, 0), 0), ['0.25', '0.25', '0.50'], 'the lesson\'s numbers are kept');
+  await restored.context.close();
+});
+
+test('a typed value outside the slider\'s range is refused with a message, and clearing the box to retype is quiet', async () => {
+  const { page, errors, context } = await load();
+  const cell = page.locator('.drag-number[data-matrix="q"][data-row="0"][data-col="0"]');
+  await cell.click();
+  const before = await weightsOf(page, 0);
+  for (const typed of ['1e20', '1e308', '3.5', '-4']) {
+    await page.fill('#entry-number', typed);
+    await settle(page);
+    assert.equal(await page.locator('#hand .error').count(), 0, typed);
+    assert.equal(await page.textContent('#entry-number-hint'), '只能填 −3 到 3 之间的数,现在仍是 1。', typed);
+    assert.equal(await page.getAttribute('#entry-number', 'aria-invalid'), 'true');
+    assert.equal(await cell.textContent(), '1');
+    assert.deepEqual(await weightsOf(page, 0), before, `${typed} changed nothing`);
+  }
+  await page.$eval('#entry-number', (box) => box.blur());
+  assert.equal(await page.inputValue('#entry-number'), '1', 'leaving the box shows the value in use again');
+
+  await page.fill('#entry-number', '');
+  await settle(page);
+  assert.equal(await page.locator('#hand .error').count(), 0, 'an empty box is not an error');
+  assert.equal(await page.textContent('#entry-number-hint'), '');
+  await page.focus('#entry-number');
+  await page.keyboard.type('1e');
+  assert.equal(await page.textContent('#entry-number-hint'), '这不是一个数。');
+  await page.fill('#entry-number', '-2.5');
+  await settle(page);
+  assert.equal(await cell.textContent(), '-2.5');
+  assert.equal(await page.inputValue('#entry-range'), '-2.5');
+  assert.notDeepEqual(await weightsOf(page, 0), before);
+  // A drag starts from the typed value, not from a clamped one.
+  await cell.focus();
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await cell.textContent(), '-2.4');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a link with values out of range is refused with a message naming the entry, and every number fits its cell', async () => {
+  const { page, errors, context } = await openPage(env.browser, `${env.baseUrl}?q=1e20,1,0,0;0,2,0,2;0,0,1,1&wo=1,0,0,0;0,1,0,0;0,0,1,0;0,0,0,-1e308&bd=1e20`, { baseUrl: env.baseUrl });
+  const error = page.locator('#hand .hand-status .error');
+  await error.waitFor();
+  assert.equal(await error.getAttribute('data-code'), 'OUT_OF_RANGE');
+  assert.equal(await error.textContent(), 'OUT_OF_RANGE q[猫] 第 0 维是 1.00e20,只能在 −3 到 3 之间。');
+  const cells = { q: '.drag-number[data-matrix="q"][data-row="0"][data-col="0"]', wo: '.drag-number[data-matrix="wo"][data-row="3"][data-col="3"]' };
+  assert.equal(await page.textContent(cells.q), '1e20');
+  assert.equal(await page.textContent(cells.wo), '-1e308');
+  const widths = await page.$$eval('.drag-number', (all) => all.map((cell) => cell.getBoundingClientRect().width));
+  assert.ok(Math.max(...widths) <= 60, `the widest number cell is ${Math.max(...widths)} px`);
+  assert.equal(await page.locator('#bill .error').getAttribute('data-code'), 'TOO_LARGE');
+  assert.equal(await page.textContent('#bill .error'), 'TOO_LARGE d_model = 1.00e20 太大了,这里最多 65536。');
+  // Fixing the entry brings every figure back.
+  await page.click(cells.q);
+  await page.fill('#entry-number', '1');
+  await settle(page);
+  assert.equal(await error.getAttribute('data-code'), 'OUT_OF_RANGE', 'Wᴼ is still out of range');
+  assert.equal(await error.textContent(), 'OUT_OF_RANGE Wᴼ[3][3] 是 −1.00e308,只能在 −2 到 2 之间。');
+  await page.click(cells.wo);
+  await page.fill('#entry-number', '1');
+  await settle(page);
+  assert.equal(await page.locator('#hand .hand-status .error').count(), 0);
+  assert.deepEqual(rowText(await weightsOf(page, 0), 0), ['0.25', '0.25', '0.50']);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('every error on the Chinese page reads in Chinese, with its code', async () => {
+  const words = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
+  const links = [
+    `?q=NaN,1,0,0;0,2,0,2;0,0,1,1&bh=7&seed1=-1&vs=big&vh=7`,
+    `?bd=0&seed2=1e20&vs=big&vd=100000`,
+    `?vs=big&vw=1e30`,
+    `?vs=big&vt=${encodeURIComponent(words)}`,
+    `?vs=big&vseed=-3`,
+  ];
+  const seen = new Set();
+  for (const link of links) {
+    const { page, errors, context } = await openPage(env.browser, env.baseUrl + link, { baseUrl: env.baseUrl });
+    await page.waitForSelector('.error');
+    await page.locator('#views-section').scrollIntoViewIfNeeded();
+    await settle(page);
+    const shown = await page.$$eval('.error', (boxes) => boxes.map((box) => ({ code: box.dataset.code, shownCode: box.querySelector('code')?.textContent, text: box.textContent })));
+    for (const { code, shownCode, text } of shown) {
+      seen.add(code);
+      assert.equal(shownCode, code);
+      const sentence = text.slice(code.length);
+      assert.match(sentence, /[\u4e00-\u9fff]/, text);
+      assert.doesNotMatch(sentence, /[A-Za-z]{2,}[ ,]+[A-Za-z]{2,}/, `no English phrase in ${text}`);
+    }
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+  assert.deepEqual([...seen].sort(), ['BAD_ARGUMENT', 'BAD_SIZE', 'HEADS_NOT_DIVISOR', 'NOT_FINITE', 'OUT_OF_RANGE', 'SEQ_TOO_LONG', 'TOO_LARGE']);
+
+  // A core that cannot load says so in Chinese too, not with the browser's English message.
+  const context = await env.browser.newContext();
+  await context.route('**/*.wasm', (route) => route.abort());
+  const page = await context.newPage();
+  await page.goto(env.baseUrl);
+  const failed = page.locator('.error');
+  await failed.waitFor();
+  assert.equal(await failed.getAttribute('data-code'), 'LOAD_FAILED');
+  assert.equal(await failed.textContent(), 'LOAD_FAILED 注意力内核加载失败。请刷新页面再试;如果还不行,这个浏览器可能不支持 WebAssembly。');
   await context.close();
 });

@@ -19,14 +19,23 @@ export function figure({ svg, caption, table, id, className = '' }) {
   ]);
 }
 
-/** A readable inline error with the core's code, e.g. "HEADS_NOT_DIVISOR — heads 7 does not divide …". */
-export function errorBox(text, error) {
-  const code = error?.code ?? 'UNEXPECTED';
-  const summary = text.errors[code] ?? text.errors.UNEXPECTED;
-  return h('p', { class: 'error', role: 'alert', 'data-code': code }, [
-    h('code', {}, [code]),
-    ` ${summary}: ${error?.message ?? String(error)}`,
-  ]);
+/**
+ * An inline error in the page's language: its code, then a sentence made from the code and the error's
+ * details (the values involved), never the core's English message. `context.cellName(name, row, column)`
+ * names a matrix entry the way the section labels it.
+ */
+export function errorBox(text, error, context = {}) {
+  return h('p', { class: 'error', role: 'alert', 'data-code': errorCode(error) }, [h('code', {}, [errorCode(error)]), ` ${errorSentence(text, error, context)}`]);
+}
+
+const errorCode = (error) => (typeof error?.code === 'string' ? error.code : 'UNEXPECTED');
+
+export function errorSentence(text, error, context = {}) {
+  const code = errorCode(error);
+  // Not one of the page's or the core's errors: a bug, whose details belong in the console.
+  if (code === 'UNEXPECTED') console.warn(error);
+  const detailed = error?.details && text.errorDetails[code];
+  return detailed ? detailed(error.details, context) : text.errors[code] ?? text.errors.UNEXPECTED;
 }
 
 /** Columns [start, start + width) of a flat L×cols matrix, as a flat L×width array. */

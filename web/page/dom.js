@@ -37,10 +37,39 @@ export function checkbox({ label, checked, onChange, id = uniqueId('check') }) {
   return h('label', { class: 'check', for: id }, [input, h('span', {}, [label])]);
 }
 
-/** A labelled number field; reports valueAsNumber (NaN when empty or not a number) on every input. */
-export function numberField({ label, value, onInput, min, max, step = 1, id = uniqueId('num'), width = 6 }) {
-  const input = h('input', { type: 'number', id, value: Number.isFinite(value) ? value : '', min, max, step, inputmode: 'decimal', style: `width:${width}em`, oninput: (e) => onInput(e.target.valueAsNumber) });
-  return h('label', { class: 'field', for: id }, [h('span', {}, [label]), input]);
+/**
+ * A labelled number box. onInput(value) gets numbers only: while the box is empty (being retyped) or
+ * holds something that is not a number, nothing changes, a hint says so for the latter, and leaving the
+ * box puts the value in use back. `refuse(value)` may return a sentence saying why a number is not taken
+ * (e.g. outside its range); `current()` is the value in use (by default the last one taken).
+ */
+export function numberField({ label, value, onInput, notANumber, refuse = () => null, current, min, max, step = 1, id = uniqueId('num'), width = 6, hideLabel = false }) {
+  let taken = value;
+  const valueInUse = current ?? (() => taken);
+  const hint = h('span', { class: 'field-hint', id: `${id}-hint`, 'aria-live': 'polite' });
+  const showProblem = (problem) => {
+    hint.textContent = problem ?? '';
+    if (problem) input.setAttribute('aria-invalid', 'true');
+    else input.removeAttribute('aria-invalid');
+  };
+  const input = h('input', {
+    type: 'number', id, value: Number.isFinite(value) ? value : '', min, max, step, inputmode: 'decimal', style: `width:${width}em`, 'aria-describedby': hint.id,
+    oninput: () => {
+      const typed = input.valueAsNumber;
+      if (Number.isNaN(typed)) return showProblem(input.validity.badInput ? notANumber : null);
+      const problem = refuse(typed);
+      showProblem(problem);
+      if (problem) return;
+      taken = typed;
+      onInput(typed);
+    },
+    onchange: () => {
+      if (!Number.isNaN(input.valueAsNumber) && !refuse(input.valueAsNumber)) return;
+      const inUse = valueInUse();
+      input.value = Number.isFinite(inUse) ? String(inUse) : '';
+    },
+  });
+  return h('label', { class: 'field', for: id }, [h('span', { class: hideLabel ? 'sr-only' : null }, [label]), input, hint]);
 }
 
 /** Downloads a Blob under a file name. */

@@ -1,20 +1,30 @@
 import { h } from './dom.js';
+import { formatNumber } from '../draw/index.js';
 
 const round = (value, step) => Math.round(Math.round(value / step) * step * 1e6) / 1e6;
+/** "2.5", "-0.25", "—" for NaN; a value from a link far outside the range is "1e20", no wider than "-2.55". */
+function cellText(v) {
+  if (Number.isNaN(v)) return '—';
+  if (!Number.isFinite(v)) return formatNumber(v);
+  return Math.abs(v) < 1000 ? String(round(v, 0.01)) : v.toExponential(0).replace('e+', 'e');
+}
 
 /**
  * A number you can drag: pointer (mouse, pen, touch) left/right, or the keyboard (arrows ±step,
  * Page Up/Down ±10 steps, Home/End to the ends). It is an ARIA slider, so screen readers announce it.
  * onInput(value) fires on every change; onSelect() fires on a click without a drag, or on focus.
  */
-export function dragNumber({ value, min, max, step = 0.1, label, onInput, onSelect = () => {}, format = (v) => (Number.isFinite(v) ? String(round(v, 0.01)) : '—') }) {
+export function dragNumber({ value, min, max, step = 0.1, label, onInput, onSelect = () => {}, format = cellText }) {
   const node = h('span', { class: 'drag-number', role: 'slider', tabindex: 0, 'aria-label': label, 'aria-valuemin': min, 'aria-valuemax': max });
   let current = value;
   const show = (v) => {
     current = v;
-    node.textContent = format(v);
+    const text = format(v);
+    node.textContent = text;
+    // Six characters ("-1e308") get a smaller font, so they take no more room than "-2.55".
+    node.classList.toggle('long', text.length > 5);
     node.setAttribute('aria-valuenow', Number.isFinite(v) ? String(v) : '');
-    node.setAttribute('aria-valuetext', format(v));
+    node.setAttribute('aria-valuetext', text);
   };
   const change = (v) => {
     const next = round(Math.min(max, Math.max(min, v)), step);

@@ -3,8 +3,10 @@
 // recomputes through the core only what the change touched and repaints the sections that depend on it.
 import { TEXT } from './text.js';
 import { h } from './dom.js';
-import { fromQuery, toQuery, tokenize, DEFAULT_SENTENCE, BIG_MAX_TOKENS, BIG_MAX_D_MODEL } from './state.js';
-import { loadAttention, MHAError, runHand, runRandom } from './model.js';
+import { fromQuery, toQuery, DEFAULT_SENTENCE } from './state.js';
+import { loadAttention, runHand, runRandom } from './model.js';
+import { checkHand, checkViews } from './checks.js';
+import { errorBox } from './common.js';
 import { billSection } from './sections/bill.js';
 import { handSection } from './sections/hand.js';
 import { pipelineSection, wideScreen } from './sections/pipeline.js';
@@ -82,6 +84,7 @@ function compute(areas) {
   const { hand, views } = ctx.state;
   if (areas.has('hand') || areas.has('structure')) {
     try {
+      checkHand(hand);
       ctx.hand = runHand(ctx.mha, hand);
       ctx.handAllOn = hand.off.length ? runHand(ctx.mha, hand, { use: 'hand-all', enabledOverride: Array(hand.heads).fill(true) }) : ctx.hand;
       ctx.handError = null;
@@ -95,11 +98,7 @@ function compute(areas) {
     ctx.viewsError = ctx.handError;
   } else if (views.source === 'big' && viewsTouched) {
     try {
-      const tokens = tokenize(ctx.sentence());
-      if (tokens.length === 0) throw new MHAError('BAD_LENGTH', ctx.text.views.empty);
-      if (tokens.length > BIG_MAX_TOKENS) throw new MHAError('SEQ_TOO_LONG', ctx.text.views.tooLong(tokens.length, BIG_MAX_TOKENS));
-      // Drawing random d_model² weight matrices for a huge d_model would stall the page for nothing.
-      if (views.dModel > BIG_MAX_D_MODEL) throw new MHAError('TOO_LARGE', ctx.text.views.tooWide(views.dModel, BIG_MAX_D_MODEL));
+      const tokens = checkViews(views, ctx.sentence());
       ctx.views = runRandom(ctx.mha, { use: 'big', tokens, ...views });
       ctx.viewsError = null;
     } catch (error) {
@@ -203,7 +202,8 @@ async function start() {
   try {
     ctx.mha = await loadAttention();
   } catch (error) {
-    app.replaceChildren(h('p', { class: 'error', role: 'alert' }, [ctx.text.loadFailed, String(error?.message ?? error)]));
+    console.warn(error);
+    app.replaceChildren(errorBox(ctx.text, { code: 'LOAD_FAILED' }));
     return;
   }
   rebuild();

@@ -5,6 +5,16 @@ export const HAND_D_MODEL = 4;
 export const HAND_MAX_TOKENS = 8;
 export const BIG_MAX_TOKENS = 32;
 export const BIG_MAX_D_MODEL = 1024;
+/** The longest word, in characters, wherever it comes from: a name box, the sentence, or the URL. */
+export const MAX_TOKEN_CHARS = 12;
+/** The one range of each hand matrix's entries: its slider's, its typed box's and the URL's. */
+export const HAND_BOUNDS = { q: [-3, 3], k: [-3, 3], v: [-3, 3], wo: [-2, 2] };
+/** The bill's d_model: far past any real model, small enough that its numbers fit a phone screen. */
+export const BILL_MAX_D_MODEL = 65536;
+/** The weight-size slider of the random model; the URL is held to the same range. */
+export const WEIGHT_SCALE = { min: 0.05, max: 1.5, step: 0.05 };
+/** numpy's RandomState takes seeds from 0 to 2³² − 1. */
+export const SEED_MAX = 2 ** 32 - 1;
 
 const identity = (n) => Array.from({ length: n }, (_, r) => Array.from({ length: n }, (_, c) => (r === c ? 1 : 0)));
 
@@ -34,6 +44,11 @@ export const DEFAULT_SENTENCE = {
   en: 'the cat that the dog chased ate the fish in the warm kitchen by the old door',
 };
 
+/** A word as the page keeps it: spaces trimmed, at most MAX_TOKEN_CHARS characters, the row number when empty. */
+export function tokenName(name, row) {
+  return Array.from(name.trim()).slice(0, MAX_TOKEN_CHARS).join('').trim() || String(row + 1);
+}
+
 /** Splits a sentence into tokens: on spaces when it has any, otherwise one token per character. */
 export function tokenize(sentence) {
   const text = sentence.trim();
@@ -46,6 +61,24 @@ const encodeMatrix = (m) => m.map((row) => row.map(numberText).join(',')).join('
 const decodeMatrix = (text) => text.split(';').map((row) => row.split(',').map(Number));
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
+// The words are joined by commas; a comma or backslash inside a word is escaped with a backslash, so
+// any word the learner types comes back from a link exactly as typed.
+const encodeTokens = (tokens) => tokens.map((token) => token.replace(/[\\,]/g, '\\$&')).join(',');
+function decodeTokens(text, max) {
+  const tokens = [''];
+  for (let i = 0; i < text.length; i++) {
+    let ch = text[i];
+    if (ch === ',') {
+      if (tokens.length === max) break;
+      tokens.push('');
+      continue;
+    }
+    if (ch === '\\' && (text[i + 1] === ',' || text[i + 1] === '\\')) ch = text[++i];
+    tokens[tokens.length - 1] += ch;
+  }
+  return tokens;
+}
+
 /** State → URLSearchParams (defaults left out). */
 export function toQuery(state) {
   const d = defaultState();
@@ -57,7 +90,7 @@ export function toQuery(state) {
   put('bd', state.bill.dModel, d.bill.dModel);
   put('bh', state.bill.heads, d.bill.heads);
   const { hand } = state;
-  if (!same(hand.tokens, d.hand.tokens)) p.set('t', hand.tokens.join(','));
+  if (!same(hand.tokens, d.hand.tokens)) p.set('t', encodeTokens(hand.tokens));
   for (const key of ['q', 'k', 'v', 'wo']) if (!same(hand[key], d.hand[key])) p.set(key, encodeMatrix(hand[key]));
   put('h', hand.heads, d.hand.heads);
   put('mask', hand.causal ? 1 : 0, d.hand.causal ? 1 : 0);
@@ -79,7 +112,8 @@ export function toQuery(state) {
 
 /**
  * URLSearchParams → state. Malformed parts fall back to their defaults rather than failing the page;
- * numbers that do not parse stay NaN so the core reports them as inline errors.
+ * numbers that do not parse stay NaN, and out-of-range ones stay as they are, so the page refuses them
+ * with an inline message (checks.js) instead of quietly changing them.
  */
 export function fromQuery(params) {
   const state = defaultState();
@@ -91,7 +125,7 @@ export function fromQuery(params) {
   state.bill.heads = num('bh', state.bill.heads);
 
   const hand = state.hand;
-  const tokens = get('t') === null ? hand.tokens : get('t').split(',').slice(0, HAND_MAX_TOKENS);
+  const tokens = get('t') === null ? hand.tokens : decodeTokens(get('t'), HAND_MAX_TOKENS).map(tokenName);
   const matrix = (key, rows, cols, fallback) => {
     if (get(key) === null) return fallback;
     const m = decodeMatrix(get(key));

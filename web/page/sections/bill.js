@@ -1,5 +1,7 @@
 import { h, numberField } from '../dom.js';
 import { section, errorBox } from '../common.js';
+import { checkBill } from '../checks.js';
+import { BILL_MAX_D_MODEL } from '../state.js';
 
 const grouped = (n) => n.toLocaleString('en-US');
 
@@ -10,8 +12,8 @@ export function billSection(ctx) {
   const node = section('bill', ctx.text.sections.bill, [
     h('p', {}, [t.lead]),
     h('div', { class: 'controls' }, [
-      numberField({ label: t.dModel, value: ctx.state.bill.dModel, min: 1, step: 1, id: 'bill-dmodel', onInput: (v) => ctx.set((s) => (s.bill.dModel = v), 'bill') }),
-      numberField({ label: t.heads, value: ctx.state.bill.heads, min: 1, step: 1, id: 'bill-heads', onInput: (v) => ctx.set((s) => (s.bill.heads = v), 'bill') }),
+      numberField({ label: t.dModel, value: ctx.state.bill.dModel, min: 1, max: BILL_MAX_D_MODEL, id: 'bill-dmodel', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.bill.dModel = v), 'bill') }),
+      numberField({ label: t.heads, value: ctx.state.bill.heads, min: 1, max: BILL_MAX_D_MODEL, id: 'bill-heads', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.bill.heads = v), 'bill') }),
     ]),
     h('p', { class: 'muted' }, [t.gpt2]),
     result,
@@ -24,6 +26,7 @@ export function billSection(ctx) {
       const { dModel, heads } = ctx.state.bill;
       let counts;
       try {
+        checkBill({ dModel, heads });
         counts = ctx.mha.paramCount({ dModel, heads });
         counts.single = ctx.mha.paramCount({ dModel, heads: 1 }).split;
       } catch (error) {

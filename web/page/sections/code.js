@@ -2,6 +2,8 @@ import { h, fill, numberField } from '../dom.js';
 import { section, figure, errorBox, range } from '../common.js';
 import { show, vdoc } from '../vdom.js';
 import { runDemoShapes, runDemoClass } from '../model.js';
+import { checkSeed } from '../checks.js';
+import { SEED_MAX } from '../state.js';
 import { heatmap } from '../../draw/index.js';
 
 /**
@@ -35,13 +37,13 @@ export function codeSection(ctx) {
   const node = section('code-section', ctx.text.sections.code, [
     h('p', {}, [t.lead]),
     h('h3', {}, [t.programA]),
-    numberField({ label: t.seed, value: ctx.state.demo.seed1, min: 0, id: 'seed1', onInput: (v) => ctx.set((s) => (s.demo.seed1 = v), 'demo') }),
+    numberField({ label: t.seed, value: ctx.state.demo.seed1, min: 0, max: SEED_MAX, id: 'seed1', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.demo.seed1 = v), 'demo') }),
     h('pre', { class: 'source' }, [sourceA]),
     h('p', { class: 'muted' }, [t.output]),
     errorA,
     outA,
     h('h3', {}, [t.programB]),
-    numberField({ label: t.seed, value: ctx.state.demo.seed2, min: 0, id: 'seed2', onInput: (v) => ctx.set((s) => (s.demo.seed2 = v), 'demo') }),
+    numberField({ label: t.seed, value: ctx.state.demo.seed2, min: 0, max: SEED_MAX, id: 'seed2', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.demo.seed2 = v), 'demo') }),
     h('pre', { class: 'source' }, [sourceB]),
     h('p', { class: 'muted' }, [t.output]),
     errorB,
@@ -51,6 +53,7 @@ export function codeSection(ctx) {
   ]);
 
   function programA(seed) {
+    checkSeed(seed);
     const gpt = ctx.mha.paramCount({ dModel: 768, heads: 12 });
     const single = ctx.mha.paramCount({ dModel: 768, heads: 1 }).split;
     const r = runDemoShapes(ctx.mha, seed);
@@ -66,6 +69,7 @@ export function codeSection(ctx) {
   }
 
   function programB(seed) {
+    checkSeed(seed);
     const r = runDemoClass(ctx.mha, seed);
     const total = ctx.mha.paramCount({ dModel: r.dModel, heads: r.heads }).split;
     const lastRow = (head) => r.attention[head].slice((r.L - 1) * r.L);

@@ -1,11 +1,9 @@
-import { h, fill, checkbox, uniqueId } from '../dom.js';
+import { h, fill, checkbox, numberField, uniqueId } from '../dom.js';
 import { show, vh, vdoc } from '../vdom.js';
 import { section, figure, errorBox, sliceColumns, range } from '../common.js';
 import { dragNumber } from '../drag-number.js';
 import { heatmap, matrixView, legend, headColor } from '../../draw/index.js';
-import { HAND_D_MODEL, HAND_MAX_TOKENS, defaultState } from '../state.js';
-
-const BOUNDS = { q: [-3, 3], k: [-3, 3], v: [-3, 3], wo: [-2, 2] };
+import { HAND_D_MODEL, HAND_MAX_TOKENS, HAND_BOUNDS, MAX_TOKEN_CHARS, defaultState, tokenName } from '../state.js';
 
 /** §2: the hand example — editable q/k/v, per-head slices, scores, softmax, head outputs, concat, Wᴼ. */
 export function handSection(ctx) {
@@ -63,7 +61,8 @@ export function handSection(ctx) {
   function setEntry(matrix, row, col, value, source) {
     ctx.set((s) => (s.hand[matrix][row][col] = value), 'hand');
     if (source !== 'drag') cells[matrix][row]?.[col]?.setValue(value);
-    if (source !== 'editor') showEntryEditor();
+    // The slider follows a typed value too, so a drag starts from what was typed.
+    showEntryEditor();
   }
 
   function select(matrix, row, col) {
@@ -80,7 +79,7 @@ export function handSection(ctx) {
     }
     const { matrix, row, col } = selected;
     const value = ctx.state.hand[matrix][row][col];
-    const [min, max] = BOUNDS[matrix];
+    const [min, max] = HAND_BOUNDS[matrix];
     if (!rebuild && entryEditor.dataset.key === `${matrix}/${row}/${col}`) {
       const [slider, typed] = entryEditor.querySelectorAll('input');
       if (Number.isFinite(value)) slider.value = String(value);
@@ -88,16 +87,21 @@ export function handSection(ctx) {
       return;
     }
     const name = entryName(matrix, row, col);
+    const valueInUse = () => ctx.state.hand[matrix][row][col];
     entryEditor.dataset.key = `${matrix}/${row}/${col}`;
     fill(entryEditor, [
       h('span', { class: 'entry-name' }, [`${t.selected}: `, h('strong', {}, [name])]),
       h('input', { type: 'range', id: 'entry-range', min, max, step: 0.1, value: Number.isFinite(value) ? value : 0, 'aria-label': t.sliderLabel(name), oninput: (e) => setEntry(matrix, row, col, Number(e.target.value), 'slider') }),
-      h('input', { type: 'number', id: 'entry-number', step: 0.1, value: Number.isFinite(value) ? value : '', 'aria-label': t.typedLabel(name), inputmode: 'decimal', oninput: (e) => setEntry(matrix, row, col, e.target.valueAsNumber, 'editor') }),
+      numberField({
+        label: t.typedLabel(name), hideLabel: true, id: 'entry-number', value, min, max, step: 0.1, notANumber: ctx.text.notANumber, current: valueInUse,
+        refuse: (typed) => (typed < min || typed > max ? t.outOfRange(min, max, valueInUse()) : null),
+        onInput: (typed) => setEntry(matrix, row, col, typed, 'editor'),
+      }),
     ]);
   }
 
   function numberCell(matrix, row, col) {
-    const [min, max] = BOUNDS[matrix];
+    const [min, max] = HAND_BOUNDS[matrix];
     const cell = dragNumber({
       value: ctx.state.hand[matrix][row][col],
       min,
@@ -127,7 +131,7 @@ export function handSection(ctx) {
       ])]),
       h('tbody', {}, tokens.map((token, row) => h('tr', {}, [
         h('th', { scope: 'row' }, [matrix === 'q'
-          ? h('input', { type: 'text', class: 'token-name', value: token, maxlength: 12, 'aria-label': t.renameToken(row), oninput: (e) => renameToken(row, e.target.value) })
+          ? h('input', { type: 'text', class: 'token-name', value: token, maxlength: MAX_TOKEN_CHARS, placeholder: String(row + 1), 'aria-label': t.renameToken(row), oninput: (e) => renameToken(row, e.target.value) })
           : h('span', { 'data-token': row }, [token])]),
         ...range(HAND_D_MODEL).map((col) => h('td', {}, [numberCell(matrix, row, col)])),
         matrix === 'q' ? h('td', {}, [h('button', { type: 'button', class: 'icon', 'aria-label': t.removeToken(token), disabled: tokens.length <= 1, onclick: () => removeToken(row) }, ['✕'])]) : null,
@@ -141,10 +145,10 @@ export function handSection(ctx) {
     ]);
   }
 
-  function renameToken(row, name) {
-    const clean = name.replace(/[,;]/g, '').trim() || String(row + 1);
-    ctx.set((s) => (s.hand.tokens[row] = clean), 'hand');
-    editors.querySelectorAll(`[data-token="${row}"]`).forEach((span) => (span.textContent = clean));
+  function renameToken(row, typed) {
+    const name = tokenName(typed, row);
+    ctx.set((s) => (s.hand.tokens[row] = name), 'hand');
+    editors.querySelectorAll(`[data-token="${row}"]`).forEach((span) => (span.textContent = name));
   }
 
   function addToken() {
@@ -244,7 +248,7 @@ export function handSection(ctx) {
         node.querySelector('#hand-mask').checked = ctx.state.hand.causal;
         node.querySelector('#hand-scale').checked = ctx.state.hand.scale;
       }
-      fill(status, ctx.handError ? errorBox(ctx.text, ctx.handError) : null);
+      fill(status, ctx.handError ? errorBox(ctx.text, ctx.handError, { cellName: entryName }) : null);
       if (ctx.hand) drawHeads(ctx.hand);
       node.classList.toggle('stale', Boolean(ctx.handError));
     },

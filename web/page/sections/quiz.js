@@ -32,7 +32,12 @@ export function quizSection(ctx) {
   let q2Inputs = [];
   const q2Body = h('div', { class: 'answer' });
   const q2Feedback = feedback();
-  const q2Row = () => Array.from(ctx.hand.attention[1].slice(0, ctx.hand.L));
+  /** The hand example's result; while it is refused, that refusal is the answer to every question about it. */
+  const handResult = () => {
+    if (ctx.handError) throw ctx.handError;
+    return ctx.hand;
+  };
+  const q2Row = () => Array.from(handResult().attention[1].slice(0, ctx.hand.L));
   const q2 = h('li', {}, [q2Text, q2Body, q2Feedback]);
 
   // 3. Which head sees dimension 3 of the first word's q?
@@ -55,11 +60,12 @@ export function quizSection(ctx) {
 
   /** Adds 1 to the first word's q[3] in a probe forward and lists the heads whose weights moved. */
   function changedHeads() {
+    const current = handResult();
     const hand = ctx.state.hand;
     const q = hand.q.map((row) => row.slice());
     q[0][3] += 1;
     const probe = runHand(ctx.mha, hand, { use: 'quiz-probe', q });
-    return range(hand.heads).filter((head) => probe.attention[head].some((w, i) => Math.abs(w - ctx.hand.attention[head][i]) > 1e-6));
+    return range(hand.heads).filter((head) => probe.attention[head].some((w, i) => Math.abs(w - current.attention[head][i]) > 1e-6));
   }
 
   function build() {
@@ -76,10 +82,10 @@ export function quizSection(ctx) {
           const row = q2Row();
           verdict(q2Feedback, row.every((w, i) => Math.abs(q2Inputs[i].valueAsNumber - w) <= 0.015));
         }) }, [t.check]),
-        h('button', { type: 'button', id: 'quiz-2-reveal', onclick: () => {
+        h('button', { type: 'button', id: 'quiz-2-reveal', onclick: guarded(q2Feedback, () => {
           q2Feedback.className = 'feedback';
           q2Feedback.textContent = t.q2Answer(q2Row().map((w) => w.toFixed(2)).join(', '));
-        } }, [t.reveal]),
+        }) }, [t.reveal]),
       ]);
     }
     q3Text.textContent = t.q3.replace('猫', first);

@@ -1,5 +1,5 @@
-import { h, download, svgBlob, pngBlob } from '../dom.js';
-import { section, range } from '../common.js';
+import { h, fill, download, svgBlob, pngBlob } from '../dom.js';
+import { section, errorBox, range } from '../common.js';
 import { pipelineSvg } from './pipeline.js';
 import { heatmap, compose } from '../../draw/index.js';
 
@@ -27,11 +27,18 @@ export function shareSection(ctx) {
     }));
     return compose(document, { parts, title: t.heatmapsTitle, caption: t.heatmapsTitle });
   };
+  const exportStatus = h('div');
   const exportButton = (label, id, make, kind) => h('button', { type: 'button', id, onclick: async () => {
-    const svg = make();
-    const name = `multihead-${id.replace('export-', '')}`;
-    if (kind === 'svg') download(svgBlob(svg), `${name}.svg`);
-    else download(await pngBlob(svg), `${name}.png`);
+    fill(exportStatus, []);
+    try {
+      const svg = make();
+      const name = `multihead-${id.replace('export-', '')}`;
+      if (kind === 'svg') download(svgBlob(svg), `${name}.svg`);
+      else download(await pngBlob(svg), `${name}.png`);
+    } catch (error) {
+      console.warn(error);
+      fill(exportStatus, errorBox(ctx.text, { code: 'EXPORT_FAILED' }));
+    }
   } }, [label]);
 
   const node = section('share-section', ctx.text.sections.share, [
@@ -43,6 +50,7 @@ export function shareSection(ctx) {
       exportButton(t.heatmapsSvg, 'export-heatmaps-svg', heatmapsSvg, 'svg'),
       exportButton(t.heatmapsPng, 'export-heatmaps-png', heatmapsSvg, 'png'),
     ]),
+    exportStatus,
   ]);
   return {
     node,

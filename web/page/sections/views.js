@@ -3,6 +3,7 @@ import { section, figure, errorBox, range } from '../common.js';
 import { show, vdoc } from '../vdom.js';
 import { lineView, headGrid, headKey, legend } from '../../draw/index.js';
 import { wideScreen } from './pipeline.js';
+import { BIG_MAX_D_MODEL, WEIGHT_SCALE, SEED_MAX } from '../state.js';
 
 /** §6: the BertViz-style line view and the all-heads grid, for the hand example or a larger random model. */
 export function viewsSection(ctx) {
@@ -42,16 +43,16 @@ export function viewsSection(ctx) {
     const scaleId = uniqueId('wscale');
     fill(bigControls, [
       h('p', { class: 'muted' }, [t.bigNote]),
-      numberField({ label: t.dModel, value: views.dModel, min: 1, max: 1024, id: 'views-dmodel', onInput: (v) => ctx.set((s) => (s.views.dModel = v), 'views') }),
-      numberField({ label: t.heads, value: views.heads, min: 1, max: 64, id: 'views-heads', onInput: (v) => ctx.set((s) => (s.views.heads = v), 'views') }),
-      numberField({ label: t.seed, value: views.seed, min: 0, id: 'views-seed', onInput: (v) => ctx.set((s) => (s.views.seed = v), 'views') }),
+      numberField({ label: t.dModel, value: views.dModel, min: 1, max: BIG_MAX_D_MODEL, id: 'views-dmodel', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.views.dModel = v), 'views') }),
+      numberField({ label: t.heads, value: views.heads, min: 1, max: BIG_MAX_D_MODEL, id: 'views-heads', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.views.heads = v), 'views') }),
+      numberField({ label: t.seed, value: views.seed, min: 0, max: SEED_MAX, id: 'views-seed', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.views.seed = v), 'views') }),
       h('label', { class: 'field wide', for: 'views-sentence' }, [
         h('span', {}, [t.sentence]),
         h('input', { type: 'text', id: 'views-sentence', value: ctx.sentence(), oninput: (e) => ctx.set((s) => (s.views.sentence = e.target.value), 'views') }),
       ]),
       h('label', { class: 'field wide', for: scaleId }, [
         scaleLabel,
-        h('input', { type: 'range', id: scaleId, 'data-role': 'weight-scale', min: 0.05, max: 1.5, step: 0.05, value: views.weightScale, oninput: (e) => {
+        h('input', { type: 'range', id: scaleId, 'data-role': 'weight-scale', ...WEIGHT_SCALE, value: views.weightScale, oninput: (e) => {
           const value = Number(e.target.value);
           scaleLabel.textContent = t.weightScale(value);
           ctx.set((s) => (s.views.weightScale = value), 'views');

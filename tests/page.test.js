@@ -1,0 +1,119 @@
+// The lesson page's pure parts, in Node: the URL round trip of hostile words, the page's own checks on
+// its state, and every error sentence in both languages.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { defaultState, toQuery, fromQuery, MAX_TOKEN_CHARS } from '../web/page/state.js';
+import { checkHand, checkViews, checkBill, checkSeed, LessonError } from '../web/page/checks.js';
+import { errorSentence } from '../web/page/common.js';
+import { TEXT } from '../web/page/text.js';
+
+const roundTrip = (state) => fromQuery(new URLSearchParams(toQuery(state).toString()));
+
+/** The LessonError a check throws, or null. */
+function refusal(check) {
+  try {
+    check();
+  } catch (error) {
+    assert.ok(error instanceof LessonError, String(error));
+    return error;
+  }
+  return null;
+}
+
+test('words with commas, semicolons and backslashes come back from a link exactly as typed', () => {
+  const state = defaultState();
+  state.hand.tokens = ['a,b', 'c;d', 'e\\', '\\,f', '猫,'];
+  state.hand.q = state.hand.k = state.hand.v = state.hand.tokens.map(() => [0, 0, 0, 0]);
+  assert.deepEqual(roundTrip(state).hand.tokens, state.hand.tokens);
+  // Links written before the escapes still read as they did.
+  assert.deepEqual(fromQuery(new URLSearchParams('t=the,cat,sat')).hand.tokens, ['the', 'cat', 'sat']);
+});
+
+test('words from a link obey the same 12-character limit as the name box', () => {
+  const long = 'x'.repeat(150);
+  const tokens = fromQuery(new URLSearchParams({ t: `${long},${'猫'.repeat(20)},  ,ok` })).hand.tokens;
+  assert.deepEqual(tokens, ['x'.repeat(MAX_TOKEN_CHARS), '猫'.repeat(MAX_TOKEN_CHARS), '3', 'ok']);
+  const many = fromQuery(new URLSearchParams({ t: Array.from({ length: 500 }, (_, i) => `w${i}`).join(',') })).hand.tokens;
+  assert.equal(many.length, 8);
+});
+
+test('the sentence refuses a word over the limit, and too many words, with the values involved', () => {
+  const views = { ...defaultState().views, source: 'big' };
+  assert.deepEqual(checkViews(views, 'the cat sat'), ['the', 'cat', 'sat']);
+  const long = refusal(() => checkViews(views, `a ${'y'.repeat(150)} b`));
+  assert.equal(long.code, 'TOKEN_TOO_LONG');
+  assert.deepEqual(long.details, { index: 1, start: 'y'.repeat(12), length: 150, max: 12 });
+  assert.equal(refusal(() => checkViews(views, Array(33).fill('w').join(' '))).code, 'SEQ_TOO_LONG');
+  assert.equal(refusal(() => checkViews(views, '   ')).code, 'EMPTY');
+  assert.equal(refusal(() => checkViews({ ...views, weightScale: 1e30 }, 'a')).code, 'OUT_OF_RANGE');
+  assert.equal(refusal(() => checkViews({ ...views, dModel: 2048 }, 'a')).code, 'TOO_LARGE');
+});
+
+test('hand entries outside their slider\'s range, or not finite, are refused wherever they came from', () => {
+  const hand = fromQuery(new URLSearchParams('q=1e20,0,0,0;0,2,0,2;0,0,1,1')).hand;
+  assert.equal(hand.q[0][0], 1e20, 'the link is read as written, not clamped');
+  assert.deepEqual(refusal(() => checkHand(hand)).details, { name: 'q', row: 0, column: 0, value: 1e20, min: -3, max: 3 });
+  const wo = defaultState().hand;
+  wo.wo[1][2] = 2.5;
+  assert.deepEqual(refusal(() => checkHand(wo)).details, { name: 'wo', row: 1, column: 2, value: 2.5, min: -2, max: 2 });
+  const nan = fromQuery(new URLSearchParams('v=1,0,1,0;0,1,0,1;x,0,0,2')).hand;
+  assert.equal(refusal(() => checkHand(nan)).code, 'NOT_FINITE');
+  assert.equal(refusal(() => checkHand(defaultState().hand)), null);
+});
+
+test('a head count that does not divide d_model names the nearest ones that do', () => {
+  assert.deepEqual(refusal(() => checkBill({ dModel: 768, heads: 7 })).details, { heads: 7, dModel: 768, below: 6, above: 8 });
+  assert.deepEqual(refusal(() => checkBill({ dModel: 12, heads: 50 })).details, { heads: 50, dModel: 12, below: 12, above: null });
+  assert.equal(refusal(() => checkBill({ dModel: 1e20, heads: 1 })).code, 'TOO_LARGE');
+  assert.equal(refusal(() => checkBill({ dModel: 0.5, heads: 1 })).code, 'BAD_SIZE');
+  assert.equal(refusal(() => checkSeed(-1)).code, 'BAD_ARGUMENT');
+  assert.equal(refusal(() => checkSeed(2 ** 32)).code, 'BAD_ARGUMENT');
+  assert.equal(refusal(() => checkSeed(2 ** 32 - 1)), null);
+});
+
+// Every error the page can show: the page's own refusals, and the core's errors with and without details.
+const ERRORS = [
+  ...[
+    () => checkBill({ dModel: 768, heads: 7 }),
+    () => checkBill({ dModel: NaN, heads: 2 }),
+    () => checkBill({ dModel: 1e20, heads: 2 }),
+    () => checkSeed(-1),
+    () => checkHand(fromQuery(new URLSearchParams('q=1e308,0,0,0;0,2,0,2;0,0,1,1')).hand),
+    () => checkHand(fromQuery(new URLSearchParams('q=NaN,0,0,0;0,2,0,2;0,0,1,1')).hand),
+    () => checkViews({ ...defaultState().views, weightScale: 9 }, 'a'),
+    () => checkViews(defaultState().views, Array(40).fill('w').join(' ')),
+    () => checkViews(defaultState().views, `a ${'z'.repeat(150)}`),
+    () => checkViews(defaultState().views, ''),
+  ].map(refusal),
+  Object.assign(new Error('q has NaN at row 0, column 0; every entry must be a finite number'), { code: 'NOT_FINITE', details: { name: 'q', row: 0, column: 0 } }),
+  Object.assign(new Error('scores overflowed float32 at head 1, row 2, column 0'), { code: 'NOT_FINITE', details: { name: 'scores', row: 2, column: 0, head: 1 } }),
+  Object.assign(new Error('the output overflowed float32 at row 0, column 3'), { code: 'NOT_FINITE', details: { name: 'output', row: 0, column: 3 } }),
+  Object.assign(new Error('the concat overflowed float32 in row 1'), { code: 'NOT_FINITE', details: { name: 'concat', row: 1 } }),
+  ...['NOT_FINITE', 'HEADS_NOT_DIVISOR', 'BAD_SIZE', 'TOO_LARGE', 'OUT_OF_MEMORY', 'SEQ_TOO_LONG', 'BAD_LENGTH', 'BAD_INPUT', 'BAD_ARGUMENT', 'HEAD_INDEX', 'NO_FORWARD', 'DISPOSED']
+    .map((code) => Object.assign(new Error(`an English sentence from the core about ${code}`), { code })),
+  { code: 'LOAD_FAILED' },
+  { code: 'EXPORT_FAILED' },
+];
+
+test('every error reads fully in Chinese on the Chinese page, and never shows the core\'s English message', () => {
+  for (const error of ERRORS) {
+    const sentence = errorSentence(TEXT.zh, error);
+    const where = `${error.code}: ${sentence}`;
+    assert.match(sentence, /[\u4e00-\u9fff]/, where);
+    assert.doesNotMatch(sentence, /[A-Za-z]{2,}[ ,]+[A-Za-z]{2,}/, `no English phrase in ${where}`);
+    assert.doesNotMatch(sentence, /undefined|NaN [行列个]|\$\{/, where);
+    if (error.message) assert.ok(!sentence.includes(error.message), where);
+  }
+  const overflow = ERRORS.find((error) => error.details?.name === 'scores');
+  assert.equal(errorSentence(TEXT.zh, overflow), '计算打分时溢出了(头 2,第 3 行第 1 列超出了 float32 能表示的范围),请把输入的数调小一些。');
+});
+
+test('every error has an English sentence on the English page', () => {
+  for (const error of ERRORS) {
+    const sentence = errorSentence(TEXT.en, error);
+    assert.match(sentence, /^[A-Z“dhq]/, `${error.code}: ${sentence}`);
+    assert.doesNotMatch(sentence, /[\u4e00-\u9fff]|undefined/, `${error.code}: ${sentence}`);
+  }
+  const [notDivisor] = ERRORS;
+  assert.equal(errorSentence(TEXT.en, notDivisor), 'h = 7 does not divide d_model = 768, so the heads cannot get equal slices. The nearest head counts that do: 6 or 8.');
+});
