@@ -40,10 +40,12 @@ export async function startBrowserAndServer({ headers } = {}) {
 
 /**
  * Opens a page that records console errors and uncaught exceptions into `errors`, and fails any request
- * that leaves the local server (the lesson must work with no network).
+ * that leaves the local server (the lesson must work with no network). `init` runs in the page before
+ * any of its scripts (e.g. to start a PerformanceObserver).
  */
-export async function openPage(browser, url, { viewport = { width: 1280, height: 900 }, reducedMotion = 'no-preference', baseUrl } = {}) {
+export async function openPage(browser, url, { viewport = { width: 1280, height: 900 }, reducedMotion = 'no-preference', baseUrl, init } = {}) {
   const context = await browser.newContext({ viewport, reducedMotion, hasTouch: viewport.width < 500 });
+  if (init) await context.addInitScript(init);
   const page = await context.newPage();
   const errors = [];
   const offline = [];

@@ -20,6 +20,15 @@ async function load(query = '', options = {}) {
   return opened;
 }
 
+/** Run in the page before its scripts: records the duration of every long task (over 50 ms). */
+const recordLongTasks = () => {
+  window.longTasks = [];
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) window.longTasks.push(Math.round(entry.duration));
+  }).observe({ type: 'longtask', buffered: true });
+};
+const longestTask = (page) => page.evaluate(() => Math.max(0, ...window.longTasks));
+
 /** Two animation frames: the page redraws on the next frame after an input. */
 const settle = (page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
 
@@ -364,6 +373,47 @@ test('at 375 px wide nothing overflows the page, and a phone screenshot is writt
   // Touch: a tap selects an entry and shows its slider.
   await page.tap('.drag-number[data-matrix="q"][data-row="1"][data-col="1"]');
   assert.ok(await page.isVisible('#entry-range'));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a link to a huge model (d_model 1024, 1024 heads, 32 words) never blocks the page over 200 ms, and says what it draws', async (t) => {
+  const words = Array.from({ length: 32 }, (_, i) => `w${i}`).join(' ');
+  const { page, errors, context } = await openPage(env.browser, `${env.baseUrl}?vs=big&vd=1024&vh=1024&vt=${encodeURIComponent(words)}`, { baseUrl: env.baseUrl, init: recordLongTasks });
+  await page.waitForSelector('#views-section');
+  await page.locator('#views-section').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#grid-figure svg g.tile', { timeout: 60000 });
+  await settle(page);
+  const longest = await longestTask(page);
+  t.diagnostic(`longest task ${longest} ms`);
+  assert.ok(longest <= 200, `a task blocked the page for ${longest} ms`);
+  assert.deepEqual(await page.$$eval('#grid-figure svg g.tile', (tiles) => tiles.map((g) => Number(g.dataset.head))), [0, 1, 2, 3, 4, 5, 6, 7]);
+  assert.equal(await page.locator('#views-head-toggles input').count(), 8);
+  assert.match(await page.textContent('#views-capped'), /1024 个头,每个头 32×32 个权重.*一次只画 8 个头,现在画的是头 1–8/);
+  const nodes = await page.evaluate(() => document.getElementsByTagName('*').length);
+  assert.ok(nodes < 40000, `${nodes} elements on the page`);
+  await page.click('#views-heads-next');
+  await settle(page);
+  assert.deepEqual(await page.$$eval('#grid-figure svg g.tile', (tiles) => tiles.map((g) => Number(g.dataset.head))), [8, 9, 10, 11, 12, 13, 14, 15]);
+  assert.match(await page.textContent('#views-capped'), /头 9–16/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('choosing d_model 1024 with the controls never blocks the page over 200 ms', async (t) => {
+  const { page, errors, context } = await openPage(env.browser, `${env.baseUrl}?vs=big`, { baseUrl: env.baseUrl, init: recordLongTasks });
+  await page.waitForSelector('#views-section');
+  await page.locator('#views-dmodel').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#grid-figure svg g.tile');
+  const before = await page.$$eval('#grid-figure svg g.tile rect', (rects) => rects.map((r) => r.getAttribute('fill')).join());
+  await page.fill('#views-dmodel', '1024');
+  await page.waitForFunction(() => !document.querySelector('#views-drawing') && !document.querySelector('#views-section').classList.contains('stale'), null, { timeout: 60000 });
+  await settle(page);
+  const longest = await longestTask(page);
+  t.diagnostic(`longest task ${longest} ms`);
+  assert.ok(longest <= 200, `a task blocked the page for ${longest} ms`);
+  assert.equal(await page.locator('#grid-figure svg g.tile').count(), 8);
+  assert.notEqual(await page.$$eval('#grid-figure svg g.tile rect', (rects) => rects.map((r) => r.getAttribute('fill')).join()), before);
   assert.deepEqual(errors, []);
   await context.close();
 });

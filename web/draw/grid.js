@@ -4,12 +4,15 @@ import { headColor, weightColor } from './color.js';
 /**
  * All heads at a glance: one small heatmap (no numbers) per head, in a grid of `columns`, for larger h
  * and longer sentences. Token labels are written beside the first column and above the first row.
+ * `first` and `count` pick a run of heads to draw (all of them by default).
  */
 export function headGrid(doc, {
   tokens,
   attention,
   enabled = attention.map(() => true),
-  columns = Math.min(4, attention.length),
+  first = 0,
+  count = attention.length - first,
+  columns = Math.min(4, count),
   cell,
   title = '',
   headLabel = (head) => `h${head + 1}`,
@@ -20,16 +23,18 @@ export function headGrid(doc, {
   const tileWidth = L * size;
   const gap = 14;
   const captionHeight = 16;
-  const rowsOfTiles = Math.ceil(attention.length / columns);
+  const rowsOfTiles = Math.ceil(count / columns);
   const showLabels = size >= 9;
   const left = showLabels ? labelWidth : 2;
   const width = left + columns * tileWidth + (columns - 1) * gap + 4;
   const height = rowsOfTiles * (captionHeight + tileWidth + gap);
   const root = svgRoot(doc, { width, height, title, className: 'mha-grid' });
 
-  attention.forEach((weights, head) => {
-    const col = head % columns;
-    const row = Math.floor(head / columns);
+  for (let n = 0; n < count; n++) {
+    const head = first + n;
+    const weights = attention[head];
+    const col = n % columns;
+    const row = Math.floor(n / columns);
     const x0 = left + col * (tileWidth + gap);
     const y0 = row * (captionHeight + tileWidth + gap) + captionHeight;
     const tile = el(doc, 'g', { class: 'tile', 'data-head': head, opacity: enabled[head] ? 1 : 0.35 });
@@ -46,6 +51,6 @@ export function headGrid(doc, {
       });
     }
     root.appendChild(tile);
-  });
+  }
   return root;
 }

@@ -29,14 +29,17 @@ export function legend(doc, { scale = 'weights', domain, title = '', width = 220
   return root;
 }
 
-/** Swatches naming each head's colour: "h1 h2 …" (switched-off heads are struck through). */
-export function headKey(doc, { heads, label = (head) => `h${head + 1}`, disabledHeads = [], title = '' }) {
+/**
+ * Swatches naming each head's colour: "h1 h2 …" (switched-off heads are struck through); `heads` of them,
+ * starting at head `first`.
+ */
+export function headKey(doc, { heads, first = 0, label = (head) => `h${head + 1}`, disabledHeads = [], title = '' }) {
   // Wide enough for the longest label ("Head 12", "头 3") after its 17 px swatch.
-  const itemWidth = Math.max(46, ...Array.from({ length: heads }, (_, head) => 17 + textWidth(label(head), 12) + 10));
+  const itemWidth = Math.max(46, ...Array.from({ length: heads }, (_, n) => 17 + textWidth(label(first + n), 12) + 10));
   const root = svgRoot(doc, { width: heads * itemWidth, height: 20, title, className: 'mha-head-key' });
-  for (let head = 0; head < heads; head++) {
+  for (let head = first; head < first + heads; head++) {
     const off = disabledHeads.includes(head);
-    const x = head * itemWidth;
+    const x = (head - first) * itemWidth;
     root.appendChild(el(doc, 'rect', { x: x + 1, y: 4, width: 12, height: 12, rx: 2, fill: off ? '#bbbbbb' : headColor(head) }));
     root.appendChild(el(doc, 'text', { x: x + 17, y: 10, 'dominant-baseline': 'central', 'font-size': 12, fill: off ? '#888' : '#222', 'text-decoration': off ? 'line-through' : null }, [label(head)]));
   }

@@ -4,7 +4,7 @@
 import { TEXT } from './text.js';
 import { h } from './dom.js';
 import { fromQuery, toQuery, DEFAULT_SENTENCE } from './state.js';
-import { loadAttention, runHand, runRandom } from './model.js';
+import { loadAttention, runHand, randomDraws, runRandom } from './model.js';
 import { checkHand, checkViews } from './checks.js';
 import { errorBox } from './common.js';
 import { billSection } from './sections/bill.js';
@@ -28,6 +28,7 @@ const ctx = {
   handError: null,
   views: null,
   viewsError: null,
+  viewsDrawing: null, // while a big model's random numbers are being drawn: { drawn, total }
   get lang() {
     return this.state.lang;
   },
@@ -80,6 +81,10 @@ function writeUrl() {
   invalidate('url-written');
 }
 
+/** Work that could hold up the page is cut into tasks of about this long (a task over 50 ms is a long task). */
+const SLICE_MS = 25;
+let drawTimer = 0;
+
 function compute(areas) {
   const { hand, views } = ctx.state;
   if (areas.has('hand') || areas.has('structure')) {
@@ -96,11 +101,21 @@ function compute(areas) {
   if (views.source === 'hand' && (viewsTouched || areas.has('hand') || areas.has('structure'))) {
     ctx.views = ctx.hand;
     ctx.viewsError = ctx.handError;
+    ctx.viewsDrawing = null;
   } else if (views.source === 'big' && viewsTouched) {
+    clearTimeout(drawTimer);
+    ctx.viewsDrawing = null;
     try {
       const tokens = checkViews(views, ctx.sentence());
-      ctx.views = runRandom(ctx.mha, { use: 'big', tokens, ...views });
+      const draws = randomDraws(ctx.mha, { seed: views.seed, length: tokens.length, dModel: views.dModel });
       ctx.viewsError = null;
+      if (draws.advance(SLICE_MS)) {
+        ctx.views = runRandom(ctx.mha, draws, { use: 'big', tokens, ...views });
+      } else {
+        // The rest is drawn a slice per task (each of them coming back here), so the page stays live.
+        ctx.viewsDrawing = { drawn: draws.drawn, total: draws.total };
+        drawTimer = setTimeout(() => invalidate('views'));
+      }
     } catch (error) {
       ctx.viewsError = error;
     }
@@ -118,13 +133,23 @@ const visibility = new IntersectionObserver((entries) => {
   }
 }, { rootMargin: '400px 0px' });
 
+let undrawn = new Set(); // areas computed in an earlier task whose figures are still to be drawn
+
 function render() {
   scheduled = false;
-  const areas = dirty;
+  const computed = dirty;
   dirty = new Set();
   const started = performance.now();
-  compute(areas);
+  compute(computed);
   const timings = { core: performance.now() - started };
+  for (const area of computed) undrawn.add(area);
+  // After a long computation (a big random model's forward), the figures are drawn in a task of their own.
+  if (timings.core > 2 * SLICE_MS) {
+    setTimeout(() => invalidate('catch-up'));
+    return;
+  }
+  const areas = undrawn;
+  undrawn = new Set();
   if (areas.has('url-written')) areas.add('url');
   for (const section of sections) {
     const touched = section.deps.filter((dep) => areas.has(dep));
@@ -182,19 +207,29 @@ function footer() {
   return h('footer', { class: 'reading' }, [h('h2', {}, [t.title]), h('ul', {}, t.items.map((item) => h('li', {}, [item])))]);
 }
 
-/** Builds every section for the current language (on load and on a language switch). */
-function rebuild() {
+/** Builds every section for the current language, without drawing them yet. */
+function buildSections() {
   for (const section of sections) section.dispose?.();
   document.documentElement.lang = ctx.text.htmlLang;
   document.title = ctx.text.docTitle;
-  // Compute first so the sections are built with data.
-  compute(new Set(['hand', 'views']));
+  // Compute the hand example first so the sections are built with data (the views follow in the first draw).
+  compute(new Set(['hand']));
   visibility.disconnect();
   sections = [billSection, handSection, pipelineSection, formulaSection, codeSection, viewsSection, ablationSection, trainSection, quizSection, shareSection].map((make) => Object.assign(make(ctx), { visible: false, pending: new Set() }));
   app.replaceChildren(header(), h('main', {}, sections.map((s) => s.node)), footer());
   for (const section of sections) visibility.observe(section.node);
+}
+
+/** Draws every section, off screen or not (the first time, and after a rebuild). */
+function drawAll() {
   drawEverything = true;
   invalidate('bill', 'hand', 'step', 'focus', 'demo', 'views', 'structure', 'url');
+}
+
+/** Builds and draws every section (on a language switch, or a reset of the hand example). */
+function rebuild() {
+  buildSections();
+  drawAll();
 }
 
 async function start() {
@@ -206,7 +241,10 @@ async function start() {
     app.replaceChildren(errorBox(ctx.text, { code: 'LOAD_FAILED' }));
     return;
   }
-  rebuild();
+  // Building the sections and drawing them are two tasks, so neither holds up the page for long.
+  buildSections();
+  await new Promise((resolve) => setTimeout(resolve));
+  drawAll();
   // The pipeline turns vertical on narrow screens; redraw when the width crosses that line.
   let wide = wideScreen();
   addEventListener('resize', () => {

@@ -5,12 +5,20 @@ import { lineView, headGrid, headKey, legend } from '../../draw/index.js';
 import { wideScreen } from './pipeline.js';
 import { BIG_MAX_D_MODEL, WEIGHT_SCALE, SEED_MAX } from '../state.js';
 
+// What the views draw at once: at most 16 heads, and at most 8192 weights in all (8 heads of 32×32), so a
+// redraw stays a few thousand shapes whatever h and L are.
+const MAX_DRAWN_HEADS = 16;
+const MAX_DRAWN_WEIGHTS = 8192;
+const drawnHeadCount = (L) => Math.min(MAX_DRAWN_HEADS, Math.max(1, Math.floor(MAX_DRAWN_WEIGHTS / (L * L))));
+const grouped = (n) => n.toLocaleString('en-US');
+
 /** §6: the BertViz-style line view and the all-heads grid, for the hand example or a larger random model. */
 export function viewsSection(ctx) {
   const t = ctx.text.views;
   const bigControls = h('div', { class: 'controls big-controls' });
   const status = h('div');
-  const headToggles = h('fieldset', { class: 'choice' });
+  const capped = h('div', { class: 'controls', id: 'views-capped' });
+  const headToggles = h('fieldset', { class: 'choice', id: 'views-head-toggles' });
   const focusSelect = h('select', { id: 'focus-token', onchange: (e) => { focus = e.target.value === '' ? null : Number(e.target.value); ctx.invalidate('views-draw'); } });
   // Clicking a word on the left of the line view keeps only its lines (again: all of them).
   const linesBox = h('div', { id: 'lines-view', onclick: (event) => {
@@ -24,6 +32,8 @@ export function viewsSection(ctx) {
   const gridBox = h('div', { id: 'grid-view' });
   let focus = null;
   let hidden = new Set();
+  let firstHead = 0; // the first of the run of heads drawn (see drawnHeadCount)
+  let drawnResult = null;
 
   const sourceChoice = h('fieldset', { class: 'choice' }, [
     h('legend', {}, [t.source]),
@@ -62,14 +72,31 @@ export function viewsSection(ctx) {
     ]);
   }
 
-  function buildPickers(result) {
-    const key = `${result.heads}/${result.tokens.join('\u0001')}`;
+  /** The note saying how many heads are drawn, with buttons to move along them, when there are too many. */
+  function buildCapped({ heads, L }, shownHeads) {
+    const count = drawnHeadCount(L);
+    if (heads <= count) return fill(capped, []);
+    const last = shownHeads.at(-1) + 1;
+    const moveTo = (start) => {
+      firstHead = start;
+      ctx.invalidate('views-draw');
+    };
+    fill(capped, [
+      h('p', { class: 'note', role: 'status' }, [t.capped(heads, L, count, firstHead + 1, last)]),
+      h('button', { type: 'button', id: 'views-heads-back', disabled: firstHead === 0, onclick: () => moveTo(Math.max(0, firstHead - count)) }, [`◀ ${t.earlierHeads}`]),
+      h('button', { type: 'button', id: 'views-heads-next', disabled: last === heads, onclick: () => moveTo(last) }, [`${t.laterHeads} ▶`]),
+    ]);
+  }
+
+  function buildPickers(result, shownHeads) {
+    const key = `${result.heads}/${firstHead}/${shownHeads.length}/${result.tokens.join('\u0001')}`;
     if (headToggles.dataset.key === key) return;
     headToggles.dataset.key = key;
+    buildCapped(result, shownHeads);
     hidden = new Set([...hidden].filter((head) => head < result.heads));
     fill(headToggles, [
       h('legend', {}, [t.showHeads]),
-      ...range(result.heads).map((head) => checkbox({ label: `h${head + 1}`, checked: !hidden.has(head), onChange: (on) => { if (on) hidden.delete(head); else hidden.add(head); ctx.invalidate('views-draw'); } })),
+      ...shownHeads.map((head) => checkbox({ label: `h${head + 1}`, checked: !hidden.has(head), onChange: (on) => { if (on) hidden.delete(head); else hidden.add(head); ctx.invalidate('views-draw'); } })),
     ]);
     if (focus !== null && focus >= result.L) focus = null;
     fill(focusSelect, [
@@ -78,11 +105,21 @@ export function viewsSection(ctx) {
     ]);
   }
 
+  /** While a big model's random numbers are drawn: how far along, over the last figures (faded). */
+  function drawingStatus({ drawn, total }) {
+    return h('p', { class: 'muted', id: 'views-drawing' }, [
+      t.drawing(grouped(total)),
+      ' ',
+      h('progress', { max: total, value: drawn, 'aria-label': t.drawing(grouped(total)) }),
+    ]);
+  }
+
   const node = section('views-section', ctx.text.sections.views, [
     h('p', {}, [t.lead]),
     h('div', { class: 'controls' }, [sourceChoice]),
     bigControls,
     status,
+    capped,
     h('div', { class: 'controls' }, [headToggles, h('label', { class: 'field', for: 'focus-token' }, [h('span', {}, [t.focus]), focusSelect])]),
     h('div', { class: 'views-layout' }, [linesBox, gridBox]),
   ]);
@@ -93,12 +130,18 @@ export function viewsSection(ctx) {
     deps: ['views', 'views-structure', 'views-draw', 'hand', 'resize'],
     update(areas) {
       if (areas.has('views-structure')) buildBigControls();
-      fill(status, ctx.viewsError ? errorBox(ctx.text, ctx.viewsError) : null);
+      const notice = ctx.viewsError ? errorBox(ctx.text, ctx.viewsError) : ctx.viewsDrawing ? drawingStatus(ctx.viewsDrawing) : null;
+      fill(status, notice);
       const result = ctx.views;
-      node.classList.toggle('stale', Boolean(ctx.viewsError));
+      node.classList.toggle('stale', Boolean(notice));
       if (!result) return;
-      buildPickers(result);
-      const visibleHeads = range(result.heads).filter((head) => !hidden.has(head));
+      // While numbers are still being drawn, the last figures stay as they are.
+      if (result === drawnResult && !areas.has('views-draw') && !areas.has('resize')) return;
+      if (result.heads !== drawnResult?.heads || result.L !== drawnResult?.L) firstHead = 0;
+      drawnResult = result;
+      const shownHeads = range(Math.min(drawnHeadCount(result.L), result.heads - firstHead)).map((n) => firstHead + n);
+      buildPickers(result, shownHeads);
+      const visibleHeads = shownHeads.filter((head) => !hidden.has(head));
       show(linesBox, figure({
         id: 'lines-figure',
         caption: t.lines,
@@ -107,10 +150,10 @@ export function viewsSection(ctx) {
       const grid = figure({
         id: 'grid-figure',
         caption: t.grid,
-        svg: headGrid(vdoc, { tokens: result.tokens, attention: result.attention, enabled: result.enabled, title: t.gridTitle, columns: Math.min(wideScreen() ? 4 : 2, result.heads) }),
+        svg: headGrid(vdoc, { tokens: result.tokens, attention: result.attention, enabled: result.enabled, first: firstHead, count: shownHeads.length, title: t.gridTitle, columns: Math.min(wideScreen() ? 4 : 2, shownHeads.length) }),
       });
       grid.append(
-        headKey(vdoc, { heads: result.heads, title: t.showHeads }),
+        headKey(vdoc, { heads: shownHeads.length, first: firstHead, title: t.showHeads }),
         legend(vdoc, { scale: 'weights', id: 'views-weights', title: ctx.text.hand.weightLegend }),
       );
       show(gridBox, grid);
