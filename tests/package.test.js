@@ -1,0 +1,78 @@
+// What `npm pack` ships: exactly the files a consumer needs (the API, the widget's modules for bundlers,
+// the wasm core, the script-tag bundles), under a size bound, and a module graph that is closed: every
+// import of a shipped module resolves to a shipped file or a declared dependency.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+const SHIPPED = [
+  'README.md',
+  'package.json',
+  'web/dist/mha-core.mjs',
+  'web/dist/mha-core.wasm',
+  'web/dist/train-worker.js',
+  'web/dist/widget.classic.js',
+  'web/dist/widget.js',
+  'web/draw/color.js',
+  'web/draw/compose.js',
+  'web/draw/grid.js',
+  'web/draw/heatmap.js',
+  'web/draw/index.js',
+  'web/draw/legend.js',
+  'web/draw/lines.js',
+  'web/draw/matrix.js',
+  'web/draw/pipeline.js',
+  'web/draw/svg.js',
+  'web/draw/table.js',
+  'web/page/train-worker.js',
+  'web/page/train.js',
+  'web/src/attention.d.ts',
+  'web/src/attention.js',
+  'web/widget/adopt-stylesheet.js',
+  'web/widget/controls.js',
+  'web/widget/define.js',
+  'web/widget/element.js',
+  'web/widget/keys.js',
+  'web/widget/parse.js',
+  'web/widget/render.js',
+  'web/widget/strings.js',
+  'web/widget/styles.js',
+  'web/widget/widget.d.ts',
+];
+const MAX_TARBALL_BYTES = 250_000;
+const MAX_UNPACKED_BYTES = 650_000;
+
+const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+const files = pack.files.map((file) => file.path).sort();
+
+test('npm pack ships these files and nothing else (no C sources, test binaries, page bundle or fonts)', () => {
+  assert.deepEqual(files, [...SHIPPED].sort());
+});
+
+test(`the tarball stays under ${MAX_TARBALL_BYTES / 1000} kB (${MAX_UNPACKED_BYTES / 1000} kB unpacked)`, () => {
+  assert.ok(pack.size <= MAX_TARBALL_BYTES, `tarball ${pack.size} bytes`);
+  assert.ok(pack.unpackedSize <= MAX_UNPACKED_BYTES, `unpacked ${pack.unpackedSize} bytes`);
+});
+
+test('every import of a shipped module resolves to a shipped file or a declared dependency', () => {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const dependencies = Object.keys(manifest.dependencies ?? {});
+  const targets = Object.values(manifest.exports).flatMap((entry) => Object.values(entry)).map((path) => normalize(path));
+  for (const target of targets) assert.ok(files.includes(target), `the export ${target} is shipped`);
+  for (const file of files.filter((path) => /\.(m?js)$/.test(path) && !path.startsWith('web/dist/widget') && path !== 'web/dist/train-worker.js')) {
+    const source = readFileSync(join(root, file), 'utf8');
+    for (const [, specifier] of source.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]/gm)) {
+      if (specifier.startsWith('.')) {
+        assert.ok(files.includes(normalize(join(dirname(file), specifier))), `${file} imports ${specifier}, which is not shipped`);
+      } else {
+        assert.ok(dependencies.includes(specifier.split('/')[0]), `${file} imports ${specifier}, not a dependency`);
+      }
+    }
+    assert.doesNotMatch(source, /\bimport\s*\(\s*['"]node:|from\s*['"]node:/, `${file} must not import Node built-ins (it runs in browsers)`);
+  }
+});
