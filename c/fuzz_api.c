@@ -91,7 +91,11 @@ static void check_result(mha_layer *layer, int len, int d, int heads, unsigned f
     for (int id = MHA_T_Q; id <= MHA_T_OUTPUT; id++) {
         const int per_head = id == MHA_T_SCORES || id == MHA_T_ATTENTION || id == MHA_T_HEAD;
         for (int head = 0; head < (per_head ? heads : 1); head++) {
-            if (mha_tensor(layer, (mha_tensor_id)id, head, &t) != MHA_OK) fail("a tensor after a good forward");
+            const mha_status status = mha_tensor(layer, (mha_tensor_id)id, head, &t);
+            check_failure(status);
+            /* The masked half of the scores is first computed when asked for, and may overflow then. */
+            if (status == MHA_ERR_NOT_FINITE && id == MHA_T_SCORES && (flags & MHA_CAUSAL)) continue;
+            if (status != MHA_OK) fail("a tensor after a good forward");
             const size_t n = id == MHA_T_SCORES || id == MHA_T_ATTENTION ? (size_t)len * len
                            : id == MHA_T_HEAD ? (size_t)len * (d / heads) : (size_t)len * d;
             for (size_t i = 0; i < n; i++)

@@ -264,6 +264,15 @@ mha_status mha_tensor(mha_layer *layer, mha_tensor_id id, int head, const float 
         const mha_head_view view = head_view(layer, head);
         if ((layer->flags & MHA_PLAIN) || (double)L * L * layer->dk < TINY_HEAD) mha_scores_plain(&view, layer->scores);
         else mha_scores_fast(&view, layer->scores, layer->scratch);
+        /* The forward checked the scores it used; under the mask the rest were never computed. */
+        const ptrdiff_t at = mha_first_non_finite(layer->scores, (size_t)L * L);
+        if (at >= 0) {
+            const int row = (int)(at / L), column = (int)(at % L);
+            return mha_fail_at(MHA_ERR_NOT_FINITE, (mha_error_place){"scores", head, row, column},
+                               "scores of head %d overflow float32 (beyond ±3.4e38) at row %d, column %d, under the "
+                               "causal mask, where the forward did not need them; use smaller numbers in q and k",
+                               head, row, column);
+        }
         *out = layer->scores;
         break;
     }

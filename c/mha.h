@@ -52,7 +52,9 @@
    float32 storage and arithmetic; softmax subtracts the row maximum. Finite
    inputs give finite results or fail with NOT_FINITE: the projections, each
    head's scores, its output and the output are checked for float32 overflow
-   (beyond ±3.4e38). Masked
+   (beyond ±3.4e38); a head's scores asked for after a causal forward
+   (MHA_T_SCORES) are checked again, since the masked half was not computed
+   before. Masked
    weights are exactly 0; each row of weights sums to 1 within 1e-5. Sizes:
    anything whose buffers fit MHA_MAX_LAYER_BYTES (GPT-2's layer, d 768, h 12,
    L 1024, needs about 95 MB; d 1024, h 64, L 2048 about 1.2 GB).

@@ -188,6 +188,23 @@ static void test_overflow(void) {
     in.len = 0;
     CHECK(mha_forward(layer, &in) == MHA_ERR_BAD_SIZE && mha_last_error_place()->name == NULL,
           "another failure clears the place");
+
+    /* Causal: q_0 · k_1 overflows, but row 0 never looks at key 1, so the forward is fine; the
+       scores asked for afterwards, which include the masked half, say so. */
+    static float k[L * D];
+    memset(q, 0, sizeof q);
+    q[0] = 1e20f, q[D + 1] = 1.0f;  /* q_0 = 1e20·e_0, q_1 = e_1 */
+    k[0] = 1.0f, k[D] = 1e20f;      /* k_0 = e_0,      k_1 = 1e20·e_0 */
+    in = (mha_input){.len = 2, .q = q, .k = k, .v = q, .flags = MHA_CAUSAL};
+    CHECK(mha_forward(layer, &in) == MHA_OK, "causal forward: %s", mha_last_error());
+    const float *scores = NULL;
+    CHECK(mha_tensor(layer, MHA_T_SCORES, 0, &scores) == MHA_ERR_NOT_FINITE && scores == NULL, "masked scores overflow");
+    place = mha_last_error_place();
+    CHECK(place->name && strcmp(place->name, "scores") == 0 && place->head == 0 && place->row == 0 && place->column == 1,
+          "masked scores place: %s head %d row %d column %d", place->name, place->head, place->row, place->column);
+    CHECK(mha_tensor(layer, MHA_T_SCORES, 1, &scores) == MHA_OK, "head 1's scores are fine: %s", mha_last_error());
+    in.flags = 0;
+    CHECK(mha_forward(layer, &in) == MHA_ERR_NOT_FINITE, "without the mask the forward overflows");
     mha_layer_destroy(layer);
 }
 

@@ -55,6 +55,17 @@ test('finite input that overflows float32 fails with NOT_FINITE naming the stage
   layer.dispose();
 });
 
+test('scores under the causal mask, first computed when asked for, overflow with a coded error too', () => {
+  const layer = mha.createLayer({ dModel: 4, heads: 2, maxLen: 2 });
+  // q_0 · k_1 overflows, but row 0 never looks at key 1: the forward is fine, its scores are not.
+  layer.forward({ q: [1e20, 0, 0, 0, 0, 1, 0, 0], k: [1, 0, 0, 0, 1e20, 0, 0, 0], v: [1, 2, 3, 4, 5, 6, 7, 8] });
+  assert.ok(layer.output().every(Number.isFinite));
+  rejects(() => layer.scores(0), 'NOT_FINITE', /scores of head 0 overflow .* at row 0, column 1, under the causal mask/,
+    { name: 'scores', head: 0, row: 0, column: 1 });
+  assert.ok(layer.scores(1).every(Number.isFinite), "head 1's scores are fine");
+  layer.dispose();
+});
+
 test('the fast kernels catch overflow too, causal and not', () => {
   const d = 64, L = 40;
   const layer = mha.createLayer({ dModel: d, heads: 4, maxLen: L });
