@@ -3,7 +3,7 @@
 #   web/dist/mha-core.mjs + mha-core.wasm   the C core as an ES module (Emscripten)
 #   c/build/test_native                     the C unit tests, native, under ASan + UBSan
 #   c/build/fuzz_api                        the C API's fuzz harness (seeded driver), under ASan + UBSan
-#   web/dist/page.js, widget.js, katex/     the page and widget bundles (esbuild)
+#   web/dist/page.js, widget.js, …          the page and widget bundles (esbuild; see web/bundle.js)
 # Usage: bash build.sh [--if-needed | --wasm-to DIR]
 #   --if-needed: skip when no input changed since the last build
 set -euo pipefail

@@ -1,0 +1,149 @@
+// The widget where course pages are written without a bundler, each from the README's recipe with the
+// real tool: a plain HTML page, a MkDocs site (Debian's mkdocs, whose extra_javascript writes a classic
+// <script defer>) and a Jupyter notebook (Debian's jupyter-notebook, an HTML cell run in the page). Each
+// must show the lesson's numbers, work from the keyboard and train.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launchChromium } from './browser.js';
+import { root, recipe, writeFiles, serveDirectory, openClient, checkLesson, checkKeyboard, checkTraining, WIDGET_FILES } from './clients.js';
+
+const hasMkdocs = spawnSync('mkdocs', ['--version']).status === 0;
+const hasJupyter = spawnSync('jupyter-notebook', ['--version']).status === 0;
+const MISSING = (tool, pkg) => `${tool} is not installed (apt-get install ${pkg}; .ci/run installs it)`;
+
+let work;
+let browser;
+const sites = {}; // name → { url, close }
+
+function copyWidget(dir) {
+  for (const file of WIDGET_FILES) cpSync(join(root, 'web/dist', file), join(dir, file));
+}
+
+/** A port nothing listens on, for a server that cannot be asked for port 0. */
+function freePort() {
+  return new Promise((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Jupyter Notebook on dir, with its configuration and runtime files kept under dir. */
+async function startJupyter(dir) {
+  const port = await freePort();
+  const env = { ...process.env, JUPYTER_CONFIG_DIR: join(dir, '.jupyter'), JUPYTER_DATA_DIR: join(dir, '.jupyter/data'), JUPYTER_RUNTIME_DIR: join(dir, '.jupyter/runtime'), IPYTHONDIR: join(dir, '.ipython') };
+  const server = spawn('jupyter-notebook', ['--no-browser', '--allow-root', '--ip=127.0.0.1', `--port=${port}`, '--port-retries=0',
+    '--NotebookApp.token=', '--NotebookApp.password=', `--notebook-dir=${dir}`], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  await new Promise((resolve, reject) => {
+    let output = '';
+    const look = (chunk) => {
+      output += chunk;
+      if (/is running at/.test(output)) resolve();
+    };
+    server.stdout.on('data', look);
+    server.stderr.on('data', look);
+    server.once('exit', (code) => reject(new Error(`jupyter-notebook exited (${code}): ${output}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: () => new Promise((resolve) => {
+      server.once('exit', resolve);
+      server.kill('SIGTERM'); // the notebook server shuts its kernels down on SIGTERM
+    }),
+  };
+}
+
+before(async () => {
+  work = mkdtempSync(join(tmpdir(), 'mha-sites-'));
+
+  const plain = join(work, 'plain');
+  writeFiles(plain, recipe('Plain HTML'));
+  copyWidget(join(plain, 'js'));
+  sites.plain = await serveDirectory(plain);
+
+  if (hasMkdocs) {
+    const docs = join(work, 'mkdocs');
+    writeFiles(docs, recipe('MkDocs'));
+    copyWidget(join(docs, 'docs/js'));
+    const built = spawnSync('mkdocs', ['build', '--quiet'], { cwd: docs, encoding: 'utf8' });
+    assert.equal(built.status, 0, built.stderr);
+    sites.mkdocs = await serveDirectory(join(docs, 'site'));
+  }
+
+  if (hasJupyter) {
+    const notebook = join(work, 'notebook');
+    const cell = recipe('Jupyter')['lesson.ipynb'];
+    writeFiles(notebook, {
+      'lesson.ipynb': JSON.stringify({
+        cells: [{ cell_type: 'code', execution_count: null, metadata: {}, outputs: [], source: cell.split(/(?<=\n)/) }],
+        metadata: { kernelspec: { display_name: 'Python 3', language: 'python', name: 'python3' } },
+        nbformat: 4,
+        nbformat_minor: 5,
+      }),
+    });
+    copyWidget(join(notebook, 'js'));
+    sites.jupyter = await startJupyter(notebook);
+  }
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  await Promise.all(Object.values(sites).map((site) => site.close()));
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+test('plain HTML (the module widget.js): the lesson, the keyboard, training in a worker', async () => {
+  const { page, context, log } = await openClient(browser, `${sites.plain.url}lesson.html`);
+  try {
+    await checkLesson(page);
+    await checkKeyboard(page);
+    assert.equal((await checkTraining(page)).length, 1, 'training runs in a worker');
+    assert.deepEqual(log.errors, []);
+    assert.deepEqual(log.offsite, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('MkDocs (extra_javascript, a classic <script defer>): the lesson, the keyboard, training in a worker', { skip: !hasMkdocs && MISSING('mkdocs', 'mkdocs') }, async () => {
+  const { page, context, log } = await openClient(browser, sites.mkdocs.url);
+  try {
+    assert.match(await page.content(), /<script src="js\/widget\.classic\.js" defer(="")?><\/script>/, 'MkDocs wrote a classic deferred script');
+    await checkLesson(page);
+    await checkKeyboard(page);
+    const workers = await checkTraining(page); // the theme's search runs in a worker too
+    assert.equal(workers.filter((address) => address.endsWith('/js/train-worker.js')).length, 1, `training runs in a worker: ${workers}`);
+    // The mkdocs theme fetches highlight.js from a CDN, which this test blocks; nothing else may fail.
+    assert.deepEqual(log.offsite.filter((address) => !address.startsWith('https://cdnjs.cloudflare.com/ajax/libs/highlight.js/')), []);
+    assert.deepEqual(log.errors.filter((text) => !/hljs is not defined|net::ERR_FAILED/.test(text)), []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('Jupyter Notebook (an HTML cell): run the cell, then the lesson, the keyboard, training in a worker', { skip: !hasJupyter && MISSING('jupyter-notebook', 'jupyter-notebook python3-ipykernel') }, async () => {
+  const { page, context, log } = await openClient(browser, `${sites.jupyter.url}notebooks/lesson.ipynb`);
+  try {
+    await page.waitForFunction(() => window.Jupyter?.notebook?.kernel?.is_connected(), null, { timeout: 30000 });
+    await page.click('.cell .input_area');
+    await page.keyboard.press('Shift+Enter');
+    await checkLesson(page);
+    // In a notebook Tab belongs to the code cells: a learner clicks a slider, then uses the arrow keys.
+    await checkKeyboard(page, { reach: 'focus' });
+    assert.equal((await checkTraining(page)).length, 1, 'training runs in a worker');
+    // The notebook's own page asks for an ipywidgets extension Debian does not ship; nothing of ours fails.
+    assert.deepEqual(log.errors.filter((text) => !/404|MIME type \('text\/html'\)/.test(text)), []);
+    assert.deepEqual(log.requests.filter((address) => /\/files\/js\//.test(address) && /\.(js|wasm)$/.test(address)).sort(),
+      ['mha-core.wasm', 'train-worker.js', 'widget.js'].map((file) => `${sites.jupyter.url}files/js/${file}`));
+    assert.deepEqual(log.offsite, []);
+  } finally {
+    await context.close();
+  }
+});
