@@ -31,6 +31,7 @@ const SHIPPED = [
   'web/draw/table.js',
   'web/page/train-worker.js',
   'web/page/train.js',
+  'web/shared/errors.js',
   'web/src/attention.d.ts',
   'web/src/attention.js',
   'web/widget/adopt-stylesheet.js',

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultState, toQuery, fromQuery, MAX_TOKEN_CHARS } from '../web/page/state.js';
 import { checkHand, checkViews, checkBill, checkSeed, LessonError } from '../web/page/checks.js';
-import { errorSentence } from '../web/page/common.js';
+import { errorSentence } from '../web/shared/errors.js';
 import { TEXT } from '../web/page/text.js';
 
 const roundTrip = (state) => fromQuery(new URLSearchParams(toQuery(state).toString()));

@@ -325,8 +325,9 @@ test('bad attributes show a short inline error naming the problem, warn, and rec
     nan: { ...LESSON, v: '[[1,0,1,0],[0,NaN,0,1],[2,0,0,2]]', heads: 2 },
     count: { ...LESSON, tokens: '["猫","吃"]', heads: 2 },
     view: { ...LESSON, view: 'table', heads: 2 },
+    overflow: { ...LESSON, q: '[[1e20,1e20,0,0],[0,2,0,2],[0,0,1,1]]', k: '[[1e20,1e20,1,0],[0,1,0,1],[1,1,0,0]]', heads: 2 },
   };
-  const expected = { json: 'BAD_JSON', ragged: 'RAGGED_ROWS', divisor: 'HEADS_NOT_DIVISOR', nan: 'NOT_FINITE', count: 'TOKEN_COUNT', view: 'BAD_VIEW' };
+  const expected = { json: 'BAD_JSON', ragged: 'RAGGED_ROWS', divisor: 'HEADS_NOT_DIVISOR', nan: 'NOT_FINITE', count: 'TOKEN_COUNT', view: 'BAD_VIEW', overflow: 'NOT_FINITE' };
   const html = fixture(Object.entries(bad).map(([id, a]) => `<p>before</p><multi-head-attention id="${id}" ${attrs(a)}></multi-head-attention>`).join('\n'));
   const { page, context, log } = await open('bad.html', { html });
   try {
@@ -346,6 +347,9 @@ test('bad attributes show a short inline error naming the problem, warn, and rec
     assert.match(shown.find((s) => s.id === 'divisor').text, /heads 3 不能整除 d_model 4/);
     assert.match(shown.find((s) => s.id === 'nan').text, /v 第 2 行第 2 列是 NaN/);
     assert.match(shown.find((s) => s.id === 'ragged').text, /k 的行长短不一/);
+    // Finite attributes whose q·k overflows float32: the core's error, in the widget's language.
+    assert.match(shown.find((s) => s.id === 'overflow').text, /计算打分时溢出了\(头 1,第 1 行/);
+    assert.doesNotMatch(shown.find((s) => s.id === 'overflow').text, /overflow|float32 \(beyond/);
     for (const code of Object.values(expected)) assert.ok(log.warnings.some((w) => w.includes(code)), `console.warn for ${code}`);
     assert.deepEqual(log.errors, [], 'nothing escaped to the page');
 

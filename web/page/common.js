@@ -2,6 +2,7 @@
 import { h } from './dom.js';
 import { tableFor } from '../draw/index.js';
 import { vh, vdoc } from './vdom.js';
+import { errorSentence, errorCode } from '../shared/errors.js';
 
 export function section(id, title, children) {
   return h('section', { id, class: 'lesson-section', 'aria-labelledby': `${id}-title` }, [h('h2', { id: `${id}-title` }, [title]), ...children]);
@@ -25,17 +26,9 @@ export function figure({ svg, caption, table, id, className = '' }) {
  * names a matrix entry the way the section labels it.
  */
 export function errorBox(text, error, context = {}) {
-  return h('p', { class: 'error', role: 'alert', 'data-code': errorCode(error) }, [h('code', {}, [errorCode(error)]), ` ${errorSentence(text, error, context)}`]);
-}
-
-const errorCode = (error) => (typeof error?.code === 'string' ? error.code : 'UNEXPECTED');
-
-export function errorSentence(text, error, context = {}) {
   const code = errorCode(error);
-  // Not one of the page's or the core's errors: a bug, whose details belong in the console.
-  if (code === 'UNEXPECTED') console.warn(error);
-  const detailed = error?.details && text.errorDetails[code];
-  return detailed ? detailed(error.details, context) : text.errors[code] ?? text.errors.UNEXPECTED;
+  if (code === 'UNEXPECTED') console.warn(error); // not one of the page's or the core's errors: a bug
+  return h('p', { class: 'error', role: 'alert', 'data-code': code }, [h('code', {}, [code]), ` ${errorSentence(text, error, context)}`]);
 }
 
 /** Columns [start, start + width) of a flat L×cols matrix, as a flat L×width array. */

@@ -31,7 +31,7 @@ export function createTrainingHost(post, { load = loadAttention, setTimer = setT
   let options = null;
   let queue = Promise.resolve();
 
-  const fail = (error) => post({ type: 'error', code: error?.code ?? 'UNEXPECTED', message: error?.message ?? String(error) });
+  const fail = (error) => post({ type: 'error', code: error?.code ?? 'UNEXPECTED', message: error?.message ?? String(error), details: error?.details });
 
   function progress(done = false) {
     const evaluation = trainer.evaluate();

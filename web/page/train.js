@@ -13,6 +13,7 @@
 // its small stylesheet is a constructed one and its few computed styles are CSSOM writes, never inline
 // <style> elements or style attributes.
 import { heatmap, headColor, tableFor } from '../draw/index.js';
+import { ERROR_TEXT, errorSentence } from '../shared/errors.js';
 import { adoptStylesheet } from '../widget/adopt-stylesheet.js';
 import { loadAttention } from '../src/attention.js';
 import { createTrainingHost } from './train-worker.js';
@@ -387,7 +388,7 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
     root.dataset.state = state.error ? 'error' : !p ? 'loading' : state.running ? 'running' : p.done ? 'done' : p.steps ? 'paused' : 'ready';
     root.dataset.steps = p ? String(p.steps) : '0';
     errorLine.hidden = !state.error;
-    errorLine.textContent = state.error ? `${t.error}${state.error.code} — ${state.error.message}` : '';
+    errorLine.textContent = state.error ? `${t.error}${state.error.code} — ${errorSentence(ERROR_TEXT[lang] ?? ERROR_TEXT.zh, state.error)}` : '';
     if (!p) status.textContent = state.error ? '' : t.loading; // not "starting…" forever when it cannot start
     startButton.disabled = !p;
     resetButton.disabled = !p;

@@ -6,6 +6,7 @@
 // Nothing here throws to the host page: bad attributes and core errors render as a short inline
 // message with their code, plus one console.warn, and the element recovers when the input is fixed.
 import { loadAttention } from '../src/attention.js';
+import { ERROR_TEXT, errorSentence } from '../shared/errors.js';
 import { mountTraining } from '../page/train.js';
 import { parseState, matrixToAttribute, LESSON_EXAMPLE } from './parse.js';
 import { renderViews, renderSummary, renderError, h } from './render.js';
@@ -304,7 +305,7 @@ export class MultiHeadAttentionElement extends Base {
       return true;
     } catch (error) {
       const t = STRINGS[state.lang];
-      if (error?.name === 'MHAError') this.#fail(error.code, `${t.coreError}: ${error.message}`);
+      if (error?.name === 'MHAError') this.#fail(error.code, `${t.coreError}: ${errorSentence(ERROR_TEXT[state.lang], error)}`);
       else this.#fail('INTERNAL', String(error?.message ?? error), error);
       return false;
     }
