@@ -40,7 +40,8 @@ const char *mha_status_name(mha_status status) {
     static const char *const names[MHA_STATUS_COUNT] = {
         "OK",          "NULL_ARGUMENT", "BAD_SIZE",     "HEADS_NOT_DIVISOR",
         "TOO_LARGE",   "OUT_OF_MEMORY", "SEQ_TOO_LONG", "NOT_FINITE",
-        "BAD_INPUT",   "HEAD_INDEX",    "NO_FORWARD",
+        "BAD_INPUT",   "HEAD_INDEX",    "NO_FORWARD",   "BAD_MODEL",
+        "TOKEN_RANGE",
     };
     return (unsigned)status < MHA_STATUS_COUNT ? names[status] : "UNKNOWN";
 }

@@ -226,10 +226,11 @@ enum { TRI_NONE, TRI_N, TRI_K };
    whole product, and
      TRI_N: only its columns <= row0 + i are wanted (whole tiles beyond are skipped),
      TRI_K: a's row has zeros past column row0 + i (the depth is cut there).
+   accumulate: c += the product instead of c ← it.
    Blocks: KC deep × MC rows of a stay in cache while every B panel (KC×NR, in L1)
    passes over them. */
 static void gemm(float *c, int ldc, const float *a, int lda, const float *bp, size_t ldb, size_t panel, int m, int k,
-                 int n, int tri, int row0) {
+                 int n, int tri, int row0, int accumulate) {
     const int panels = (n + NR - 1) / NR;
     for (int pc = 0; pc < k; pc += KC) {
         const int kc = imin(KC, k - pc);
@@ -247,7 +248,7 @@ static void gemm(float *c, int ldc, const float *a, int lda, const float *bp, si
                     const int kk = tri == TRI_K ? imin(kc, tile_last + 1 - pc) : kc;
                     if (kk <= 0) continue; /* only when pc > 0: nothing to add */
                     kernel(kk, a + (size_t)(ic + ir) * lda + pc, lda, bpp, ldb, c + (size_t)(ic + ir) * ldc + j0,
-                           ldc, pc == 0, rows, imin(NR, n - j0));
+                           ldc, pc == 0 && !accumulate, rows, imin(NR, n - j0));
                 }
             }
         }
@@ -263,11 +264,30 @@ double mha_fast_scratch_floats(int d, int heads, int max_len) {
 
 void mha_project_fast(float *out, const float *x, const float *w, int L, int d, float *scratch) {
     if (d % NR == 0 && L < PACK_ROWS) { /* few rows: packing W would cost more than it saves */
-        gemm(out, d, x, d, w, (size_t)d, NR, L, d, d, TRI_NONE, 0);
+        gemm(out, d, x, d, w, (size_t)d, NR, L, d, d, TRI_NONE, 0, 0);
         return;
     }
     pack_b(scratch, w, (size_t)d, 1, d, d);
-    gemm(out, d, x, d, scratch, NR, (size_t)d * NR, L, d, d, TRI_NONE, 0);
+    gemm(out, d, x, d, scratch, NR, (size_t)d * NR, L, d, d, TRI_NONE, 0, 0);
+}
+
+/* Columns of B packed at a time by mha_matmul_fast: bounds its scratch for any n. */
+#define NB (16 * NR)
+
+double mha_matmul_scratch_floats(int k) { return (double)k * NB; }
+
+void mha_matmul_fast(float *out, int ldo, const float *a, int lda, const float *b, int ldb, int b_transposed, int rows,
+                     int k, int n, int accumulate, float *scratch) {
+    if (!b_transposed && n % NR == 0 && rows < PACK_ROWS) { /* few rows: B's whole panels read in place */
+        gemm(out, ldo, a, lda, b, (size_t)ldb, NR, rows, k, n, TRI_NONE, 0, accumulate);
+        return;
+    }
+    for (int j0 = 0; j0 < n; j0 += NB) {
+        const int w = imin(NB, n - j0);
+        if (b_transposed) pack_b(scratch, b + (size_t)j0 * ldb, 1, (size_t)ldb, k, w); /* B = bᵀ: b's rows are B's columns */
+        else pack_b(scratch, b + j0, (size_t)ldb, 1, k, w);
+        gemm(out + j0, ldo, a, lda, scratch, NR, (size_t)k * NR, rows, k, w, TRI_NONE, 0, accumulate);
+    }
 }
 
 /* A block of MC query rows at a time: scores into the head's attention rows,
@@ -285,13 +305,13 @@ int mha_attend_fast(const mha_head_view *head, float *a, float *out, float *scra
     for (int r0 = 0; r0 < L; r0 += MC) {
         const int rows = imin(MC, L - r0), seen = causal ? r0 + rows : L;
         float *block = a + (size_t)r0 * L;
-        gemm(block, L, head->q + (size_t)r0 * d, d, kt, NR, (size_t)dk * NR, rows, dk, seen, tri_n, r0);
+        gemm(block, L, head->q + (size_t)r0 * d, d, kt, NR, (size_t)dk * NR, rows, dk, seen, tri_n, r0, 0);
         for (int r = 0; r < rows; r++) {
             const int visible = causal ? r0 + r + 1 : L;
             if (mha_first_non_finite(block + (size_t)r * L, (size_t)visible) >= 0) return r0 + r;
             softmax_row(block + (size_t)r * L, visible, L, scale);
         }
-        gemm(out + (size_t)r0 * dk, dk, block, L, vb, v_ldb, v_panel, rows, seen, dk, tri_k, r0);
+        gemm(out + (size_t)r0 * dk, dk, block, L, vb, v_ldb, v_panel, rows, seen, dk, tri_k, r0, 0);
     }
     return -1;
 }
@@ -300,7 +320,7 @@ void mha_scores_fast(const mha_head_view *head, float *scores, float *scratch) {
     const int L = head->len, d = head->stride, dk = head->dk;
     const float scale = head->scale;
     pack_b(scratch, head->k, 1, (size_t)d, dk, L); /* K_iᵀ, dk×L */
-    gemm(scores, L, head->q, d, scratch, NR, (size_t)dk * NR, L, dk, L, TRI_NONE, 0);
+    gemm(scores, L, head->q, d, scratch, NR, (size_t)dk * NR, L, dk, L, TRI_NONE, 0, 0);
     if (scale != 1.0f) {
         const size_t n = (size_t)L * L;
         const vf vscale = vsplat(scale);

@@ -88,6 +88,8 @@ typedef enum mha_status {
     MHA_ERR_BAD_INPUT,         /* both or neither of x and q given, or a missing weight */
     MHA_ERR_HEAD_INDEX,        /* head outside 0 .. heads-1 */
     MHA_ERR_NO_FORWARD,        /* a result was asked for before any forward */
+    MHA_ERR_BAD_MODEL,         /* a model file (gpt.h) that is broken, misshaped or not finite */
+    MHA_ERR_TOKEN_RANGE,       /* a token id < 0 or >= the model's vocabulary */
     MHA_STATUS_COUNT
 } mha_status;
 

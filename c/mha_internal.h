@@ -3,7 +3,10 @@
      mha.c      the layer: create, checks, forward, tensors
      plain.c    the readable loops (reference, toy sizes, the trainer)
      kernels.c  the fast SIMD kernels
-     train.c    the trainer (train.h) */
+     train.c    the trainer (train.h)
+     safetensors.c  the .safetensors header reader (safetensors.h)
+     gpt.c      the GPT-2 model: load, forward (gpt.h)
+     gpt_train.c    its backward pass and AdamW (gpt.h) */
 #ifndef MHA_INTERNAL_H
 #define MHA_INTERNAL_H
 
@@ -56,6 +59,15 @@ void mha_scores_fast(const mha_head_view *head, float *scores, float *scratch);
 
 /* out (L×d) = x (L×d) · w (d×d) with the fast kernels. */
 void mha_project_fast(float *out, const float *x, const float *w, int L, int d, float *scratch);
+
+/* out (rows×n, rows ldo apart) = (accumulate ? out : 0) + a (rows×k, rows lda
+   apart) · B, with the fast kernels. B (k×n) is b row-major with rows ldb
+   apart, or, when b_transposed, bᵀ for b n×k with rows ldb apart (a product
+   with a weight's transpose, as a backward pass needs). scratch holds
+   mha_matmul_scratch_floats(k) floats, whatever n is. */
+void mha_matmul_fast(float *out, int ldo, const float *a, int lda, const float *b, int ldb, int b_transposed, int rows,
+                     int k, int n, int accumulate, float *scratch);
+double mha_matmul_scratch_floats(int k);
 
 /* Floats of scratch the fast kernels need for a layer of this shape: a packed
    W (d×d), or a head's K_iᵀ and V_i together. */
