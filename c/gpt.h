@@ -1,0 +1,207 @@
+/* gpt.h — a small GPT-2: load it from a .safetensors file, run it, train it.
+
+   OVERVIEW
+   A decoder-only transformer with GPT-2's architecture, so a page can show
+   real heads of a real (small) language model:
+
+       x_0      = wte[t_r] + wpe[r]                      token + position embedding (d)
+       for each block i = 0 .. layers-1 (pre-LayerNorm):
+         a      = LN_1(x)                                LayerNorm, ε = 1e-5
+         q|k|v  = a · c_attn.W + c_attn.b                d × 3d, q, k, v in that order
+         heads  = causal multi-head attention of q, k, v  (the core's, mha_internal.h)
+         x      = x + heads · attn.c_proj.W + attn.c_proj.b
+         m      = LN_2(x)
+         x      = x + GELU(m · c_fc.W + c_fc.b) · mlp.c_proj.W + mlp.c_proj.b   (4d wide)
+       logits   = LN_f(x) · wteᵀ                          tied to the token embedding
+   GELU is GPT-2's tanh form, 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+   Weights are Hugging Face GPT-2's tensors, named and laid out as in its
+   .safetensors files (x·W + b, W stored d_in × d_out):
+       wte.weight [vocab, d]   wpe.weight [context, d]   ln_f.weight, ln_f.bias [d]
+       h.{i}.ln_1.weight/bias [d]   h.{i}.attn.c_attn.weight [d, 3d], .bias [3d]
+       h.{i}.attn.c_proj.weight [d, d], .bias [d]   h.{i}.ln_2.weight/bias [d]
+       h.{i}.mlp.c_fc.weight [d, 4d], .bias [4d]    h.{i}.mlp.c_proj.weight [4d, d], .bias [d]
+   each optionally prefixed "transformer."; F32 or F16. Other tensors (GPT-2's
+   attn.bias masks, lm_head.weight) are checked like all bytes but not used.
+   Layers, d, context and vocab come from the shapes. The head count comes from
+   the caller, else the metadata's "n_head" (a string, as safetensors metadata
+   are), else GPT-2's own sizes (d 768 → 12, 1024 → 16, 1280 → 20, 1600 → 25).
+
+   Training (native, for building the lesson's model): next-token cross-entropy
+   on a batch of token sequences, the analytic backward pass of every block
+   (embeddings, LayerNorms, attention, biases, GELU MLP, residuals, the tied
+   read-out) and AdamW with global-norm gradient clipping.
+
+   EXAMPLE
+       gpt_model *model;
+       if (gpt_load(bytes, size, 0, &model) != MHA_OK) puts(mha_last_error());
+       const int tokens[3] = {464, 3797, 3332};
+       if (gpt_forward(model, tokens, 3, NULL) != MHA_OK) puts(mha_last_error());
+       const float *a, *logits;
+       gpt_attention(model, 0, 1, &a);                 // block 0, head 1: 3×3 weights
+       gpt_logits(model, &logits);                     // 3 × vocab
+       gpt_model_destroy(model);
+
+       // training from scratch
+       gpt_config config = {.layers = 2, .heads = 4, .d_model = 128, .context = 64, .vocab = 5000};
+       gpt_model_create(&config, 7, &model);
+       gpt_train_desc desc = gpt_train_default_desc(16, 65);   // 16 sequences of 65 tokens
+       gpt_trainer *trainer;
+       gpt_trainer_create(model, &desc, &trainer);
+       double loss;
+       gpt_train_step(trainer, batch_tokens, 16, 65, 3e-4f, &loss);
+       gpt_save(model, NULL, 0, NULL, 0, &size);               // the bytes needed, then write them
+
+   MEMORY
+   Loading or creating a model allocates everything its forward will use,
+   sized for `context` tokens: the parameters (fp32), one block's activations,
+   every block's attention weights (layers·heads·context² floats) and the
+   logits (context·vocab). gpt_forward, gpt_attention and gpt_logits allocate
+   nothing; pointers they hand out belong to the model and hold the last
+   forward. A loader copies each used tensor's bytes once, straight into the
+   model's parameters (gpt_load_begin / gpt_loader_copy / gpt_load_finish, so
+   the file itself need never be in the same memory); F16 is widened in place.
+   A trainer allocates, at create, the gradients, AdamW's moments and the
+   activations of one batch of every block; steps allocate nothing. A trainer
+   borrows its model: destroy the trainer first.
+
+   ERRORS
+   Every call that can fail returns an mha_status (mha.h) and never aborts; the
+   sentence is in mha_last_error(). A file that is not a well-formed GPT-2
+   .safetensors gives MHA_ERR_BAD_MODEL naming the problem: the broken header,
+   a missing or misshaped tensor, an unknown dtype, offsets past the end or
+   overlapping, a weight that is NaN or infinite. A token id outside
+   0 .. vocab-1 gives MHA_ERR_TOKEN_RANGE, more tokens than the context
+   MHA_ERR_SEQ_TOO_LONG. A forward that fails leaves no result (NO_FORWARD).
+
+   NUMBERS
+   float32 parameters and arithmetic; LayerNorm statistics and losses in
+   double where it matters (sums of a row, of a batch). Softmax subtracts the
+   row maximum; masked attention weights are exactly 0. The matrix products run
+   the core's SIMD kernels (kernels.c). Limits: the model with its forward
+   buffers must fit GPT_MAX_MODEL_BYTES (GPT-2 small at its full context of
+   1024 needs about 1.4 GB: 0.5 GB of weights, 0.6 GB of attention weights,
+   0.2 GB of logits). */
+#ifndef GPT_H
+#define GPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mha.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPT_MAX_MODEL_BYTES ((double)(7u << 28)) /* 1.75 GiB, as for one mha layer */
+#define GPT_MAX_LAYERS 256
+#define GPT_MAX_D 8192
+#define GPT_MAX_CONTEXT 8192
+#define GPT_MAX_VOCAB (1 << 20)
+
+typedef struct gpt_config {
+    int layers;  /* blocks, GPT-2's n_layer */
+    int heads;   /* n_head; divides d_model */
+    int d_model; /* n_embd, d */
+    int context; /* n_positions: the longest sequence */
+    int vocab;   /* vocab_size */
+} gpt_config;
+
+typedef struct gpt_model gpt_model;
+typedef struct gpt_loader gpt_loader;
+typedef struct gpt_trainer gpt_trainer;
+
+/* A key and value of a file's __metadata__ (UTF-8 strings). */
+typedef struct gpt_metadata {
+    const char *key, *value;
+} gpt_metadata;
+
+/* ---- loading ---- */
+
+/* The whole file in memory. heads 0: from the metadata or GPT-2's sizes. */
+mha_status gpt_load(const void *bytes, size_t size, int heads, gpt_model **out);
+
+/* The same in three steps, for a file that lives elsewhere (web/src/attention.js
+   keeps it in JavaScript): begin with the file's first bytes (at least the
+   8 + N of its header; gpt_header_bytes says how many), copy the byte range of
+   each of the loader's tensors into the address it gives, then finish. */
+uint64_t   gpt_header_bytes(const unsigned char first8[8]); /* 0 when the length is absurd */
+mha_status gpt_load_begin(const void *head, size_t head_size, uint64_t file_size, int heads, gpt_loader **out);
+int        gpt_loader_copies(const gpt_loader *loader);
+mha_status gpt_loader_copy(gpt_loader *loader, int i, uint64_t *file_offset, size_t *bytes, void **dest);
+mha_status gpt_load_finish(gpt_loader *loader, gpt_model **out); /* frees the loader, even on failure */
+void       gpt_loader_destroy(gpt_loader *loader);               /* to give up half-way; NULL is fine */
+
+/* A model of this shape with GPT-2's initialisation from np.random.RandomState(seed):
+   weights N(0, 0.02²), the two c_proj weights N(0, (0.02/√(2·layers))²), biases 0,
+   LayerNorm scales 1. */
+mha_status gpt_model_create(const gpt_config *config, unsigned seed, gpt_model **out);
+void       gpt_model_destroy(gpt_model *model); /* NULL is fine */
+
+const gpt_config *gpt_model_config(const gpt_model *model);
+int        gpt_model_metadata_count(const gpt_model *model);
+const gpt_metadata *gpt_model_metadata(const gpt_model *model, int i); /* NULL past the end */
+
+/* ---- the forward pass ---- */
+
+/* len tokens (1 .. context); enabled: layers·heads bytes, 0 switches head
+   [layer·heads + head] off (its output becomes zeros before c_proj), NULL = all on. */
+mha_status gpt_forward(gpt_model *model, const int *tokens, int len, const unsigned char *enabled);
+int        gpt_model_len(const gpt_model *model); /* L of the last good forward, 0 before */
+mha_status gpt_attention(gpt_model *model, int layer, int head, const float **out); /* L×L */
+mha_status gpt_logits(gpt_model *model, const float **out);                         /* L×vocab */
+
+/* ---- parameters and saving ---- */
+
+/* Tensor i (0 .. gpt_tensor_count-1, in the order above: wte, wpe, each
+   block's twelve, ln_f's two): its GPT-2 name, values (rows×cols, row-major;
+   a vector is 1×n) and where it starts in the flat parameter array. */
+int        gpt_tensor_count(const gpt_model *model);
+mha_status gpt_tensor(gpt_model *model, int i, const char **name, float **values, int *rows, int *cols, size_t *offset);
+float     *gpt_model_params(gpt_model *model, size_t *count); /* every tensor, back to back */
+
+/* Writes the model as an F32 .safetensors file with "n_head", the model's own
+   metadata and `extra` (which wins over both) in __metadata__. *size gets the
+   file's length; with out NULL (or capacity too small: MHA_ERR_TOO_LARGE)
+   nothing is written, so call once for the size, then with a buffer. */
+mha_status gpt_save(const gpt_model *model, const gpt_metadata *extra, int extra_count, unsigned char *out,
+                    size_t capacity, size_t *size);
+
+/* ---- training ---- */
+
+typedef struct gpt_train_desc {
+    int batch;     /* sequences per step, at most */
+    int seq_len;   /* tokens per sequence, at most, 2 .. context+1: positions
+                      0 .. len-2 read, each predicts the next token */
+    float beta1, beta2, eps; /* AdamW */
+    float weight_decay;      /* decoupled, on the matrices and embeddings only */
+    float clip;              /* global gradient norm limit; 0 = none */
+} gpt_train_desc;
+
+/* batch, seq_len as given; beta1 0.9, beta2 0.95, eps 1e-8, weight decay 0.1, clip 1. */
+gpt_train_desc gpt_train_default_desc(int batch, int seq_len);
+
+mha_status gpt_trainer_create(gpt_model *model, const gpt_train_desc *desc, gpt_trainer **out);
+void       gpt_trainer_destroy(gpt_trainer *trainer); /* NULL is fine */
+
+/* tokens: count sequences of len tokens each (count·len ints, row-major),
+   1 <= count <= batch, 2 <= len <= seq_len. The loss is the mean over the
+   count·(len-1) predictions of -log p(next token). */
+
+/* The loss and nothing else (evaluation). */
+mha_status gpt_train_loss(gpt_trainer *trainer, const int *tokens, int count, int len, double *loss);
+/* The loss and its gradient (gpt_trainer_grads), without updating: for gradient checks. */
+mha_status gpt_train_loss_grad(gpt_trainer *trainer, const int *tokens, int count, int len, double *loss);
+/* One AdamW step with step size lr; *loss gets the loss before the update.
+   A loss or gradient that is not finite gives MHA_ERR_NOT_FINITE and leaves
+   the parameters and moments as they were. */
+mha_status gpt_train_step(gpt_trainer *trainer, const int *tokens, int count, int len, float lr, double *loss);
+
+const float *gpt_trainer_grads(const gpt_trainer *trainer); /* laid out as gpt_model_params */
+long       gpt_trainer_steps(const gpt_trainer *trainer);
+double     gpt_trainer_grad_norm(const gpt_trainer *trainer); /* of the last step, before clipping */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GPT_H */

@@ -1,0 +1,84 @@
+/* gpt_internal.h — shared by gpt.c (model, loading, forward) and gpt_train.c
+   (backward, AdamW); not part of the public API (gpt.h). */
+#ifndef GPT_INTERNAL_H
+#define GPT_INTERNAL_H
+
+#include "gpt.h"
+
+/* A block's tensors, in file order; tensor index = GPT_T_BLOCKS + layer·GPT_B_COUNT + which. */
+enum gpt_block_tensor {
+    GPT_B_LN1_W, GPT_B_LN1_B, GPT_B_ATTN_W, GPT_B_ATTN_B, GPT_B_PROJ_W, GPT_B_PROJ_B,
+    GPT_B_LN2_W, GPT_B_LN2_B, GPT_B_FC_W, GPT_B_FC_B, GPT_B_OUT_W, GPT_B_OUT_B, GPT_B_COUNT
+};
+enum { GPT_T_WTE, GPT_T_WPE, GPT_T_BLOCKS }; /* ln_f's weight and bias come after the blocks */
+
+#define GPT_LN_EPS 1e-5f
+
+typedef struct gpt_tensor_info {
+    char name[48];  /* GPT-2's name, without "transformer." */
+    int rank;       /* 1 (a vector, stored 1×cols) or 2 */
+    int rows, cols;
+    size_t offset;  /* into the flat parameters */
+    int decays;     /* AdamW's weight decay applies: the matrices and embeddings */
+} gpt_tensor_info;
+
+/* The activations of S sequences of T positions (N = S·T rows), for a forward
+   pass and, when `keep`, every block's for the backward pass too (else one
+   block's buffers serve every block). Capacity is fixed at create: S_max·T_max rows. */
+typedef struct gpt_work {
+    int keep, S, T;          /* S, T of the last run */
+    size_t rows;             /* N_max */
+    float *res;              /* (keep ? 2·layers+1 : 1) × N×d: the residual stream entering block l
+                                (slice 2l), after its attention (2l+1), after its MLP (2l+2) */
+    float *ln1, *ln2;        /* (keep ? layers : 1) × N×d: LayerNorm outputs */
+    float *ln1_stat, *ln2_stat; /* (keep ? layers : 1) × N×2: each row's mean and 1/std */
+    float *qkv;              /* (keep ? layers : 1) × N×3d */
+    float *concat;           /* (keep ? layers : 1) × N×d: the heads side by side, before c_proj */
+    float *fc, *act;         /* (keep ? layers : 1) × N×4d: the MLP before and after GELU */
+    float *att;              /* layers × S × heads × T×T, packed for the last run's S and T */
+    float *lnf, *lnf_stat;   /* N×d, N×2 */
+    float *logits;           /* N×vocab */
+    float *head;             /* T_max×d_k: one head's output on its way into concat */
+    float *scratch;          /* the fast kernels' packing and attention scratch */
+    void *block;
+} gpt_work;
+
+struct gpt_model {
+    gpt_config config;
+    int tensor_count;
+    gpt_tensor_info *tensors;
+    float *params;           /* every tensor back to back */
+    size_t param_count;
+    int metadata_count;
+    gpt_metadata *metadata;  /* strings in metadata_strings */
+    char *metadata_strings;
+    gpt_work work;           /* one sequence of up to `context` tokens */
+    int len;                 /* L of the last good forward, 0 before */
+};
+
+static inline int gpt_block_tensor(int layer, int which) { return GPT_T_BLOCKS + layer * GPT_B_COUNT + which; }
+static inline float *gpt_param(const gpt_model *m, int tensor) { return m->params + m->tensors[tensor].offset; }
+
+/* Slice l of a per-block buffer of `size` floats per block. */
+static inline float *gpt_slice(const gpt_work *w, float *base, int l, size_t size) {
+    return base + (w->keep ? (size_t)l : 0) * size;
+}
+
+/* Floats a work area of this shape needs (for size checks before allocating). */
+double     gpt_work_floats(const gpt_config *c, int S, int T, int keep);
+mha_status gpt_work_create(gpt_work *w, const gpt_config *c, int S, int T, int keep);
+void       gpt_work_free(gpt_work *w);
+
+/* The forward pass of S sequences of T tokens (token t of sequence s is
+   tokens[s·stride + t], already checked) up to the logits, into w. enabled as
+   in gpt_forward. MHA_ERR_NOT_FINITE when float32 overflowed. */
+mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int stride, int S, int T, const unsigned char *enabled);
+
+/* TOKEN_RANGE for the first of count·len tokens outside 0 .. vocab-1. */
+mha_status gpt_check_tokens(const gpt_model *m, const int *tokens, int count, int len);
+
+/* GPT-2's GELU, 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), and its derivative. */
+float gpt_gelu(float x);
+float gpt_gelu_grad(float x);
+
+#endif /* GPT_INTERNAL_H */

@@ -1,0 +1,346 @@
+/* gpt_train.c — training the GPT-2 model of gpt.h: next-token cross-entropy,
+   the backward pass of every block and AdamW. The forward pass is gpt.c's
+   (gpt_run, keeping every block's activations); the matrix products of both
+   directions run the core's SIMD kernels (mha_matmul_fast). */
+#include "gpt_internal.h"
+#include "mha_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct gpt_trainer {
+    gpt_model *model;
+    gpt_train_desc desc;
+    gpt_work work;            /* batch × (seq_len-1) positions, every block kept */
+    float *grads, *adam_m, *adam_v; /* param_count each */
+    float *dx;                /* N×d: d loss / d the residual stream, walking back */
+    float *dnorm;             /* N×d: d loss / d a LayerNorm's output, or / d concat */
+    float *dqkv;              /* N×3d */
+    float *dwide;             /* N×4d: d loss / d the MLP's activation, then its pre-activation */
+    float *transposed;        /* 4d×N: an activation transposed, for a weight's gradient */
+    float *dwte_t;            /* d×vocab: the read-out's part of wte's gradient, transposed */
+    float *drow;              /* T: one row of d loss / d attention weights */
+    long steps;
+    double grad_norm;
+    double beta1_t, beta2_t;  /* beta^t for AdamW's bias correction */
+    void *block;
+};
+
+gpt_train_desc gpt_train_default_desc(int batch, int seq_len) {
+    return (gpt_train_desc){.batch = batch, .seq_len = seq_len, .beta1 = 0.9f, .beta2 = 0.95f, .eps = 1e-8f,
+                            .weight_decay = 0.1f, .clip = 1.0f};
+}
+
+static mha_status check_desc(const gpt_model *m, const gpt_train_desc *desc) {
+    if (desc->batch < 1 || desc->batch > 1 << 16)
+        return mha_fail(MHA_ERR_BAD_SIZE, "batch must be a whole number from 1 to 65536, got %d", desc->batch);
+    if (desc->seq_len < 2 || desc->seq_len > m->config.context + 1)
+        return mha_fail(desc->seq_len < 2 ? MHA_ERR_BAD_SIZE : MHA_ERR_SEQ_TOO_LONG,
+                        "seq_len must be from 2 to context + 1 = %d, got %d", m->config.context + 1, desc->seq_len);
+    const struct { const char *name; float value, lo, hi; int open_lo, open_hi; } reals[] = {
+        {"beta1", desc->beta1, 0, 1, 0, 1}, {"beta2", desc->beta2, 0, 1, 0, 1}, {"eps", desc->eps, 0, 1, 1, 0},
+        {"weight_decay", desc->weight_decay, 0, 1, 0, 0}, {"clip", desc->clip, 0, 1e30f, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof reals / sizeof *reals; i++) {
+        const float x = reals[i].value;
+        if (!isfinite(x)) return mha_fail(MHA_ERR_NOT_FINITE, "%s must be a finite number", reals[i].name);
+        if ((reals[i].open_lo ? x <= reals[i].lo : x < reals[i].lo) || (reals[i].open_hi ? x >= reals[i].hi : x > reals[i].hi))
+            return mha_fail(MHA_ERR_BAD_INPUT, "%s must be in %s%g, %g%s, got %g", reals[i].name, reals[i].open_lo ? "(" : "[",
+                            reals[i].lo, reals[i].hi, reals[i].open_hi ? ")" : "]", x);
+    }
+    return MHA_OK;
+}
+
+mha_status gpt_trainer_create(gpt_model *m, const gpt_train_desc *desc, gpt_trainer **out) {
+    if (!m || !desc || !out) return mha_fail(MHA_ERR_NULL_ARGUMENT, "gpt_trainer_create needs a model, a desc and an output pointer");
+    *out = NULL;
+    mha_status status = check_desc(m, desc);
+    if (status) return status;
+    const gpt_config *c = &m->config;
+    const int S = desc->batch, T = desc->seq_len - 1;
+    const double N = (double)S * T, d = c->d_model;
+    const double floats = 3.0 * m->param_count + N * (d + d + 3 * d + 4 * d) + 4 * d * N + d * c->vocab + T + 16 * 8;
+    const double bytes = (floats + gpt_work_floats(c, S, T, 1)) * sizeof(float);
+    if (bytes > GPT_MAX_MODEL_BYTES)
+        return mha_fail(MHA_ERR_TOO_LARGE, "training this model on batch %d × %d tokens would need %.0f MB, more than the %.0f MB "
+                        "allowed", S, desc->seq_len, bytes / 1e6, GPT_MAX_MODEL_BYTES / 1e6);
+    gpt_trainer *tr = calloc(1, sizeof *tr);
+    float *p = tr ? calloc((size_t)floats, sizeof(float)) : NULL; /* zeros: AdamW's moments start at 0 */
+    if (!p) {
+        free(tr);
+        return mha_fail(MHA_ERR_OUT_OF_MEMORY, "not enough memory for a trainer (%.0f MB)", bytes / 1e6);
+    }
+    tr->block = p;
+    if ((status = gpt_work_create(&tr->work, c, S, T, 1))) {
+        gpt_trainer_destroy(tr);
+        return status;
+    }
+    tr->model = m;
+    tr->desc = *desc;
+    tr->beta1_t = tr->beta2_t = 1.0;
+    const size_t n = (size_t)N, dd = (size_t)d, np = m->param_count;
+    float **bufs[] = {&tr->grads, &tr->adam_m, &tr->adam_v, &tr->dx, &tr->dnorm, &tr->dqkv, &tr->dwide, &tr->transposed,
+                      &tr->dwte_t, &tr->drow};
+    const size_t sizes[] = {np, np, np, n * dd, n * dd, n * 3 * dd, n * 4 * dd, 4 * dd * n, dd * (size_t)c->vocab, (size_t)T};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) {
+        *bufs[i] = p;
+        p += (sizes[i] + 7) & ~(size_t)7;
+    }
+    *out = tr;
+    return MHA_OK;
+}
+
+void gpt_trainer_destroy(gpt_trainer *tr) {
+    if (!tr) return;
+    gpt_work_free(&tr->work);
+    free(tr->block);
+    free(tr);
+}
+
+const float *gpt_trainer_grads(const gpt_trainer *tr) { return tr ? tr->grads : NULL; }
+long gpt_trainer_steps(const gpt_trainer *tr) { return tr ? tr->steps : 0; }
+double gpt_trainer_grad_norm(const gpt_trainer *tr) { return tr ? tr->grad_norm : 0; }
+
+/* ---- small pieces of the backward pass ---- */
+
+/* dst (cols×rows) = srcᵀ for src rows×cols. */
+static void transpose(float *restrict dst, const float *restrict src, int rows, int cols) {
+    for (int r0 = 0; r0 < rows; r0 += 32) /* 32×32 tiles keep both sides in cache */
+        for (int c0 = 0; c0 < cols; c0 += 32)
+            for (int r = r0; r < r0 + 32 && r < rows; r++)
+                for (int c = c0; c < c0 + 32 && c < cols; c++) dst[(size_t)c * rows + r] = src[(size_t)r * cols + c];
+}
+
+/* dw (k×n) += inᵀ · dout and db (n) += the column sums of dout, for in N×k, dout N×n. */
+static void weight_grad(gpt_trainer *tr, float *dw, float *db, const float *in, const float *dout, int N, int k, int n) {
+    transpose(tr->transposed, in, N, k);
+    mha_matmul_fast(dw, n, tr->transposed, N, dout, n, 0, k, N, n, 1, tr->work.scratch);
+    for (int r = 0; r < N; r++) {
+        const float *row = dout + (size_t)r * n;
+        for (int j = 0; j < n; j++) db[j] += row[j];
+    }
+}
+
+/* dx (+)= the gradient through y = LN(x)·g + b given dy (N×d); dg and db accumulate. */
+static void layer_norm_backward(float *dx, float *dg, float *db, const float *dy, const float *x, const float *stat,
+                                const float *g, int N, int d, int accumulate) {
+    for (int r = 0; r < N; r++) {
+        const float *dyr = dy + (size_t)r * d, *xr = x + (size_t)r * d;
+        float *dxr = dx + (size_t)r * d;
+        const float mean = stat[2 * r], rstd = stat[2 * r + 1];
+        float sum = 0.0f, sum_xhat = 0.0f; /* Σ dŷ and Σ dŷ·x̂, dŷ = dy·g */
+        for (int j = 0; j < d; j++) {
+            const float xhat = (xr[j] - mean) * rstd, dxhat = dyr[j] * g[j];
+            sum += dxhat;
+            sum_xhat += dxhat * xhat;
+            dg[j] += dyr[j] * xhat;
+            db[j] += dyr[j];
+        }
+        const float mean_dxhat = sum / (float)d, mean_dxhat_xhat = sum_xhat / (float)d;
+        for (int j = 0; j < d; j++) {
+            const float xhat = (xr[j] - mean) * rstd;
+            const float v = rstd * (dyr[j] * g[j] - mean_dxhat - xhat * mean_dxhat_xhat);
+            dxr[j] = accumulate ? dxr[j] + v : v;
+        }
+    }
+}
+
+/* Block l's attention, backward: from d concat (tr->dnorm) to d q|k|v (tr->dqkv), head by head. */
+static void attention_backward(gpt_trainer *tr, int l) {
+    const gpt_work *w = &tr->work;
+    const gpt_config *c = &tr->model->config;
+    const int d = c->d_model, h = c->heads, dk = d / h, S = w->S, T = w->T, d3 = 3 * d;
+    const float scale = (float)(1.0 / sqrt((double)dk));
+    const float *qkv = gpt_slice(w, w->qkv, l, w->rows * 3 * d);
+    memset(tr->dqkv, 0, (size_t)S * T * d3 * sizeof(float));
+    float *ds = tr->drow;
+    for (int s = 0; s < S; s++)
+        for (int i = 0; i < h; i++) {
+            const float *a = w->att + (((size_t)l * S + s) * h + i) * T * T;
+            const size_t base = (size_t)s * T * d3 + (size_t)i * dk;
+            for (int r = 0; r < T; r++) {
+                const float *arow = a + (size_t)r * T, *dh = tr->dnorm + ((size_t)s * T + r) * d + (size_t)i * dk;
+                /* dA[r][c] = dH[r]·V[c]; dS = A ⊙ (dA - Σ A dA), times the scale */
+                float dot_sum = 0.0f;
+                for (int col = 0; col <= r; col++) {
+                    const float *vc = qkv + base + (size_t)col * d3 + 2 * d;
+                    float dot = 0.0f;
+                    for (int j = 0; j < dk; j++) dot += dh[j] * vc[j];
+                    ds[col] = dot;
+                    dot_sum += arow[col] * dot;
+                }
+                const float *qr = qkv + base + (size_t)r * d3;
+                float *dqr = tr->dqkv + base + (size_t)r * d3;
+                for (int col = 0; col <= r; col++) {
+                    const float weight = arow[col], g = weight * (ds[col] - dot_sum) * scale;
+                    const float *kc = qkv + base + (size_t)col * d3 + d;
+                    float *dkc = tr->dqkv + base + (size_t)col * d3 + d, *dvc = dkc + d;
+                    for (int j = 0; j < dk; j++) {
+                        dqr[j] += g * kc[j];
+                        dkc[j] += g * qr[j];
+                        dvc[j] += weight * dh[j];
+                    }
+                }
+            }
+        }
+}
+
+/* ---- loss, backward, AdamW ---- */
+
+/* Mean cross-entropy of the next token at every position of the last run;
+   with `grad`, the logits become d loss / d logits. */
+static double cross_entropy(gpt_trainer *tr, const int *tokens, int len, int grad) {
+    const gpt_work *w = &tr->work;
+    const int V = tr->model->config.vocab, S = w->S, T = w->T;
+    const float inv_n = 1.0f / (float)(S * T);
+    double total = 0.0;
+    for (int s = 0; s < S; s++)
+        for (int t = 0; t < T; t++) {
+            float *z = w->logits + ((size_t)s * T + t) * V;
+            const int want = tokens[(size_t)s * len + t + 1];
+            float max = z[0];
+            for (int v = 1; v < V; v++) max = z[v] > max ? z[v] : max;
+            const float margin = z[want] - max; /* kept before exp can underflow */
+            double sum = 0.0;
+            for (int v = 0; v < V; v++) {
+                const float e = expf(z[v] - max);
+                sum += e;
+                if (grad) z[v] = e;
+            }
+            total += log(sum) - margin;
+            if (!grad) continue;
+            const float norm = (float)(1.0 / sum) * inv_n;
+            for (int v = 0; v < V; v++) z[v] *= norm; /* (p - onehot) / N */
+            z[want] -= inv_n;
+        }
+    return total / ((double)S * T);
+}
+
+static void backward(gpt_trainer *tr, const int *tokens, int len) {
+    const gpt_model *m = tr->model;
+    const gpt_work *w = &tr->work;
+    const gpt_config *c = &m->config;
+    const int d = c->d_model, V = c->vocab, S = w->S, T = w->T, N = S * T;
+    const size_t rows = w->rows;
+    float *scratch = w->scratch, *grads = tr->grads;
+#define GRAD(tensor) (grads + m->tensors[tensor].offset)
+    memset(grads, 0, m->param_count * sizeof *grads);
+
+    /* read-out: logits = lnf · wteᵀ */
+    const float *wte = gpt_param(m, GPT_T_WTE);
+    mha_matmul_fast(tr->dnorm, d, w->logits, V, wte, d, 0, N, V, d, 0, scratch); /* d lnf = d logits · wte */
+    transpose(tr->transposed, w->lnf, N, d);
+    mha_matmul_fast(tr->dwte_t, V, tr->transposed, N, w->logits, V, 0, d, N, V, 0, scratch); /* lnfᵀ · d logits */
+    float *dwte = GRAD(GPT_T_WTE);
+    for (int v = 0; v < V; v++)
+        for (int j = 0; j < d; j++) dwte[(size_t)v * d + j] = tr->dwte_t[(size_t)j * V + v];
+    const int lnf = gpt_block_tensor(c->layers, 0);
+    layer_norm_backward(tr->dx, GRAD(lnf), GRAD(lnf + 1), tr->dnorm, gpt_slice(w, w->res, 2 * c->layers, rows * d),
+                        w->lnf_stat, gpt_param(m, lnf), N, d, 0);
+
+    for (int l = c->layers - 1; l >= 0; l--) {
+        const float *p[GPT_B_COUNT];
+        float *g[GPT_B_COUNT];
+        for (int b = 0; b < GPT_B_COUNT; b++) p[b] = gpt_param(m, gpt_block_tensor(l, b)), g[b] = GRAD(gpt_block_tensor(l, b));
+        const float *in = gpt_slice(w, w->res, 2 * l, rows * d), *mid = gpt_slice(w, w->res, 2 * l + 1, rows * d);
+        const float *ln1 = gpt_slice(w, w->ln1, l, rows * d), *ln2 = gpt_slice(w, w->ln2, l, rows * d);
+        const float *concat = gpt_slice(w, w->concat, l, rows * d);
+        const float *fc = gpt_slice(w, w->fc, l, rows * 4 * d), *act = gpt_slice(w, w->act, l, rows * 4 * d);
+
+        /* MLP: out = mid + act · W_out + b_out, act = GELU(ln2 · W_fc + b_fc) */
+        mha_matmul_fast(tr->dwide, 4 * d, tr->dx, d, p[GPT_B_OUT_W], d, 1, N, d, 4 * d, 0, scratch);
+        weight_grad(tr, g[GPT_B_OUT_W], g[GPT_B_OUT_B], act, tr->dx, N, 4 * d, d);
+        for (size_t j = 0; j < (size_t)N * 4 * d; j++) tr->dwide[j] *= gpt_gelu_grad(fc[j]);
+        weight_grad(tr, g[GPT_B_FC_W], g[GPT_B_FC_B], ln2, tr->dwide, N, d, 4 * d);
+        mha_matmul_fast(tr->dnorm, d, tr->dwide, 4 * d, p[GPT_B_FC_W], 4 * d, 1, N, 4 * d, d, 0, scratch);
+        layer_norm_backward(tr->dx, g[GPT_B_LN2_W], g[GPT_B_LN2_B], tr->dnorm, mid, gpt_slice(w, w->ln2_stat, l, rows * 2),
+                            p[GPT_B_LN2_W], N, d, 1);
+
+        /* attention: mid = in + concat · W_proj + b_proj, q|k|v = ln1 · W_attn + b_attn */
+        mha_matmul_fast(tr->dnorm, d, tr->dx, d, p[GPT_B_PROJ_W], d, 1, N, d, d, 0, scratch);
+        weight_grad(tr, g[GPT_B_PROJ_W], g[GPT_B_PROJ_B], concat, tr->dx, N, d, d);
+        attention_backward(tr, l);
+        weight_grad(tr, g[GPT_B_ATTN_W], g[GPT_B_ATTN_B], ln1, tr->dqkv, N, d, 3 * d);
+        mha_matmul_fast(tr->dnorm, d, tr->dqkv, 3 * d, p[GPT_B_ATTN_W], 3 * d, 1, N, 3 * d, d, 0, scratch);
+        layer_norm_backward(tr->dx, g[GPT_B_LN1_W], g[GPT_B_LN1_B], tr->dnorm, in, gpt_slice(w, w->ln1_stat, l, rows * 2),
+                            p[GPT_B_LN1_W], N, d, 1);
+    }
+
+    /* embeddings: x_0 = wte[token] + wpe[position] */
+    float *dwpe = GRAD(GPT_T_WPE);
+    for (int s = 0; s < S; s++)
+        for (int t = 0; t < T; t++) {
+            const float *row = tr->dx + ((size_t)s * T + t) * d;
+            float *e = dwte + (size_t)tokens[(size_t)s * len + t] * d, *pos = dwpe + (size_t)t * d;
+            for (int j = 0; j < d; j++) e[j] += row[j], pos[j] += row[j];
+        }
+#undef GRAD
+}
+
+static mha_status check_batch(gpt_trainer *tr, const int *tokens, int count, int len) {
+    if (!tr || !tokens) return mha_fail(MHA_ERR_NULL_ARGUMENT, "training needs a trainer and tokens");
+    if (count < 1 || count > tr->desc.batch)
+        return mha_fail(MHA_ERR_BAD_SIZE, "count must be from 1 to the batch size %d, got %d", tr->desc.batch, count);
+    if (len < 2 || len > tr->desc.seq_len)
+        return mha_fail(len < 2 ? MHA_ERR_BAD_SIZE : MHA_ERR_SEQ_TOO_LONG, "len must be from 2 to seq_len %d, got %d",
+                        tr->desc.seq_len, len);
+    return gpt_check_tokens(tr->model, tokens, count, len);
+}
+
+static mha_status diverged(const char *what, double value) {
+    return mha_fail(MHA_ERR_NOT_FINITE, "the %s is %s: training diverged; try a smaller lr", what,
+                    isnan(value) ? "NaN" : "infinite");
+}
+
+mha_status gpt_train_loss(gpt_trainer *tr, const int *tokens, int count, int len, double *loss) {
+    mha_status status = check_batch(tr, tokens, count, len);
+    if (!status) status = gpt_run(tr->model, &tr->work, tokens, len, count, len - 1, NULL);
+    if (status) return status;
+    const double value = cross_entropy(tr, tokens, len, 0);
+    if (loss) *loss = value;
+    return isfinite(value) ? MHA_OK : diverged("loss", value);
+}
+
+mha_status gpt_train_loss_grad(gpt_trainer *tr, const int *tokens, int count, int len, double *loss) {
+    mha_status status = check_batch(tr, tokens, count, len);
+    if (!status) status = gpt_run(tr->model, &tr->work, tokens, len, count, len - 1, NULL);
+    if (status) return status;
+    const double value = cross_entropy(tr, tokens, len, 1);
+    if (loss) *loss = value;
+    if (!isfinite(value)) return diverged("loss", value);
+    backward(tr, tokens, len);
+    double squares = 0.0;
+    for (size_t i = 0; i < tr->model->param_count; i++) squares += (double)tr->grads[i] * tr->grads[i];
+    tr->grad_norm = sqrt(squares);
+    return isfinite(tr->grad_norm) ? MHA_OK : diverged("gradient", tr->grad_norm);
+}
+
+mha_status gpt_train_step(gpt_trainer *tr, const int *tokens, int count, int len, float lr, double *loss) {
+    if (tr && !(isfinite(lr) && lr >= 0))
+        return mha_fail(MHA_ERR_BAD_INPUT, "lr must be a finite number >= 0, got %g", lr);
+    mha_status status = gpt_train_loss_grad(tr, tokens, count, len, loss);
+    if (status) return status;
+    const gpt_train_desc *desc = &tr->desc;
+    const float clip = desc->clip > 0 && tr->grad_norm > desc->clip ? (float)(desc->clip / tr->grad_norm) : 1.0f;
+    tr->steps++;
+    tr->beta1_t *= desc->beta1;
+    tr->beta2_t *= desc->beta2;
+    const float b1 = desc->beta1, b2 = desc->beta2, eps = desc->eps;
+    const float correct1 = (float)(1.0 / (1.0 - tr->beta1_t)), correct2 = (float)(1.0 / (1.0 - tr->beta2_t));
+    const gpt_model *m = tr->model;
+    for (int i = 0; i < m->tensor_count; i++) {
+        const gpt_tensor_info *t = &m->tensors[i];
+        const size_t n = (size_t)t->rows * t->cols;
+        float *restrict param = m->params + t->offset, *restrict mom = tr->adam_m + t->offset, *restrict vel = tr->adam_v + t->offset;
+        const float *restrict grad = tr->grads + t->offset;
+        const float shrink = 1.0f - (t->decays ? lr * desc->weight_decay : 0.0f); /* decoupled weight decay */
+        for (size_t j = 0; j < n; j++) {
+            const float gj = grad[j] * clip;
+            mom[j] = b1 * mom[j] + (1.0f - b1) * gj;
+            vel[j] = b2 * vel[j] + (1.0f - b2) * gj * gj;
+            param[j] = param[j] * shrink - lr * (mom[j] * correct1) / (sqrtf(vel[j] * correct2) + eps);
+        }
+    }
+    return MHA_OK;
+}

@@ -1,0 +1,475 @@
+/* test_gpt.c — native tests of the GPT-2 model (gpt.h), run under ASan + UBSan:
+   the forward pass against an independent float64 forward written here from
+   GPT-2's definition, the gradient of every tensor against central differences
+   of that forward, the loss-only evaluation, one AdamW step by hand, a short
+   training run, saving and loading, and hostile files. Prints one
+   "gpt gradient check" summary line. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpt.h"
+#include "test_check.h"
+
+static int failures;
+
+/* ---- an independent float64 forward (plain loops, no shared code) ---- */
+
+typedef struct ref_model {
+    gpt_config c;
+    double *p;          /* every parameter, in gpt_model_params' layout */
+    size_t count;
+    size_t *offset;     /* of each tensor, by index */
+} ref_model;
+
+static ref_model ref_from(gpt_model *model) {
+    ref_model r = {*gpt_model_config(model), NULL, 0, NULL};
+    const float *params = gpt_model_params(model, &r.count);
+    r.p = malloc(r.count * sizeof *r.p);
+    for (size_t i = 0; i < r.count; i++) r.p[i] = params[i];
+    const int n = gpt_tensor_count(model);
+    r.offset = malloc((size_t)n * sizeof *r.offset);
+    for (int i = 0; i < n; i++) gpt_tensor(model, i, NULL, NULL, NULL, NULL, &r.offset[i]);
+    return r;
+}
+
+static void ref_free(ref_model *r) { free(r->p), free(r->offset); }
+
+static const double *T_(const ref_model *r, int i) { return r->p + r->offset[i]; }
+static const double *B_(const ref_model *r, int layer, int which) { return T_(r, 2 + layer * 12 + which); }
+
+static void ref_layer_norm(double *out, const double *x, const double *g, const double *b, int d) {
+    double mean = 0, var = 0;
+    for (int j = 0; j < d; j++) mean += x[j];
+    mean /= d;
+    for (int j = 0; j < d; j++) var += (x[j] - mean) * (x[j] - mean);
+    var /= d;
+    for (int j = 0; j < d; j++) out[j] = (x[j] - mean) / sqrt(var + 1e-5) * g[j] + b[j];
+}
+
+/* out (n) = x (k) · W (k×n) + b */
+static void ref_affine(double *out, const double *x, const double *w, const double *b, int k, int n) {
+    for (int j = 0; j < n; j++) {
+        double s = b[j];
+        for (int i = 0; i < k; i++) s += x[i] * w[(size_t)i * n + j];
+        out[j] = s;
+    }
+}
+
+/* One sequence of T tokens: logits (T×V) and, when att is given, every head's weights (layers·h·T·T). */
+static void ref_forward(const ref_model *r, const int *tokens, int T, const unsigned char *enabled, double *logits, double *att) {
+    const int d = r->c.d_model, h = r->c.heads, dk = d / h, V = r->c.vocab;
+    double *x = calloc((size_t)T * d, sizeof *x), *a = calloc((size_t)T * d, sizeof *a);
+    double *qkv = calloc((size_t)T * 3 * d, sizeof *qkv), *cat = calloc((size_t)T * d, sizeof *cat);
+    double *hid = calloc((size_t)4 * d, sizeof *hid), *tmp = calloc((size_t)d, sizeof *tmp), *w = calloc((size_t)T, sizeof *w);
+    for (int t = 0; t < T; t++)
+        for (int j = 0; j < d; j++) x[t * d + j] = T_(r, 0)[tokens[t] * d + j] + T_(r, 1)[t * d + j];
+    for (int l = 0; l < r->c.layers; l++) {
+        for (int t = 0; t < T; t++) {
+            ref_layer_norm(a + t * d, x + t * d, B_(r, l, 0), B_(r, l, 1), d);
+            ref_affine(qkv + t * 3 * d, a + t * d, B_(r, l, 2), B_(r, l, 3), d, 3 * d);
+        }
+        for (int hd = 0; hd < h; hd++)
+            for (int t = 0; t < T; t++) {
+                double max = -INFINITY, sum = 0;
+                for (int u = 0; u <= t; u++) {
+                    double dot = 0;
+                    for (int j = 0; j < dk; j++) dot += qkv[t * 3 * d + hd * dk + j] * qkv[u * 3 * d + d + hd * dk + j];
+                    w[u] = dot / sqrt((double)dk);
+                    max = fmax(max, w[u]);
+                }
+                for (int u = 0; u <= t; u++) sum += w[u] = exp(w[u] - max);
+                for (int u = 0; u < T; u++) {
+                    w[u] = u <= t ? w[u] / sum : 0;
+                    if (att) att[(((size_t)l * h + hd) * T + t) * T + u] = w[u];
+                }
+                const int on = !enabled || enabled[l * h + hd];
+                for (int j = 0; j < dk; j++) {
+                    double o = 0;
+                    for (int u = 0; u <= t; u++) o += w[u] * qkv[u * 3 * d + 2 * d + hd * dk + j];
+                    cat[t * d + hd * dk + j] = on ? o : 0;
+                }
+            }
+        for (int t = 0; t < T; t++) {
+            ref_affine(tmp, cat + t * d, B_(r, l, 4), B_(r, l, 5), d, d);
+            for (int j = 0; j < d; j++) x[t * d + j] += tmp[j];
+            ref_layer_norm(a + t * d, x + t * d, B_(r, l, 6), B_(r, l, 7), d);
+            ref_affine(hid, a + t * d, B_(r, l, 8), B_(r, l, 9), d, 4 * d);
+            for (int j = 0; j < 4 * d; j++)
+                hid[j] = 0.5 * hid[j] * (1 + tanh(sqrt(2 / 3.14159265358979323846) * (hid[j] + 0.044715 * hid[j] * hid[j] * hid[j])));
+            ref_affine(tmp, hid, B_(r, l, 10), B_(r, l, 11), 4 * d, d);
+            for (int j = 0; j < d; j++) x[t * d + j] += tmp[j];
+        }
+    }
+    const int lnf = 2 + r->c.layers * 12;
+    for (int t = 0; t < T; t++) {
+        ref_layer_norm(a + t * d, x + t * d, T_(r, lnf), T_(r, lnf + 1), d);
+        for (int v = 0; v < V; v++) {
+            double s = 0;
+            for (int j = 0; j < d; j++) s += a[t * d + j] * T_(r, 0)[v * d + j];
+            logits[(size_t)t * V + v] = s;
+        }
+    }
+    free(x), free(a), free(qkv), free(cat), free(hid), free(tmp), free(w);
+}
+
+/* Mean next-token cross-entropy of count sequences of len tokens. */
+static double ref_loss(const ref_model *r, const int *tokens, int count, int len) {
+    const int V = r->c.vocab, T = len - 1;
+    double *logits = malloc(sizeof *logits * (size_t)T * V), total = 0;
+    for (int s = 0; s < count; s++) {
+        ref_forward(r, tokens + s * len, T, NULL, logits, NULL);
+        for (int t = 0; t < T; t++) {
+            const double *z = logits + (size_t)t * V;
+            double max = z[0], sum = 0;
+            for (int v = 1; v < V; v++) max = fmax(max, z[v]);
+            for (int v = 0; v < V; v++) sum += exp(z[v] - max);
+            total += log(sum) + max - z[tokens[s * len + t + 1]];
+        }
+    }
+    free(logits);
+    return total / ((double)count * T);
+}
+
+/* ---- helpers ---- */
+
+/* A model of this shape whose every parameter is random (not GPT-2's zeros and
+   ones), so every term of the backward pass matters. */
+static gpt_model *random_model(gpt_config c, unsigned seed, double spread) {
+    gpt_model *m;
+    if (gpt_model_create(&c, seed, &m) != MHA_OK) {
+        CHECK(0, "create: %s", mha_last_error());
+        return NULL;
+    }
+    size_t n;
+    float *p = gpt_model_params(m, &n);
+    unsigned state = seed * 2654435761u + 1;
+    for (size_t i = 0; i < n; i++) {
+        state = state * 1664525u + 1013904223u;
+        p[i] = (float)(((double)(state >> 8) / (1 << 24) * 2 - 1) * spread);
+    }
+    for (int i = 0; i < gpt_tensor_count(m); i++) { /* LayerNorm scales around 1 */
+        const char *name;
+        float *values;
+        int rows, cols;
+        gpt_tensor(m, i, &name, &values, &rows, &cols, NULL);
+        if (strstr(name, "ln_") && strstr(name, "weight"))
+            for (int j = 0; j < cols; j++) values[j] += 1.0f;
+    }
+    return m;
+}
+
+static void some_tokens(int *tokens, int n, int vocab, unsigned seed) {
+    for (int i = 0; i < n; i++) tokens[i] = (int)((i * 7u + seed * 13u + (unsigned)i * i) % (unsigned)vocab);
+}
+
+/* ---- the forward pass against the float64 one ---- */
+
+static void test_forward(void) {
+    gpt_model *m = random_model((gpt_config){.layers = 2, .heads = 2, .d_model = 16, .context = 12, .vocab = 23}, 3, 0.4);
+    if (!m) return;
+    ref_model r = ref_from(m);
+    const int L = 9;
+    int tokens[9];
+    some_tokens(tokens, L, 23, 1);
+    double *logits = malloc(sizeof(double) * L * 23), *att = malloc(sizeof(double) * 2 * 2 * L * L);
+    const unsigned char off[4] = {1, 0, 1, 1}; /* block 0, head 1 switched off */
+    for (int ablate = 0; ablate < 2; ablate++) {
+        const unsigned char *enabled = ablate ? off : NULL;
+        CHECK(gpt_forward(m, tokens, L, enabled) == MHA_OK, "forward: %s", mha_last_error());
+        CHECK(gpt_model_len(m) == L, "length kept");
+        ref_forward(&r, tokens, L, enabled, logits, att);
+        const float *got;
+        double worst = 0;
+        gpt_logits(m, &got);
+        for (int i = 0; i < L * 23; i++) worst = fmax(worst, fabs(got[i] - logits[i]));
+        CHECK(worst < 1e-4, "logits differ from float64 by %.3g (ablate %d)", worst, ablate);
+        worst = 0;
+        for (int l = 0; l < 2; l++)
+            for (int hd = 0; hd < 2; hd++) {
+                CHECK(gpt_attention(m, l, hd, &got) == MHA_OK, "attention");
+                for (int i = 0; i < L * L; i++) worst = fmax(worst, fabs(got[i] - att[(l * 2 + hd) * L * L + i]));
+            }
+        CHECK(worst < 1e-5, "attention differs from float64 by %.3g (ablate %d)", worst, ablate);
+    }
+    const float *t;
+    CHECK(gpt_attention(m, 2, 0, &t) == MHA_ERR_HEAD_INDEX, "block 2 does not exist");
+    CHECK(gpt_attention(m, 0, -1, &t) == MHA_ERR_HEAD_INDEX, "head -1 does not exist");
+    tokens[4] = 23;
+    CHECK(gpt_forward(m, tokens, L, NULL) == MHA_ERR_TOKEN_RANGE, "token 23 of 23");
+    CHECK(strstr(mha_last_error(), "token 23 at position 4") != NULL, "message: %s", mha_last_error());
+    CHECK(gpt_logits(m, &t) == MHA_ERR_NO_FORWARD, "a failed forward leaves no result");
+    CHECK(gpt_forward(m, tokens, 13, NULL) == MHA_ERR_SEQ_TOO_LONG, "13 tokens, context 12");
+    CHECK(gpt_forward(m, tokens, 0, NULL) == MHA_ERR_BAD_SIZE, "no tokens");
+    free(logits), free(att);
+    ref_free(&r);
+    gpt_model_destroy(m);
+}
+
+/* ---- gradient check ---- */
+
+static const char *const kinds[] = {"wte", "wpe", "ln_1.w", "ln_1.b", "c_attn.w", "c_attn.b", "attn.c_proj.w", "attn.c_proj.b",
+                                    "ln_2.w", "ln_2.b", "c_fc.w", "c_fc.b", "mlp.c_proj.w", "mlp.c_proj.b", "ln_f.w", "ln_f.b"};
+static double worst_by_kind[16];
+static int shapes_checked;
+
+static int kind_of(int tensor, int layers) {
+    if (tensor < 2) return tensor;
+    if (tensor >= 2 + layers * 12) return 14 + tensor - (2 + layers * 12);
+    return 2 + (tensor - 2) % 12;
+}
+
+static void gradient_check(gpt_config c, int count, int len, double spread, unsigned seed) {
+    gpt_model *m = random_model(c, seed, spread);
+    if (!m) return;
+    gpt_train_desc desc = gpt_train_default_desc(count, len);
+    gpt_trainer *tr;
+    if (gpt_trainer_create(m, &desc, &tr) != MHA_OK) {
+        CHECK(0, "trainer: %s", mha_last_error());
+        gpt_model_destroy(m);
+        return;
+    }
+    int *tokens = malloc(sizeof(int) * (size_t)count * len);
+    some_tokens(tokens, count * len, c.vocab, seed);
+    double loss, eval;
+    CHECK(gpt_train_loss_grad(tr, tokens, count, len, &loss) == MHA_OK, "loss_grad: %s", mha_last_error());
+    CHECK(gpt_train_loss(tr, tokens, count, len, &eval) == MHA_OK, "loss: %s", mha_last_error());
+    ref_model r = ref_from(m);
+    const double ref = ref_loss(&r, tokens, count, len);
+    CHECK(fabs(ref - loss) <= 1e-5 * (1 + fabs(ref)), "float32 loss %.9f vs float64 loss %.9f", loss, ref);
+    CHECK(eval == loss, "evaluation %.9f and loss_grad %.9f give the same loss", eval, loss);
+
+    const float *g = gpt_trainer_grads(tr);
+    double shape_worst = 0;
+    for (int i = 0; i < gpt_tensor_count(m); i++) {
+        size_t offset;
+        int rows, cols;
+        const char *name;
+        gpt_tensor(m, i, &name, NULL, &rows, &cols, &offset);
+        double max_diff = 0, max_grad = 0;
+        for (size_t j = offset; j < offset + (size_t)rows * cols; j++) {
+            const double keep = r.p[j], eps = 1e-5;
+            r.p[j] = keep + eps;
+            const double plus = ref_loss(&r, tokens, count, len);
+            r.p[j] = keep - eps;
+            const double minus = ref_loss(&r, tokens, count, len);
+            r.p[j] = keep;
+            const double numeric = (plus - minus) / (2 * eps);
+            max_diff = fmax(max_diff, fabs(numeric - g[j]));
+            max_grad = fmax(max_grad, fabs(numeric));
+        }
+        const double rel = max_grad > 1e-9 ? max_diff / max_grad : max_diff;
+        CHECK(rel < 1e-4, "L%d d%d h%d: %s: max |analytic - numeric| = %.3g, largest gradient %.3g", c.layers, c.d_model, c.heads,
+              name, max_diff, max_grad);
+        const int kind = kind_of(i, c.layers);
+        worst_by_kind[kind] = fmax(worst_by_kind[kind], rel);
+        shape_worst = fmax(shape_worst, rel);
+    }
+    printf("gpt gradcheck layers %d d %d heads %d vocab %d context %d, %d x %d tokens: max relative error %.1e\n", c.layers,
+           c.d_model, c.heads, c.vocab, c.context, count, len, shape_worst);
+    shapes_checked++;
+    ref_free(&r);
+    free(tokens);
+    gpt_trainer_destroy(tr);
+    gpt_model_destroy(m);
+}
+
+static void test_gradients(void) {
+    gradient_check((gpt_config){.layers = 2, .heads = 2, .d_model = 8, .context = 6, .vocab = 11}, 3, 5, 0.5, 1);
+    gradient_check((gpt_config){.layers = 1, .heads = 3, .d_model = 12, .context = 7, .vocab = 9}, 2, 8, 0.4, 2);
+    gradient_check((gpt_config){.layers = 3, .heads = 1, .d_model = 4, .context = 4, .vocab = 7}, 2, 3, 0.8, 3);
+    double worst = 0;
+    char line[1024];
+    int used = snprintf(line, sizeof line, "gpt gradient check: max relative error %%s over %d shapes;", shapes_checked);
+    for (int k = 0; k < 16; k++) {
+        worst = fmax(worst, worst_by_kind[k]);
+        used += snprintf(line + used, sizeof line - (size_t)used, " %s %.1e", kinds[k], worst_by_kind[k]);
+    }
+    char head[64];
+    snprintf(head, sizeof head, "%.2e", worst);
+    printf(line, head);
+    printf(" (tolerance 1e-04)\n");
+}
+
+/* ---- one AdamW step by hand, then training that learns ---- */
+
+static void test_adamw_step(void) {
+    gpt_model *m = random_model((gpt_config){.layers = 1, .heads = 2, .d_model = 8, .context = 8, .vocab = 10}, 5, 0.3);
+    if (!m) return;
+    gpt_train_desc desc = gpt_train_default_desc(2, 6);
+    desc.clip = 0.5f;
+    gpt_trainer *tr;
+    CHECK(gpt_trainer_create(m, &desc, &tr) == MHA_OK, "trainer: %s", mha_last_error());
+    int tokens[12];
+    some_tokens(tokens, 12, 10, 4);
+    size_t n;
+    float *p = gpt_model_params(m, &n);
+    float *before = malloc(n * sizeof *before), *grads = malloc(n * sizeof *grads);
+    memcpy(before, p, n * sizeof *p);
+    double loss_grad, loss_step;
+    CHECK(gpt_train_loss_grad(tr, tokens, 2, 6, &loss_grad) == MHA_OK, "loss_grad");
+    memcpy(grads, gpt_trainer_grads(tr), n * sizeof *grads);
+    const double norm = gpt_trainer_grad_norm(tr);
+    const float lr = 0.01f;
+    CHECK(gpt_train_step(tr, tokens, 2, 6, lr, &loss_step) == MHA_OK, "step: %s", mha_last_error());
+    CHECK(loss_step == loss_grad, "the step reports the loss before its update");
+    CHECK(gpt_trainer_steps(tr) == 1, "one step counted");
+    /* first step: m̂ = g, v̂ = g², so w ← w·(1 - lr·wd) - lr·g/(|g| + eps), with g clipped */
+    double worst = 0;
+    const double clip = norm > desc.clip ? desc.clip / norm : 1;
+    for (int i = 0; i < gpt_tensor_count(m); i++) {
+        size_t offset;
+        int rows, cols;
+        gpt_tensor(m, i, NULL, NULL, &rows, &cols, &offset);
+        const double decay = rows > 1 ? lr * desc.weight_decay : 0;
+        for (size_t j = offset; j < offset + (size_t)rows * cols; j++) {
+            const double gj = grads[j] * clip;
+            const double want = before[j] * (1 - decay) - lr * gj / (fabs(gj) + desc.eps);
+            worst = fmax(worst, fabs(p[j] - want));
+        }
+    }
+    CHECK(worst < 1e-6, "AdamW's first step differs from the formula by %.3g", worst);
+    tokens[3] = -1;
+    CHECK(gpt_train_step(tr, tokens, 2, 6, lr, NULL) == MHA_ERR_TOKEN_RANGE, "a bad token");
+    CHECK(strstr(mha_last_error(), "position 3 of sequence 0") != NULL, "message: %s", mha_last_error());
+    CHECK(gpt_train_step(tr, tokens, 3, 6, lr, NULL) == MHA_ERR_BAD_SIZE, "more sequences than the batch");
+    CHECK(gpt_train_step(tr, tokens, 1, 7, lr, NULL) == MHA_ERR_SEQ_TOO_LONG, "longer than seq_len");
+    CHECK(gpt_train_step(tr, tokens, 1, 6, NAN, NULL) == MHA_ERR_BAD_INPUT, "lr NaN");
+    CHECK(gpt_trainer_steps(tr) == 1, "failed steps are not counted");
+    desc.seq_len = 10;
+    gpt_trainer *too_long = NULL;
+    CHECK(gpt_trainer_create(m, &desc, &too_long) == MHA_ERR_SEQ_TOO_LONG && !too_long, "seq_len beyond context + 1");
+    free(before), free(grads);
+    gpt_trainer_destroy(tr);
+    gpt_model_destroy(m);
+}
+
+/* A model learns sequences that count up modulo the vocabulary: the loss falls from log V towards 0. */
+static void test_training(void) {
+    gpt_model *m;
+    const gpt_config c = {.layers = 2, .heads = 2, .d_model = 16, .context = 8, .vocab = 12};
+    CHECK(gpt_model_create(&c, 0, &m) == MHA_OK, "create: %s", mha_last_error());
+    if (!m) return;
+    gpt_train_desc desc = gpt_train_default_desc(8, 9);
+    gpt_trainer *tr;
+    CHECK(gpt_trainer_create(m, &desc, &tr) == MHA_OK, "trainer: %s", mha_last_error());
+    int tokens[8 * 9];
+    double first = 0, last = 0;
+    for (int step = 0; step < 150; step++) {
+        for (int s = 0; s < 8; s++)
+            for (int t = 0; t < 9; t++) tokens[s * 9 + t] = (step * 5 + s * 3 + t) % 12;
+        CHECK(gpt_train_step(tr, tokens, 8, 9, 3e-3f, &last) == MHA_OK, "step: %s", mha_last_error());
+        if (step == 0) first = last;
+    }
+    CHECK(fabs(first - log(12.0)) < 0.1, "the first loss %.3f is about log 12 = %.3f", first, log(12.0));
+    CHECK(last < 0.2, "after 150 steps the loss is %.3f (from %.3f)", last, first);
+    gpt_trainer_destroy(tr);
+    gpt_model_destroy(m);
+}
+
+/* ---- saving and loading ---- */
+
+static unsigned char *save(const gpt_model *m, const gpt_metadata *extra, int n, size_t *size) {
+    CHECK(gpt_save(m, extra, n, NULL, 0, size) == MHA_OK, "size: %s", mha_last_error());
+    unsigned char *bytes = malloc(*size);
+    CHECK(gpt_save(m, extra, n, bytes, *size - 1, size) == MHA_ERR_TOO_LARGE, "a buffer one byte short");
+    CHECK(gpt_save(m, extra, n, bytes, *size, size) == MHA_OK, "save: %s", mha_last_error());
+    return bytes;
+}
+
+static void test_save_load(void) {
+    gpt_model *m = random_model((gpt_config){.layers = 2, .heads = 4, .d_model = 8, .context = 5, .vocab = 6}, 9, 0.5);
+    if (!m) return;
+    const gpt_metadata extra[] = {{"vocab", "[\"春\",\"眠\",\"\\\"q\\\"\",\"\\n\"]"}, {"note", "tab\there"}};
+    size_t size;
+    unsigned char *bytes = save(m, extra, 2, &size);
+    gpt_model *back;
+    CHECK(gpt_load(bytes, size, 0, &back) == MHA_OK, "load: %s", mha_last_error());
+    if (back) {
+        const gpt_config *c = gpt_model_config(back);
+        CHECK(c->layers == 2 && c->heads == 4 && c->d_model == 8 && c->context == 5 && c->vocab == 6, "config from the shapes and n_head");
+        size_t n, nb;
+        const float *p = gpt_model_params(m, &n), *q = gpt_model_params(back, &nb);
+        CHECK(n == nb && !memcmp(p, q, n * sizeof *p), "the same weights");
+        CHECK(gpt_model_metadata_count(back) == 3, "n_head, vocab and note: %d", gpt_model_metadata_count(back));
+        for (int i = 0; i < gpt_model_metadata_count(back); i++) {
+            const gpt_metadata *e = gpt_model_metadata(back, i);
+            if (!strcmp(e->key, "vocab")) CHECK(!strcmp(e->value, extra[0].value), "vocab round trip: %s", e->value);
+            if (!strcmp(e->key, "note")) CHECK(!strcmp(e->value, extra[1].value), "note round trip");
+        }
+        /* heads: the caller's must agree with the file's */
+        gpt_model *other;
+        CHECK(gpt_load(bytes, size, 2, &other) == MHA_ERR_BAD_MODEL && !other, "heads 2 against n_head 4");
+        CHECK(strstr(mha_last_error(), "n_head 4") != NULL, "message: %s", mha_last_error());
+        /* a resaved model keeps its metadata */
+        size_t size2;
+        unsigned char *again = save(back, NULL, 0, &size2);
+        CHECK(size2 == size && !memcmp(again, bytes, size), "saving a loaded model gives the same bytes");
+        free(again);
+        gpt_model_destroy(back);
+    }
+    free(bytes);
+    gpt_model_destroy(m);
+}
+
+/* Replaces the first `from` in a saved file's header by `to` (same length), or truncates. */
+static void expect_bad(const unsigned char *good, size_t size, const char *from, const char *to, size_t keep, const char *fragment) {
+    unsigned char *bytes = malloc(size);
+    memcpy(bytes, good, size);
+    if (from) {
+        char *at = strstr((char *)bytes + 8, from);
+        CHECK(at && strlen(from) == strlen(to), "test setup: %s", from);
+        if (at) memcpy(at, to, strlen(to));
+    }
+    gpt_model *m = (gpt_model *)&m;
+    const mha_status status = gpt_load(bytes, keep ? keep : size, 0, &m);
+    CHECK(status == MHA_ERR_BAD_MODEL, "%s: got %s (%s)", fragment, mha_status_name(status), mha_last_error());
+    CHECK(m == NULL, "no model on failure");
+    CHECK(strstr(mha_last_error(), fragment) != NULL, "message \"%s\" should mention \"%s\"", mha_last_error(), fragment);
+    if (status == MHA_OK) gpt_model_destroy(m);
+    free(bytes);
+}
+
+static void test_bad_files(void) {
+    gpt_model *m = random_model((gpt_config){.layers = 1, .heads = 2, .d_model = 4, .context = 3, .vocab = 5}, 4, 0.5);
+    if (!m) return;
+    size_t size;
+    unsigned char *good = save(m, NULL, 0, &size);
+    expect_bad(good, size, NULL, NULL, size - 1, "past the end");
+    expect_bad(good, size, NULL, NULL, 20, "truncated");
+    expect_bad(good, size, NULL, NULL, 5, "too few");
+    expect_bad(good, size, "\"F32\"", "\"I32\"", 0, "only F32 and F16");
+    expect_bad(good, size, "\"F32\"", "\"X32\"", 0, "does not define");
+    expect_bad(good, size, "h.0.ln_1.bias", "h.0.ln_1.bi_s", 0, "h.0.ln_1.bias is missing");
+    expect_bad(good, size, "[4,12]", "[4,13]", 0, "hold 192 bytes, but 52 F32 elements need 208");
+    expect_bad(good, size, "[4,12]", "[6,8] ", 0, "expected [4, 12]");
+    expect_bad(good, size, "\"data_offsets\":[0,80]", "\"data_offsets\":[4,84]", 0, "overlap");
+    expect_bad(good, size, "{\"__metadata__\"", "[\"__metadata__\"", 0, "broken header");
+    expect_bad(good, size, "\"n_head\":\"2\"", "\"n_head\":\"x\"", 0, "n_head");
+    unsigned char *bad = malloc(size);
+    memcpy(bad, good, size);
+    bad[7] = 0x40; /* a header length of 2^62 */
+    gpt_model *out;
+    CHECK(gpt_load(bad, size, 0, &out) == MHA_ERR_BAD_MODEL && strstr(mha_last_error(), "absurd"), "absurd header length: %s",
+          mha_last_error());
+    memcpy(bad, good, size);
+    const float nan = NAN;
+    memcpy(bad + size - 4, &nan, 4); /* the last weight, ln_f.bias[3] */
+    CHECK(gpt_load(bad, size, 0, &out) == MHA_ERR_BAD_MODEL && strstr(mha_last_error(), "ln_f.bias has NaN at index 3"),
+          "a NaN weight: %s", mha_last_error());
+    free(bad);
+    free(good);
+    gpt_model_destroy(m);
+}
+
+int test_gpt(void) {
+    failures = 0;
+    test_forward();
+    test_gradients();
+    test_adamw_step();
+    test_training();
+    test_save_load();
+    test_bad_files();
+    return failures;
+}
