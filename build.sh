@@ -1,82 +1,104 @@
 #!/usr/bin/env bash
-# Builds everything the tests and the page need:
-#   web/dist/mha-core.mjs + mha-core.wasm   the C core as an ES module (Emscripten)
-#   c/build/test_native                     the C unit tests, native, under ASan + UBSan
-#   c/build/fuzz_api                        the C API's fuzz harness (seeded driver), under ASan + UBSan
-#   web/dist/page.js, widget.js, …          the page and widget bundles (esbuild; see web/bundle.js)
-# Usage: bash build.sh [--if-needed | --wasm-to DIR]
-#   --if-needed: skip when no input changed since the last build
+# Builds what the page and the tests need, by target:
+#   wasm    web/dist/mha-core.mjs + mha-core.wasm: the C core as an ES module (Emscripten). Committed, so
+#           serving the page needs no compiler; web/dist/mha-core.inputs holds the hash of what they were
+#           built from, and tests/build.test.js checks a rebuild gives the same bytes.
+#   native  c/build/test_native (the C unit tests) and c/build/fuzz_api (the C API's fuzz harness), both
+#           with gcc under ASan + UBSan.
+#   web     web/dist/page.js, widget.js, widget.classic.js, train-worker.js and katex/ (esbuild, web/bundle.js).
+# Usage: bash build.sh [wasm] [native] [web] [--if-needed]      (no target: all three)
+#        bash build.sh --wasm-to DIR                             (the wasm alone, into DIR)
+#   --if-needed: build a target only when its inputs changed since it was last built.
 set -euo pipefail
 cd "$(dirname "$0")"
 export LC_ALL=C # the same file order, and so the same bytes, everywhere
 
-# The library is every c/*.c but the tests, benchmarks, fuzz harness and the Emscripten export file.
-core_sources=()
-for source in c/*.c; do
-  case "$(basename "$source")" in test_* | bench_* | fuzz_* | wasm_exports.c) ;; *) core_sources+=("$source") ;; esac
-done
-stamp=web/dist/.build-stamp
-inputs_hash() {
-  # Everything a build reads; sorted so the hash does not depend on the file system's order.
-  find c web/src web/draw web/page web/widget web/bundle.js build.sh package-lock.json \
-       -type f \( -name '*.c' -o -name '*.h' -o -name '*.js' -o -name '*.css' -o -name '*.sh' -o -name '*.json' \) \
-       -not -path 'c/build/*' 2>/dev/null | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1
+fail() {
+  echo "build.sh: $*" >&2
+  exit 2
 }
 
-if [[ ! -d node_modules/esbuild ]]; then
-  echo "build.sh: node_modules is missing; installing the locked packages (npm ci)" >&2
-  npm ci --no-audit --no-fund
-fi
+targets=() if_needed=0 wasm_to=
+while (($#)); do
+  case "$1" in
+    wasm | native | web) targets+=("$1") ;;
+    --if-needed) if_needed=1 ;;
+    --wasm-to) [[ $# -ge 2 ]] || fail "--wasm-to needs a folder"; wasm_to=$2; shift ;;
+    *) fail "unknown argument '$1' (targets: wasm, native, web; options: --if-needed, --wasm-to DIR)" ;;
+  esac
+  shift
+done
+((${#targets[@]})) || targets=(wasm native web)
 
-if [[ "${1:-}" == "--if-needed" && -f "$stamp" && "$(cat "$stamp")" == "$(inputs_hash)" ]]; then
-  exit 0
-fi
-
-if ! command -v emcc >/dev/null 2>&1; then
-  install=(apt-get install -y emscripten)
-  if [[ $(id -u) -eq 0 ]]; then
-    echo "build.sh: emcc not found; installing Debian's emscripten" >&2
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive "${install[@]}"
-  elif sudo -n true 2>/dev/null; then
-    echo "build.sh: emcc not found; installing Debian's emscripten with sudo" >&2
-    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive "${install[@]}"
-  else
-    echo "build.sh: emcc (Emscripten) is missing. Install it with:" >&2
-    echo "    sudo apt-get update && sudo ${install[*]}" >&2
-    exit 1
-  fi
-fi
-
+# The library is every c/*.c but the tests, benchmarks, fuzz harnesses and the Emscripten export file.
+core_sources=()
+for source in c/*.c; do
+  case "${source#c/}" in test_* | bench_* | fuzz_* | wasm_exports.c) ;; *) core_sources+=("$source") ;; esac
+done
 warnings=(-std=c11 -Wall -Wextra -Werror -pedantic)
-
-# Debian's emcc runs its optimiser with the system's node modules (acorn).
-export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 # -sENVIRONMENT=web: the same file runs in browsers and Node: web/src/attention.js compiles the wasm
 # itself (found through the wasmUrl that c/wasm_url.js appends) and hands the glue the module.
 # -sDYNAMIC_EXECUTION=0: no eval/new Function, so pages with a strict CSP can use it.
-build_wasm() {
-  emcc "${warnings[@]}" -O3 -msimd128 "${core_sources[@]}" c/wasm_exports.c \
-    -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createMhaCore -sENVIRONMENT=web \
-    -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sDYNAMIC_EXECUTION=0 -sFILESYSTEM=0 \
-    -sASSERTIONS=0 -sEXPORTED_RUNTIME_METHODS=HEAPU8,HEAPF32,HEAPF64 --extern-post-js c/wasm_url.js \
-    -o "$1/mha-core.mjs"
+emcc_flags=(-O3 -msimd128 -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createMhaCore -sENVIRONMENT=web
+  -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sDYNAMIC_EXECUTION=0 -sFILESYSTEM=0 -sASSERTIONS=0
+  -sEXPORTED_RUNTIME_METHODS=HEAPU8,HEAPF32,HEAPF64 --extern-post-js c/wasm_url.js)
+sanitizers=(-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+
+# What each target is built from, as one hash: its files' names and contents, and its flags.
+hash_of() { { printf '%s\n' "${@:2}"; printf '%s\n' $1 | sort | xargs sha256sum; } | sha256sum | cut -d' ' -f1; }
+wasm_inputs() { hash_of "${core_sources[*]} c/wasm_exports.c $(echo c/*.h) c/wasm_url.js" "${emcc_flags[@]}"; }
+native_inputs() { hash_of "$(echo c/*.c c/*.h)" "${sanitizers[@]}"; }
+web_inputs() { hash_of "$(find web/src web/shared web/draw web/page web/widget -name '*.js' -o -name '*.css') web/bundle.js package-lock.json"; }
+
+# Builds target $1 unless --if-needed and its stamp file $2 already holds its inputs' hash $3.
+build_target() {
+  local name=$1 stamp=$2 inputs=$3
+  if ((if_needed)) && [[ -f $stamp && "$(cat "$stamp")" == "$inputs" ]]; then return; fi
+  "build_$name"
+  echo "$inputs" > "$stamp"
 }
 
-# --wasm-to DIR: only the wasm module, into DIR (the tests use it to check the build is reproducible).
-if [[ "${1:-}" == "--wasm-to" ]]; then
-  mkdir -p "$2"
-  build_wasm "$2"
+need_emcc() {
+  command -v emcc >/dev/null 2>&1 && return
+  fail "emcc (Emscripten) is missing: it builds the wasm from c/. Install it with:
+    sudo apt-get update && sudo apt-get install -y emscripten"
+}
+
+build_wasm_into() {
+  need_emcc
+  mkdir -p "$1"
+  # Debian's emcc runs its optimiser with the system's node modules (acorn).
+  NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH} emcc "${warnings[@]}" "${emcc_flags[@]}" \
+    "${core_sources[@]}" c/wasm_exports.c -o "$1/mha-core.mjs"
+}
+build_wasm() { build_wasm_into web/dist; }
+
+build_native() {
+  mkdir -p c/build
+  gcc "${warnings[@]}" "${sanitizers[@]}" "${core_sources[@]}" c/test_*.c -lm -o c/build/test_native
+  for harness in c/fuzz_*.c; do
+    gcc "${warnings[@]}" "${sanitizers[@]}" "${core_sources[@]}" "$harness" -lm -o "c/build/$(basename "$harness" .c)"
+  done
+}
+
+build_web() {
+  mkdir -p web/dist
+  if [[ ! -d node_modules/esbuild ]]; then
+    echo "build.sh: node_modules is missing; installing the locked packages (npm ci)" >&2
+    npm ci --no-audit --no-fund
+  fi
+  node web/bundle.js
+}
+
+if [[ -n $wasm_to ]]; then
+  build_wasm_into "$wasm_to"
   exit 0
 fi
 
-mkdir -p web/dist c/build
-build_wasm web/dist
-
-gcc "${warnings[@]}" -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
-  "${core_sources[@]}" c/test_*.c -lm -o c/build/test_native
-gcc "${warnings[@]}" -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
-  "${core_sources[@]}" c/fuzz_api.c -lm -o c/build/fuzz_api
-
-node web/bundle.js
-
-inputs_hash > "$stamp"
+for target in "${targets[@]}"; do
+  case $target in
+    wasm) build_target wasm web/dist/mha-core.inputs "$(wasm_inputs)" ;;
+    native) build_target native c/build/.inputs "$(native_inputs)" ;;
+    web) build_target web web/dist/.web-inputs "$(web_inputs)" ;;
+  esac
+done

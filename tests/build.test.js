@@ -1,4 +1,5 @@
-// The build is reproducible: building the wasm module again, elsewhere, gives the same bytes.
+// The build is reproducible, and the committed wasm core is what c/ builds: a rebuild, elsewhere, gives
+// the same bytes, and in a git checkout the built files are the committed ones.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+const CORE = ['web/dist/mha-core.wasm', 'web/dist/mha-core.mjs', 'web/dist/mha-core.inputs'];
 
 test('a second build of the wasm module is byte-identical to web/dist', () => {
   const elsewhere = mkdtempSync(join(tmpdir(), 'mha-build-'));
@@ -21,4 +23,19 @@ test('a second build of the wasm module is byte-identical to web/dist', () => {
   } finally {
     rmSync(elsewhere, { recursive: true, force: true });
   }
+});
+
+const git = (...args) => spawnSync('git', args, { cwd: root, encoding: 'utf8' });
+const inCheckout = git('rev-parse', '--is-inside-work-tree').stdout.trim() === 'true';
+
+test('the committed wasm core is what c/ builds (else: bash build.sh wasm, and commit web/dist/mha-core.*)', { skip: !inCheckout && 'not a git checkout' }, () => {
+  assert.equal(git('ls-files', '--error-unmatch', ...CORE).status, 0, 'the wasm core is committed');
+  const changed = git('status', '--porcelain', '--', ...CORE).stdout.trim();
+  assert.equal(changed, '', `built from today's c/, these differ from the committed files:\n${changed}`);
+});
+
+test('build.sh refuses what it does not know, rather than building everything', () => {
+  const run = spawnSync('bash', ['build.sh', 'wsam'], { cwd: root, encoding: 'utf8' });
+  assert.equal(run.status, 2);
+  assert.match(run.stderr, /unknown argument 'wsam' \(targets: wasm, native, web/);
 });

@@ -1,8 +1,8 @@
 // Bundles the page and the widget into web/dist with esbuild, and ships KaTeX's stylesheet and fonts
 // beside them, so the served folder needs nothing from node_modules or the network.
-// Run by build.sh after the wasm module is built (the bundles import web/dist/mha-core.mjs).
+// Run by build.sh's web target (the bundles import the committed web/dist/mha-core.mjs).
 import { build } from 'esbuild';
-import { cpSync, existsSync } from 'node:fs';
+import { cpSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const web = fileURLToPath(new URL('.', import.meta.url));
@@ -12,7 +12,7 @@ const entries = [
   { in: `${web}page/main.js`, out: 'page' },
   { in: `${web}widget/define.js`, out: 'widget' },
   { in: `${web}page/train-worker.js`, out: 'train-worker' },
-].filter((entry) => existsSync(entry.in));
+];
 
 const common = { bundle: true, target: 'es2020', minify: true, legalComments: 'eof', logLevel: 'warning' };
 

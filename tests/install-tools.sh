@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the tests drive, when one is missing: Emscripten (builds the wasm from
+# c/), gcc (the native tests under sanitizers), Chromium (the browser tests), Noto CJK (readable
+# screenshots), MkDocs and Jupyter Notebook (the course-recipe tests). `npm test` runs it first, so a
+# fresh Debian machine needs nothing by hand; it asks for nothing when everything is there.
+set -euo pipefail
+
+missing=()
+command -v emcc >/dev/null 2>&1 || missing+=(emscripten)
+command -v gcc >/dev/null 2>&1 || missing+=(gcc)
+[[ -x ${CHROMIUM_PATH:-/usr/bin/chromium} ]] || missing+=(chromium)
+dpkg -s fonts-noto-cjk >/dev/null 2>&1 || missing+=(fonts-noto-cjk)
+# The notebook server's recommended packages (scipy, matplotlib, pandoc…) are not needed.
+lean=()
+command -v mkdocs >/dev/null 2>&1 || lean+=(mkdocs)
+command -v jupyter-notebook >/dev/null 2>&1 || lean+=(jupyter-notebook python3-ipykernel)
+((${#missing[@]} + ${#lean[@]})) || exit 0
+
+if [[ $(id -u) -eq 0 ]]; then
+  sudo=()
+elif sudo -n true 2>/dev/null; then
+  sudo=(sudo)
+else
+  echo "tests/install-tools.sh: the tests need these Debian packages: ${missing[*]} ${lean[*]}" >&2
+  echo "    sudo apt-get update && sudo apt-get install -y ${missing[*]} ${lean[*]}" >&2
+  exit 1
+fi
+echo "tests/install-tools.sh: installing ${missing[*]} ${lean[*]}" >&2
+"${sudo[@]}" apt-get update -qq
+if ((${#missing[@]})); then
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+fi
+if ((${#lean[@]})); then
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${lean[@]}"
+fi
