@@ -181,3 +181,75 @@ EMSCRIPTEN_KEEPALIVE mha_layer *wasm_trainer_example_layer(mha_trainer *tr, cons
 EMSCRIPTEN_KEEPALIVE int wasm_trainer_example_predict(mha_trainer *tr, const unsigned char *enabled, int *out) {
     return mha_trainer_example_predict(tr, enabled, out);
 }
+
+/* ==========================================================================
+   The GPT-2 model (c/gpt.h): exports for the Model of web/src/attention.js.
+   Loading is split so the file's bytes stay in JavaScript: JS copies the
+   header in, then each tensor's bytes straight to where the model wants them.
+   ========================================================================== */
+#include "gpt.h"
+
+/* head: the file's first head_size bytes (its header); file_size: the whole file's length. */
+EMSCRIPTEN_KEEPALIVE gpt_loader *wasm_gpt_load_begin(const unsigned char *head, int head_size, double file_size, int heads) {
+    gpt_loader *loader = NULL;
+    if (head_size < 0 || !(file_size >= 0 && file_size <= 9007199254740992.0)) { /* 2^53: what JS can count */
+        mha_fail(MHA_ERR_BAD_MODEL, "a file of %g bytes cannot be read", file_size);
+        return NULL;
+    }
+    gpt_load_begin(head, (size_t)head_size, (uint64_t)file_size, heads, &loader);
+    return loader;
+}
+
+EMSCRIPTEN_KEEPALIVE int wasm_gpt_loader_copies(gpt_loader *loader) { return gpt_loader_copies(loader); }
+
+/* Copy i: range[0] = its offset in the file, range[1] = its length; returns where its bytes go. */
+EMSCRIPTEN_KEEPALIVE void *wasm_gpt_loader_copy(gpt_loader *loader, int i, double *range) {
+    uint64_t offset;
+    size_t bytes;
+    void *dest = NULL;
+    if (gpt_loader_copy(loader, i, &offset, &bytes, &dest)) return NULL;
+    range[0] = (double)offset, range[1] = (double)bytes;
+    return dest;
+}
+
+/* The model, or 0; the loader is freed either way. */
+EMSCRIPTEN_KEEPALIVE gpt_model *wasm_gpt_load_finish(gpt_loader *loader) {
+    gpt_model *model = NULL;
+    gpt_load_finish(loader, &model);
+    return model;
+}
+
+EMSCRIPTEN_KEEPALIVE void wasm_gpt_loader_destroy(gpt_loader *loader) { gpt_loader_destroy(loader); }
+EMSCRIPTEN_KEEPALIVE void wasm_gpt_destroy(gpt_model *model) { gpt_model_destroy(model); }
+
+/* out[0..4] = layers, heads, d_model, context, vocab. */
+EMSCRIPTEN_KEEPALIVE void wasm_gpt_config(gpt_model *model, int *out) {
+    const gpt_config *c = gpt_model_config(model);
+    out[0] = c->layers, out[1] = c->heads, out[2] = c->d_model, out[3] = c->context, out[4] = c->vocab;
+}
+
+EMSCRIPTEN_KEEPALIVE int wasm_gpt_metadata_count(gpt_model *model) { return gpt_model_metadata_count(model); }
+
+/* Entry i's key (value 0) or value (value 1). */
+EMSCRIPTEN_KEEPALIVE const char *wasm_gpt_metadata(gpt_model *model, int i, int value) {
+    const gpt_metadata *entry = gpt_model_metadata(model, i);
+    return !entry ? NULL : value ? entry->value : entry->key;
+}
+
+EMSCRIPTEN_KEEPALIVE int wasm_gpt_forward(gpt_model *model, const int *tokens, int len, const unsigned char *enabled) {
+    return gpt_forward(model, tokens, len, enabled);
+}
+
+EMSCRIPTEN_KEEPALIVE int wasm_gpt_len(gpt_model *model) { return gpt_model_len(model); }
+
+EMSCRIPTEN_KEEPALIVE const float *wasm_gpt_attention(gpt_model *model, int layer, int head) {
+    const float *out = NULL;
+    gpt_attention(model, layer, head, &out);
+    return out;
+}
+
+EMSCRIPTEN_KEEPALIVE const float *wasm_gpt_logits(gpt_model *model) {
+    const float *out = NULL;
+    gpt_logits(model, &out);
+    return out;
+}

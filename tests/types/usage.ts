@@ -1,5 +1,6 @@
 // Compiled (never run) by tests/types.test.js: the shipped declarations must describe the real API.
 import { loadAttention, MHAError } from 'multihead-attention-lesson';
+import type { Model, ModelConfig } from 'multihead-attention-lesson';
 import { MultiHeadAttentionElement, defineMultiHeadAttention } from 'multihead-attention-lesson/widget';
 
 async function lesson(): Promise<number> {
@@ -23,6 +24,15 @@ async function lesson(): Promise<number> {
   const inWorker = await loadAttention({ wasm: mha.wasmModule });
   const fromUrl = loadAttention({ wasm: new URL('https://example.org/mha-core.wasm') });
   if (inWorker !== (await fromUrl)) return -1;
+  // A GPT-2-style model from a .safetensors file's bytes.
+  const model: Model = await mha.loadModel(new Uint8Array(8), { heads: 2 });
+  const { layers, vocabSize }: ModelConfig = model.config;
+  model.forward(Int32Array.of(1, 2), { disabled: [[0, 1]] });
+  const firstHead: Float32Array = model.attention(layers - 1, 0);
+  const scores: Float32Array = model.logits();
+  const vocabulary: string | undefined = model.metadata.vocab;
+  model.dispose();
+  if (vocabulary === undefined && scores.length !== model.length * vocabSize) return firstHead[0];
   return weights[0] + naive + split + normals[0] + headOne[0] + mha.memoryBytes();
 }
 

@@ -6,7 +6,7 @@ export type Matrix = Float32Array | Float64Array | ArrayLike<number> | number[][
 export type MHAErrorCode =
   | 'NULL_ARGUMENT' | 'BAD_SIZE' | 'HEADS_NOT_DIVISOR' | 'TOO_LARGE' | 'OUT_OF_MEMORY'
   | 'SEQ_TOO_LONG' | 'NOT_FINITE' | 'BAD_INPUT' | 'HEAD_INDEX' | 'NO_FORWARD'
-  | 'BAD_LENGTH' | 'BAD_ARGUMENT' | 'DISPOSED' | 'LOAD_FAILED';
+  | 'BAD_MODEL' | 'TOKEN_RANGE' | 'BAD_LENGTH' | 'BAD_ARGUMENT' | 'DISPOSED' | 'LOAD_FAILED';
 
 /** Where a NOT_FINITE failure was found: an input ('q', 'wk', …) or a stage that overflowed float32. */
 export interface MHAErrorPlace {
@@ -196,7 +196,39 @@ export interface Trainer extends Results {
   dispose(): void;
 }
 
+export interface ModelConfig {
+  layers: number;
+  heads: number;
+  dModel: number;
+  context: number;
+  vocabSize: number;
+}
+
+/**
+ * A GPT-2-style model loaded from a .safetensors file. attention() and logits() are views into the wasm heap
+ * holding the last forward, valid until the next call on this model; copy what you keep.
+ */
+export interface Model {
+  readonly config: Readonly<ModelConfig>;
+  /** The file's __metadata__ strings: n_head, and for the lesson's model its vocabulary. */
+  readonly metadata: Readonly<Record<string, string>>;
+  /** L of the last forward, 0 before the first. */
+  readonly length: number;
+  /** 1 .. context token ids; `disabled` switches [layer, head] pairs off (zeros before c_proj). */
+  forward(ids: Int32Array | ArrayLike<number>, options?: { disabled?: ArrayLike<readonly [number, number]> }): this;
+  /** Head `head` of block `layer`: L×L softmax weights of the last forward. */
+  attention(layer: number, head: number): Float32Array;
+  /** L×vocabSize logits of the last forward. */
+  logits(): Float32Array;
+  dispose(): void;
+}
+
 export interface Attention {
+  /**
+   * A model from a .safetensors file with Hugging Face GPT-2's tensor names (F32 or F16). heads may be left out
+   * when the file's __metadata__ has n_head, or for GPT-2's own sizes. Rejects with BAD_MODEL for a broken file.
+   */
+  loadModel(bytes: ArrayBuffer | ArrayBufferView, options?: { heads?: number }): Promise<Model>;
   createLayer(desc: { dModel: number; heads: number; maxLen: number }): Layer;
   /** A trainer for the two-view task (previous token + first token); see Trainer. */
   createTrainer(options: TrainerOptions): Trainer;

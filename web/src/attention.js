@@ -4,6 +4,8 @@
 //   const layer = mha.createLayer({ dModel: 4, heads: 2, maxLen: 8 });
 //   layer.forward({ q, k, v, causal: false });
 //   layer.attention(0);  // Float32Array L×L
+//   const model = await mha.loadModel(bytes);  // a GPT-2-style .safetensors file
+//   model.forward([464, 3797]).attention(0, 1);
 //
 // Arrays returned by a layer are views into the wasm heap, not copies: they hold the
 // result of the last forward and are valid until the next call on that layer, or until
@@ -138,6 +140,53 @@ class Attention {
       throw new MHAError('OUT_OF_MEMORY', 'not enough memory for a trainer');
     }
     return new Trainer(core, ptr, scratch, { heads, dModel, seqLen, vocab, seed, lr, batch, evalCount, causal: Boolean(causal), scale: Boolean(scale) });
+  }
+
+  /**
+   * A GPT-2-style model from the bytes of a .safetensors file (c/gpt.h): Hugging Face GPT-2's tensor names and
+   * layouts, F32 or F16. Layers, dModel, context and vocabSize come from the shapes; heads from the options, else
+   * the file's __metadata__ n_head, else GPT-2's own sizes. A broken, misshaped or non-finite file rejects with
+   * BAD_MODEL naming the problem. The weights are copied into the wasm heap once; the file can be dropped after.
+   */
+  async loadModel(bytes, options) {
+    const { heads } = checkOptions('loadModel', options, ['heads']);
+    const headsArg = heads == null ? 0 : intArg('heads', heads);
+    if (!(bytes instanceof ArrayBuffer) && !ArrayBuffer.isView(bytes)) {
+      throw new MHAError('BAD_ARGUMENT', `loadModel takes the bytes of a .safetensors file (an ArrayBuffer or Uint8Array), got ${describe(bytes)}`);
+    }
+    const core = this.#core;
+    let file = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (file.buffer === core.HEAPU8.buffer) file = file.slice(); // a view of the heap would be detached when it grows
+    // The header's length is the file's first 8 bytes (little-endian); the core checks it again.
+    const declared = file.length >= 8 ? new DataView(file.buffer, file.byteOffset, 8).getBigUint64(0, true) : 0n;
+    const headLength = Math.min(file.length, 8 + (declared <= MAX_MODEL_HEADER ? Number(declared) : 0));
+    const head = core._wasm_malloc(Math.max(headLength, 1));
+    if (!head) throw new MHAError('OUT_OF_MEMORY', `not enough memory for a header of ${headLength} bytes`);
+    core.HEAPU8.set(file.subarray(0, headLength), head);
+    const loader = core._wasm_gpt_load_begin(head, headLength, file.length, headsArg);
+    core._wasm_free(head);
+    if (!loader) throw coreError(core);
+    // Each tensor's bytes straight from the file to where the model keeps them (the core widens F16 in place).
+    for (let i = 0, copies = core._wasm_gpt_loader_copies(loader); i < copies; i++) {
+      const dest = core._wasm_gpt_loader_copy(loader, i, this.#scratch);
+      const [offset, length] = new Float64Array(core.HEAPF64.buffer, this.#scratch, 2);
+      core.HEAPU8.set(file.subarray(offset, offset + length), dest);
+    }
+    const ptr = core._wasm_gpt_load_finish(loader);
+    if (!ptr) throw coreError(core);
+    core._wasm_gpt_config(ptr, this.#scratch);
+    const [layers, headCount, dModel, context, vocabSize] = new Int32Array(core.HEAPU8.buffer, this.#scratch, 5);
+    const config = { layers, heads: headCount, dModel, context, vocabSize };
+    const staging = core._wasm_malloc(4 * context + layers * headCount); // the tokens, then one byte per head
+    if (!staging) {
+      core._wasm_gpt_destroy(ptr);
+      throw new MHAError('OUT_OF_MEMORY', 'not enough memory for a model');
+    }
+    const metadata = {};
+    for (let i = 0, count = core._wasm_gpt_metadata_count(ptr); i < count; i++) {
+      metadata[cString(core, core._wasm_gpt_metadata(ptr, i, 0))] = cString(core, core._wasm_gpt_metadata(ptr, i, 1));
+    }
+    return new Model(core, ptr, staging, config, metadata);
   }
 
   /** The lesson's bill: naive = h·3·d², split = 3·d² + d². */
@@ -340,6 +389,122 @@ class Layer extends ForwardViews {
     return ptr;
   }
 
+}
+
+// ---- A real model: the Model of loadModel (c/gpt.h, exported by c/wasm_exports.c) ----
+
+// The longest header a .safetensors file may declare (c/safetensors.h's ST_MAX_HEADER_BYTES).
+const MAX_MODEL_HEADER = 16n << 20n;
+
+const modelRegistry = new FinalizationRegistry(({ core, ptr, staging }) => {
+  core._wasm_gpt_destroy(ptr);
+  core._wasm_free(staging);
+});
+
+/**
+ * A GPT-2-style model in the wasm heap. attention() and logits() return views into the heap holding the last
+ * forward: valid until the next call on this model (or anything that grows the heap); copy what you keep.
+ */
+class Model {
+  #core;
+  #ptr;
+  #staging; // context int32 token ids, then layers·heads bytes: 1 = head on
+
+  constructor(core, ptr, staging, config, metadata) {
+    this.#core = core;
+    this.#ptr = ptr;
+    this.#staging = staging;
+    /** { layers, heads, dModel, context, vocabSize } */
+    this.config = Object.freeze(config);
+    /** The file's __metadata__ strings (n_head; for the lesson's model, its vocabulary). */
+    this.metadata = Object.freeze(metadata);
+    /** L of the last forward (0 before the first, and after one that failed). */
+    this.length = 0;
+    modelRegistry.register(this, { core, ptr, staging }, this);
+  }
+
+  /**
+   * Runs 1 .. context token ids (an Int32Array or an array of whole numbers); `disabled` lists [layer, head]
+   * pairs to switch off: their outputs become zeros before the block's c_proj.
+   */
+  forward(ids, options) {
+    this.#live();
+    const { disabled } = checkOptions('forward', options, ['disabled']);
+    const { layers, heads, context, vocabSize } = this.config;
+    const length = arrayLength('ids', ids, context,
+      (count) => new MHAError('SEQ_TOO_LONG', `the sequence has ${count} tokens but this model's context is ${context}`));
+    if (length === 0) throw new MHAError('BAD_SIZE', 'the sequence is empty; give at least one token');
+    const tokens = new Int32Array(length);
+    for (let i = 0; i < length; i++) {
+      const id = ids[i];
+      if (!Number.isInteger(id)) throw new MHAError('BAD_ARGUMENT', `ids[${i}] must be a whole number, got ${describe(id)}`);
+      if (id < 0 || id >= vocabSize) { // checked here too: wasm would wrap 2³² to 0
+        throw new MHAError('TOKEN_RANGE', `token ${id} at position ${i} is outside the vocabulary 0 to ${vocabSize - 1}`);
+      }
+      tokens[i] = id;
+    }
+    const enabled = new Uint8Array(layers * heads).fill(1);
+    if (disabled != null) {
+      const count = arrayLength('disabled', disabled, layers * heads * 4);
+      for (let i = 0; i < count; i++) {
+        const pair = disabled[i];
+        const [layer, head] = Array.isArray(pair) && pair.length === 2 ? pair : [];
+        if (!Number.isInteger(layer) || !Number.isInteger(head)) {
+          throw new MHAError('BAD_ARGUMENT', `disabled[${i}] must be a [layer, head] pair of whole numbers, got ${describe(pair)}`);
+        }
+        this.#checkHead(layer, head);
+        enabled[layer * heads + head] = 0;
+      }
+    }
+    const core = this.#live(); // a getter of ids may have disposed it
+    new Int32Array(core.HEAPU8.buffer, this.#staging, length).set(tokens);
+    core.HEAPU8.set(enabled, this.#staging + 4 * context);
+    const status = core._wasm_gpt_forward(this.#ptr, this.#staging, length, this.#staging + 4 * context);
+    this.length = core._wasm_gpt_len(this.#ptr);
+    if (status) throw coreError(core);
+    return this;
+  }
+
+  /** The softmax weights of `head` in block `layer` of the last forward, L×L; masked entries are exactly 0. */
+  attention(layer, head) {
+    const core = this.#live();
+    this.#checkHead(layer, head);
+    const ptr = core._wasm_gpt_attention(this.#ptr, layer, head);
+    if (!ptr) throw coreError(core);
+    return new Float32Array(core.HEAPF32.buffer, ptr, this.length ** 2);
+  }
+
+  /** The last forward's logits, L×vocabSize: row r scores every token as the one after position r. */
+  logits() {
+    const core = this.#live();
+    const ptr = core._wasm_gpt_logits(this.#ptr);
+    if (!ptr) throw coreError(core);
+    return new Float32Array(core.HEAPF32.buffer, ptr, this.length * this.config.vocabSize);
+  }
+
+  /** Frees the model; later calls throw DISPOSED. */
+  dispose() {
+    if (!this.#ptr) return;
+    this.#core._wasm_gpt_destroy(this.#ptr);
+    this.#core._wasm_free(this.#staging);
+    modelRegistry.unregister(this);
+    this.#ptr = 0;
+  }
+
+  #live() {
+    if (!this.#ptr) throw new MHAError('DISPOSED', 'this model was disposed; load it again with loadModel');
+    return this.#core;
+  }
+
+  #checkHead(layer, head) {
+    const { layers, heads } = this.config;
+    if (!Number.isInteger(layer) || layer < 0 || layer >= layers) {
+      throw new MHAError('HEAD_INDEX', `layer ${describe(layer)} does not exist: this model has layers 0 to ${layers - 1}`);
+    }
+    if (!Number.isInteger(head) || head < 0 || head >= heads) {
+      throw new MHAError('HEAD_INDEX', `head ${describe(head)} does not exist: this model has heads 0 to ${heads - 1}`);
+    }
+  }
 }
 
 // ---- Training: the Trainer of createTrainer (c/train.h, exported by c/wasm_exports.c) ----

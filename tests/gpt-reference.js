@@ -1,0 +1,171 @@
+// An independent float64 reference of a GPT-2 forward pass, and a writer of .safetensors files in Hugging Face
+// GPT-2's layout, for tests of loadModel. Written from GPT-2's definition (pre-LayerNorm blocks, causal
+// attention, tanh GELU, logits tied to wte); it shares no code with the C core.
+
+/** The names and shapes of a GPT-2's tensors, in file order. */
+export function gpt2Shapes({ layers, dModel: d, context, vocab }) {
+  const shapes = [['wte.weight', [vocab, d]], ['wpe.weight', [context, d]]];
+  for (let i = 0; i < layers; i++) {
+    shapes.push(
+      [`h.${i}.ln_1.weight`, [d]], [`h.${i}.ln_1.bias`, [d]],
+      [`h.${i}.attn.c_attn.weight`, [d, 3 * d]], [`h.${i}.attn.c_attn.bias`, [3 * d]],
+      [`h.${i}.attn.c_proj.weight`, [d, d]], [`h.${i}.attn.c_proj.bias`, [d]],
+      [`h.${i}.ln_2.weight`, [d]], [`h.${i}.ln_2.bias`, [d]],
+      [`h.${i}.mlp.c_fc.weight`, [d, 4 * d]], [`h.${i}.mlp.c_fc.bias`, [4 * d]],
+      [`h.${i}.mlp.c_proj.weight`, [4 * d, d]], [`h.${i}.mlp.c_proj.bias`, [d]],
+    );
+  }
+  shapes.push(['ln_f.weight', [d]], ['ln_f.bias', [d]]);
+  return shapes;
+}
+
+/** Random weights for every tensor (LayerNorm scales around 1), rounded to what `dtype` stores. */
+export function randomWeights(config, random, { spread = 0.3, dtype = 'F32' } = {}) {
+  const round = dtype === 'F16' ? (x) => halfToFloat(floatToHalf(x)) : Math.fround;
+  const weights = new Map();
+  for (const [name, shape] of gpt2Shapes(config)) {
+    const n = shape.reduce((a, b) => a * b, 1);
+    const offset = /ln_.*weight/.test(name) ? 1 : 0;
+    weights.set(name, Float64Array.from({ length: n }, () => round(offset + (random() * 2 - 1) * spread)));
+  }
+  return weights;
+}
+
+const single = new Float32Array(1);
+const singleBits = new Uint32Array(single.buffer);
+
+/** value / 2^shift rounded to the nearest whole number, ties to even. */
+function roundShift(value, shift) {
+  const kept = Math.floor(value / 2 ** shift), rest = value - kept * 2 ** shift, half = 2 ** (shift - 1);
+  return rest > half || (rest === half && kept % 2 === 1) ? kept + 1 : kept;
+}
+
+/** IEEE half bits of x, rounded to nearest even. */
+export function floatToHalf(x) {
+  single[0] = x;
+  const bits = singleBits[0];
+  const sign = (bits >>> 16) & 0x8000, exponent = (bits >>> 23) & 0xff, mantissa = bits & 0x7fffff;
+  if (exponent === 0xff) return sign | 0x7c00 | (mantissa ? 0x200 : 0);
+  const e = exponent - 112; // the half's biased exponent
+  if (e >= 31) return sign | 0x7c00;
+  if (e <= 0) return e < -10 ? sign : sign | roundShift(mantissa | 0x800000, 14 - e);
+  return sign | roundShift((e << 23) | mantissa, 13); // a carry into the exponent is the right rounding
+}
+
+export function halfToFloat(h) {
+  const sign = h & 0x8000 ? -1 : 1, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  if (exponent === 31) return mantissa ? NaN : sign * Infinity;
+  if (exponent === 0) return sign * mantissa * 2 ** -24;
+  return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
+}
+
+/**
+ * The bytes of a .safetensors file: tensors is [[name, shape, values, dtype?]], metadata an object of strings.
+ * The header is padded with spaces to 8 bytes, as Hugging Face's writer does.
+ */
+export function writeSafetensors(tensors, metadata) {
+  const header = {};
+  if (metadata) header.__metadata__ = metadata;
+  let offset = 0;
+  const parts = [];
+  for (const [name, shape, values, dtype = 'F32'] of tensors) {
+    let bytes;
+    if (dtype === 'F16') bytes = new Uint8Array(Uint16Array.from(values, floatToHalf).buffer);
+    else if (dtype === 'F32') bytes = new Uint8Array(Float32Array.from(values).buffer);
+    else bytes = new Uint8Array(values.length * ({ BF16: 2, F64: 8, I32: 4 }[dtype] ?? 4));
+    header[name] = { dtype, shape, data_offsets: [offset, offset + bytes.length] };
+    parts.push(bytes);
+    offset += bytes.length;
+  }
+  let json = JSON.stringify(header);
+  const length = new TextEncoder().encode(json).length;
+  json += ' '.repeat((8 - (length % 8)) % 8);
+  const text = new TextEncoder().encode(json);
+  const file = new Uint8Array(8 + text.length + offset);
+  new DataView(file.buffer).setBigUint64(0, BigInt(text.length), true);
+  file.set(text, 8);
+  let at = 8 + text.length;
+  for (const bytes of parts) {
+    file.set(bytes, at);
+    at += bytes.length;
+  }
+  return file;
+}
+
+/** A GPT-2 file of these weights (a Map from randomWeights); prefix 'transformer.' as some checkpoints have. */
+export function gpt2File(config, weights, { dtype = 'F32', prefix = '', metadata = { n_head: String(config.heads) } } = {}) {
+  return writeSafetensors(gpt2Shapes(config).map(([name, shape]) => [prefix + name, shape, weights.get(name), dtype]), metadata);
+}
+
+function layerNorm(x, g, b) {
+  const d = x.length;
+  const mean = x.reduce((a, v) => a + v, 0) / d;
+  const variance = x.reduce((a, v) => a + (v - mean) ** 2, 0) / d;
+  return x.map((v, j) => ((v - mean) / Math.sqrt(variance + 1e-5)) * g[j] + b[j]);
+}
+
+/** x (k) · W (k×n, row-major) + b */
+function affine(x, w, b) {
+  const n = b.length;
+  const out = Float64Array.from(b);
+  x.forEach((xi, i) => {
+    for (let j = 0; j < n; j++) out[j] += xi * w[i * n + j];
+  });
+  return out;
+}
+
+const gelu = (x) => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x ** 3)));
+
+/**
+ * The forward pass of token ids: { logits (L×vocab, flat), attention[layer][head] (L×L, flat) }.
+ * disabled: [layer, head] pairs whose outputs are zeroed before c_proj.
+ */
+export function referenceGpt(weights, { layers, heads, dModel: d, vocab }, ids, { disabled = [] } = {}) {
+  const W = (name) => weights.get(name);
+  const L = ids.length, dk = d / heads;
+  let x = Array.from(ids, (id, t) => Float64Array.from({ length: d }, (_, j) => W('wte.weight')[id * d + j] + W('wpe.weight')[t * d + j]));
+  const attention = [];
+  for (let l = 0; l < layers; l++) {
+    const p = (suffix) => W(`h.${l}.${suffix}`);
+    const qkv = x.map((row) => affine(layerNorm(row, p('ln_1.weight'), p('ln_1.bias')), p('attn.c_attn.weight'), p('attn.c_attn.bias')));
+    const concat = x.map(() => new Float64Array(d));
+    attention.push([]);
+    for (let h = 0; h < heads; h++) {
+      const weightsOfHead = new Float64Array(L * L);
+      for (let t = 0; t < L; t++) {
+        const scores = Array.from({ length: L }, (_, u) => {
+          if (u > t) return -Infinity;
+          let dot = 0;
+          for (let j = 0; j < dk; j++) dot += qkv[t][h * dk + j] * qkv[u][d + h * dk + j];
+          return dot / Math.sqrt(dk);
+        });
+        const max = Math.max(...scores);
+        const e = scores.map((s) => Math.exp(s - max));
+        const sum = e.reduce((a, v) => a + v, 0);
+        e.forEach((v, u) => (weightsOfHead[t * L + u] = v / sum));
+        if (disabled.some(([dl, dh]) => dl === l && dh === h)) continue;
+        for (let j = 0; j < dk; j++) {
+          let o = 0;
+          for (let u = 0; u <= t; u++) o += weightsOfHead[t * L + u] * qkv[u][2 * d + h * dk + j];
+          concat[t][h * dk + j] = o;
+        }
+      }
+      attention[l].push(weightsOfHead);
+    }
+    x = x.map((row, t) => {
+      const mid = affine(concat[t], p('attn.c_proj.weight'), p('attn.c_proj.bias')).map((v, j) => v + row[j]);
+      const hidden = affine(layerNorm(mid, p('ln_2.weight'), p('ln_2.bias')), p('mlp.c_fc.weight'), p('mlp.c_fc.bias')).map(gelu);
+      return affine(hidden, p('mlp.c_proj.weight'), p('mlp.c_proj.bias')).map((v, j) => v + mid[j]);
+    });
+  }
+  const logits = new Float64Array(L * vocab);
+  x.forEach((row, t) => {
+    const normed = layerNorm(row, W('ln_f.weight'), W('ln_f.bias'));
+    for (let v = 0; v < vocab; v++) {
+      let s = 0;
+      for (let j = 0; j < d; j++) s += normed[j] * W('wte.weight')[v * d + j];
+      logits[t * vocab + v] = s;
+    }
+  });
+  return { logits, attention };
+}

@@ -1,0 +1,207 @@
+// loadModel and Model (c/gpt.h through web/src/attention.js) against the float64 reference of
+// tests/gpt-reference.js, on small random GPT-2-layout files this test writes itself: F32 and F16, with and
+// without the 'transformer.' prefix, heads switched off, and hostile files that must give BAD_MODEL.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { loadAttention, MHAError } from '../web/src/attention.js';
+import { gpt2File, gpt2Shapes, randomWeights, referenceGpt, writeSafetensors } from './gpt-reference.js';
+import { seededRandom, maxAbsDiff } from './seeded.js';
+
+const mha = await loadAttention();
+const config = { layers: 2, heads: 2, dModel: 16, context: 16, vocab: 50 };
+const weights = randomWeights(config, seededRandom(7));
+const goodFile = gpt2File(config, weights);
+const ids = Array.from({ length: 16 }, (_, i) => (i * 17 + 3) % 50);
+
+/** The model's logits and every head's attention against the reference. */
+function matchesReference(model, modelWeights, tokens, options = {}) {
+  model.forward(tokens, options);
+  const want = referenceGpt(modelWeights, config, tokens, options);
+  assert.equal(model.length, tokens.length);
+  const scale = Math.max(1, ...want.logits.map(Math.abs));
+  assert.ok(maxAbsDiff(model.logits(), want.logits) < 2e-5 * scale, `logits differ by ${maxAbsDiff(model.logits(), want.logits)}`);
+  for (let l = 0; l < config.layers; l++) {
+    for (let h = 0; h < config.heads; h++) {
+      const diff = maxAbsDiff(model.attention(l, h), want.attention[l][h]);
+      assert.ok(diff < 1e-5, `layer ${l} head ${h}: attention differs by ${diff}`);
+    }
+  }
+}
+
+/** A good file still loads and computes: nothing a bad one did broke the instance. */
+async function stillWorks() {
+  const model = await mha.loadModel(goodFile);
+  matchesReference(model, weights, ids.slice(0, 5));
+  model.dispose();
+}
+
+async function rejects(bytes, code, message, options) {
+  await assert.rejects(mha.loadModel(bytes, options), (error) => {
+    assert.ok(error instanceof MHAError, `an MHAError, got ${error}`);
+    assert.equal(error.code, code, error.message);
+    assert.match(error.message, message);
+    return true;
+  });
+  await stillWorks();
+}
+
+test('a GPT-2-layout F32 file: config from the shapes and n_head, logits and every head match the reference', async () => {
+  const model = await mha.loadModel(goodFile.buffer);
+  assert.deepEqual({ ...model.config }, { layers: 2, heads: 2, dModel: 16, context: 16, vocabSize: 50 });
+  assert.deepEqual({ ...model.metadata }, { n_head: '2' });
+  matchesReference(model, weights, ids);
+  matchesReference(model, weights, ids.slice(0, 1));
+  matchesReference(model, weights, Int32Array.from(ids.slice(3, 10)));
+  const a = model.attention(1, 1);
+  for (let r = 0; r < 7; r++) {
+    assert.ok(Math.abs(a.subarray(r * 7, r * 7 + 7).reduce((s, v) => s + v, 0) - 1) < 1e-5, 'rows sum to 1');
+    for (let c = r + 1; c < 7; c++) assert.equal(a[r * 7 + c], 0, 'masked weights are exactly 0');
+  }
+  model.dispose();
+});
+
+test('F16 files, the transformer. prefix, heads from the caller, and unused tensors all load', async () => {
+  const half = randomWeights(config, seededRandom(8), { dtype: 'F16' });
+  const model = await mha.loadModel(gpt2File(config, half, { dtype: 'F16', prefix: 'transformer.', metadata: null }), { heads: 2 });
+  assert.equal(model.config.heads, 2);
+  matchesReference(model, half, ids);
+  model.dispose();
+  // GPT-2 checkpoints carry their causal masks (h.i.attn.bias) and sometimes lm_head.weight: checked, not used.
+  const tensors = gpt2Shapes(config).map(([name, shape]) => [name, shape, weights.get(name)]);
+  tensors.push(['h.0.attn.bias', [1, 1, 16, 16], new Float64Array(256)], ['lm_head.weight', [50, 16], weights.get('wte.weight')]);
+  const extra = await mha.loadModel(writeSafetensors(tensors, { n_head: '2', vocab: '["春","眠"]' }));
+  assert.equal(extra.metadata.vocab, '["春","眠"]');
+  matchesReference(extra, weights, ids);
+  extra.dispose();
+});
+
+test('heads from GPT-2\'s own sizes when the file does not say: d_model 768 has 12', async () => {
+  const gpt2 = { layers: 1, heads: 12, dModel: 768, context: 2, vocab: 3 };
+  const zeros = new Map(gpt2Shapes(gpt2).map(([name, shape]) => [name, new Float64Array(shape.reduce((a, b) => a * b, 1))]));
+  const model = await mha.loadModel(gpt2File(gpt2, zeros, { metadata: null }));
+  assert.equal(model.config.heads, 12);
+  model.forward([0, 2]);
+  assert.deepEqual(Array.from(model.attention(0, 11)), [1, 0, 0.5, 0.5]);
+  model.dispose();
+  await rejects(gpt2File(config, weights, { metadata: null }), 'BAD_MODEL', /does not say how many heads .* pass heads/);
+});
+
+test('switched-off heads match the reference with their outputs zeroed before c_proj', async () => {
+  const model = await mha.loadModel(goodFile);
+  matchesReference(model, weights, ids, { disabled: [[0, 1]] });
+  matchesReference(model, weights, ids, { disabled: [[0, 0], [1, 1], [1, 0]] });
+  const all = model.forward(ids).logits().slice();
+  const off = model.forward(ids, { disabled: [[1, 0]] }).logits().slice();
+  assert.ok(maxAbsDiff(all, off) > 1e-3, 'switching a head off changes the logits');
+  model.dispose();
+});
+
+test('bad tokens, lengths, heads and options are coded errors; the model keeps working', async () => {
+  const model = await mha.loadModel(new Uint8Array(goodFile));
+  const code = (call, want, message) => assert.throws(call, (error) => error instanceof MHAError && error.code === want && message.test(error.message));
+  code(() => model.logits(), 'NO_FORWARD', /call forward first/);
+  code(() => model.forward([1, 50]), 'TOKEN_RANGE', /token 50 at position 1 is outside the vocabulary 0 to 49/);
+  code(() => model.forward([-1]), 'TOKEN_RANGE', /token -1 at position 0/);
+  code(() => model.forward([1.5]), 'BAD_ARGUMENT', /ids\[0\] must be a whole number/);
+  code(() => model.forward(new Array(17).fill(0)), 'SEQ_TOO_LONG', /17 tokens but this model's context is 16/);
+  code(() => model.forward([]), 'BAD_SIZE', /empty/);
+  code(() => model.forward('abc'), 'BAD_ARGUMENT', /ids must be an array/);
+  code(() => model.forward([1], { disabled: [[2, 0]] }), 'HEAD_INDEX', /layer 2 does not exist: this model has layers 0 to 1/);
+  code(() => model.forward([1], { disabled: [[0, 2]] }), 'HEAD_INDEX', /head 2 does not exist/);
+  code(() => model.forward([1], { disabled: [0, 1] }), 'BAD_ARGUMENT', /\[layer, head\] pair/);
+  code(() => model.forward([1], { disable: [] }), 'BAD_ARGUMENT', /did you mean 'disabled'/);
+  model.forward([1, 2, 3]);
+  code(() => model.attention(0, 2), 'HEAD_INDEX', /head 2 does not exist/);
+  code(() => model.attention(-1, 0), 'HEAD_INDEX', /layer -1/);
+  matchesReference(model, weights, [1, 2, 3]);
+  model.dispose();
+  code(() => model.forward([1]), 'DISPOSED', /disposed/);
+  await assert.rejects(mha.loadModel('model.safetensors'), (error) => error.code === 'BAD_ARGUMENT');
+  await assert.rejects(mha.loadModel(goodFile, { head: 2 }), (error) => error.code === 'BAD_ARGUMENT' && /'heads'/.test(error.message));
+  await assert.rejects(mha.loadModel(goodFile, { heads: 3 }), (error) => error.code === 'BAD_MODEL' && /n_head 2/.test(error.message));
+});
+
+/** goodFile with its header's first `from` replaced by `to`, keeping the header's length. */
+function patched(from, to) {
+  const length = Number(new DataView(goodFile.buffer).getBigUint64(0, true));
+  const header = new TextDecoder().decode(goodFile.subarray(8, 8 + length));
+  assert.ok(header.includes(from), `the header has ${from}`);
+  const changed = new TextEncoder().encode(header.replace(from, to).padEnd(length, ' ').slice(0, length));
+  const file = goodFile.slice();
+  file.set(changed, 8);
+  return file;
+}
+
+/** goodFile with the float32 weight at `index` of tensor `name` set to `value`. */
+function withWeight(name, index, value) {
+  const length = Number(new DataView(goodFile.buffer).getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(goodFile.subarray(8, 8 + length)));
+  const file = goodFile.slice();
+  new DataView(file.buffer).setFloat32(8 + length + header[name].data_offsets[0] + 4 * index, value, true);
+  return file;
+}
+
+test('hostile files give BAD_MODEL naming the problem, and nothing breaks', async () => {
+  const length = Number(new DataView(goodFile.buffer).getBigUint64(0, true));
+  await rejects(goodFile.subarray(0, 5), 'BAD_MODEL', /too few for a .safetensors file/);
+  await rejects(goodFile.subarray(0, 40), 'BAD_MODEL', /file is truncated/);
+  await rejects(goodFile.subarray(0, goodFile.length - 3), 'BAD_MODEL', /ln_f.bias: its bytes end at .* past the end of the data/);
+  const absurd = goodFile.slice();
+  new DataView(absurd.buffer).setBigUint64(0, 2n ** 63n, true);
+  await rejects(absurd, 'BAD_MODEL', /length .* is absurd/);
+  await rejects(patched('{"__metadata__"', '["__metadata__"'), 'BAD_MODEL', /broken header/);
+  await rejects(patched('"n_head":"2"', '"n_head":2  '), 'BAD_MODEL', /__metadata__ "n_head" is not a string/);
+  await rejects(patched('"n_head":"2"', '"n_head":"0"'), 'BAD_MODEL', /n_head "0" is not a whole number/);
+  await rejects(patched('"n_head":"2"', '"n_head":"3"'), 'BAD_MODEL', /n_head 3 does not divide its d_model 16/);
+  await rejects(patched('"dtype":"F32"', '"dtype":"I32"'), 'BAD_MODEL', /wte.weight has dtype I32; only F32 and F16/);
+  await rejects(patched('"dtype":"F32"', '"dtype":"F64"'), 'BAD_MODEL', /wte.weight: .* hold 3200 bytes, but 800 F64 elements need 6400/);
+  await rejects(patched('"dtype":"F32"', '"dtype":"Q4"'), 'BAD_MODEL', /dtype "Q4", which safetensors does not define/);
+  await rejects(patched('h.1.mlp.c_fc.bias', 'h.1.mlp.c_fc.bi_s'), 'BAD_MODEL', /tensor h.1.mlp.c_fc.bias is missing/);
+  await rejects(patched('"shape":[16,48]', '"shape":[48,16]'), 'BAD_MODEL', /h.0.attn.c_attn.weight has shape \[48, 16\], expected \[16, 48\]/);
+  await rejects(patched('"shape":[16,48]', '"shape":[16,49]'), 'BAD_MODEL', /h.0.attn.c_attn.weight: data_offsets .* but 784 F32 elements need 3136/);
+  await rejects(patched('"data_offsets":[0,3200]', '"data_offsets":[8,3208]'), 'BAD_MODEL', /overlap/);
+  await rejects(patched('"data_offsets":[0,3200]', '"data_offsets":[0,9e99]'), 'BAD_MODEL', /whole numbers/);
+  await rejects(patched('"data_offsets":[0,3200]', '"data_offsets":[0,99999999999999999999]'), 'BAD_MODEL', /absurdly large/);
+  await rejects(patched('"h.1.ln_2.bias"', '"h.1.ln_1.bias"'), 'BAD_MODEL', /h.1.ln_1.bias appears twice/);
+  await rejects(withWeight('h.1.ln_2.weight', 3, NaN), 'BAD_MODEL', /h.1.ln_2.weight has NaN at index 3/);
+  await rejects(withWeight('wpe.weight', 0, -Infinity), 'BAD_MODEL', /wpe.weight has -Infinity at index 0/);
+  const half = gpt2File(config, weights, { dtype: 'F16' });
+  half[half.length - 1] = 0x7c; // the last weight becomes +Infinity in half precision
+  half[half.length - 2] = 0x00;
+  await rejects(half, 'BAD_MODEL', /ln_f.bias has Infinity at index 15/);
+  const both = writeSafetensors([...gpt2Shapes(config).map(([name, shape]) => [name, shape, weights.get(name)]),
+    ['transformer.wte.weight', [50, 16], weights.get('wte.weight')]], { n_head: '2' });
+  await rejects(both, 'BAD_MODEL', /both wte.weight and transformer.wte.weight/);
+  assert.ok(length > 0);
+});
+
+test('random damage to a good file: a model or a coded error, never a crash; the heap stays bounded', async () => {
+  const random = seededRandom(2027);
+  const start = mha.memoryBytes();
+  const codes = {};
+  const length = Number(new DataView(goodFile.buffer).getBigUint64(0, true));
+  for (let round = 0; round < 300; round++) {
+    const file = goodFile.slice(0, random() < 0.1 ? Math.floor(random() * goodFile.length) : goodFile.length);
+    const hits = 1 + Math.floor(random() * 4);
+    for (let i = 0; i < hits; i++) { // mostly in the header, where the damage is interesting
+      const at = random() < 0.8 ? Math.floor(random() * (8 + length)) : Math.floor(random() * file.length);
+      if (at < file.length) file[at] = Math.floor(random() * 256);
+    }
+    let model;
+    try {
+      model = await mha.loadModel(file, random() < 0.2 ? { heads: 1 + Math.floor(random() * 4) } : undefined);
+      model.forward(ids.slice(0, 4));
+      assert.ok(model.logits().every(Number.isFinite), 'a model that loads gives finite logits');
+      codes.OK = (codes.OK ?? 0) + 1;
+    } catch (error) {
+      assert.ok(error instanceof MHAError, `round ${round}: ${error}`);
+      assert.ok(['BAD_MODEL', 'HEADS_NOT_DIVISOR', 'NOT_FINITE', 'TOO_LARGE'].includes(error.code), `round ${round}: ${error.code} ${error.message}`);
+      codes[error.code] = (codes[error.code] ?? 0) + 1;
+    } finally {
+      model?.dispose();
+    }
+  }
+  assert.ok(codes.BAD_MODEL > 100 && codes.OK > 10, JSON.stringify(codes));
+  await stillWorks();
+  assert.ok(mha.memoryBytes() <= Math.max(start, 64 * 2 ** 20), `the heap stays bounded: ${mha.memoryBytes()}`);
+});
