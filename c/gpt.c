@@ -539,7 +539,7 @@ mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int strid
                 const int bad_row = mha_attend_fast(&view, att, w->head, w->scratch);
                 if (bad_row >= 0)
                     return mha_fail_at(MHA_ERR_NOT_FINITE, (mha_error_place){"scores", i, bad_row, -1},
-                                       "the scores of block %d, head %d overflow float32 at row %d: the model's weights are "
+                                       "the scores of layer %d, head %d overflow float32 at row %d: the model's weights are "
                                        "too large", l, i, bad_row);
                 const int on = !enabled || enabled[l * h + i];
                 for (int r = 0; r < T; r++) {
@@ -600,7 +600,7 @@ mha_status gpt_attention(gpt_model *m, int layer, int head, const float **out) {
     *out = NULL;
     const gpt_config *c = &m->config;
     if (layer < 0 || layer >= c->layers)
-        return mha_fail(MHA_ERR_HEAD_INDEX, "block %d does not exist: this model has blocks 0 to %d", layer, c->layers - 1);
+        return mha_fail(MHA_ERR_HEAD_INDEX, "layer %d does not exist: this model has layers 0 to %d", layer, c->layers - 1);
     if (head < 0 || head >= c->heads)
         return mha_fail(MHA_ERR_HEAD_INDEX, "head %d does not exist: this model has heads 0 to %d", head, c->heads - 1);
     if (!m->len) return mha_fail(MHA_ERR_NO_FORWARD, "no result yet: call forward first (a forward that failed leaves none)");
