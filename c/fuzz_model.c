@@ -1,0 +1,228 @@
+/* fuzz_model.c — a fuzz harness for the GPT model loader (gpt.h, safetensors.c)
+   with hostile bytes.
+
+   Each input is a program. Its first byte picks the file: either the input's
+   remaining bytes as they are, or a valid small GPT-2 .safetensors file (of a
+   shape the next bytes pick, written by gpt_save) damaged by the rest: bytes
+   overwritten (mostly in the header), digits of the JSON changed (shapes,
+   offsets, the header's numbers), the header's length replaced, the file cut
+   short. Then it loads the file whole (gpt_load) or in the three steps a page
+   uses (gpt_load_begin with just the header, each copy, gpt_load_finish) and
+   checks the loader's promises, aborting on a broken one:
+     - a failure has a known status and a sentence, and gives no model;
+     - a file that loads has the shape its tensors say, a forward on tokens
+       from the input gives finite logits, causal attention rows that sum to 1
+       with exact zeros above the diagonal, and TOKEN_RANGE for a bad token;
+     - saving a loaded model and loading that gives the same weights;
+   and nothing the sanitizers can see goes wrong.
+
+   Two drivers, as for fuzz_api.c:
+     - libFuzzer: clang -g -O1 -fsanitize=fuzzer,address,undefined -DMHA_LIBFUZZER \
+         c/fuzz_model.c c/error.c c/mha.c c/plain.c c/kernels.c c/train.c c/np_random.c \
+         c/safetensors.c c/gpt.c c/gpt_train.c -lm -o fuzz_model && ./fuzz_model
+     - the seeded driver below (build.sh builds it under ASan and UBSan as
+       c/build/fuzz_model; tests/gpt.test.js runs it):
+         c/build/fuzz_model [seed] [runs] [seconds] */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpt.h"
+#include "np_random.h"
+
+typedef struct program {
+    const uint8_t *data;
+    size_t size, at;
+} program;
+
+static unsigned next_byte(program *p) { return p->at < p->size ? p->data[p->at++] : 0; }
+
+static long seen[MHA_STATUS_COUNT];
+
+static void fail(const char *what) {
+    fprintf(stderr, "fuzz_model: broken promise: %s (last error: %s)\n", what, mha_last_error());
+    abort();
+}
+
+static void check_failure(mha_status status) {
+    if ((unsigned)status < MHA_STATUS_COUNT) seen[status]++;
+    if (status == MHA_OK) return;
+    if (mha_last_status() != status) fail("mha_last_status is not the failing call's status");
+    if (!strcmp(mha_status_name(status), "UNKNOWN")) fail("a failure with an unknown status");
+    if (mha_last_error()[0] == '\0') fail("a failure without a sentence");
+}
+
+/* A valid file of a small shape picked by the program; *size gets its length. */
+static unsigned char *valid_file(program *p, size_t *size) {
+    const int heads = 1 + (int)(next_byte(p) % 3);
+    const gpt_config c = {.layers = 1 + (int)(next_byte(p) % 2), .heads = heads, .d_model = heads * (1 + (int)(next_byte(p) % 4)),
+                          .context = 1 + (int)(next_byte(p) % 6), .vocab = 1 + (int)(next_byte(p) % 9)};
+    gpt_model *m;
+    if (gpt_model_create(&c, next_byte(p), &m) != MHA_OK) fail("a small model could not be created");
+    const gpt_metadata extra[] = {{"vocab", "[\"春\",\"\\\"\",\"\\u0001\"]"}};
+    gpt_save(m, extra, 1, NULL, 0, size);
+    unsigned char *bytes = malloc(*size);
+    if (gpt_save(m, extra, 1, bytes, *size, size) != MHA_OK) fail("a small model could not be saved");
+    gpt_model_destroy(m);
+    return bytes;
+}
+
+/* Damages file[0 .. *size) as the program says. */
+static void damage(program *p, unsigned char *file, size_t *size) {
+    size_t header = 0;
+    for (int i = 7; i >= 0; i--) header = header << 8 | file[i];
+    const int edits = (int)(next_byte(p) % 6);
+    for (int e = 0; e < edits; e++) {
+        const unsigned op = next_byte(p) % 8, where = next_byte(p) << 8 | next_byte(p);
+        if (op < 3) { /* a byte of the header */
+            file[8 + where % header] = (unsigned char)next_byte(p);
+        } else if (op < 5) { /* a digit of the header becomes another digit, or a sign */
+            for (size_t k = 0; k < header; k++) {
+                unsigned char *c = &file[8 + (where + k) % header];
+                if (*c >= '0' && *c <= '9') {
+                    *c = "0123456789-.e9"[next_byte(p) % 14];
+                    break;
+                }
+            }
+        } else if (op == 5) { /* a byte anywhere, weights included */
+            if (*size) file[where % *size] = (unsigned char)next_byte(p);
+        } else if (op == 6) { /* the header's length */
+            file[next_byte(p) % 8] = (unsigned char)next_byte(p);
+        } else { /* the file cut short */
+            *size = *size * (next_byte(p) + 1) / 257;
+        }
+    }
+}
+
+static mha_status load_in_steps(const unsigned char *file, size_t size, int heads, gpt_model **out) {
+    const uint64_t need = size >= 8 ? gpt_header_bytes(file) : 8;
+    const size_t head = need && need < size ? (size_t)need : size;
+    gpt_loader *loader;
+    *out = NULL;
+    mha_status status = gpt_load_begin(file, head, size, heads, &loader);
+    if (status) {
+        if (loader) fail("a failed gpt_load_begin gave a loader");
+        return status;
+    }
+    for (int i = 0; i < gpt_loader_copies(loader); i++) {
+        uint64_t offset;
+        size_t bytes;
+        void *dest;
+        if (gpt_loader_copy(loader, i, &offset, &bytes, &dest) != MHA_OK) fail("a copy the loader listed");
+        if (offset + bytes > size) fail("a copy past the end of the file");
+        memcpy(dest, file + offset, bytes);
+    }
+    return gpt_load_finish(loader, out);
+}
+
+static void check_model(program *p, gpt_model *m) {
+    const gpt_config *c = gpt_model_config(m);
+    int tokens[8];
+    const int len = 1 + (int)(next_byte(p) % 8);
+    int bad = 0;
+    for (int i = 0; i < len; i++) {
+        tokens[i] = (int)(next_byte(p) % (unsigned)(c->vocab + 2)) - (next_byte(p) & 1);
+        bad |= tokens[i] < 0 || tokens[i] >= c->vocab;
+    }
+    unsigned char enabled[3 * 2] = {1, 1, 1, 1, 1, 1};
+    for (int i = 0; i < c->layers * c->heads && i < 6; i++) enabled[i] = (unsigned char)(next_byte(p) & 1);
+    const mha_status status = gpt_forward(m, tokens, len, c->layers * c->heads <= 6 ? enabled : NULL);
+    check_failure(status);
+    if (len > c->context) {
+        if (status != MHA_ERR_SEQ_TOO_LONG) fail("more tokens than the context");
+        return;
+    }
+    if (bad != (status == MHA_ERR_TOKEN_RANGE)) fail("TOKEN_RANGE exactly for a token outside the vocabulary");
+    if (status != MHA_OK) {
+        if (status != MHA_ERR_TOKEN_RANGE && status != MHA_ERR_NOT_FINITE) fail("a forward failed oddly");
+        return;
+    }
+    const float *logits, *a;
+    if (gpt_logits(m, &logits) != MHA_OK) fail("logits after a good forward");
+    for (int i = 0; i < len * c->vocab; i++)
+        if (!isfinite(logits[i])) fail("a non-finite logit after a good forward");
+    for (int l = 0; l < c->layers; l++)
+        for (int h = 0; h < c->heads; h++) {
+            if (gpt_attention(m, l, h, &a) != MHA_OK) fail("attention after a good forward");
+            for (int r = 0; r < len; r++) {
+                double sum = 0;
+                for (int col = 0; col < len; col++) {
+                    sum += a[r * len + col];
+                    if (col > r && a[r * len + col] != 0.0f) fail("a masked weight is not 0");
+                }
+                if (fabs(sum - 1) > 1e-4) fail("a row of attention does not sum to 1");
+            }
+        }
+}
+
+/* Saving a loaded model and loading that gives the same weights. */
+static void check_round_trip(gpt_model *m) {
+    size_t size, count, count_back;
+    gpt_save(m, NULL, 0, NULL, 0, &size);
+    unsigned char *bytes = malloc(size);
+    if (gpt_save(m, NULL, 0, bytes, size, &size) != MHA_OK) fail("saving a loaded model");
+    gpt_model *back;
+    if (gpt_load(bytes, size, 0, &back) != MHA_OK) fail("loading a saved model");
+    const float *a = gpt_model_params(m, &count), *b = gpt_model_params(back, &count_back);
+    if (count != count_back || memcmp(a, b, count * sizeof *a)) fail("a saved model loads with other weights");
+    gpt_model_destroy(back);
+    free(bytes);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    program p = {data, size, 0};
+    const unsigned mode = next_byte(&p);
+    unsigned char *file;
+    size_t file_size;
+    if (mode % 4 == 0) { /* the bytes as they are */
+        file_size = size - p.at;
+        file = malloc(file_size + 1);
+        memcpy(file, data + p.at, file_size);
+        p.at = size;
+    } else {
+        file = valid_file(&p, &file_size);
+        damage(&p, file, &file_size);
+    }
+    const int heads = (mode & 16) ? (int)(next_byte(&p) % 5) - 1 : 0;
+    gpt_model *m = (gpt_model *)&m; /* must become NULL on failure */
+    const mha_status status = (mode & 32) ? gpt_load(file, file_size, heads, &m) : load_in_steps(file, file_size, heads, &m);
+    check_failure(status);
+    if (status == MHA_OK) {
+        check_model(&p, m);
+        check_round_trip(m);
+        gpt_model_destroy(m);
+    } else if (m) {
+        fail("a failed load gave a model");
+    }
+    free(file);
+    return 0;
+}
+
+#ifndef MHA_LIBFUZZER
+#include <time.h>
+
+/* Random programs from numpy's generator: the same runs from the same seed. */
+int main(int argc, char **argv) {
+    const unsigned seed = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 0;
+    const long runs = argc > 2 ? strtol(argv[2], NULL, 10) : 2000;
+    const double seconds = argc > 3 ? strtod(argv[3], NULL) : 1e9;
+    np_random rs;
+    np_random_seed(&rs, seed);
+    static uint8_t bytes[1024];
+    const clock_t start = clock();
+    long run = 0;
+    for (; run < runs && (double)(clock() - start) / CLOCKS_PER_SEC < seconds; run++) {
+        const size_t size = 1 + (size_t)(np_random_double(&rs) * sizeof bytes);
+        for (size_t i = 0; i < size; i++) bytes[i] = (uint8_t)(np_random_double(&rs) * 256);
+        LLVMFuzzerTestOneInput(bytes, size);
+    }
+    printf("fuzz_model: %ld runs from seed %u, no broken promise; calls by status:", run, seed);
+    for (int status = 0; status < MHA_STATUS_COUNT; status++)
+        if (seen[status]) printf(" %s %ld", mha_status_name((mha_status)status), seen[status]);
+    printf("\n");
+    return 0;
+}
+#endif
