@@ -41,10 +41,11 @@ export async function startBrowserAndServer({ headers } = {}) {
 /**
  * Opens a page that records console errors and uncaught exceptions into `errors`, and fails any request
  * that leaves the local server (the lesson must work with no network). `init` runs in the page before
- * any of its scripts (e.g. to start a PerformanceObserver).
+ * any of its scripts (e.g. to start a PerformanceObserver). `mobile` emulates a phone's browser; touch
+ * comes on with any viewport under 500 px wide.
  */
-export async function openPage(browser, url, { viewport = { width: 1280, height: 900 }, reducedMotion = 'no-preference', baseUrl, init } = {}) {
-  const context = await browser.newContext({ viewport, reducedMotion, hasTouch: viewport.width < 500 });
+export async function openPage(browser, url, { viewport = { width: 1280, height: 900 }, reducedMotion = 'no-preference', baseUrl, init, mobile = false } = {}) {
+  const context = await browser.newContext({ viewport, reducedMotion, hasTouch: viewport.width < 500, isMobile: mobile });
   if (init) await context.addInitScript(init);
   const page = await context.newPage();
   const errors = [];
@@ -61,6 +62,35 @@ export async function openPage(browser, url, { viewport = { width: 1280, height:
   }
   await page.goto(url);
   return { page, context, errors, offline };
+}
+
+/**
+ * Drags one finger from (x, y) by (dx, dy) in `steps` moves, as real touch input through the DevTools
+ * protocol, so Chromium's own scrolling and touch-action decide what the gesture does, as on a phone.
+ * The page's context needs hasTouch.
+ */
+export async function touchDrag(page, { x, y }, { dx = 0, dy = 0 }, steps = 10) {
+  const cdp = await page.context().newCDPSession(page);
+  const at = (i) => [{ x: x + (dx * i) / steps, y: y + (dy * i) / steps }];
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(0) });
+  for (let i = 1; i <= steps; i++) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(i) });
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
+}
+
+/** Waits until the page has stopped scrolling (a fling goes on after the finger lifts); returns scrollY. */
+export function scrollSettled(page) {
+  return page.evaluate(() => new Promise((resolve) => {
+    let last = NaN;
+    let stillFrames = 0;
+    const check = () => {
+      stillFrames = window.scrollY === last ? stillFrames + 1 : 0;
+      last = window.scrollY;
+      if (stillFrames >= 6) resolve(last);
+      else requestAnimationFrame(check);
+    };
+    check();
+  }));
 }
 
 /** Runs axe-core in the page and returns its violations with impact 'serious' or 'critical'. */

@@ -32,6 +32,7 @@ const SHIPPED = [
   'web/page/train-worker.js',
   'web/page/train.js',
   'web/shared/errors.js',
+  'web/shared/touch.js',
   'web/src/attention.d.ts',
   'web/src/attention.js',
   'web/widget/adopt-stylesheet.js',

@@ -2,7 +2,7 @@
 // the URL carries the state, and axe-core finds no serious problems. Screenshots go to tests/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowserAndServer, openPage, seriousAxeViolations, ensureArtifactsDir } from './browser.js';
+import { startBrowserAndServer, openPage, seriousAxeViolations, ensureArtifactsDir, touchDrag, scrollSettled } from './browser.js';
 import { defaultState, toQuery, fromQuery } from '../web/page/state.js';
 
 let env;
@@ -113,7 +113,7 @@ test('moving a q slider sets the head-1 heatmap cell to exactly what the core co
   await context.close();
 });
 
-test('dragging a number with the pointer and pressing arrow keys both edit it', async () => {
+test('dragging a number with the mouse (right or up) and pressing arrow keys both edit it', async () => {
   const { page, context } = await load();
   const handle = page.locator('.drag-number[data-matrix="k"][data-row="1"][data-col="1"]');
   await handle.scrollIntoViewIfNeeded();
@@ -127,6 +127,12 @@ test('dragging a number with the pointer and pressing arrow keys both edit it', 
   await page.keyboard.press('ArrowLeft');
   assert.equal(await handle.textContent(), '1.4');
   assert.equal(await handle.getAttribute('aria-valuenow'), '1.4');
+  // With a mouse, up counts like right (touch edits only sideways, so that a swipe can scroll).
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2 - 16, { steps: 4 });
+  await page.mouse.up();
+  assert.equal(await handle.textContent(), '1.6');
   await context.close();
 });
 
@@ -379,6 +385,49 @@ test('at 375 px wide nothing overflows the page, and a phone screenshot is writt
   // Touch: a tap selects an entry and shows its slider.
   await page.tap('.drag-number[data-matrix="q"][data-row="1"][data-col="1"]');
   assert.ok(await page.isVisible('#entry-range'));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('on a phone a vertical swipe over the q/k/v and Wᴼ numbers scrolls the page and edits nothing; a sideways drag edits', async () => {
+  const { page, errors, context } = await load('', { viewport: { width: 375, height: 700 }, mobile: true });
+  /** Scrolls `selector` to 450 px from the top of the screen, so a swipe up has room; returns its centre. */
+  const placeForSwipe = async (selector) => {
+    const top = await page.$eval(selector, (el) => el.getBoundingClientRect().top);
+    await page.evaluate((by) => window.scrollBy(0, by), top - 450);
+    await scrollSettled(page);
+    const box = await page.locator(selector).boundingBox();
+    return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  };
+  /** A 250 px swipe up that starts on `selector` (it took a cell from 1 to 3 before): it only scrolls. */
+  const swipeUpScrollsOnly = async (selector, value, address = '') => {
+    const start = await placeForSwipe(selector);
+    const scrolled = await page.evaluate(() => window.scrollY);
+    await touchDrag(page, start, { dy: -250 });
+    assert.ok(await scrollSettled(page) > scrolled + 200, `${selector}: the swipe scrolls the page`);
+    await page.waitForTimeout(300); // longer than the page waits before it writes the address
+    assert.equal(await value(), '1', `${selector}: the swipe edits nothing`);
+    assert.equal(await page.evaluate(() => location.search), address, `${selector}: the address stays as it was`);
+  };
+  const q00 = '.drag-number[data-matrix="q"][data-row="0"][data-col="0"]';
+  for (const selector of [q00, '.drag-number[data-matrix="k"][data-row="2"][data-col="1"]', '.drag-number[data-matrix="wo"][data-row="0"][data-col="0"]']) {
+    await swipeUpScrollsOnly(selector, () => page.textContent(selector));
+  }
+  assert.equal(await page.isVisible('#entry-range'), false, 'a swipe is no tap: nothing got selected');
+
+  // A sideways drag edits: 80 px right is ten steps of 0.1, and the address follows.
+  await touchDrag(page, await placeForSwipe(q00), { dx: 80 });
+  assert.equal(await page.textContent(q00), '2');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('q')?.startsWith('2,1,0,0'));
+
+  // Tap-then-slider: the entry's slider also lets a swipe scroll past it, and follows a sideways drag.
+  await page.tap('.drag-number[data-matrix="v"][data-row="0"][data-col="0"]');
+  const address = await page.evaluate(() => location.search);
+  await swipeUpScrollsOnly('#entry-range', () => page.inputValue('#entry-range'), address);
+  assert.equal(await page.textContent('.drag-number[data-matrix="v"][data-row="0"][data-col="0"]'), '1');
+  await touchDrag(page, await placeForSwipe('#entry-range'), { dx: 60 });
+  assert.notEqual(await page.inputValue('#entry-range'), '1', 'a sideways drag on the slider edits');
+  assert.equal(await page.textContent('.drag-number[data-matrix="v"][data-row="0"][data-col="0"]'), await page.inputValue('#entry-range'));
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -1,5 +1,6 @@
 import { h } from './dom.js';
 import { formatNumber } from '../draw/index.js';
+import { touchGesture } from '../shared/touch.js';
 
 const round = (value, step) => Math.round(Math.round(value / step) * step * 1e6) / 1e6;
 /** "2.5", "-0.25", "—" for NaN; a value from a link far outside the range is "1e20", no wider than "-2.55". */
@@ -10,9 +11,9 @@ function cellText(v) {
 }
 
 /**
- * A number you can drag: pointer (mouse, pen, touch) left/right, or the keyboard (arrows ±step,
- * Page Up/Down ±10 steps, Home/End to the ends). It is an ARIA slider, so screen readers announce it.
- * onInput(value) fires on every change; onSelect() fires on a click without a drag, or on focus.
+ * A number you can drag: the mouse right/up or left/down, a finger or pen sideways (a vertical swipe
+ * scrolls the page), or the keyboard (arrows ±step, Page Up/Down ±10 steps, Home/End to the ends). It is an ARIA slider, so screen readers announce it.
+ * onInput(value) fires on every change; onSelect() fires on a click or tap without a drag, or on focus.
  */
 export function dragNumber({ value, min, max, step = 0.1, label, onInput, onSelect = () => {}, format = cellText }) {
   const node = h('span', { class: 'drag-number', role: 'slider', tabindex: 0, 'aria-label': label, 'aria-valuemin': min, 'aria-valuemax': max });
@@ -34,30 +35,59 @@ export function dragNumber({ value, min, max, step = 0.1, label, onInput, onSele
   };
   show(value);
 
+  // Mouse: 3 px of movement starts a drag, and right or up raises the value. Touch and pen scroll the
+  // page (touch-action: pan-y in style.css): only a sideways drag edits, a touch that stays put is a tap
+  // (select), and a vertical swipe is left to the browser. One pointer at a time.
   let drag = null;
-  node.addEventListener('pointerdown', (event) => {
-    if (event.button !== 0) return;
-    node.setPointerCapture(event.pointerId);
-    drag = { x: event.clientX, y: event.clientY, start: Number.isFinite(current) ? current : 0, moved: false };
-    node.classList.add('dragging');
-    event.preventDefault();
-    node.focus({ preventScroll: true });
-  });
-  node.addEventListener('pointermove', (event) => {
-    if (!drag) return;
-    // 8 px per step; dragging up counts like dragging right, so vertical thumbs work on phones.
-    const distance = event.clientX - drag.x - (event.clientY - drag.y);
-    if (Math.abs(distance) > 3) drag.moved = true;
-    if (drag.moved) change(drag.start + Math.trunc(distance / 8) * step);
-  });
-  const end = () => {
-    if (!drag) return;
-    if (!drag.moved) onSelect();
+  const stop = () => {
     drag = null;
     node.classList.remove('dragging');
   };
-  node.addEventListener('pointerup', end);
-  node.addEventListener('pointercancel', end);
+  node.addEventListener('pointerdown', (event) => {
+    if (event.button !== 0 || drag) return;
+    const mouse = event.pointerType === 'mouse';
+    node.setPointerCapture(event.pointerId);
+    drag = { id: event.pointerId, x: event.clientX, y: event.clientY, start: Number.isFinite(current) ? current : 0, before: current, mouse, editing: false };
+    if (mouse) {
+      event.preventDefault(); // no text selection; focus without scrolling instead
+      node.focus({ preventScroll: true });
+    }
+  });
+  node.addEventListener('pointermove', (event) => {
+    if (drag?.id !== event.pointerId) return;
+    const dx = event.clientX - drag.x;
+    const dy = event.clientY - drag.y;
+    if (!drag.editing) {
+      if (drag.mouse) drag.editing = Math.abs(dx - dy) > 3;
+      else {
+        const gesture = touchGesture(dx, dy);
+        // A scroll, even where the page cannot scroll any further: never an edit or a tap.
+        if (gesture === 'scroll') return stop();
+        drag.editing = gesture === 'sideways';
+      }
+      if (drag.editing) node.classList.add('dragging');
+    }
+    // 8 px per step.
+    if (drag.editing) change(drag.start + Math.trunc((drag.mouse ? dx - dy : dx) / 8) * step);
+  });
+  node.addEventListener('pointerup', (event) => {
+    if (drag?.id !== event.pointerId) return;
+    if (!drag.editing) {
+      if (!drag.mouse) node.focus({ preventScroll: true });
+      onSelect();
+    }
+    stop();
+  });
+  // The browser took the gesture over (it scrolls, or the system interrupted): undo what the drag changed.
+  node.addEventListener('pointercancel', (event) => {
+    if (drag?.id !== event.pointerId) return;
+    if (drag.editing && Number.isFinite(drag.before)) change(drag.before);
+    stop();
+  });
+  // Whatever else ends the capture (the node left the page mid-drag), the next press starts afresh.
+  node.addEventListener('lostpointercapture', (event) => {
+    if (drag?.id === event.pointerId) stop();
+  });
   node.addEventListener('focus', () => onSelect());
   node.addEventListener('keydown', (event) => {
     const base = Number.isFinite(current) ? current : 0;

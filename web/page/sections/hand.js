@@ -2,6 +2,7 @@ import { h, fill, checkbox, numberField, uniqueId } from '../dom.js';
 import { show, vh, vdoc } from '../vdom.js';
 import { section, figure, errorBox, sliceColumns, range } from '../common.js';
 import { dragNumber } from '../drag-number.js';
+import { holdTouchUntilSideways } from '../../shared/touch.js';
 import { heatmap, matrixView, legend, headColor } from '../../draw/index.js';
 import { HAND_D_MODEL, HAND_MAX_TOKENS, HAND_BOUNDS, MAX_TOKEN_CHARS, defaultState, tokenName } from '../state.js';
 
@@ -89,9 +90,11 @@ export function handSection(ctx) {
     const name = entryName(matrix, row, col);
     const valueInUse = () => ctx.state.hand[matrix][row][col];
     entryEditor.dataset.key = `${matrix}/${row}/${col}`;
+    const slider = h('input', { type: 'range', id: 'entry-range', min, max, step: 0.1, value: Number.isFinite(value) ? value : 0, 'aria-label': t.sliderLabel(name), oninput: (e) => setEntry(matrix, row, col, Number(e.target.value), 'slider') });
+    holdTouchUntilSideways(slider); // scrolling past it on a phone leaves the value alone
     fill(entryEditor, [
       h('span', { class: 'entry-name' }, [`${t.selected}: `, h('strong', {}, [name])]),
-      h('input', { type: 'range', id: 'entry-range', min, max, step: 0.1, value: Number.isFinite(value) ? value : 0, 'aria-label': t.sliderLabel(name), oninput: (e) => setEntry(matrix, row, col, Number(e.target.value), 'slider') }),
+      slider,
       numberField({
         label: t.typedLabel(name), hideLabel: true, id: 'entry-number', value, min, max, step: 0.1, notANumber: ctx.text.notANumber, current: valueInUse,
         refuse: (typed) => (typed < min || typed > max ? t.outOfRange(min, max, valueInUse()) : null),
