@@ -3,7 +3,7 @@
 // Fixture pages are HTML strings served through page routes on the test server's origin.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchChromium, ensureArtifactsDir, seriousAxeViolations } from './browser.js';
+import { launchChromium, ensureArtifactsDir, seriousAxeViolations, touchDrag, scrollSettled } from './browser.js';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../web/serve.js';
 import { referenceAttention } from './reference.js';
@@ -47,10 +47,11 @@ function fixture(body, { head = '' } = {}) {
  * Opens `path` (a file of web/, or a fixture served at /fixture/<name>.html when `html` is given).
  * `files` serves files of this disk at other paths ({ 'a/b.js': { path, contentType } }).
  * Records console errors and warnings, uncaught exceptions, dialogs, CSP violations and any request
- * leaving the server (aborted: a course page must need nothing but its own host).
+ * leaving the server (aborted: a course page must need nothing but its own host). `phone` emulates a
+ * phone's browser with touch, 375 px wide.
  */
-async function open(path, { html, server = plain, headers = {}, files = {}, viewport = { width: 1100, height: 900 } } = {}) {
-  const context = await browser.newContext({ viewport });
+async function open(path, { html, server = plain, headers = {}, files = {}, viewport = { width: 1100, height: 900 }, phone = false } = {}) {
+  const context = await browser.newContext(phone ? { viewport: { width: 375, height: 700 }, hasTouch: true, isMobile: true } : { viewport });
   const page = await context.newPage();
   const log = { errors: [], warnings: [], dialogs: [], offsite: [], csp: [] };
   page.on('console', (message) => {
@@ -541,6 +542,54 @@ test('mha-change fires (bubbling, composed) with the result whenever the learner
     });
     assert.equal(await page.evaluate(() => window.__events.length), 3, "the page's own changes fire no event");
     assert.equal(await page.$eval('multi-head-attention', (el) => el.shadowRoot.querySelector('select').value), '1', 'the menu follows the attribute');
+    assert.deepEqual(log.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('on a phone a vertical swipe over the sliders scrolls the page and edits nothing; a sideways drag edits', async () => {
+  // Text above and below, so the widget sits mid-page as in a course.
+  const filler = '<p style="height:900px">…</p>';
+  const html = fixture(`${filler}<multi-head-attention editable ${attrs({ ...LESSON, heads: 2 })}></multi-head-attention>${filler}`);
+  const { page, context, log } = await open('phone.html', { html, phone: true });
+  try {
+    await settled(page);
+    await page.evaluate(() => {
+      window.__edits = 0;
+      document.querySelector('multi-head-attention').addEventListener('mha-change', () => window.__edits++);
+    });
+    const slider = (matrix, row, col) => page.locator(`multi-head-attention fieldset[data-matrix="${matrix}"] input[data-row="${row}"][data-col="${col}"]`);
+    const q = () => page.$eval('multi-head-attention', (el) => el.getAttribute('q'));
+    /** Scrolls the slider to 450 px from the top of the screen, so a swipe up has room; returns a point on it. */
+    const placeForSwipe = async (locator, across = 0.5) => {
+      const top = await locator.evaluate((el) => el.getBoundingClientRect().top);
+      await page.evaluate((by) => window.scrollBy(0, by), top - 450);
+      await scrollSettled(page);
+      const box = await locator.boundingBox();
+      return { x: box.x + box.width * across, y: box.y + box.height / 2 };
+    };
+    // A finger landing on a slider's track used to move its thumb there; 10 % across is far from every value here.
+    for (const [matrix, row, col] of [['q', 0, 0], ['k', 1, 3], ['v', 2, 0]]) {
+      const target = slider(matrix, row, col);
+      const before = await target.inputValue();
+      const start = await placeForSwipe(target, 0.1);
+      const scrolled = await page.evaluate(() => window.scrollY);
+      await touchDrag(page, start, { dy: -250 });
+      assert.ok(await scrollSettled(page) > scrolled + 200, `${matrix}[${row}][${col}]: the swipe scrolls the page`);
+      assert.equal(await target.inputValue(), before, `${matrix}[${row}][${col}]: the swipe edits nothing`);
+    }
+    assert.equal(await q(), LESSON.q, 'no value changed');
+    assert.equal(await page.evaluate(() => window.__edits), 0, 'no mha-change');
+
+    // A sideways drag from the thumb (1 on −2…2: three quarters across) to the right end sets 2.
+    const q00 = slider('q', 0, 0);
+    const start = await placeForSwipe(q00, 0.75);
+    const { width } = await q00.boundingBox();
+    await touchDrag(page, start, { dx: width * 0.25 + 20 });
+    assert.equal(await q00.inputValue(), '2');
+    assert.equal(await q(), '[[2,1,0,0],[0,2,0,2],[0,0,1,1]]', 'the edit reaches the attribute');
+    assert.ok(await page.evaluate(() => window.__edits) > 0, 'and fires mha-change');
     assert.deepEqual(log.errors, []);
   } finally {
     await context.close();

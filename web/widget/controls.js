@@ -4,6 +4,7 @@
 import { formatNumber } from '../draw/index.js';
 import { STRINGS, divisors } from './strings.js';
 import { h } from './render.js';
+import { holdTouchUntilSideways } from '../shared/touch.js';
 
 const MATRICES = ['q', 'k', 'v'];
 const STEP = 0.1;
@@ -83,6 +84,7 @@ export function buildControls(doc, state, on) {
         input.step = String(STEP);
         input.dataset.row = String(r);
         input.dataset.col = String(c);
+        holdTouchUntilSideways(input); // a vertical swipe over the grid scrolls and edits nothing
         const output = doc.createElement('output');
         output.setAttribute('aria-hidden', 'true');
         input.addEventListener('input', () => {
