@@ -1,7 +1,7 @@
 /* test_train.c — native tests of the trainer (train.h), run under ASan + UBSan by `npm test`:
    gradient check of every parameter block against central differences of an independent
    float64 forward, agreement with mha_forward, a short training run, determinism, ablation
-   and errors. Prints one "train gradient check" summary line that tests/train.test.js reads. */
+   and errors. Prints one "train gradient check" summary line, for people. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,6 +181,7 @@ static void test_gradients(void) {
     gradient_check(shape(6, 5, 8, 2, 2, CS), 2, 0, (const unsigned char[]){1, 0});
     gradient_check(shape(16, 8, 8, 2, 4, CS), 4, 40, NULL); /* the default task's shape, after training */
     gradient_check(shape(16, 8, 8, 4, 4, MHA_SCALE), 3, 40, NULL);
+    CHECK(shapes_checked == 8, "the gradient check ran on %d of 8 shapes", shapes_checked);
     printf("train gradient check: max relative error %.2e over %d shapes x %d blocks (tolerance 1e-04)\n", worst_error,
            shapes_checked, MHA_TP_COUNT);
 }
