@@ -175,6 +175,7 @@ uint64_t gpt_header_bytes(const unsigned char first8[8]) { return first8 ? st_he
 /* The file's tensor `name`, with or without "transformer."; NULL when it has neither. */
 static mha_status find_tensor(const st_header *h, const char *name, const st_tensor **out) {
     char prefixed[64];
+    *out = NULL;
     snprintf(prefixed, sizeof prefixed, "transformer.%s", name);
     const st_tensor *plain = st_find(h, name), *with_prefix = st_find(h, prefixed);
     if (plain && with_prefix)
@@ -468,16 +469,6 @@ void gpt_work_free(gpt_work *w) {
     w->block = NULL;
 }
 
-float gpt_gelu(float x) {
-    const float inner = 0.7978845608f * (x + 0.044715f * x * x * x); /* √(2/π) */
-    return 0.5f * x * (1.0f + tanhf(inner));
-}
-
-float gpt_gelu_grad(float x) {
-    const float inner = 0.7978845608f * (x + 0.044715f * x * x * x), t = tanhf(inner);
-    return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * 0.7978845608f * (1.0f + 3 * 0.044715f * x * x);
-}
-
 /* out = LN(x)·g + b per row of d; stat gets each row's mean and 1/std. */
 static void layer_norm(float *out, float *stat, const float *x, const float *g, const float *b, int N, int d) {
     for (int r = 0; r < N; r++) {
@@ -552,7 +543,7 @@ mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int strid
         linear(mid, concat, p[GPT_B_PROJ_W], p[GPT_B_PROJ_B], N, d, d, 1, w->scratch);
         layer_norm(ln2, gpt_slice(w, w->ln2_stat, l, rows * 2), mid, p[GPT_B_LN2_W], p[GPT_B_LN2_B], N, d);
         linear(fc, ln2, p[GPT_B_FC_W], p[GPT_B_FC_B], N, d, 4 * d, 0, w->scratch);
-        for (size_t j = 0; j < (size_t)N * 4 * d; j++) act[j] = gpt_gelu(fc[j]);
+        mha_gelu_fast(act, fc, (size_t)N * 4 * d);
         if (out != mid) memcpy(out, mid, nd * sizeof *out);
         linear(out, act, p[GPT_B_OUT_W], p[GPT_B_OUT_B], N, 4 * d, d, 1, w->scratch);
     }

@@ -77,8 +77,4 @@ mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int strid
 /* TOKEN_RANGE for the first of count·len tokens outside 0 .. vocab-1. */
 mha_status gpt_check_tokens(const gpt_model *m, const int *tokens, int count, int len);
 
-/* GPT-2's GELU, 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), and its derivative. */
-float gpt_gelu(float x);
-float gpt_gelu_grad(float x);
-
 #endif /* GPT_INTERNAL_H */

@@ -176,11 +176,10 @@ static void attention_backward(gpt_trainer *tr, int l) {
                     const float weight = arow[col], g = weight * (ds[col] - dot_sum) * scale;
                     const float *kc = qkv + base + (size_t)col * d3 + d;
                     float *dkc = tr->dqkv + base + (size_t)col * d3 + d, *dvc = dkc + d;
-                    for (int j = 0; j < dk; j++) {
-                        dqr[j] += g * kc[j];
-                        dkc[j] += g * qr[j];
-                        dvc[j] += weight * dh[j];
-                    }
+                    /* three loops, not one: each vectorises on its own */
+                    for (int j = 0; j < dk; j++) dqr[j] += g * kc[j];
+                    for (int j = 0; j < dk; j++) dkc[j] += g * qr[j];
+                    for (int j = 0; j < dk; j++) dvc[j] += weight * dh[j];
                 }
             }
         }
@@ -251,7 +250,7 @@ static void backward(gpt_trainer *tr, const int *tokens, int len) {
         /* MLP: out = mid + act · W_out + b_out, act = GELU(ln2 · W_fc + b_fc) */
         mha_matmul_fast(tr->dwide, 4 * d, tr->dx, d, p[GPT_B_OUT_W], d, 1, N, d, 4 * d, 0, scratch);
         weight_grad(tr, g[GPT_B_OUT_W], g[GPT_B_OUT_B], act, tr->dx, N, 4 * d, d);
-        for (size_t j = 0; j < (size_t)N * 4 * d; j++) tr->dwide[j] *= gpt_gelu_grad(fc[j]);
+        mha_gelu_backward_fast(tr->dwide, fc, (size_t)N * 4 * d);
         weight_grad(tr, g[GPT_B_FC_W], g[GPT_B_FC_B], ln2, tr->dwide, N, d, 4 * d);
         mha_matmul_fast(tr->dnorm, d, tr->dwide, 4 * d, p[GPT_B_FC_W], 4 * d, 1, N, 4 * d, d, 0, scratch);
         layer_norm_backward(tr->dx, g[GPT_B_LN2_W], g[GPT_B_LN2_B], tr->dnorm, mid, gpt_slice(w, w->ln2_stat, l, rows * 2),

@@ -271,6 +271,43 @@ void mha_project_fast(float *out, const float *x, const float *w, int L, int d, 
     gemm(out, d, x, d, scratch, NR, (size_t)d * NR, L, d, d, TRI_NONE, 0, 0);
 }
 
+/* tanh through the vectorised exp: tanh|u| = (1 - e)/(1 + e) with e = e^(-2|u|) <= 1, then u's sign. */
+static inline vf vtanh(vf u) {
+    const vi sign = (vi){0} + (int)0x80000000u;
+    const vf e = vexp((vf)((vi)u & ~sign) * -2.0f);
+    return (vf)((vi)((1.0f - e) / (1.0f + e)) | ((vi)u & sign));
+}
+
+#define GELU_C 0.7978845608f /* √(2/π) */
+
+static inline vf vgelu(vf x) { return 0.5f * x * (1.0f + vtanh(GELU_C * (x + 0.044715f * x * x * x))); }
+
+static inline vf vgelu_grad(vf x) {
+    const vf t = vtanh(GELU_C * (x + 0.044715f * x * x * x));
+    return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * GELU_C * (1.0f + 3 * 0.044715f * x * x);
+}
+
+/* The last n < VW floats of x through f, via one zero-padded vector. */
+#define TAIL(f, x, n, out_expr)                                             \
+    do {                                                                    \
+        float lanes[VW] = {0};                                              \
+        memcpy(lanes, x, (n) * sizeof(float));                              \
+        const vf r = f(vload(lanes));                                       \
+        for (size_t t = 0; t < (n); t++) out_expr;                          \
+    } while (0)
+
+void mha_gelu_fast(float *out, const float *x, size_t n) {
+    size_t i = 0;
+    for (; i + VW <= n; i += VW) vstore(out + i, vgelu(vload(x + i)));
+    if (i < n) TAIL(vgelu, x + i, n - i, out[i + t] = r[t]);
+}
+
+void mha_gelu_backward_fast(float *dy, const float *x, size_t n) {
+    size_t i = 0;
+    for (; i + VW <= n; i += VW) vstore(dy + i, vload(dy + i) * vgelu_grad(vload(x + i)));
+    if (i < n) TAIL(vgelu_grad, x + i, n - i, dy[i + t] *= r[t]);
+}
+
 /* Columns of B packed at a time by mha_matmul_fast: bounds its scratch for any n. */
 #define NB (16 * NR)
 

@@ -69,6 +69,11 @@ void mha_matmul_fast(float *out, int ldo, const float *a, int lda, const float *
                      int k, int n, int accumulate, float *scratch);
 double mha_matmul_scratch_floats(int k);
 
+/* GPT-2's GELU, 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), of n floats
+   (out may be x), and its backward dy ← dy·GELU'(x), with the vectorised exp. */
+void mha_gelu_fast(float *out, const float *x, size_t n);
+void mha_gelu_backward_fast(float *dy, const float *x, size_t n);
+
 /* Floats of scratch the fast kernels need for a layer of this shape: a packed
    W (d×d), or a head's K_iᵀ and V_i together. */
 double mha_fast_scratch_floats(int d, int heads, int max_len);
