@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { parseHTML } from 'linkedom';
 import {
   heatmap, matrixView, legend, headKey, pipeline, lineView, headGrid, tableFor,
-  textColorFor, weightColor, formatNumber, PIPELINE_STEPS,
+  textColorFor, weightColor, formatNumber, PIPELINE_STEPS, lossCurve,
 } from '../web/draw/index.js';
 
 const goldenDir = new URL('./golden/', import.meta.url);
@@ -180,4 +180,16 @@ test('a number of any size fits its cell: e-notation from 1000 up, ∞ for infin
   assert.deepEqual(values.map((v) => formatNumber(v)), ['1.0e20', '-1.0e20', '1.0e308', '1.0e39', '1.2e4', '-1.0e3', '∞', '−∞', 'NaN']);
   const svg = heatmap(document, { values, rows: 3, cols: 3, scale: 'signed', cell: 42 });
   for (const text of svg.querySelectorAll('g.cell text')) assert.ok(text.textContent.length <= 7, text.textContent);
+});
+
+test('the loss curve draws the current run solid over earlier runs, dashed, each in its head count\'s colour', () => {
+  const falling = (from) => Array.from({ length: 7 }, (_, i) => [i * 100, from / 10 ** (i / 2)]);
+  const svg = lossCurve(document, {
+    runs: [{ heads: 1, points: falling(2.8).map(([s, l]) => [s, Math.max(l, 0.6)]), label: 'h = 1(上次)' }, { heads: 2, points: falling(2.8), current: true, label: 'h = 2(本次)' }],
+    maxSteps: 600, title: '验证损失', lossAxis: '损失', stepsAxis: '步数',
+  });
+  assert.equal(svg.querySelector('path.current').getAttribute('data-heads'), '2');
+  assert.equal(svg.querySelector('path.past').getAttribute('stroke-dasharray'), '4 3');
+  assert.ok(svg.querySelector('path.past').compareDocumentPosition(svg.querySelector('path.current')) & 4, 'the current run is drawn last');
+  matchGolden('loss-curve', svg);
 });

@@ -25,17 +25,24 @@ const SHIPPED = [
   'web/draw/index.js',
   'web/draw/legend.js',
   'web/draw/lines.js',
+  'web/draw/loss.js',
   'web/draw/matrix.js',
   'web/draw/pipeline.js',
   'web/draw/svg.js',
   'web/draw/table.js',
-  'web/page/train-worker.js',
-  'web/page/train.js',
+  'web/shared/adopt-stylesheet.js',
+  'web/shared/dom.js',
   'web/shared/errors.js',
+  'web/shared/figure-labels.js',
+  'web/shared/lesson.js',
+  'web/shared/session.js',
   'web/shared/touch.js',
+  'web/shared/train-host.js',
+  'web/shared/train-text.js',
+  'web/shared/train-worker.js',
+  'web/shared/train.js',
   'web/src/attention.d.ts',
   'web/src/attention.js',
-  'web/widget/adopt-stylesheet.js',
   'web/widget/controls.js',
   'web/widget/define.js',
   'web/widget/element.js',
@@ -47,7 +54,8 @@ const SHIPPED = [
   'web/widget/widget.d.ts',
 ];
 const MAX_TARBALL_BYTES = 250_000;
-const MAX_UNPACKED_BYTES = 650_000;
+// The wasm core grew by 35 kB with the GPT-2 model; the modules the page and widget share add 14 kB.
+const MAX_UNPACKED_BYTES = 680_000;
 
 const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
 const files = pack.files.map((file) => file.path).sort();

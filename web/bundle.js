@@ -11,7 +11,7 @@ const dist = `${web}dist/`;
 const entries = [
   { in: `${web}page/main.js`, out: 'page' },
   { in: `${web}widget/define.js`, out: 'widget' },
-  { in: `${web}page/train-worker.js`, out: 'train-worker' },
+  { in: `${web}shared/train-worker.js`, out: 'train-worker' },
 ];
 
 const common = { bundle: true, target: 'es2020', minify: true, legalComments: 'eof', logLevel: 'warning' };

@@ -7,5 +7,6 @@ export { lineView } from './lines.js';
 export { headGrid } from './grid.js';
 export { tableFor } from './table.js';
 export { compose } from './compose.js';
+export { lossCurve } from './loss.js';
 export { HEAD_COLORS, headColor, weightColor, signedColor, textColorFor } from './color.js';
 export { formatNumber, SVG_NS } from './svg.js';

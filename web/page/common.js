@@ -1,7 +1,6 @@
 // Pieces shared by the sections: section frames, figures with screen-reader tables, inline errors.
-import { h } from './dom.js';
+import { h, vh, vdoc } from '../shared/dom.js';
 import { tableFor } from '../draw/index.js';
-import { vh, vdoc } from './vdom.js';
 import { errorSentence, errorCode } from '../shared/errors.js';
 
 export function section(id, title, children) {

@@ -1,32 +1,6 @@
-// Tiny DOM helpers for the page (HTML elements; the figures come from ../draw/).
-
-/** h('div', { class: 'x', onclick: fn }, [children]) — attributes, event handlers and children. */
-export function h(tag, attrs = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (name.startsWith('on')) node.addEventListener(name.slice(2), value);
-    else if (name === 'dataset') Object.assign(node.dataset, value);
-    else if (value === true) node.setAttribute(name, '');
-    else node.setAttribute(name, String(value));
-  }
-  append(node, children);
-  return node;
-}
-
-export function append(node, children) {
-  for (const child of [].concat(children)) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(typeof child === 'string' || typeof child === 'number' ? String(child) : child);
-  }
-  return node;
-}
-
-/** Replaces a container's content (the figures are redrawn whole on every change). */
-export function fill(container, children) {
-  container.replaceChildren();
-  return append(container, children);
-}
+// The page's own controls (a labelled checkbox, a number box that refuses what it cannot take) and
+// figure export; elements are built with the shared h() (../shared/dom.js).
+import { h } from '../shared/dom.js';
 
 let uid = 0;
 export const uniqueId = (prefix) => `${prefix}-${++uid}`;

@@ -1,4 +1,4 @@
-import { h } from './dom.js';
+import { h } from '../shared/dom.js';
 import { formatNumber } from '../draw/index.js';
 import { touchGesture } from '../shared/touch.js';
 

@@ -2,7 +2,7 @@
 // Every input changes the state and asks for a redraw at the end of the event's task; the redraw
 // recomputes through the core only what the change touched and repaints the sections that depend on it.
 import { TEXT } from './text.js';
-import { h } from './dom.js';
+import { h } from '../shared/dom.js';
 import { fromQuery, toQuery, DEFAULT_SENTENCE } from './state.js';
 import { loadAttention, runHand, randomDraws, runRandom } from './model.js';
 import { checkHand, checkViews } from './checks.js';

@@ -1,54 +1,24 @@
-// The page's only door to the attention core: runs forwards and copies the results out of the wasm
-// heap (the core's arrays are views valid only until its next call). No attention maths here.
+// The page's only door to the attention core: runs the lesson's forwards on its session (the layers
+// and the copy-out of their results, shared/session.js). No attention maths here.
 import { loadAttention, MHAError } from '../src/attention.js';
+import { createSession, snapshot } from '../shared/session.js';
 import { HAND_MAX_TOKENS, BIG_MAX_TOKENS } from './state.js';
 
 export { loadAttention, MHAError };
 
-/** One layer per use ('hand', 'big', …), replaced when its size changes. */
-const layers = new Map();
-
-function layerFor(mha, use, { dModel, heads, maxLen }) {
-  const key = `${dModel}/${heads}/${maxLen}`;
-  const held = layers.get(use);
-  if (held?.key === key) return held.layer;
-  held?.layer.dispose();
-  layers.delete(use);
-  const layer = mha.createLayer({ dModel, heads, maxLen });
-  layers.set(use, { key, layer });
-  return layer;
-}
-
-/** Copies everything a drawing needs out of the layer after a forward. */
-function snapshot(layer, scaled) {
-  const { heads, dModel, dK } = layer;
-  const perHead = (read) => Array.from({ length: heads }, (_, i) => read.call(layer, i).slice());
-  const scores = perHead(layer.scores);
-  return {
-    L: layer.length,
-    dModel,
-    heads,
-    dK,
-    q: layer.q().slice(),
-    k: layer.k().slice(),
-    v: layer.v().slice(),
-    scores,
-    // The core hands back scores already divided by √d_k when scale is on; the raw dot products are
-    // those times √d_k (with scale off they are the scores themselves).
-    dots: scaled ? scores.map((s) => s.map((x) => x * Math.sqrt(dK))) : scores,
-    attention: perHead(layer.attention),
-    headOutputs: perHead(layer.headOutput),
-    concat: layer.concat().slice(),
-    output: layer.output().slice(),
-  };
-}
+const sessions = new WeakMap(); // core → the page's session on it (one core per page)
+const sessionOf = (mha) => {
+  if (!sessions.has(mha)) sessions.set(mha, createSession(mha));
+  return sessions.get(mha);
+};
+const layerFor = (mha, use, size) => sessionOf(mha).layer(use, size);
 
 /** The hand example (QKV mode, d_model 4). `enabledOverride` lets the ablation compare with all heads on. */
 export function runHand(mha, hand, { enabledOverride, use = 'hand', q = hand.q } = {}) {
   const layer = layerFor(mha, use, { dModel: 4, heads: hand.heads, maxLen: HAND_MAX_TOKENS });
   const enabled = enabledOverride ?? Array.from({ length: hand.heads }, (_, h) => !hand.off.includes(h));
   layer.forward({ q, k: hand.k, v: hand.v, wo: hand.wo, causal: hand.causal, scale: hand.scale, enabled });
-  return { ...snapshot(layer, hand.scale), enabled, tokens: hand.tokens };
+  return { ...snapshot(layer, { scaled: hand.scale }), enabled, tokens: hand.tokens };
 }
 
 /** How many random numbers one call to the generator draws: a few milliseconds' worth. */
@@ -123,7 +93,7 @@ export function runDemoShapes(mha, seed) {
   const wo = Float32Array.from(rng.randn(8, 8));
   const layer = layerFor(mha, 'demo1', { dModel: 8, heads: 2, maxLen: 4 });
   layer.forward({ x, wq, wk, wv, wo, causal: true, scale: true });
-  return snapshot(layer, true);
+  return snapshot(layer, { scaled: true });
 }
 
 /** The lesson's second program: seed → X(4,8) first, then Wq, Wk, Wv, Wo = randn·0.4; causal, h = 2. */
@@ -133,7 +103,7 @@ export function runDemoClass(mha, seed) {
   const [wq, wk, wv, wo] = [0, 1, 2, 3].map(() => Float32Array.from(rng.randn(8, 8), (w) => w * 0.4));
   const layer = layerFor(mha, 'demo2', { dModel: 8, heads: 2, maxLen: 4 });
   layer.forward({ x, wq, wk, wv, wo, causal: true, scale: true });
-  return snapshot(layer, true);
+  return snapshot(layer, { scaled: true });
 }
 
 /** d_k of a layer of this size, as the core sees it (throws the core's error when h does not divide). */

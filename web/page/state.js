@@ -1,5 +1,6 @@
 // The page's whole state, and its round trip through the URL query (so a teacher can share a link).
 // Only values that differ from the defaults are written, to keep links short.
+import { lessonExample, identity } from '../shared/lesson.js';
 
 export const HAND_D_MODEL = 4;
 export const HAND_MAX_TOKENS = 8;
@@ -16,17 +17,13 @@ export const WEIGHT_SCALE = { min: 0.05, max: 1.5, step: 0.05 };
 /** numpy's RandomState takes seeds from 0 to 2³² − 1. */
 export const SEED_MAX = 2 ** 32 - 1;
 
-const identity = (n) => Array.from({ length: n }, (_, r) => Array.from({ length: n }, (_, c) => (r === c ? 1 : 0)));
 
 export function defaultState() {
   return {
     lang: 'zh',
     bill: { dModel: 768, heads: 12 },
     hand: {
-      tokens: ['猫', '吃', '鱼'],
-      q: [[1, 1, 0, 0], [0, 2, 0, 2], [0, 0, 1, 1]],
-      k: [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]],
-      v: [[1, 0, 1, 0], [0, 1, 0, 1], [2, 0, 0, 2]],
+      ...lessonExample(), // tokens, q, k, v: the lesson's 猫吃鱼
       heads: 2,
       causal: false,
       scale: true,

@@ -3,7 +3,7 @@
 // dragged keeps its focus while the figures above it are redrawn.
 import { formatNumber } from '../draw/index.js';
 import { STRINGS, divisors } from './strings.js';
-import { h } from './render.js';
+import { hFor } from '../shared/dom.js';
 import { holdTouchUntilSideways } from '../shared/touch.js';
 
 const MATRICES = ['q', 'k', 'v'];
@@ -28,14 +28,14 @@ export function controlsKey(state) {
  */
 export function buildControls(doc, state, on) {
   const t = STRINGS[state.lang];
-  const panel = h(doc, 'div', 'controls');
-  panel.setAttribute('part', 'controls');
+  const h = hFor(doc);
+  const panel = h('div', { class: 'controls', part: 'controls' });
 
-  const switches = h(doc, 'div', 'switches');
-  const headsLabel = h(doc, 'label', null, t.headsLabel);
+  const switches = h('div', { class: 'switches' });
+  const headsLabel = h('label', {}, [t.headsLabel]);
   const select = doc.createElement('select');
   for (const n of divisors(state.d)) {
-    const option = h(doc, 'option', null, `${n}(d_k = ${state.d / n})`);
+    const option = h('option', {}, [`${n}(d_k = ${state.d / n})`]);
     option.value = String(n);
     select.append(option);
   }
@@ -43,7 +43,7 @@ export function buildControls(doc, state, on) {
   headsLabel.append(select);
 
   const toggle = (text, handler) => {
-    const label = h(doc, 'label');
+    const label = h('label', {});
     const box = doc.createElement('input');
     box.type = 'checkbox';
     box.addEventListener('change', () => handler(box.checked));
@@ -58,25 +58,25 @@ export function buildControls(doc, state, on) {
   const sliders = { q: [], k: [], v: [] };
   const dimHeads = [];
   const withSliders = state.L * state.d <= MAX_SLIDER_ENTRIES;
-  if (!withSliders) panel.append(h(doc, 'p', 'note', t.tooManySliders(state.L, state.d, MAX_SLIDER_ENTRIES)));
+  if (!withSliders) panel.append(h('p', { class: 'note' }, [t.tooManySliders(state.L, state.d, MAX_SLIDER_ENTRIES)]));
   for (const name of withSliders ? MATRICES : []) {
     const [lo, hi] = bounds(state[name]);
     const fieldset = doc.createElement('fieldset');
     fieldset.dataset.matrix = name;
-    fieldset.append(h(doc, 'legend', null, t.slidersLegend(name)));
-    const grid = h(doc, 'div', 'grid');
+    fieldset.append(h('legend', {}, [t.slidersLegend(name)]));
+    const grid = h('div', { class: 'grid' });
     grid.style.setProperty('--cols', String(state.d)); // CSSOM, allowed under a strict style-src
-    grid.append(h(doc, 'span'));
+    grid.append(h('span', {}));
     for (let c = 0; c < state.d; c++) {
-      const head = h(doc, 'span', 'dimhead', c);
+      const head = h('span', { class: 'dimhead' }, [c]);
       head.setAttribute('aria-hidden', 'true');
       dimHeads.push([head, c]);
       grid.append(head);
     }
     sliders[name] = state.tokens.map((token, r) => {
-      grid.append(h(doc, 'span', 'token', token));
+      grid.append(h('span', { class: 'token' }, [token]));
       return Array.from({ length: state.d }, (_, c) => {
-        const wrap = h(doc, 'span', 'slider');
+        const wrap = h('span', { class: 'slider' });
         const input = doc.createElement('input');
         input.type = 'range';
         input.min = String(lo);

@@ -1,15 +1,18 @@
 // <multi-head-attention>: the lesson's interactive heads for any HTML page. Importing this module
 // registers nothing; define.js does (and web/dist/widget.js is built from it).
 //
-//   attributes / properties → parseState (pure) → one layer of the shared core → web/draw → shadow root
+//   attributes / properties → parseState (pure) → a session on the shared core → web/draw → shadow root
 //
 // Nothing here throws to the host page: bad attributes and core errors render as a short inline
 // message with their code, plus one console.warn, and the element recovers when the input is fixed.
 import { loadAttention } from '../src/attention.js';
 import { ERROR_TEXT, errorSentence } from '../shared/errors.js';
-import { mountTraining } from '../page/train.js';
-import { parseState, matrixToAttribute, LESSON_EXAMPLE } from './parse.js';
-import { renderViews, renderSummary, renderError, h } from './render.js';
+import { mountTraining } from '../shared/train.js';
+import { createSession, snapshot } from '../shared/session.js';
+import { LESSON_EXAMPLE, identity } from '../shared/lesson.js';
+import { hFor, vh, vdoc, show } from '../shared/dom.js';
+import { parseState, matrixToAttribute } from './parse.js';
+import { renderViews, renderSummary, renderError } from './render.js';
 import { buildControls, controlsKey } from './controls.js';
 import { adoptStyles } from './styles.js';
 import { keepControlKeys } from './keys.js';
@@ -32,11 +35,9 @@ export class MultiHeadAttentionElement extends Base {
 
   #root;
   #box;
-  #mha = null;
+  #session = null; // this element's layer on the shared core
   #id = `mha-${++count}`;
   #parsed = null; // { state } or { error } for the current attributes; null once one of them changes
-  #layer = null;
-  #layerKey = '';
   #training = null; // the mounted training section when view="train"
   #trainingKey = '';
   #snap = null;
@@ -57,8 +58,7 @@ export class MultiHeadAttentionElement extends Base {
     this.#root = this.attachShadow({ mode: 'open' });
     adoptStyles(this.#root);
     for (const type of ['keydown', 'keypress', 'keyup']) this.#root.addEventListener(type, keepControlKeys);
-    this.#box = h(this.ownerDocument, 'div', 'mha');
-    this.#box.setAttribute('part', 'base');
+    this.#box = hFor(this.ownerDocument)('div', { class: 'mha', part: 'base' });
     this.#root.append(this.#box);
   }
 
@@ -92,9 +92,8 @@ export class MultiHeadAttentionElement extends Base {
     this.#stopTraining();
     this.#resize?.disconnect();
     this.#resize = null;
-    this.#layer?.dispose();
-    this.#layer = null;
-    this.#layerKey = '';
+    this.#session?.dispose();
+    this.#session = null;
   }
 
   attributeChangedCallback(name, before, after) {
@@ -236,7 +235,7 @@ export class MultiHeadAttentionElement extends Base {
     let mha;
     try {
       if (!core && this.#box.childElementCount === 0) {
-        this.#box.replaceChildren(h(this.ownerDocument, 'p', 'status', STRINGS[parsed.state.lang].loading));
+        show(this.#box, vh('p', { class: 'status' }, [STRINGS[parsed.state.lang].loading]));
       }
       mha = await sharedCore();
     } catch (error) {
@@ -245,7 +244,7 @@ export class MultiHeadAttentionElement extends Base {
     }
     // Attributes may have changed while the core loaded; a newer update is then already queued.
     if (this.#queued || this.#parsed !== parsed || !this.isConnected) return undefined;
-    this.#mha = mha;
+    this.#session ??= createSession(mha);
     if (parsed.state.view === 'train') {
       this.#showTraining(parsed.state);
       return this.#done();
@@ -262,7 +261,7 @@ export class MultiHeadAttentionElement extends Base {
     if (this.#training && this.#trainingKey === key) return;
     this.#stopTraining();
     const box = this.ownerDocument.createElement('div');
-    this.#box.replaceChildren(box);
+    show(this.#box, box);
     this.#training = mountTraining(box, { lang: state.lang, heads, heading: false });
     this.#trainingKey = key;
     this.#result = null;
@@ -278,28 +277,11 @@ export class MultiHeadAttentionElement extends Base {
   #compute() {
     const state = this.#parsed.state;
     try {
-      const key = `${state.d}/${state.heads}/${state.L}`;
-      if (this.#layerKey !== key || !this.#layer) {
-        this.#layer?.dispose();
-        this.#layer = null;
-        this.#layer = this.#mha.createLayer({ dModel: state.d, heads: state.heads, maxLen: state.L });
-        this.#layerKey = key;
-      }
-      const layer = this.#layer;
+      const layer = this.#session.layer('widget', { dModel: state.d, heads: state.heads, maxLen: state.L });
       layer.forward({ q: state.q, k: state.k, v: state.v, wo: state.wo ?? undefined, causal: state.causal, scale: state.scale });
       // Copy now: the core's arrays are views that the next call on any layer may invalidate.
-      const perHead = (read) => Array.from({ length: state.heads }, (_, i) => read.call(layer, i).slice());
-      const concat = layer.concat().slice();
-      this.#snap = {
-        q: layer.q().slice(),
-        scores: perHead(layer.scores),
-        attention: perHead(layer.attention),
-        headOutputs: perHead(layer.headOutput),
-        concat,
-        output: layer.output().slice(),
-        wo: state.wo ? state.wo.flat() : identity(state.d),
-      };
-      const { attention, scores, headOutputs, output } = this.#snap;
+      this.#snap = { ...snapshot(layer, { scaled: state.scale }), wo: (state.wo ?? identity(state.d)).flat() };
+      const { attention, scores, headOutputs, output, concat } = this.#snap;
       this.#result = { attention: attention.map((a) => a.slice()), output: output.slice(), concat: concat.slice(), scores: scores.map((s) => s.slice()), headOutputs: headOutputs.map((o) => o.slice()) };
       this.#lastWarning = '';
       return true;
@@ -314,21 +296,18 @@ export class MultiHeadAttentionElement extends Base {
   /** Redraws the summary, the figures and (when editable) the sliders from the current snapshot. */
   #draw() {
     const state = this.#parsed.state;
-    const doc = this.ownerDocument;
     const width = this.#width || this.clientWidth || 640;
     try {
-      const summary = renderSummary(doc, state);
-      const views = renderViews(doc, state, this.#snap, {
+      const summary = renderSummary(vdoc, state);
+      const views = renderViews(vdoc, state, this.#snap, {
         width: Math.max(200, width - 30),
         id: this.#id,
         focus: this.#focus,
         onFocus: (index) => {
           this.#focus = index;
           this.#draw();
-          this.#root.querySelector(`.focus button[data-focus="${index ?? ''}"]`)?.focus();
         },
       });
-      views.setAttribute('part', 'views');
       if (state.editable) {
         if (!this.#controls || this.#controls.key !== controlsKey(state)) this.#controls = this.#buildControls(state);
         else this.#controls.update(state);
@@ -336,14 +315,8 @@ export class MultiHeadAttentionElement extends Base {
         this.#controls = null;
       }
       this.#box.lang = state.lang;
-      const [oldSummary, oldViews, oldControls] = this.#box.children;
-      if (this.#controls && oldControls === this.#controls.element && oldSummary?.matches('.summary') && oldViews?.matches('.views')) {
-        // Swap the figures around the panel: removing a focused slider from the tree would blur it.
-        oldSummary.replaceWith(summary);
-        oldViews.replaceWith(views);
-      } else {
-        this.#box.replaceChildren(summary, views, ...(this.#controls ? [this.#controls.element] : []));
-      }
+      // Patched in place: the focused button or slider stays the same element, so it keeps the focus.
+      show(this.#box, [summary, views, this.#controls?.element]);
     } catch (error) {
       this.#fail('INTERNAL', String(error?.message ?? error), error);
     }
@@ -374,7 +347,7 @@ export class MultiHeadAttentionElement extends Base {
   /** A change made inside the widget: update the state, mirror it into the attributes, recompute, tell the page. */
   #learnerEdit(change) {
     const state = this.#parsed?.state;
-    if (!state || !this.#mha) return;
+    if (!state || !this.#session) return;
     const attributes = change(state);
     this.#reflecting = true;
     try {
@@ -403,9 +376,7 @@ export class MultiHeadAttentionElement extends Base {
     this.#controls = null;
     try {
       this.#box.lang = lang;
-      const box = renderError(this.ownerDocument, lang, { code, message });
-      box.setAttribute('part', 'error');
-      this.#box.replaceChildren(box);
+      show(this.#box, renderError(vdoc, lang, { code, message }));
     } catch {
       this.#box.textContent = `${code}: ${message}`;
     }
@@ -431,10 +402,4 @@ let core = null;
 async function sharedCore() {
   core ??= await loadAttention();
   return core;
-}
-
-function identity(n) {
-  const out = new Float32Array(n * n);
-  for (let i = 0; i < n; i++) out[i * n + i] = 1;
-  return out;
 }

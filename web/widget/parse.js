@@ -1,18 +1,11 @@
 // Attributes → the widget's state, as a pure function (no DOM, no wasm) so Node can test it.
 // Every attribute is data: JSON is parsed with JSON.parse, never evaluated, and nothing here builds markup.
 import { STRINGS, languageOf } from './strings.js';
+import { lessonExample } from '../shared/lesson.js';
 
 export const VIEWS = ['heatmaps', 'pipeline', 'lines', 'full', 'train'];
 export const MAX_TOKENS = 32;
 export const MAX_DIM = 64;
-
-/** The lesson's hand example (猫吃鱼, 3 tokens × 4 dims), shown when no data attribute is given. */
-export const LESSON_EXAMPLE = Object.freeze({
-  tokens: ['猫', '吃', '鱼'],
-  q: [[1, 1, 0, 0], [0, 2, 0, 2], [0, 0, 1, 1]],
-  k: [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]],
-  v: [[1, 0, 1, 0], [0, 1, 0, 1], [2, 0, 0, 2]],
-});
 
 const NOT_FINITE_MARK = '\u0000';
 
@@ -45,9 +38,10 @@ function build(attrs, lang, t) {
   for (const name of ['q', 'k', 'v']) {
     if (!useExample && !given(name)) throw new ParseError('MISSING', t.MISSING(name));
   }
-  const q = useExample ? copy(LESSON_EXAMPLE.q) : matrix('q', attrs.q, t);
-  const k = useExample ? copy(LESSON_EXAMPLE.k) : matrix('k', attrs.k, t);
-  const v = useExample ? copy(LESSON_EXAMPLE.v) : matrix('v', attrs.v, t);
+  const example = useExample ? lessonExample() : null;
+  const q = example?.q ?? matrix('q', attrs.q, t);
+  const k = example?.k ?? matrix('k', attrs.k, t);
+  const v = example?.v ?? matrix('v', attrs.v, t);
   const L = q.length;
   const d = q[0].length;
   for (const [name, m] of [['k', k], ['v', v]]) {
@@ -56,7 +50,7 @@ function build(attrs, lang, t) {
   if (L > MAX_TOKENS || d > MAX_DIM) throw new ParseError('TOO_LARGE', t.TOO_LARGE(L, d, MAX_TOKENS, MAX_DIM));
 
   let tokens;
-  if (useExample) tokens = [...LESSON_EXAMPLE.tokens];
+  if (example) tokens = example.tokens;
   else if (!given('tokens')) tokens = Array.from({ length: L }, (_, i) => String(i + 1));
   else tokens = tokenList(attrs.tokens, t);
   if (tokens.length !== L) throw new ParseError('TOKEN_COUNT', t.TOKEN_COUNT(tokens.length, L));
@@ -105,10 +99,6 @@ function build(attrs, lang, t) {
 /** scale is on unless scale="off" (also "false", "0", "no"). */
 function isOff(value) {
   return typeof value === 'string' && /^(off|false|0|no)$/i.test(value.trim());
-}
-
-function copy(rows) {
-  return rows.map((row) => [...row]);
 }
 
 /** Parses JSON; on failure tells NaN/Infinity apart from other mistakes by re-reading them as marked strings. */

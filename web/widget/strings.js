@@ -1,5 +1,7 @@
 // Every word the widget shows, in Chinese (the default) and English. Messages that quote author data
-// return plain strings: the element only ever puts them into the page with textContent.
+// return plain strings: the element only ever puts them into the page with textContent. The words on the
+// figures come from the table the lesson page uses too.
+import { FIGURE_LABELS } from '../shared/figure-labels.js';
 
 const quote = (text) => JSON.stringify(text.length > 32 ? `${text.slice(0, 31)}…` : text);
 const cellZh = (name, r, c) => (c === undefined ? `${name} 第 ${r + 1} 项` : `${name} 第 ${r + 1} 行第 ${c + 1} 列`);
@@ -10,16 +12,16 @@ export const STRINGS = {
     loading: '正在载入注意力计算核心…',
     errorTitle: '无法显示多头注意力',
     coreError: '计算核心报错',
-    head: (h) => `头 ${h + 1}`,
+    head: FIGURE_LABELS.zh.head,
     dims: (from, to) => (from === to ? `维 ${from}` : `维 ${from}–${to}`),
     weightsOf: (h) => `头 ${h + 1} 的注意力权重(行 = 查询词,列 = 被看的词)`,
-    weightsLegend: '注意力权重',
+    weightsLegend: FIGURE_LABELS.zh.weightLegend,
     summary: ({ L, d, heads, dK, causal, scale }) =>
       `${L} 个词 · d_model = ${d} · h = ${heads} · d_k = ${dK} · ${causal ? '因果掩码 开' : '因果掩码 关'} · ${scale ? '÷√d_k' : '不缩放'}`,
-    query: '查询',
+    query: FIGURE_LABELS.zh.query,
     focusLabel: '只看一个查询词的连线',
     focusAll: '全部',
-    key: '键',
+    key: FIGURE_LABELS.zh.key,
     linesTitle: '每个词看向谁:线越粗越实,权重越大;颜色区分头',
     pipelineTitle: '多头流水线:Q 切成各头 → 打分 → softmax → 加权 V → 拼接 → ·Wᴼ',
     concatTitle: '拼接(Concat):各头输出并排,列的颜色表示来自哪个头',
@@ -30,10 +32,7 @@ export const STRINGS = {
     slidersLegend: (name) => `${name}(拖动或用方向键调整)`,
     sliderLabel: (name, token, dim, h) => `${name} · ${token} · 维 ${dim}(头 ${h + 1})`,
     tooManySliders: (L, d, max) => `${L} 个词 × ${d} 维的数太多,不逐个给滑块(最多 ${max} 个);头数、掩码和缩放仍可调。`,
-    pipeline: {
-      input: 'Q(K、V 同理)', split: 'Q', scores: 'S', weights: 'A', heads: '头', concat: 'Concat', wo: 'Wᴼ', output: '输出', off: '关',
-      ops: { split: '切分', scores: 'q·kᵀ/√d_k', weights: 'softmax', heads: '·V', concat: '拼接', wo: '·Wᴼ', output: '=' },
-    },
+    pipeline: FIGURE_LABELS.zh.pipeline,
     error: {
       BAD_JSON: (name) => `${name} 不是合法的 JSON${name === 'tokens' ? ',应形如 ["猫","吃","鱼"]' : ',应形如 [[1,0],[0,1]]'}`,
       NOT_FINITE: (name, r, c, value) => `${cellZh(name, r, c)}是 ${value};只接受有限的数`,
@@ -57,16 +56,16 @@ export const STRINGS = {
     loading: 'Loading the attention core…',
     errorTitle: 'Cannot show multi-head attention',
     coreError: 'The attention core says',
-    head: (h) => `Head ${h + 1}`,
+    head: FIGURE_LABELS.en.head,
     dims: (from, to) => (from === to ? `dim ${from}` : `dims ${from}–${to}`),
     weightsOf: (h) => `Head ${h + 1} attention weights (rows: queries, columns: the tokens they look at)`,
-    weightsLegend: 'attention weight',
+    weightsLegend: FIGURE_LABELS.en.weightLegend,
     summary: ({ L, d, heads, dK, causal, scale }) =>
       `${L} tokens · d_model = ${d} · h = ${heads} · d_k = ${dK} · causal mask ${causal ? 'on' : 'off'} · ${scale ? '÷√d_k' : 'no scaling'}`,
-    query: 'query',
+    query: FIGURE_LABELS.en.query,
     focusLabel: "Show one query token's lines",
     focusAll: 'all',
-    key: 'key',
+    key: FIGURE_LABELS.en.key,
     linesTitle: 'Who each token looks at: thicker, darker lines carry more weight; colours tell the heads apart',
     pipelineTitle: 'The multi-head pipeline: split Q into heads → scores → softmax → weight V → concat → ·Wᴼ',
     concatTitle: 'Concat: the heads side by side, columns coloured by head',
@@ -77,10 +76,7 @@ export const STRINGS = {
     slidersLegend: (name) => `${name} (drag, or use the arrow keys)`,
     sliderLabel: (name, token, dim, h) => `${name} · ${token} · dim ${dim} (head ${h + 1})`,
     tooManySliders: (L, d, max) => `${L} tokens × ${d} dims is too many numbers for one slider each (at most ${max}); heads, mask and scale still work.`,
-    pipeline: {
-      input: 'Q (K, V alike)', split: 'Q', scores: 'S', weights: 'A', heads: 'head', concat: 'Concat', wo: 'Wᴼ', output: 'output', off: 'off',
-      ops: { split: 'split', scores: 'q·kᵀ/√d_k', weights: 'softmax', heads: '·V', concat: 'concat', wo: '·Wᴼ', output: '=' },
-    },
+    pipeline: FIGURE_LABELS.en.pipeline,
     error: {
       BAD_JSON: (name) => `${name} is not valid JSON; expected something like ${name === 'tokens' ? '["the","cat","ate"]' : '[[1,0],[0,1]]'}`,
       NOT_FINITE: (name, r, c, value) => `${cellEn(name, r, c)} is ${value}; only finite numbers are allowed`,

@@ -1,6 +1,6 @@
-import { h, fill, checkbox } from '../dom.js';
+import { h, vdoc, fill, show } from '../../shared/dom.js';
+import { checkbox } from '../dom.js';
 import { section, figure, range } from '../common.js';
-import { show, vdoc } from '../vdom.js';
 import { matrixView, heatmap } from '../../draw/index.js';
 
 /** §7: head ablation — switch heads off and compare the output with every head on. */

@@ -1,4 +1,5 @@
-import { h, numberField } from '../dom.js';
+import { h } from '../../shared/dom.js';
+import { numberField } from '../dom.js';
 import { section, errorBox } from '../common.js';
 import { checkBill } from '../checks.js';
 import { BILL_MAX_D_MODEL } from '../state.js';

@@ -1,6 +1,6 @@
-import { h, fill, numberField } from '../dom.js';
+import { h, vdoc, fill, show } from '../../shared/dom.js';
+import { numberField } from '../dom.js';
 import { section, figure, errorBox, range } from '../common.js';
-import { show, vdoc } from '../vdom.js';
 import { runDemoShapes, runDemoClass } from '../model.js';
 import { checkSeed } from '../checks.js';
 import { SEED_MAX } from '../state.js';

@@ -1,5 +1,5 @@
 import katex from 'katex';
-import { h } from '../dom.js';
+import { h } from '../../shared/dom.js';
 import { section } from '../common.js';
 import { drawPipeline } from './pipeline.js';
 

@@ -1,5 +1,5 @@
-import { h, fill, checkbox, numberField, uniqueId } from '../dom.js';
-import { show, vh, vdoc } from '../vdom.js';
+import { h, vh, vdoc, fill, show } from '../../shared/dom.js';
+import { checkbox, numberField, uniqueId } from '../dom.js';
 import { section, figure, errorBox, sliceColumns, range } from '../common.js';
 import { dragNumber } from '../drag-number.js';
 import { holdTouchUntilSideways } from '../../shared/touch.js';

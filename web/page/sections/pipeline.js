@@ -1,6 +1,5 @@
-import { h } from '../dom.js';
+import { h, vdoc, show, findAll } from '../../shared/dom.js';
 import { section } from '../common.js';
-import { show, vdoc, findAll } from '../vdom.js';
 import { pipeline, legend } from '../../draw/index.js';
 
 const reducedMotion = () => window.matchMedia('(prefers-reduced-motion: reduce)').matches;

@@ -1,4 +1,5 @@
-import { h, fill, uniqueId } from '../dom.js';
+import { h, fill } from '../../shared/dom.js';
+import { uniqueId } from '../dom.js';
 import { section, errorBox, range } from '../common.js';
 import { headWidth, runHand } from '../model.js';
 

@@ -1,4 +1,5 @@
-import { h, fill, download, svgBlob, pngBlob } from '../dom.js';
+import { h, fill } from '../../shared/dom.js';
+import { download, svgBlob, pngBlob } from '../dom.js';
 import { section, errorBox, range } from '../common.js';
 import { pipelineSvg } from './pipeline.js';
 import { heatmap, compose } from '../../draw/index.js';

@@ -1,6 +1,6 @@
-import { h, fill, checkbox, numberField, uniqueId } from '../dom.js';
+import { h, vdoc, fill, show } from '../../shared/dom.js';
+import { checkbox, numberField, uniqueId } from '../dom.js';
 import { section, figure, errorBox, range } from '../common.js';
-import { show, vdoc } from '../vdom.js';
 import { lineView, headGrid, headKey, legend } from '../../draw/index.js';
 import { wideScreen } from './pipeline.js';
 import { BIG_MAX_D_MODEL, WEIGHT_SCALE, SEED_MAX } from '../state.js';

@@ -1,7 +1,7 @@
 // The training loop of the 训练 section, off the main thread: a module Web Worker that owns one
 // Trainer (mha.createTrainer, c/train.c) and posts what the section draws. Bundled as its own entry
-// (web/dist/train-worker.js); web/page/train.js starts it, or runs the same host in its own thread
-// when workers are unavailable.
+// (web/dist/train-worker.js); train-host.js starts it, or runs the same host in its own thread when
+// workers are unavailable.
 //
 // Messages in:  { type: 'init', heads, seed?, example?, stepsPerTick?, maxSteps?, wasm? }
 //                 (wasm: the page's compiled core, a WebAssembly.Module; the worker then fetches nothing)

@@ -1,0 +1,49 @@
+// The training section's loss curve: held-out loss (log scale) against steps, one line per run.
+import { el, svgRoot, px } from './svg.js';
+import { HEAD_COLORS } from './color.js';
+
+const WIDTH = 420;
+const HEIGHT = 220;
+const MARGIN = { left: 46, right: 12, top: 26, bottom: 30 };
+const [LOW, HIGH] = [1e-3, 5];
+const INK = '#5b5b63';
+/** A run's colour by its head count, from the heads' palette: h = 2 is blue like the lesson's first head. */
+const RUN_COLORS = { 1: HEAD_COLORS[1], 2: HEAD_COLORS[0], 4: HEAD_COLORS[2] };
+export const runColor = (heads) => RUN_COLORS[heads] ?? HEAD_COLORS[3];
+
+/**
+ * lossCurve(doc, { runs, maxSteps, title, lossAxis, stepsAxis }): runs are
+ * { heads, points: [[step, loss], …], current, label }; the current run is solid, earlier ones dashed.
+ * Each line is a path.current or path.past with data-heads; losses are clipped to [0.001, 5].
+ */
+export function lossCurve(doc, { runs = [], maxSteps, title = '', lossAxis = '', stepsAxis = '' }) {
+  const { left, right, top, bottom } = MARGIN;
+  const lo = Math.log10(LOW);
+  const hi = Math.log10(HIGH);
+  const x = (step) => left + (step / maxSteps) * (WIDTH - left - right);
+  const y = (loss) => top + ((hi - Math.log10(Math.min(HIGH, Math.max(LOW, loss)))) / (hi - lo)) * (HEIGHT - top - bottom);
+  const svg = svgRoot(doc, { width: WIDTH, height: HEIGHT, title, className: 'loss-curve' });
+  const text = (attrs, content) => el(doc, 'text', { 'font-size': 11, fill: INK, ...attrs }, [content]);
+  for (const loss of [1e-3, 1e-2, 1e-1, 1]) {
+    svg.appendChild(el(doc, 'line', { x1: left, x2: WIDTH - right, y1: y(loss), y2: y(loss), stroke: '#e3e3e8' }));
+    svg.appendChild(text({ x: left - 6, y: y(loss) + 4, 'text-anchor': 'end' }, String(loss)));
+  }
+  svg.appendChild(el(doc, 'line', { x1: left, x2: WIDTH - right, y1: HEIGHT - bottom, y2: HEIGHT - bottom, stroke: '#999' }));
+  for (let step = 0; step <= maxSteps; step += maxSteps / 5) {
+    svg.appendChild(text({ x: x(step), y: HEIGHT - bottom + 16, 'text-anchor': 'middle' }, String(Math.round(step))));
+  }
+  svg.appendChild(text({ x: WIDTH - right, y: HEIGHT - 2, 'text-anchor': 'end' }, stepsAxis));
+  svg.appendChild(text({ x: 4, y: 14 }, lossAxis));
+  const path = (points) => points.map(([step, loss], i) => `${i ? 'L' : 'M'}${px(x(step))},${px(y(loss))}`).join('');
+  let legendY = top - 10;
+  // Earlier runs first, so the current one is drawn on top.
+  for (const run of [...runs.filter((r) => !r.current), ...runs.filter((r) => r.current)]) {
+    const color = runColor(run.heads);
+    const dash = run.current ? {} : { 'stroke-dasharray': '4 3', opacity: 0.7 };
+    svg.appendChild(el(doc, 'path', { d: path(run.points), fill: 'none', stroke: color, 'stroke-width': run.current ? 2.2 : 1.5, ...dash, 'data-heads': run.heads, class: run.current ? 'current' : 'past' }));
+    svg.appendChild(el(doc, 'line', { x1: WIDTH - 150, x2: WIDTH - 130, y1: legendY, y2: legendY, stroke: color, 'stroke-width': 2, 'stroke-dasharray': run.current ? 'none' : '4 3' }));
+    svg.appendChild(el(doc, 'text', { x: WIDTH - 126, y: legendY + 4, 'font-size': 11, fill: '#333' }, [run.label ?? `h = ${run.heads}`]));
+    legendY += 14;
+  }
+  return svg;
+}

@@ -1,0 +1,325 @@
+// The 训练 (training) section, shared by the lesson page and the widget's view="train": pick h, start /
+// pause / reset, watch the loss fall and each head's attention on a fixed example sentence change as
+// training runs, then switch heads off one at a time (ablation). Training runs in a module Web Worker
+// (train-host.js) so dragging and scrolling stay smooth.
+//
+//   import { mountTraining } from './train.js';
+//   const training = mountTraining(container, { lang: 'zh' });   // builds the section into container
+//   training.start(); training.pause(); training.reset(); training.setHeads(4);
+//   training.snapshot();   // the latest numbers: { heads, steps, loss, eval, attention, ablation, … }
+//   training.dispose();
+//
+// Works in a page and in a shadow root, also under a strict Content-Security-Policy (style-src 'self'):
+// its small stylesheet is a constructed one and its few computed styles are CSSOM writes, never inline
+// <style> elements or style attributes.
+import { heatmap, headColor, tableFor, lossCurve } from '../draw/index.js';
+import { ERROR_TEXT, errorSentence } from './errors.js';
+import { adoptStylesheet } from './adopt-stylesheet.js';
+import { hFor, vh, vdoc, show } from './dom.js';
+import { startTrainingHost } from './train-host.js';
+import { TRAIN_TEXT, WORDS, fmt, pct } from './train-text.js';
+
+const HEAD_CHOICES = [1, 2, 4];
+export const TRAIN_EXAMPLE = [6, 4, 0, 1, 2, 11, 8, 9]; // 我 看 猫 吃 鱼 鸟 山 水
+
+const STYLE = `
+.mha-train .train-controls{display:flex;flex-wrap:wrap;gap:10px 16px;align-items:flex-end;margin:12px 0}
+.mha-train fieldset{border:0;padding:0;margin:0;display:flex;gap:4px;align-items:center}
+.mha-train fieldset legend{float:left;margin-right:8px;font-size:.9rem;color:#5b5b63}
+.mha-train .h-choice{display:inline-flex;align-items:center;gap:4px;min-height:40px;padding:0 8px;border:1px solid #b9b9c3;border-radius:8px;cursor:pointer}
+.mha-train .h-choice:has(input:checked){background:#e6f0fb;border-color:#0b5cad}
+.mha-train .train-status{font-variant-numeric:tabular-nums;min-height:1.6em}
+.mha-train .train-figs{display:flex;flex-wrap:wrap;gap:12px 20px;align-items:flex-start;margin:8px 0}
+.mha-train figure{margin:0}
+.mha-train figcaption{font-size:.9rem;color:#5b5b63;margin-bottom:4px}
+.mha-train .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:5px}
+.mha-train .head-view{font-size:.85rem;margin-top:2px}
+.mha-train table.train-table{border-collapse:collapse;font-size:.88rem;font-variant-numeric:tabular-nums;margin:6px 0}
+.mha-train table.train-table th,.mha-train table.train-table td{border-bottom:1px solid #e3e3e8;padding:3px 8px;text-align:right}
+.mha-train table.train-table th:first-child,.mha-train table.train-table td:first-child{text-align:left}
+.mha-train .right{color:#006b3c}.mha-train .wrong{color:#a4000f}
+.mha-train .bar{display:inline-block;height:10px;background:#0b5cad;border-radius:2px;vertical-align:middle;margin-left:6px}
+.mha-train .train-error{color:#a4000f}
+.mha-train .sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
+`;
+
+/** Mean weight of rows r ≥ 2 on the previous position and on position 0: the two views. */
+export function headViews(attention, L) {
+  let previous = 0;
+  let first = 0;
+  for (let r = 2; r < L; r++) {
+    previous += attention[r * L + r - 1];
+    first += attention[r * L];
+  }
+  return { previous: previous / (L - 2), first: first / (L - 2) };
+}
+
+function viewName(view) {
+  if (view.previous >= 0.6 && view.previous > view.first) return 'previous';
+  if (view.first >= 0.6) return 'first';
+  return 'mixed';
+}
+
+/**
+ * Builds the training section into `container`. Options: lang ('zh' | 'en'), heads (1, 2 or 4),
+ * seed, heading (false to leave out the <h2>), workerUrl (where the worker bundle is; defaults to
+ * train-worker.js beside this module or bundle), stepsPerTick, maxSteps.
+ */
+export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, heading = true, workerUrl, stepsPerTick = 4, maxSteps = 1500 } = {}) {
+  const doc = container.ownerDocument;
+  const t = TRAIN_TEXT[lang] ?? TRAIN_TEXT.zh;
+  const words = WORDS[lang] ?? WORDS.zh;
+  const node = hFor(doc); // the frame's elements, in the container's document
+  const uid = `train-${Math.random().toString(36).slice(2, 8)}`;
+
+  const state = {
+    heads: HEAD_CHOICES.includes(heads) ? heads : 2,
+    ready: null, // the 'ready' message
+    progress: null, // the latest 'progress' message
+    ablation: null,
+    history: [], // [steps, held-out loss] of this run
+    past: new Map(), // h → history of the last finished run with that h
+    running: false,
+    error: null,
+  };
+
+  // ---- the static frame ----
+  const headRadios = HEAD_CHOICES.map((h) => {
+    const input = node('input', { type: 'radio', name: `${uid}-heads`, value: h, checked: h === state.heads, onchange: () => setHeads(h) });
+    return node('label', { class: 'h-choice' }, [input, `h = ${h}`]);
+  });
+  const startButton = node('button', { type: 'button', class: 'train-start', disabled: true, onclick: () => (state.running ? pause() : start()) }, [t.start]);
+  const resetButton = node('button', { type: 'button', class: 'train-reset', disabled: true, onclick: () => reset() }, [t.reset]);
+  const speedSelect = node('select', { id: `${uid}-speed`, onchange: (e) => host.send({ type: 'speed', stepsPerTick: Number(e.target.value) }) },
+    Object.entries(t.speeds).map(([value, label]) => node('option', { value, selected: Number(value) === stepsPerTick }, [label])));
+  const params = node('span', { class: 'muted train-params' });
+  const status = node('p', { class: 'train-status', role: 'status', 'aria-live': 'polite' }, [t.loading]);
+  const lossFigure = node('figure', { class: 'train-loss' }, [node('figcaption', {}, [t.lossTitle]), node('div', { class: 'fig-svg' })]);
+  const headFigures = node('div', { class: 'train-figs train-heads' });
+  const predictions = node('div', { class: 'train-predictions' });
+  const ablationBox = node('div', { class: 'train-ablation' }, [node('p', { class: 'muted' }, [t.ablationWait])]);
+  const errorLine = node('p', { class: 'train-error', role: 'alert', hidden: true });
+
+  const root = node('div', { class: 'mha-train', 'data-state': 'loading' }, [
+    heading ? node('h2', { id: `${uid}-title` }, [t.title]) : null,
+    node('p', {}, [t.lead]),
+    node('p', { class: 'muted' }, [t.oneHead]),
+    node('div', { class: 'train-controls' }, [
+      node('fieldset', {}, [node('legend', {}, [t.heads]), ...headRadios]),
+      startButton,
+      resetButton,
+      node('label', { class: 'field', for: `${uid}-speed` }, [node('span', {}, [t.speed]), speedSelect]),
+      params,
+    ]),
+    status,
+    errorLine,
+    node('div', { class: 'train-figs' }, [lossFigure]),
+    headFigures,
+    predictions,
+    node('h3', {}, [t.ablation]),
+    node('p', { class: 'muted' }, [t.ablationLead]),
+    ablationBox,
+  ]);
+  // The stylesheet goes to the widget's shadow root, or to the page's document (the container may not
+  // be in it yet); only a browser without constructed stylesheets gets a <style> element.
+  const scope = container.getRootNode();
+  if (!adoptStylesheet(scope.nodeType === 11 && 'host' in scope ? scope : doc, STYLE)) root.prepend(node('style', {}, [STYLE]));
+  container.append(root);
+
+  // ---- messages from the trainer ----
+  let frame = 0;
+  const raf = doc.defaultView?.requestAnimationFrame?.bind(doc.defaultView) ?? ((fn) => setTimeout(fn, 16));
+  const schedule = () => {
+    if (!frame) frame = raf(() => {
+      frame = 0;
+      render();
+    });
+  };
+  let readyResolve;
+  const ready = new Promise((resolve) => (readyResolve = resolve));
+
+  function onMessage(message) {
+    switch (message.type) {
+      case 'ready':
+        state.ready = message;
+        state.history = [];
+        state.ablation = null;
+        state.error = null;
+        readyResolve();
+        break;
+      case 'progress':
+        if (message.steps === 0) state.history = [];
+        if (!state.history.length || state.history[state.history.length - 1][0] !== message.steps) state.history.push([message.steps, message.eval.loss]);
+        state.progress = message;
+        state.running = message.running;
+        if (message.steps === 0) state.ablation = null;
+        break;
+      case 'ablation':
+        state.ablation = message;
+        break;
+      case 'error':
+        state.error = message;
+        state.running = false;
+        break;
+      default:
+        return;
+    }
+    schedule();
+  }
+
+  const host = startTrainingHost(onMessage, workerUrl);
+  host.send({ type: 'init', heads: state.heads, seed, example: TRAIN_EXAMPLE, stepsPerTick, maxSteps });
+
+  function archive() {
+    if (state.history.length > 1) state.past.set(state.ready?.heads ?? state.heads, state.history.slice());
+  }
+  function start() {
+    state.running = true;
+    host.send({ type: 'start' });
+    schedule();
+  }
+  function pause() {
+    state.running = false;
+    host.send({ type: 'pause' });
+    schedule();
+  }
+  function reset() {
+    archive();
+    state.running = false;
+    state.history = [];
+    state.ablation = null;
+    host.send({ type: 'reset' });
+    schedule();
+  }
+  function setHeads(h) {
+    if (!HEAD_CHOICES.includes(h)) return;
+    archive();
+    state.heads = h;
+    state.running = false;
+    state.progress = null;
+    state.ablation = null;
+    state.history = [];
+    for (const label of headRadios) label.querySelector('input').checked = Number(label.querySelector('input').value) === h;
+    host.send({ type: 'init', heads: h, seed, example: TRAIN_EXAMPLE, stepsPerTick, maxSteps });
+    schedule();
+  }
+
+  // ---- drawing ----
+  function render() {
+    const p = state.progress;
+    const r = state.ready;
+    root.dataset.state = state.error ? 'error' : !p ? 'loading' : state.running ? 'running' : p.done ? 'done' : p.steps ? 'paused' : 'ready';
+    root.dataset.steps = p ? String(p.steps) : '0';
+    errorLine.hidden = !state.error;
+    errorLine.textContent = state.error ? `${t.error}${state.error.code} — ${errorSentence(ERROR_TEXT[lang] ?? ERROR_TEXT.zh, state.error)}` : '';
+    if (!p) status.textContent = state.error ? '' : t.loading; // not "starting…" forever when it cannot start
+    startButton.disabled = !p;
+    resetButton.disabled = !p;
+    startButton.textContent = state.running ? t.pause : p?.steps && !p.done ? t.resume : t.start;
+    if (r) params.textContent = t.params(r.paramCount, r.dK);
+    if (!p || !r || p.attention.length !== state.heads) return;
+    status.textContent = t.status(p);
+    drawLoss();
+    drawHeads(p, r);
+    drawPredictions(p, r);
+    drawAblation();
+  }
+
+  function drawLoss() {
+    const past = [...state.past].filter(([h]) => !(h === state.heads && state.history.length > 1))
+      .map(([heads, points]) => ({ heads, points, current: false, label: t.past(heads) }));
+    const current = state.history.length ? [{ heads: state.heads, points: state.history, current: true, label: t.current(state.heads) }] : [];
+    show(lossFigure.querySelector('.fig-svg'), lossCurve(vdoc, {
+      runs: [...past, ...current], maxSteps: state.ready?.maxSteps ?? maxSteps, title: t.lossTitle, lossAxis: t.lossAxis, stepsAxis: t.stepsAxis,
+    }));
+  }
+
+  function drawHeads(p, r) {
+    const L = r.seqLen;
+    const labels = r.example.map((id) => words[id]);
+    const cell = state.heads === 4 ? 34 : 36;
+    show(headFigures, p.attention.map((a, i) => {
+      const view = headViews(a, L);
+      const name = viewName(view);
+      const svg = heatmap(vdoc, { values: a, rows: L, cols: L, rowLabels: labels, colLabels: labels, cell, digits: 2, showNumbers: state.heads < 4, title: t.heatmapTitle(i, labels), rowHeader: t.query, colHeader: t.key, accent: headColor(i) });
+      return vh('figure', { class: 'train-head', 'data-head': i, 'data-view': name, 'data-previous': view.previous.toFixed(4), 'data-first': view.first.toFixed(4) }, [
+        vh('figcaption', {}, [vh('span', { class: 'swatch', style: { background: headColor(i) }, 'aria-hidden': 'true' }), vh('strong', {}, [t.head(i)]), ` · ${t.views[name]}`]),
+        svg,
+        vh('div', { class: 'head-view muted' }, [t.viewShare(view)]),
+        tableFor(vdoc, { values: a, rows: L, cols: L, rowLabels: labels, colLabels: labels, caption: t.heatmapTitle(i, labels) }),
+      ]);
+    }));
+  }
+
+  function drawPredictions(p, r) {
+    const ex = r.example;
+    const mark = (got, want) => vh('td', { class: got === want ? 'right' : 'wrong' }, [`${words[got]} ${got === want ? '✓' : '✗'}`]);
+    const rows = ex.map((id, i) => vh('tr', {}, [
+      vh('td', {}, [String(i)]),
+      vh('td', {}, [words[id]]),
+      mark(p.predict.previous[i], ex[Math.max(i - 1, 0)]),
+      mark(p.predict.first[i], ex[0]),
+    ]));
+    show(predictions, [
+      vh('table', { class: 'train-table' }, [
+        vh('caption', { class: 'muted' }, [t.predictions]),
+        vh('thead', {}, [vh('tr', {}, [t.position, t.token, t.predPrev, t.predFirst].map((h) => vh('th', { scope: 'col' }, [h])))]),
+        vh('tbody', {}, rows),
+      ]),
+    ]);
+  }
+
+  function drawAblation() {
+    const a = state.ablation;
+    if (!a || a.off.length !== state.heads) {
+      show(ablationBox, vh('p', { class: 'muted' }, [t.ablationWait]));
+      return;
+    }
+    const maxLoss = Math.max(a.all.loss, ...a.off.map((e) => e.loss), 1e-6);
+    const row = (label, e, cls) => vh('tr', { class: cls }, [
+      vh('th', { scope: 'row' }, [label]),
+      vh('td', {}, [fmt(e.loss, 3), vh('span', { class: 'bar', style: { width: `${Math.max(1, Math.round((e.loss / maxLoss) * 120))}px` }, 'aria-hidden': 'true' })]),
+      vh('td', {}, [pct(e.accuracy)]),
+      vh('td', {}, [pct(e.previous.accuracy)]),
+      vh('td', {}, [pct(e.first.accuracy)]),
+    ]);
+    show(ablationBox, vh('table', { class: 'train-table', 'data-steps': a.steps }, [
+      vh('thead', {}, [vh('tr', {}, ['', t.loss, t.accuracy, t.prevAcc, t.firstAcc].map((h) => vh('th', { scope: 'col' }, [h])))]),
+      vh('tbody', {}, [row(t.allOn, a.all, 'all-on'), ...a.off.map((e, i) => row(t.without(i), e, `head-off head-${i}`))]),
+    ]));
+  }
+
+  return {
+    element: root,
+    /** Resolves once the trainer answered for the first time. */
+    ready,
+    /** 'worker' or 'thread': where training runs. */
+    get runsIn() {
+      return host.kind;
+    },
+    start,
+    pause,
+    reset,
+    setHeads,
+    /** The latest numbers the section shows (copies are not needed: they came by message). */
+    snapshot() {
+      const p = state.progress;
+      return {
+        heads: state.heads,
+        running: state.running,
+        steps: p?.steps ?? 0,
+        loss: p?.loss ?? NaN,
+        eval: p?.eval ?? null,
+        attention: p ? p.attention.map((a) => Array.from(a)) : [],
+        seqLen: state.ready?.seqLen ?? 0,
+        history: state.history.slice(),
+        ablation: state.ablation,
+        error: state.error,
+      };
+    },
+    dispose() {
+      host.close();
+      root.remove();
+    },
+  };
+}
