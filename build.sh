@@ -30,10 +30,11 @@ while (($#)); do
 done
 ((${#targets[@]})) || targets=(wasm native web)
 
-# The library is every c/*.c but the tests, benchmarks, fuzz harnesses and the Emscripten export file.
+# The library is every c/*.c but the tests, benchmarks, fuzz harnesses, tools (their own mains) and the
+# Emscripten export file.
 core_sources=()
 for source in c/*.c; do
-  case "${source#c/}" in test_* | bench_* | fuzz_* | wasm_exports.c) ;; *) core_sources+=("$source") ;; esac
+  case "${source#c/}" in test_* | bench_* | fuzz_* | tool_* | wasm_exports.c) ;; *) core_sources+=("$source") ;; esac
 done
 warnings=(-std=c11 -Wall -Wextra -Werror -pedantic)
 # -sENVIRONMENT=web: the same file runs in browsers and Node: web/src/attention.js compiles the wasm
