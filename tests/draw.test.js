@@ -8,6 +8,7 @@ import {
   heatmap, matrixView, legend, headKey, pipeline, lineView, headGrid, tableFor,
   textColorFor, weightColor, formatNumber, PIPELINE_STEPS, lossCurve,
 } from '../web/draw/index.js';
+import { headInk } from '../web/draw/color.js';
 
 const goldenDir = new URL('./golden/', import.meta.url);
 const update = process.env.UPDATE_GOLDEN === '1';
@@ -93,6 +94,8 @@ const pipelineData = {
   dModel: 4,
   heads: 2,
   q,
+  k: [1, 0, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0],
+  v: [1, 0, 1, 0, 0, 1, 0, 1, 2, 0, 0, 2],
   scores: [[0.71, 0.71, 1.41, 1.41, 0.71, 0.71, 0, 0, 0], [0, 0, 0, 0, 1.41, 0, 0.71, 0.71, 0]],
   attention: [head1, head2],
   headOutputs: [[1.26, 0.25, 0.66, 1.11, 1.0, 0.33], [0.33, 1.0, 0.16, 1.0, 0.4, 0.8]],
@@ -120,6 +123,36 @@ test('pipeline step lights one stage and fades the later ones', () => {
   matchGolden('pipeline-step4-vertical', pipeline(document, { ...pipelineData, step: 4, enabled: [true, false], orientation: 'vertical', highlight: ['wo'] }));
 });
 
+test('pipeline splits K and V as it splits Q, and the q·kᵀ and ·V arrows start at K_i and V_i', () => {
+  const svg = pipeline(document, pipelineData);
+  const split = svg.querySelector('g.stage[data-part="split"][data-head="1"]');
+  assert.deepEqual([...split.querySelectorAll('g[data-matrix]')].map((g) => g.querySelector('text').textContent), ['Q₂', 'K₂', 'V₂']);
+  const input = svg.querySelector('g.stage[data-part="input"]');
+  assert.deepEqual([...input.querySelectorAll('g[data-matrix]')].map((g) => g.getAttribute('data-matrix')), ['q', 'k', 'v']);
+  // K₂ holds k's columns 2–3: the cells of its first row are coloured like k[0][2], k[0][3] in K.
+  const fills = (g) => [...g.querySelectorAll('.cells rect')].map((r) => r.getAttribute('fill'));
+  const k = fills(input.querySelector('g[data-matrix="k"]'));
+  assert.deepEqual(fills(split.querySelector('g[data-matrix="k"]')).slice(0, 2), [k[2], k[3]]);
+  // Into each head's output come two arrows: from its weights and, level with V_i, straight from V_i.
+  const heads = svg.querySelectorAll('.arrows > g')[3];
+  const lines = [...heads.querySelectorAll('line')];
+  assert.equal(lines.length, 4);
+  assert.ok(lines.filter((l) => l.getAttribute('y1') === l.getAttribute('y2')).length === 2, 'the ·V arrows run level from V_i');
+});
+
+test('pipeline colours every signed value on one scale, stated by the key it carries', () => {
+  const svg = pipeline(document, { ...pipelineData, scores: [[2, 0, 0, 0, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0, 0, 0, 0]] });
+  const cellFill = (part, head, matrix) => svg.querySelector(`g.stage[data-part="${part}"]${head === null ? '' : `[data-head="${head}"]`} g[data-matrix="${matrix}"] .cells rect`).getAttribute('fill');
+  // The largest magnitude anywhere is the score 2: q's 1 and the second head's score 1 share one colour.
+  assert.equal(cellFill('scores', 1, 's'), cellFill('input', null, 'q'));
+  assert.notEqual(cellFill('scores', 0, 's'), cellFill('scores', 1, 's'));
+  const keys = [...svg.querySelectorAll('g.key svg.mha-legend')];
+  assert.equal(keys.length, 2);
+  assert.deepEqual([...keys[1].querySelectorAll('text')].slice(1).map((t) => t.textContent), ['-2.00', '0.00', '2.00']);
+  assert.equal(svg.querySelectorAll('linearGradient').length, 0, 'no ids: the figure can be copied anywhere');
+  assert.equal(pipeline(document, { ...pipelineData, showKey: false }).querySelector('g.key'), null);
+});
+
 test('pipeline highlights a part for a formula symbol', () => {
   const svg = pipeline(document, { ...pipelineData, highlight: ['split:1'] });
   const lit = [...svg.querySelectorAll('g.stage.highlighted')];
@@ -133,6 +166,36 @@ test('line view draws one line per (query, key, head) with the weight', () => {
   assert.equal(line.getAttribute('data-weight'), '0.6700');
   assert.equal(lineView(document, { tokens, attention: [head1, head2], focus: 0, visibleHeads: [0] }).querySelectorAll('line').length, 3);
   matchGolden('lines', svg);
+});
+
+test('heads 9–16 are dashed and every head label reads on white', () => {
+  const attention = Array.from({ length: 16 }, () => head1);
+  const lines = lineView(document, { tokens, attention });
+  assert.equal(lines.querySelector('line[data-head="0"]').getAttribute('stroke-dasharray'), null);
+  assert.equal(lines.querySelector('line[data-head="8"]').getAttribute('stroke-dasharray'), '5 3');
+  assert.equal(lines.querySelector('line[data-head="8"]').getAttribute('stroke'), lines.querySelector('line[data-head="0"]').getAttribute('stroke'));
+  const key = headKey(document, { heads: 16 });
+  assert.equal(key.querySelectorAll('rect[stroke-dasharray]').length, 8);
+  const contrast = (hex) => {
+    const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+    return 1.05 / (0.2126 * r + 0.7152 * g + 0.0722 * b + 0.05);
+  };
+  for (let head = 0; head < 8; head++) assert.ok(contrast(headInk(head)) >= 4.5, `h${head + 1}: ${headInk(head)}`);
+  assert.equal(headInk(7) === '#F0E442', false, 'yellow is darkened for text');
+});
+
+test('a compact head grid keeps 16 heads of 9 words within a phone\'s width and a few rows', () => {
+  const L = 9;
+  const words = Array.from({ length: L }, (_, i) => `w${i}`);
+  const uniform = new Array(L * L).fill(1 / L);
+  const attention = Array.from({ length: 64 }, () => uniform);
+  const phone = headGrid(document, { tokens: words, attention, first: 16, count: 16, width: 320 });
+  assert.ok(Number(phone.getAttribute('width')) <= 320, `${phone.getAttribute('width')} px wide`);
+  assert.ok(Number(phone.getAttribute('height')) <= 420, `${phone.getAttribute('height')} px tall`);
+  assert.deepEqual([...phone.querySelectorAll('g.tile')].map((g) => Number(g.getAttribute('data-head'))), Array.from({ length: 16 }, (_, i) => 16 + i));
+  const desk = headGrid(document, { tokens: words, attention, count: 16, width: 600 });
+  assert.ok(Number(desk.getAttribute('width')) <= 600 && Number(desk.getAttribute('height')) <= 300, `${desk.getAttribute('width')}×${desk.getAttribute('height')}`);
+  matchGolden('grid-compact', phone);
 });
 
 test('head grid has one tile per head', () => {

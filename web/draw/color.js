@@ -7,6 +7,25 @@ export const HEAD_COLORS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00
 
 export const headColor = (head) => HEAD_COLORS[head % HEAD_COLORS.length];
 
+/**
+ * Heads 9–16 repeat the eight colours, so their lines are dashed: any 16 heads drawn together (the views
+ * draw at most 16) differ in colour or in dash.
+ */
+export const headDash = (head) => (Math.floor(head / HEAD_COLORS.length) % 2 ? '5 3' : null);
+
+const inks = new Map();
+
+/** The head's colour darkened until text in it reads on white (WCAG 4.5:1): yellow h8 becomes olive. */
+export function headInk(head) {
+  const color = headColor(head);
+  if (!inks.has(color)) {
+    let ink = color;
+    for (let keep = 0.9; contrastOnWhite(ink) < 4.5 && keep > 0; keep -= 0.1) ink = toHex(`rgb(${parseColor(color).map((c) => c * keep).join(',')})`);
+    inks.set(color, ink);
+  }
+  return inks.get(color);
+}
+
 const clamp01 = (t) => Math.min(1, Math.max(0, t));
 
 // Both schemes are sampled once into 512-step tables (finer than the eye can tell apart), so colouring
@@ -65,6 +84,8 @@ function luminance(color) {
   });
   return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 }
+
+const contrastOnWhite = (color) => 1.05 / (luminance(color) + 0.05);
 
 const textColors = new Map();
 

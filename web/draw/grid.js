@@ -1,10 +1,12 @@
 import { el, svgRoot, textWidth } from './svg.js';
-import { headColor, weightColor } from './color.js';
+import { headColor, headInk, weightColor } from './color.js';
 
 /**
- * All heads at a glance: one small heatmap (no numbers) per head, in a grid of `columns`, for larger h
- * and longer sentences. Token labels are written beside the first column and above the first row.
- * `first` and `count` pick a run of heads to draw (all of them by default).
+ * All heads at a glance: one small heatmap (no numbers) per head, in a grid, for larger h and longer
+ * sentences. Token labels are written beside the first column when the cells are big enough.
+ * `first` and `count` pick a run of heads to draw (all of them by default). Given `width` (the room in
+ * px), the grid is compact: as few rows as fit with tiles at least `minTile` px, so many heads stay a
+ * screen or two tall; otherwise it has `columns` columns.
  */
 export function headGrid(doc, {
   tokens,
@@ -12,17 +14,35 @@ export function headGrid(doc, {
   enabled = attention.map(() => true),
   first = 0,
   count = attention.length - first,
-  columns = Math.min(4, count),
+  columns,
+  width: room,
+  minTile = 56,
   cell,
   title = '',
   headLabel = (head) => `h${head + 1}`,
 }) {
   const L = tokens.length;
-  const size = cell ?? Math.max(4, Math.min(30, Math.floor(180 / L)));
+  const preferred = cell ?? Math.max(4, Math.min(30, Math.floor(180 / L)));
   const labelWidth = Math.max(...tokens.map((t) => textWidth(t, 10))) + 6;
-  const tileWidth = L * size;
-  const gap = 14;
   const captionHeight = 16;
+  const fit = (cols, gap) => {
+    const sizeWith = (left) => Math.min(preferred, Math.floor((room - left - (cols - 1) * gap - 4) / (cols * L)));
+    const withLabels = sizeWith(labelWidth);
+    return withLabels >= 9 ? withLabels : sizeWith(2);
+  };
+  let size = preferred;
+  let gap = 14;
+  columns ??= Math.min(4, count);
+  if (room) {
+    // The widest grid whose tiles stay readable sets the number of rows; then as few columns as keep it.
+    gap = 8;
+    let widest = 1;
+    for (let c = Math.min(count, 8); c >= 1; c--) if (fit(c, gap) * L >= minTile || c === 1) { widest = c; break; }
+    const rows = Math.ceil(count / widest);
+    columns = Math.ceil(count / rows);
+    size = Math.max(2, fit(columns, gap));
+  }
+  const tileWidth = L * size;
   const rowsOfTiles = Math.ceil(count / columns);
   const showLabels = size >= 9;
   const left = showLabels ? labelWidth : 2;
@@ -38,7 +58,8 @@ export function headGrid(doc, {
     const x0 = left + col * (tileWidth + gap);
     const y0 = row * (captionHeight + tileWidth + gap) + captionHeight;
     const tile = el(doc, 'g', { class: 'tile', 'data-head': head, opacity: enabled[head] ? 1 : 0.35 });
-    tile.appendChild(el(doc, 'text', { x: x0, y: y0 - 5, 'font-size': 11, 'font-weight': 600, fill: headColor(head) }, [headLabel(head)]));
+    // The label in the head's colour darkened to read on white (yellow h8 stays legible).
+    tile.appendChild(el(doc, 'text', { x: x0, y: y0 - 5, 'font-size': 11, 'font-weight': 600, fill: headInk(head) }, [headLabel(head)]));
     for (let i = 0; i < L; i++) {
       for (let j = 0; j < L; j++) {
         tile.appendChild(el(doc, 'rect', { x: x0 + j * size, y: y0 + i * size, width: size, height: size, fill: weightColor(weights[i * L + j]) }));

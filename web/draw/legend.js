@@ -1,26 +1,37 @@
 import { el, svgRoot, formatNumber, textWidth } from './svg.js';
-import { SCALES, headColor } from './color.js';
+import { SCALES, headColor, headDash } from './color.js';
 
 /**
  * A colour bar for a named scale over a domain, with its end and middle values written under it
  * (or `tickLabels`, three texts such as ['−', '0', '+'] when each matrix is scaled on its own).
+ * `steps` draws the bar as that many solid blocks instead of a gradient: no id, so a figure can hold
+ * several bars and be copied into any document.
  */
-export function legend(doc, { scale = 'weights', domain, title = '', width = 220, id = 'legend', digits = 2, tickLabels }) {
+export function legend(doc, { scale = 'weights', domain, title = '', width = 220, id = 'legend', digits = 2, tickLabels, steps = 0 }) {
   const { color, domain: defaultDomain } = SCALES[scale];
   const [lo, hi] = domain ?? defaultDomain([]);
   const barHeight = 12;
   const top = title ? 16 : 2;
   const root = svgRoot(doc, { width: Math.max(width + 20, textWidth(title, 11) + 14), height: top + barHeight + 18, title, className: 'mha-legend' });
-  const gradientId = `${id}-gradient`;
-  const gradient = el(doc, 'linearGradient', { id: gradientId, x1: 0, x2: 1, y1: 0, y2: 0 });
-  const stops = 10;
-  for (let i = 0; i <= stops; i++) {
-    const t = i / stops;
-    gradient.appendChild(el(doc, 'stop', { offset: `${Math.round(t * 100)}%`, 'stop-color': color(lo + t * (hi - lo), [lo, hi]) }));
+  let bar;
+  if (steps) {
+    bar = el(doc, 'g', { class: 'bar' });
+    for (let i = 0; i < steps; i++) {
+      bar.appendChild(el(doc, 'rect', { x: 10 + (i * width) / steps, y: top, width: width / steps + 0.5, height: barHeight, fill: color(lo + ((i + 0.5) / steps) * (hi - lo), [lo, hi]) }));
+    }
+  } else {
+    const gradientId = `${id}-gradient`;
+    const gradient = el(doc, 'linearGradient', { id: gradientId, x1: 0, x2: 1, y1: 0, y2: 0 });
+    const stops = 10;
+    for (let i = 0; i <= stops; i++) {
+      const t = i / stops;
+      gradient.appendChild(el(doc, 'stop', { offset: `${Math.round(t * 100)}%`, 'stop-color': color(lo + t * (hi - lo), [lo, hi]) }));
+    }
+    root.appendChild(el(doc, 'defs', {}, [gradient]));
+    bar = el(doc, 'rect', { x: 10, y: top, width, height: barHeight, rx: 2, fill: `url(#${gradientId})` });
   }
-  root.appendChild(el(doc, 'defs', {}, [gradient]));
   if (title) root.appendChild(el(doc, 'text', { x: 10, y: 11, 'font-size': 11, fill: '#444' }, [title]));
-  root.appendChild(el(doc, 'rect', { x: 10, y: top, width, height: barHeight, rx: 2, fill: `url(#${gradientId})` }));
+  root.appendChild(bar);
   const ticks = [lo, (lo + hi) / 2, hi];
   ticks.forEach((value, i) => {
     const x = 10 + (i / 2) * width;
@@ -40,7 +51,9 @@ export function headKey(doc, { heads, first = 0, label = (head) => `h${head + 1}
   for (let head = first; head < first + heads; head++) {
     const off = disabledHeads.includes(head);
     const x = (head - first) * itemWidth;
-    root.appendChild(el(doc, 'rect', { x: x + 1, y: 4, width: 12, height: 12, rx: 2, fill: off ? '#bbbbbb' : headColor(head) }));
+    // A dashed head (see headDash) gets a dashed swatch, as its lines are.
+    const dashed = headDash(head) !== null;
+    root.appendChild(el(doc, 'rect', { x: x + 1, y: 4, width: 12, height: 12, rx: 2, fill: off ? '#bbbbbb' : dashed ? '#ffffff' : headColor(head), stroke: dashed && !off ? headColor(head) : null, 'stroke-width': dashed ? 2 : null, 'stroke-dasharray': dashed ? '3 2' : null }));
     root.appendChild(el(doc, 'text', { x: x + 17, y: 10, 'dominant-baseline': 'central', 'font-size': 12, fill: off ? '#888' : '#222', 'text-decoration': off ? 'line-through' : null }, [label(head)]));
   }
   return root;

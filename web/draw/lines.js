@@ -1,9 +1,10 @@
 import { el, svgRoot, textWidth } from './svg.js';
-import { headColor } from './color.js';
+import { headColor, headDash } from './color.js';
 
 /**
  * BertViz-style head view: the tokens twice (queries on the left, keys on the right) and a line from
- * each query to each key whose opacity and width follow its attention weight, one colour per head.
+ * each query to each key whose opacity and width follow its attention weight, one colour per head
+ * (heads 9–16 dashed, see headDash).
  * `focus` (a query index) keeps only that token's lines; `visibleHeads` picks which heads to draw.
  */
 export function lineView(doc, {
@@ -49,6 +50,7 @@ export function lineView(doc, {
         lines.appendChild(el(doc, 'line', {
           x1: leftX + 4, y1: rowY(i) + offset, x2: rightX - 4, y2: rowY(j) + offset,
           stroke: headColor(head),
+          'stroke-dasharray': headDash(head),
           'stroke-opacity': crowded ? 0.15 + w * 0.6 : Math.min(1, 0.12 + w * 0.88),
           'stroke-width': (0.6 + w * 3.4) * widthScale,
           'data-head': head, 'data-from': i, 'data-to': j, 'data-weight': w.toFixed(4),

@@ -5,7 +5,8 @@ import { headColor, tint, textColorFor, SCALES } from './color.js';
  * A matrix of numbers whose columns are coloured by the head they belong to (a tinted background and
  * a coloured band above), e.g. q/k/v slices or the concat. headOf(col) → head index, or null for a
  * neutral column. Heads listed in `disabledHeads` are drawn greyed (head ablation).
- * With `fill: 'signed'` the cells are coloured by value instead, and the band alone shows the head.
+ * With `fill: 'signed'` the cells are coloured by value instead (over `domain`, by default the matrix's
+ * own largest magnitude), and the band alone shows the head.
  */
 export function matrixView(doc, {
   values,
@@ -17,6 +18,7 @@ export function matrixView(doc, {
   headLabel = (head) => `h${head + 1}`,
   disabledHeads = [],
   fill = 'head',
+  domain,
   digits = 2,
   cell = 44,
   title = '',
@@ -33,7 +35,7 @@ export function matrixView(doc, {
   const height = top + rows * cell + 2;
   const flat = [];
   for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) flat.push(get(r, c));
-  const signedRange = SCALES.signed.domain(flat);
+  const signedRange = domain ?? SCALES.signed.domain(flat);
 
   const root = svgRoot(doc, { width, height, title, className });
 

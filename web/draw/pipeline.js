@@ -1,14 +1,11 @@
 import { el, svgRoot, textWidth } from './svg.js';
-import { headColor, weightColor, signedColor, symmetricDomain } from './color.js';
+import { headColor, headInk, weightColor, signedColor, symmetricDomain } from './color.js';
+import { legend } from './legend.js';
 
 /** The eight steps of the animation, in order; each names the part of the figure it lights up. */
 export const PIPELINE_STEPS = ['input', 'split', 'scores', 'weights', 'heads', 'concat', 'wo', 'output'];
 
-const PER_HEAD = new Set(['split', 'scores', 'weights', 'heads']);
-
 export const PIPELINE_LABELS = {
-  input: 'Q (K, V alike)',
-  split: 'Q',
   scores: 'S',
   weights: 'A',
   heads: 'head',
@@ -16,24 +13,32 @@ export const PIPELINE_LABELS = {
   wo: 'Wᴼ',
   output: 'output',
   off: 'off',
+  weightsKey: 'attention weight (0 to 1)',
+  valuesKey: 'every other value (negative ↔ positive)',
   ops: { split: 'split', scores: 'q·kᵀ/√d_k', weights: 'softmax', heads: '·V', concat: 'concat', wo: '·Wᴼ', output: '=' },
 };
 
 const SUBSCRIPT = '₀₁₂₃₄₅₆₇₈₉';
 const subscript = (n) => String(n).replace(/\d/g, (d) => SUBSCRIPT[d]);
+const flat = (matrices) => matrices.flatMap((m) => Array.from(m));
 
 /**
- * The whole multi-head pipeline drawn from live data: full Q → h column slices → per-head scores and
- * softmax weights (mini heatmaps) → head outputs → concat (columns coloured by head) → ·W^O → output,
- * with each stage's shape written under it. `step` 1..8 lights one stage (later ones fade, as in the
- * animation); 0 shows everything. `highlight` lists parts ('wo', 'heads', 'split:0', …) to outline,
- * used when a formula symbol is hovered. Per-head data are arrays with one flat matrix per head.
+ * The whole multi-head pipeline drawn from live data: full Q, K, V → each cut into h column slices
+ * Q_i, K_i, V_i → per-head scores (from Q_i, K_i) and softmax weights → head outputs (weights · V_i) →
+ * concat (columns coloured by head) → ·W^O → output, with each matrix's shape written under it.
+ * Every signed value (q, k, v, scores, outputs, Wᴼ) is coloured on one scale, symmetric around 0 and
+ * stated by the key drawn under the figure (`showKey`); weights are coloured 0..1.
+ * `step` 1..8 lights one stage (later ones fade, as in the animation); 0 shows everything. `highlight`
+ * lists parts ('wo', 'heads', 'split:0', …) to outline, used when a formula symbol is hovered.
+ * Per-head data are arrays with one flat matrix per head.
  */
 export function pipeline(doc, {
   tokens,
   dModel,
   heads,
   q,
+  k,
+  v,
   scores,
   attention,
   headOutputs,
@@ -45,97 +50,144 @@ export function pipeline(doc, {
   highlight = [],
   orientation = 'horizontal',
   labels = PIPELINE_LABELS,
+  showKey = true,
   title = '',
 }) {
   const L = tokens.length;
   const dk = dModel / heads;
   const horizontal = orientation === 'horizontal';
   const cell = Math.max(3, Math.min(26, Math.floor(Math.min(160 / dModel, 160 / L))));
+  const text = { ...PIPELINE_LABELS, ...labels };
   const ops = { ...PIPELINE_LABELS.ops, ...labels.ops };
+  const range = symmetricDomain([...q, ...k, ...v, ...flat(scores), ...flat(headOutputs), ...concat, ...wo, ...output]);
+  const signed = (value) => signedColor(value, range);
   const headOfColumn = (c) => Math.floor(c / dk);
-  const signedRange = symmetricDomain([...q, ...concat, ...output, ...headOutputs.flatMap((h) => Array.from(h))]);
-  const scoreRange = symmetricDomain(scores.flatMap((s) => Array.from(s)));
-  const woRange = symmetricDomain(wo);
+  const slice = (values, h) => Array.from({ length: L * dk }, (_, i) => values[Math.floor(i / dk) * dModel + h * dk + (i % dk)]);
 
-  // Every item: a titled mini matrix with its shape written under it.
-  const item = (part, head, caption, shape, rows, cols, values, color, columnHead) => {
-    const matrixWidth = cols * cell;
-    const width = Math.max(matrixWidth, textWidth(caption, 12), textWidth(shape, 10)) + 8;
+  // Sizes along the main axis (x when horizontal) and the cross axis, where a stage stacks its heads.
+  const mainOf = (box) => (horizontal ? box.width : box.height);
+  const crossOf = (box) => (horizontal ? box.height : box.width);
+
+  // A titled mini matrix with its shape written under it.
+  const matrix = (name, caption, shape, rows, cols, values, color, columnHead) => {
+    const width = Math.max(cols * cell, textWidth(caption, 12), textWidth(shape, 10)) + 8;
     const height = 16 + (columnHead ? 5 : 0) + rows * cell + 16;
-    return { part, head, caption, shape, rows, cols, values, color, columnHead, width, height };
+    return { name, caption, shape, rows, cols, values, color, columnHead, width, height, main: 0, cross: 0 };
   };
-  const stages = PIPELINE_STEPS.map((part) => {
-    const perHead = (make) => Array.from({ length: heads }, (_, h) => make(h));
-    switch (part) {
-      case 'input':
-        return [item(part, null, labels.input, `L×d_model = ${L}×${dModel}`, L, dModel, q, (v) => signedColor(v, signedRange), headOfColumn)];
-      case 'split':
-        return perHead((h) => item(part, h, `${labels.split}${subscript(h + 1)}`, `L×d_k = ${L}×${dk}`, L, dk,
-          Array.from({ length: L * dk }, (_, i) => q[Math.floor(i / dk) * dModel + h * dk + (i % dk)]), (v) => signedColor(v, signedRange), () => h));
-      case 'scores':
-        return perHead((h) => item(part, h, `${labels.scores}${subscript(h + 1)}`, `L×L = ${L}×${L}`, L, L, scores[h], (v) => signedColor(v, scoreRange)));
-      case 'weights':
-        return perHead((h) => item(part, h, `${labels.weights}${subscript(h + 1)}`, `L×L = ${L}×${L}`, L, L, attention[h], (v) => weightColor(v)));
-      case 'heads':
-        return perHead((h) => item(part, h, `${labels.heads}${subscript(h + 1)}`, `L×d_k = ${L}×${dk}`, L, dk, headOutputs[h], (v) => signedColor(v, signedRange), () => h));
-      case 'concat':
-        return [item(part, null, labels.concat, `L×d_model = ${L}×${dModel}`, L, dModel, concat, (v) => signedColor(v, signedRange), headOfColumn)];
-      case 'wo':
-        return [item(part, null, labels.wo, `d_model×d_model = ${dModel}×${dModel}`, dModel, dModel, wo, (v) => signedColor(v, woRange))];
-      default:
-        return [item(part, null, labels.output, `L×d_model = ${L}×${dModel}`, L, dModel, output, (v) => signedColor(v, signedRange))];
-    }
-  });
+  // An item is what one stage draws for one head (or for all): one matrix, or Q, K, V as two lanes,
+  // Q and K along the main axis and V beside them, far enough out that the straight ·V arrow from V_i
+  // to head_i passes the head's scores and weights (`clear`: their cross size).
+  const item = (part, head, matrices, lanes) => {
+    const width = Math.max(...matrices.map((m) => (horizontal ? m.main + m.width : m.cross + m.width)));
+    const height = Math.max(...matrices.map((m) => (horizontal ? m.cross + m.height : m.main + m.height)));
+    return { part, head, matrices, lanes, width, height };
+  };
+  const single = (part, head, m) => item(part, head, [m], { all: { centre: crossOf(m) / 2, end: mainOf(m) } });
+  const qkv = (part, head, [mq, mk, mv], clear) => {
+    mk.main = mainOf(mq) + 8;
+    const qkCross = Math.max(crossOf(mq), crossOf(mk));
+    mv.cross = Math.max(qkCross, Math.max(0, qkCross / 2 - clear / 2) + clear) + 10;
+    return item(part, head, [mq, mk, mv], {
+      qk: { centre: qkCross / 2, end: mk.main + mainOf(mk) },
+      v: { centre: mv.cross + crossOf(mv) / 2, end: mainOf(mv) },
+    });
+  };
 
-  // Lay stages along the main axis (x when horizontal) and stack a stage's heads along the cross axis.
-  const mainSize = (it) => (horizontal ? it.width : it.height);
-  const crossSize = (it) => (horizontal ? it.height : it.width);
-  const crossGap = 10;
-  const mainGap = horizontal ? 58 : 34;
+  const perHead = (make) => Array.from({ length: heads }, (_, h) => make(h));
+  const sliceShape = `L×d_k = ${L}×${dk}`;
+  const square = `L×L = ${L}×${L}`;
+  const full = `L×d_model = ${L}×${dModel}`;
+  const scoreItems = perHead((h) => single('scores', h, matrix('s', `${text.scores}${subscript(h + 1)}`, square, L, L, scores[h], signed)));
+  const weightItems = perHead((h) => single('weights', h, matrix('a', `${text.weights}${subscript(h + 1)}`, square, L, L, attention[h], weightColor)));
+  const clear = Math.max(...scoreItems.map(crossOf), ...weightItems.map(crossOf));
+  const stages = [
+    [qkv('input', null, [['Q', q], ['K', k], ['V', v]].map(([name, values]) => matrix(name.toLowerCase(), name, full, L, dModel, values, signed, headOfColumn)), 0)],
+    perHead((h) => qkv('split', h, [['Q', q], ['K', k], ['V', v]].map(([name, values]) =>
+      matrix(name.toLowerCase(), `${name}${subscript(h + 1)}`, sliceShape, L, dk, slice(values, h), signed, () => h)), clear)),
+    scoreItems,
+    weightItems,
+    perHead((h) => single('heads', h, matrix('head', `${text.heads}${subscript(h + 1)}`, sliceShape, L, dk, headOutputs[h], signed, () => h))),
+    [single('concat', null, matrix('concat', text.concat, full, L, dModel, concat, signed, headOfColumn))],
+    [single('wo', null, matrix('wo', text.wo, `d_model×d_model = ${dModel}×${dModel}`, dModel, dModel, wo, signed))],
+    [single('output', null, matrix('output', text.output, full, L, dModel, output, signed))],
+  ];
+  const [inputs, splits] = stages;
+
+  // Cross axis: one band per head, as wide as its Q/K/V block; scores and weights line up with the
+  // Q/K lane, head outputs with the V lane. Stages with one item are centred.
+  const bandGap = 14;
+  const bands = perHead((h) => Math.max(crossOf(splits[h]), splits[h].lanes.v.centre + crossOf(stages[4][h]) / 2));
+  const totalCross = Math.max(bands.reduce((sum, b) => sum + b, 0) + bandGap * (heads - 1), crossOf(inputs[0]), ...stages.slice(5).map(([it]) => crossOf(it)));
+  const bandStart = perHead((h) => (totalCross - bands.reduce((sum, b) => sum + b + bandGap, -bandGap)) / 2 + bands.slice(0, h).reduce((sum, b) => sum + b + bandGap, 0));
+  const crossStart = (it) => {
+    if (it.head === null) return (totalCross - crossOf(it)) / 2;
+    const lanes = splits[it.head].lanes;
+    if (it.part === 'split') return bandStart[it.head];
+    const centre = it.part === 'heads' ? lanes.v.centre : lanes.qk.centre;
+    return bandStart[it.head] + Math.max(0, centre - crossOf(it) / 2);
+  };
+
+  const mainGap = horizontal ? 50 : 34;
   const opBand = horizontal ? 18 : 0;
   const margin = horizontal ? 6 : 70;
-  const stageCross = stages.map((items) => items.reduce((sum, it) => sum + crossSize(it), 0) + crossGap * (items.length - 1));
-  const totalCross = Math.max(...stageCross);
   let mainOffset = 6;
-  for (const [s, items] of stages.entries()) {
-    const extent = Math.max(...items.map(mainSize));
-    let crossOffset = (totalCross - stageCross[s]) / 2;
+  for (const items of stages) {
+    const extent = Math.max(...items.map(mainOf));
     for (const it of items) {
-      const m = mainOffset + (extent - mainSize(it)) / 2;
-      [it.x, it.y] = horizontal ? [m, opBand + crossOffset] : [margin + crossOffset, m];
-      crossOffset += crossSize(it) + crossGap;
+      it.main = mainOffset + (extent - mainOf(it)) / 2;
+      it.cross = crossStart(it);
+      [it.x, it.y] = horizontal ? [it.main, opBand + it.cross] : [margin + it.cross, it.main];
     }
     items.extent = [mainOffset, mainOffset + extent];
     mainOffset += extent + mainGap;
   }
-  const mainTotal = mainOffset - mainGap + 6;
-  const width = horizontal ? mainTotal : margin + totalCross + 10;
-  const height = horizontal ? opBand + totalCross + 4 : mainTotal;
+  const figureWidth = horizontal ? mainOffset - mainGap + 6 : margin + totalCross + 10;
+  const figureHeight = horizontal ? opBand + totalCross + 4 : mainOffset - mainGap + 6;
+
+  // The key: both colour scales with their numbers, side by side when they fit, else stacked.
+  const keys = showKey ? [
+    legend(doc, { scale: 'weights', title: text.weightsKey, width: 160, steps: 40 }),
+    legend(doc, { scale: 'signed', domain: range, title: text.valuesKey, width: 160, steps: 40 }),
+  ] : [];
+  const keySizes = keys.map((svg) => [Number(svg.getAttribute('width')), Number(svg.getAttribute('height'))]);
+  const keysInRow = keySizes.reduce((sum, [w]) => sum + w + 16, 0) <= Math.max(figureWidth, 360);
+  const keyHeight = keys.length ? (keysInRow ? Math.max(...keySizes.map(([, h]) => h)) : keySizes.reduce((sum, [, h]) => sum + h, 0)) + 8 : 0;
+  const width = Math.max(figureWidth, keys.length ? (keysInRow ? keySizes.reduce((sum, [w]) => sum + w + 16, 0) : Math.max(...keySizes.map(([w]) => w))) : 0);
+  const height = figureHeight + keyHeight;
 
   const root = svgRoot(doc, { width, height, title, className: 'mha-pipeline' });
   const isHighlighted = (it) => highlight.includes(it.part) || (it.head !== null && highlight.includes(`${it.part}:${it.head}`));
+  const point = (main, cross) => (horizontal ? [main, opBand + cross] : [margin + cross, main]);
+  // Where an arrow leaves a lane of an item, and where it enters one.
+  const exit = (it, lane = 'all') => point(it.main + it.lanes[lane].end, it.cross + it.lanes[lane].centre);
+  const entry = (it, lane = 'all') => point(it.main - 3, it.cross + it.lanes[lane].centre);
 
-  // Arrows first, so matrices sit on top of them.
+  // Arrows first, so matrices sit on top of them; each stage's arrows fade with it.
+  const [, , , , headItems, [concatItem], [woItem], [outputItem]] = stages;
+  const arrowsInto = [
+    [],
+    splits.flatMap((it) => [[exit(inputs[0], 'qk'), entry(it, 'qk')], [exit(inputs[0], 'v'), entry(it, 'v')]]),
+    scoreItems.map((it, h) => [exit(splits[h], 'qk'), entry(it)]),
+    weightItems.map((it, h) => [exit(scoreItems[h]), entry(it)]),
+    headItems.flatMap((it, h) => [[exit(weightItems[h]), entry(it)], [exit(splits[h], 'v'), entry(it)]]),
+    headItems.map((it) => [exit(it), entry(concatItem)]),
+    [[exit(concatItem), entry(woItem)]],
+    [[exit(woItem), entry(outputItem)]],
+  ];
   const arrows = el(doc, 'g', { class: 'arrows', stroke: '#8a8a8a', fill: '#8a8a8a', 'stroke-width': 1.2 });
   for (let s = 1; s < stages.length; s++) {
-    const from = stages[s - 1];
-    const to = stages[s];
     const fade = step > 0 && s + 1 > step;
-    const pairs = from.length === to.length ? from.map((f, i) => [f, to[i]]) : from.length === 1 ? to.map((t) => [from[0], t]) : from.map((f) => [f, to[0]]);
     const group = el(doc, 'g', { opacity: fade ? 0.15 : 1 });
-    for (const [a, b] of pairs) {
-      const [x1, y1] = horizontal ? [a.x + a.width, a.y + a.height / 2] : [a.x + a.width / 2, a.y + a.height];
-      const [x2, y2] = horizontal ? [b.x - 3, b.y + b.height / 2] : [b.x + b.width / 2, b.y - 3];
+    for (const [[x1, y1], [x2, y2]] of arrowsInto[s]) {
       group.appendChild(el(doc, 'line', { x1, y1, x2, y2 }));
       const angle = Math.atan2(y2 - y1, x2 - x1);
-      const head = [[0, 0], [-7, -3.5], [-7, 3.5]].map(([dx, dy]) =>
+      const tip = [[0, 0], [-7, -3.5], [-7, 3.5]].map(([dx, dy]) =>
         `${(x2 + dx * Math.cos(angle) - dy * Math.sin(angle)).toFixed(1)},${(y2 + dx * Math.sin(angle) + dy * Math.cos(angle)).toFixed(1)}`);
-      group.appendChild(el(doc, 'polygon', { points: head.join(' '), stroke: 'none' }));
+      group.appendChild(el(doc, 'polygon', { points: tip.join(' '), stroke: 'none' }));
     }
-    const op = ops[PIPELINE_STEPS[s]];
-    const gapMid = (from.extent[1] + to.extent[0]) / 2;
+    const gapMid = (stages[s - 1].extent[1] + stages[s].extent[0]) / 2;
     const [lx, ly] = horizontal ? [gapMid, 12] : [4, gapMid];
-    group.appendChild(el(doc, 'text', { x: lx, y: ly, 'text-anchor': horizontal ? 'middle' : 'start', 'dominant-baseline': 'central', 'font-size': 11, fill: '#333', stroke: 'none', 'font-style': 'italic' }, [op]));
+    group.appendChild(el(doc, 'text', { x: lx, y: ly, 'text-anchor': horizontal ? 'middle' : 'start', 'dominant-baseline': 'central', 'font-size': 11, fill: '#333', stroke: 'none', 'font-style': 'italic' }, [ops[PIPELINE_STEPS[s]]]));
     arrows.appendChild(group);
   }
   root.appendChild(arrows);
@@ -157,28 +209,45 @@ export function pipeline(doc, {
       if (current || isHighlighted(it)) {
         group.appendChild(el(doc, 'rect', { x: -4, y: -3, width: it.width + 8, height: it.height + 6, rx: 6, fill: '#fff4c2', stroke: '#111', 'stroke-width': current ? 2.5 : 1.8, 'stroke-dasharray': current ? null : '5 3' }));
       }
-      const matrixLeft = (it.width - it.cols * cell) / 2;
-      const captionColor = it.head !== null ? headColor(it.head) : '#222';
-      group.appendChild(el(doc, 'text', { x: it.width / 2, y: 8, 'text-anchor': 'middle', 'dominant-baseline': 'central', 'font-size': 12, 'font-weight': 600, fill: captionColor }, [it.caption + (off ? ` (${labels.off})` : '')]));
-      let top = 16;
-      if (it.columnHead) {
-        for (let c = 0; c < it.cols; c++) {
-          group.appendChild(el(doc, 'rect', { x: matrixLeft + c * cell, y: top, width: cell, height: 3, fill: headColor(it.columnHead(c)) }));
-        }
-        top += 5;
+      for (const m of it.matrices) {
+        const [mx, my] = horizontal ? [m.main, m.cross] : [m.cross, m.main];
+        group.appendChild(drawMatrix(doc, m, { x: mx, y: my, cell, head: it.head, caption: m.caption + (off ? ` (${text.off})` : '') }));
       }
-      const cells = el(doc, 'g', { class: 'cells' });
-      for (let r = 0; r < it.rows; r++) {
-        for (let c = 0; c < it.cols; c++) {
-          const value = it.values[r * it.cols + c];
-          cells.appendChild(el(doc, 'rect', { x: matrixLeft + c * cell, y: top + r * cell, width: cell, height: cell, fill: Number.isFinite(value) ? it.color(value) : '#ddd', stroke: '#fff', 'stroke-width': cell > 6 ? 0.75 : 0 }));
-        }
-      }
-      group.appendChild(cells);
-      group.appendChild(el(doc, 'rect', { x: matrixLeft, y: top, width: it.cols * cell, height: it.rows * cell, fill: 'none', stroke: it.head !== null ? headColor(it.head) : '#666', 'stroke-width': 1.2 }));
-      group.appendChild(el(doc, 'text', { x: it.width / 2, y: top + it.rows * cell + 10, 'text-anchor': 'middle', 'dominant-baseline': 'central', 'font-size': 10, fill: '#444' }, [it.shape]));
       root.appendChild(group);
     }
   }
+
+  let keyOffset = 0;
+  keys.forEach((svg, i) => {
+    svg.setAttribute('x', String(keysInRow ? keyOffset : 0));
+    svg.setAttribute('y', String(figureHeight + 4 + (keysInRow ? 0 : keySizes.slice(0, i).reduce((sum, [, h]) => sum + h, 0))));
+    keyOffset += keySizes[i][0] + 16;
+  });
+  if (keys.length) root.appendChild(el(doc, 'g', { class: 'key' }, keys));
   return root;
+}
+
+/** One mini matrix at (x, y): caption, the band of head colours over its columns, cells, shape. */
+function drawMatrix(doc, m, { x, y, cell, head, caption }) {
+  const group = el(doc, 'g', { 'data-matrix': m.name, transform: x || y ? `translate(${x} ${y})` : null });
+  const left = (m.width - m.cols * cell) / 2;
+  group.appendChild(el(doc, 'text', { x: m.width / 2, y: 8, 'text-anchor': 'middle', 'dominant-baseline': 'central', 'font-size': 12, 'font-weight': 600, fill: head !== null ? headInk(head) : '#222' }, [caption]));
+  let top = 16;
+  if (m.columnHead) {
+    for (let c = 0; c < m.cols; c++) {
+      group.appendChild(el(doc, 'rect', { x: left + c * cell, y: top, width: cell, height: 3, fill: headColor(m.columnHead(c)) }));
+    }
+    top += 5;
+  }
+  const cells = el(doc, 'g', { class: 'cells' });
+  for (let r = 0; r < m.rows; r++) {
+    for (let c = 0; c < m.cols; c++) {
+      const value = m.values[r * m.cols + c];
+      cells.appendChild(el(doc, 'rect', { x: left + c * cell, y: top + r * cell, width: cell, height: cell, fill: Number.isFinite(value) ? m.color(value) : '#ddd', stroke: '#fff', 'stroke-width': cell > 6 ? 0.75 : 0 }));
+    }
+  }
+  group.appendChild(cells);
+  group.appendChild(el(doc, 'rect', { x: left, y: top, width: m.cols * cell, height: m.rows * cell, fill: 'none', stroke: head !== null ? headColor(head) : '#666', 'stroke-width': 1.2 }));
+  group.appendChild(el(doc, 'text', { x: m.width / 2, y: top + m.rows * cell + 10, 'text-anchor': 'middle', 'dominant-baseline': 'central', 'font-size': 10, fill: '#444' }, [m.shape]));
+  return group;
 }

@@ -72,6 +72,8 @@ function pipelineFigure(doc, state, snap, t, width) {
     dModel: state.d,
     heads: state.heads,
     q: snap.q,
+    k: state.k.flat(),
+    v: state.v.flat(),
     scores: snap.scores,
     attention: snap.attention,
     headOutputs: snap.headOutputs,

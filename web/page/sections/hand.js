@@ -4,6 +4,7 @@ import { section, figure, errorBox, sliceColumns, range } from '../common.js';
 import { dragNumber } from '../drag-number.js';
 import { holdTouchUntilSideways } from '../../shared/touch.js';
 import { heatmap, matrixView, legend, headColor } from '../../draw/index.js';
+import { symmetricDomain } from '../../draw/color.js';
 import { HAND_D_MODEL, HAND_MAX_TOKENS, HAND_BOUNDS, MAX_TOKEN_CHARS, defaultState, tokenName } from '../state.js';
 
 /** §2: the hand example — editable q/k/v, per-head slices, scores, softmax, head outputs, concat, Wᴼ. */
@@ -16,6 +17,7 @@ export function handSection(ctx) {
   const concatBox = h('div', { id: 'concat' });
   const woBox = h('div', { id: 'wo-editor' });
   const outputBox = h('div', { id: 'output' });
+  const legendsBox = h('div', { class: 'legends', id: 'hand-legends' });
   const cells = { q: [], k: [], v: [], wo: [] }; // drag numbers by matrix/row/col, to update in place
 
   const headChoice = h('fieldset', { class: 'choice' }, [
@@ -42,10 +44,7 @@ export function handSection(ctx) {
     editors,
     entryEditor,
     status,
-    h('div', { class: 'legends' }, [
-      legend(document, { scale: 'weights', title: t.weightLegend, id: 'hand-weights' }),
-      legend(document, { scale: 'signed', domain: [-1, 1], title: t.signedLegend, id: 'hand-signed', digits: 0 }),
-    ]),
+    legendsBox,
     headsBox,
     h('h3', {}, [t.concatTitle]),
     h('p', { class: 'muted' }, [t.concatNote]),
@@ -188,6 +187,14 @@ export function handSection(ctx) {
     const rows = { rows: L, rowLabels: tokens };
     const dims = (head) => range(dK).map((c) => String(head * dK + c));
     const off = ctx.state.hand.off;
+    // One scale for every cell coloured by value (scores, scaled scores, output), written on the key,
+    // so equal colours mean equal numbers across the section.
+    const scaledScores = ctx.state.hand.scale ? result.scores : [];
+    const signedDomain = symmetricDomain([...result.dots, ...scaledScores, [result.output]].flatMap((m) => Array.from(m)));
+    show(legendsBox, [
+      legend(vdoc, { scale: 'weights', title: t.weightLegend, id: 'hand-weights' }),
+      legend(vdoc, { scale: 'signed', domain: signedDomain, title: t.signedLegend, id: 'hand-signed' }),
+    ]);
     const cards = range(heads).map((head) => {
       const color = headColor(head);
       const slice = (name, values) => figure({
@@ -199,7 +206,7 @@ export function handSection(ctx) {
       const square = (caption, values, scale, id) => figure({
         id,
         caption,
-        svg: heatmap(vdoc, { values, ...rows, cols: L, colLabels: tokens, scale, masked: scale === 'signed' ? masked : null, title: `${t.headTitle(head)} · ${caption}`, cell: 42 }),
+        svg: heatmap(vdoc, { values, ...rows, cols: L, colLabels: tokens, scale, domain: scale === 'signed' ? signedDomain : null, masked: scale === 'signed' ? masked : null, title: `${t.headTitle(head)} · ${caption}`, cell: 42 }),
         table: { values, rows: L, cols: L, rowLabels: tokens, colLabels: tokens, caption: `${t.headTitle(head)} · ${caption}`, corner: t.rowHeader },
       });
       const scaled = ctx.state.hand.scale ? result.scores[head] : null;
@@ -230,7 +237,7 @@ export function handSection(ctx) {
     show(outputBox, figure({
       id: 'output-figure',
       caption: `${t.outputTitle} · ${L}×${dModel}`,
-      svg: matrixView(vdoc, { values: result.output, ...rows, cols: dModel, colLabels: allDims, fill: 'signed', title: t.outputTitle }),
+      svg: matrixView(vdoc, { values: result.output, ...rows, cols: dModel, colLabels: allDims, fill: 'signed', domain: signedDomain, title: t.outputTitle }),
       table: { values: result.output, rows: L, cols: dModel, rowLabels: tokens, colLabels: allDims, corner: t.rowHeader },
     }));
   }

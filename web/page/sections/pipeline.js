@@ -1,6 +1,6 @@
 import { h, vdoc, show, findAll } from '../../shared/dom.js';
 import { section } from '../common.js';
-import { pipeline, legend } from '../../draw/index.js';
+import { pipeline } from '../../draw/index.js';
 
 const reducedMotion = () => window.matchMedia('(prefers-reduced-motion: reduce)').matches;
 
@@ -15,6 +15,8 @@ export function pipelineSvg(ctx, doc, { step = 0, highlight = [], title, orienta
     dModel: result.dModel,
     heads: result.heads,
     q: result.q,
+    k: result.k,
+    v: result.v,
     scores: result.scores,
     attention: result.attention,
     headOutputs: result.headOutputs,
@@ -78,11 +80,7 @@ export function pipelineSection(ctx) {
       counter,
     ]),
     caption,
-    box,
-    h('div', { class: 'legends' }, [
-      legend(document, { scale: 'weights', title: ctx.text.hand.weightLegend, id: 'pipeline-weights' }),
-      legend(document, { scale: 'signed', title: t.signedLegend, id: 'pipeline-signed', tickLabels: ['−', '0', '+'] }),
-    ]),
+    box, // the figure carries its own colour key, so an export has it too
   ]);
   return {
     node,
