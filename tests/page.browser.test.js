@@ -3,7 +3,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBrowserAndServer, openPage, seriousAxeViolations, ensureArtifactsDir, touchDrag, scrollSettled } from './browser.js';
-import { defaultState, toQuery, fromQuery } from '../web/page/state.js';
 
 let env;
 before(async () => {
@@ -43,27 +42,6 @@ const weightsOf = (page, head) => page.$$eval(`#head-${head}-weights svg g.cell`
 })));
 
 const rowText = (cells, row) => cells.filter((c) => c.row === row).map((c) => c.text);
-
-test('the state survives a round trip through the URL query (no browser needed)', () => {
-  assert.equal(toQuery(defaultState()).toString(), '', 'the default state gives a clean address');
-  const state = defaultState();
-  state.lang = 'en';
-  state.hand.tokens = ['the', 'cat', 'sat', 'down'];
-  state.hand.q = [[1, 2, 3, 4], [0.5, -0.25, 0, 0], [0, 0, 0, 0], [1, 1, 1, 1]];
-  state.hand.k = state.hand.q.map((row) => row.map((x) => (x ? -x : 0)));
-  state.hand.v = state.hand.q.map((row) => row.map((x) => x / 2));
-  state.hand.wo[0][3] = 0.7;
-  Object.assign(state.hand, { heads: 4, causal: true, scale: false, off: [1, 3] });
-  Object.assign(state, { step: 6 });
-  state.demo.seed2 = 42;
-  Object.assign(state.views, { source: 'big', dModel: 32, heads: 4, sentence: 'a b c', seed: 3, weightScale: 0.9, causal: false });
-  assert.deepEqual(fromQuery(new URLSearchParams(toQuery(state).toString())), state);
-  const broken = fromQuery(new URLSearchParams('h=3&q=1,2&step=99&off=7'));
-  assert.equal(broken.hand.heads, 2, 'an impossible head count falls back to the default');
-  assert.deepEqual(broken.hand.q, defaultState().hand.q, 'a malformed matrix falls back to the default');
-  assert.equal(broken.step, 0);
-  assert.deepEqual(broken.hand.off, []);
-});
 
 test('the page loads offline with no console errors, and a full-page screenshot is written', async () => {
   const { page, errors, offline, context } = await load();

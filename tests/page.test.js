@@ -117,3 +117,24 @@ test('every error has an English sentence on the English page', () => {
   const [notDivisor] = ERRORS;
   assert.equal(errorSentence(TEXT.en, notDivisor), 'h = 7 does not divide d_model = 768, so the heads cannot get equal slices. The nearest head counts that do: 6 or 8.');
 });
+
+test('the state survives a round trip through the URL query', () => {
+  assert.equal(toQuery(defaultState()).toString(), '', 'the default state gives a clean address');
+  const state = defaultState();
+  state.lang = 'en';
+  state.hand.tokens = ['the', 'cat', 'sat', 'down'];
+  state.hand.q = [[1, 2, 3, 4], [0.5, -0.25, 0, 0], [0, 0, 0, 0], [1, 1, 1, 1]];
+  state.hand.k = state.hand.q.map((row) => row.map((x) => (x ? -x : 0)));
+  state.hand.v = state.hand.q.map((row) => row.map((x) => x / 2));
+  state.hand.wo[0][3] = 0.7;
+  Object.assign(state.hand, { heads: 4, causal: true, scale: false, off: [1, 3] });
+  Object.assign(state, { step: 6 });
+  state.demo.seed2 = 42;
+  Object.assign(state.views, { source: 'big', dModel: 32, heads: 4, sentence: 'a b c', seed: 3, weightScale: 0.9, causal: false });
+  assert.deepEqual(fromQuery(new URLSearchParams(toQuery(state).toString())), state);
+  const broken = fromQuery(new URLSearchParams('h=3&q=1,2&step=99&off=7'));
+  assert.equal(broken.hand.heads, 2, 'an impossible head count falls back to the default');
+  assert.deepEqual(broken.hand.q, defaultState().hand.q, 'a malformed matrix falls back to the default');
+  assert.equal(broken.step, 0);
+  assert.deepEqual(broken.hand.off, []);
+});

@@ -38,3 +38,6 @@ export function sliceColumns(values, rows, cols, start, width) {
 }
 
 export const range = (n) => Array.from({ length: n }, (_, i) => i);
+
+/** 21233664 → "21,233,664": big counts with thousands separators, the same in both languages. */
+export const grouped = new Intl.NumberFormat('en-US').format;

@@ -76,35 +76,72 @@ function decodeTokens(text, max) {
   return tokens;
 }
 
+// How each kind of value is written into the URL and read back. `read(text, fallback, state)` gets the
+// state read so far (the words come before the matrices, h before the switched-off heads) and returns the
+// fallback for a malformed part, rather than failing the page.
+const number = { write: String, read: Number };
+const flag = { write: (on) => (on ? '1' : '0'), read: (text) => text === '1' };
+const text = { write: String, read: (value) => value };
+const oneOf = (...values) => ({ write: String, read: (value, fallback) => (values.includes(value) ? value : fallback) });
+const words = { write: encodeTokens, read: (value) => decodeTokens(value, HAND_MAX_TOKENS).map(tokenName) };
+/** A hand matrix: one row per word (or d_model rows for Wᴼ), d_model numbers each. */
+const handMatrix = (rows) => ({
+  write: encodeMatrix,
+  read: (value, fallback, state) => {
+    const m = decodeMatrix(value);
+    return m.length === rows(state) && m.every((row) => row.length === HAND_D_MODEL) ? m : fallback;
+  },
+  // Words from a link, as many as the lesson's: its numbers; any other count: zeros.
+  fallback: (state, lesson) => (rows(state) === lesson.length ? lesson : Array.from({ length: rows(state) }, () => Array(HAND_D_MODEL).fill(0))),
+});
+const wordRows = (state) => state.hand.tokens.length;
+
+/** Every key of the URL, once: where its value lives in the state and how it is written. */
+const URL_KEYS = [
+  ['lang', 'lang', oneOf('zh', 'en')],
+  ['bd', 'bill.dModel', number],
+  ['bh', 'bill.heads', number],
+  ['t', 'hand.tokens', words],
+  ['q', 'hand.q', handMatrix(wordRows)],
+  ['k', 'hand.k', handMatrix(wordRows)],
+  ['v', 'hand.v', handMatrix(wordRows)],
+  ['wo', 'hand.wo', handMatrix(() => HAND_D_MODEL)],
+  ['h', 'hand.heads', { write: String, read: (value, fallback) => ([1, 2, 4].includes(Number(value)) ? Number(value) : fallback) }],
+  ['mask', 'hand.causal', flag],
+  ['scale', 'hand.scale', flag],
+  // Heads are numbered from 1 in the URL; only heads that exist are kept.
+  ['off', 'hand.off', {
+    write: (off) => off.map((head) => head + 1).join(','),
+    read: (value, fallback, state) => value.split(',').map((head) => Number(head) - 1).filter((head) => Number.isInteger(head) && head >= 0 && head < state.hand.heads),
+  }],
+  ['step', 'step', { write: String, read: (value, fallback) => (Number.isInteger(Number(value)) && Number(value) >= 0 && Number(value) <= 8 ? Number(value) : fallback) }],
+  ['seed1', 'demo.seed1', number],
+  ['seed2', 'demo.seed2', number],
+  ['vs', 'views.source', oneOf('hand', 'big')],
+  ['vd', 'views.dModel', number],
+  ['vh', 'views.heads', number],
+  ['vt', 'views.sentence', text],
+  ['vseed', 'views.seed', number],
+  ['vw', 'views.weightScale', number],
+  ['vmask', 'views.causal', flag],
+];
+
+const getIn = (object, path) => path.split('.').reduce((value, key) => value[key], object);
+function setIn(object, path, value) {
+  const keys = path.split('.');
+  const last = keys.pop();
+  keys.reduce((inner, key) => inner[key], object)[last] = value;
+}
+
 /** State → URLSearchParams (defaults left out). */
 export function toQuery(state) {
-  const d = defaultState();
-  const p = new URLSearchParams();
-  const put = (key, value, fallback) => {
-    if (!same(value, fallback)) p.set(key, String(value));
-  };
-  put('lang', state.lang, d.lang);
-  put('bd', state.bill.dModel, d.bill.dModel);
-  put('bh', state.bill.heads, d.bill.heads);
-  const { hand } = state;
-  if (!same(hand.tokens, d.hand.tokens)) p.set('t', encodeTokens(hand.tokens));
-  for (const key of ['q', 'k', 'v', 'wo']) if (!same(hand[key], d.hand[key])) p.set(key, encodeMatrix(hand[key]));
-  put('h', hand.heads, d.hand.heads);
-  put('mask', hand.causal ? 1 : 0, d.hand.causal ? 1 : 0);
-  put('scale', hand.scale ? 1 : 0, d.hand.scale ? 1 : 0);
-  if (hand.off.length) p.set('off', hand.off.map((h) => h + 1).join(','));
-  put('step', state.step, d.step);
-  put('seed1', state.demo.seed1, d.demo.seed1);
-  put('seed2', state.demo.seed2, d.demo.seed2);
-  const { views } = state;
-  put('vs', views.source, d.views.source);
-  put('vd', views.dModel, d.views.dModel);
-  put('vh', views.heads, d.views.heads);
-  if (views.sentence !== null) p.set('vt', views.sentence);
-  put('vseed', views.seed, d.views.seed);
-  put('vw', views.weightScale, d.views.weightScale);
-  put('vmask', views.causal ? 1 : 0, d.views.causal ? 1 : 0);
-  return p;
+  const defaults = defaultState();
+  const params = new URLSearchParams();
+  for (const [key, path, codec] of URL_KEYS) {
+    const value = getIn(state, path);
+    if (!same(value, getIn(defaults, path))) params.set(key, codec.write(value));
+  }
+  return params;
 }
 
 /**
@@ -114,46 +151,11 @@ export function toQuery(state) {
  */
 export function fromQuery(params) {
   const state = defaultState();
-  const get = (key) => params.get(key);
-  const num = (key, fallback) => (get(key) === null ? fallback : Number(get(key)));
-  const bool = (key, fallback) => (get(key) === null ? fallback : get(key) === '1');
-  if (get('lang') === 'en' || get('lang') === 'zh') state.lang = get('lang');
-  state.bill.dModel = num('bd', state.bill.dModel);
-  state.bill.heads = num('bh', state.bill.heads);
-
-  const hand = state.hand;
-  const tokens = get('t') === null ? hand.tokens : decodeTokens(get('t'), HAND_MAX_TOKENS).map(tokenName);
-  const matrix = (key, rows, cols, fallback) => {
-    if (get(key) === null) return fallback;
-    const m = decodeMatrix(get(key));
-    return m.length === rows && m.every((row) => row.length === cols) ? m : fallback;
-  };
-  if (tokens.length >= 1) {
-    const zeros = tokens.map(() => Array(HAND_D_MODEL).fill(0));
-    const keep = tokens.length === hand.tokens.length;
-    hand.q = matrix('q', tokens.length, HAND_D_MODEL, keep ? hand.q : zeros);
-    hand.k = matrix('k', tokens.length, HAND_D_MODEL, keep ? hand.k : zeros);
-    hand.v = matrix('v', tokens.length, HAND_D_MODEL, keep ? hand.v : zeros);
-    hand.tokens = tokens;
+  for (const [key, path, codec] of URL_KEYS) {
+    const lesson = getIn(state, path);
+    const fallback = codec.fallback ? codec.fallback(state, lesson) : lesson;
+    const value = params.get(key);
+    setIn(state, path, value === null ? fallback : codec.read(value, fallback, state));
   }
-  hand.wo = matrix('wo', HAND_D_MODEL, HAND_D_MODEL, hand.wo);
-  const heads = num('h', hand.heads);
-  if ([1, 2, 4].includes(heads)) hand.heads = heads;
-  hand.causal = bool('mask', hand.causal);
-  hand.scale = bool('scale', hand.scale);
-  if (get('off')) hand.off = get('off').split(',').map((h) => Number(h) - 1).filter((h) => Number.isInteger(h) && h >= 0 && h < hand.heads);
-  const step = num('step', 0);
-  state.step = Number.isInteger(step) && step >= 0 && step <= 8 ? step : 0;
-  state.demo.seed1 = num('seed1', state.demo.seed1);
-  state.demo.seed2 = num('seed2', state.demo.seed2);
-
-  const views = state.views;
-  if (get('vs') === 'big') views.source = 'big';
-  views.dModel = num('vd', views.dModel);
-  views.heads = num('vh', views.heads);
-  if (get('vt') !== null) views.sentence = get('vt');
-  views.seed = num('vseed', views.seed);
-  views.weightScale = num('vw', views.weightScale);
-  views.causal = bool('vmask', views.causal);
   return state;
 }

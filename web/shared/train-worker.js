@@ -5,7 +5,7 @@
 //
 // Messages in:  { type: 'init', heads, seed?, example?, stepsPerTick?, maxSteps?, wasm? }
 //                 (wasm: the page's compiled core, a WebAssembly.Module; the worker then fetches nothing)
-//               { type: 'start' } { type: 'pause' } { type: 'reset' } { type: 'ablate' }
+//               { type: 'start' } { type: 'pause' } { type: 'reset' }
 //               { type: 'speed', stepsPerTick } { type: 'dispose' }
 // Messages out: { type: 'ready', heads, dK, seqLen, vocab, paramCount, example, maxSteps }
 //               { type: 'progress', steps, loss, eval, attention: Float32Array[] (one L×L per head),
@@ -28,7 +28,6 @@ export function createTrainingHost(post, { load = loadAttention, setTimer = setT
   let timer = 0;
   let stepsPerTick = 4;
   let maxSteps = 1500;
-  let options = null;
   let queue = Promise.resolve();
 
   const fail = (error) => post({ type: 'error', code: error?.code ?? 'UNEXPECTED', message: error?.message ?? String(error), details: error?.details });
@@ -85,7 +84,6 @@ export function createTrainingHost(post, { load = loadAttention, setTimer = setT
         mha ??= await load({ wasm: message.wasm });
         trainer?.dispose();
         trainer = null;
-        options = message;
         if (message.stepsPerTick) stepsPerTick = message.stepsPerTick;
         if (message.maxSteps) maxSteps = message.maxSteps;
         trainer = mha.createTrainer({ heads: message.heads, seed: message.seed ?? 0 });
@@ -111,9 +109,6 @@ export function createTrainingHost(post, { load = loadAttention, setTimer = setT
         stop();
         trainer.reset();
         progress();
-        break;
-      case 'ablate':
-        if (trainer) ablate();
         break;
       case 'speed':
         stepsPerTick = Math.max(1, Math.min(1000, Math.floor(message.stepsPerTick) || 1));

@@ -1,10 +1,9 @@
 import { h } from '../../shared/dom.js';
 import { numberField } from '../dom.js';
-import { section, errorBox } from '../common.js';
+import { section, errorBox, grouped } from '../common.js';
 import { checkBill } from '../checks.js';
 import { BILL_MAX_D_MODEL } from '../state.js';
 
-const grouped = (n) => n.toLocaleString('en-US');
 
 /** §1: the parameter bill, naive h·3·d² against split 3·d² + d², live from the core's paramCount. */
 export function billSection(ctx) {

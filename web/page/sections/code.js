@@ -1,6 +1,6 @@
 import { h, vdoc, fill, show } from '../../shared/dom.js';
 import { numberField } from '../dom.js';
-import { section, figure, errorBox, range } from '../common.js';
+import { section, figure, errorBox, range, grouped } from '../common.js';
 import { runDemoShapes, runDemoClass } from '../model.js';
 import { checkSeed } from '../checks.js';
 import { SEED_MAX } from '../state.js';
@@ -22,7 +22,6 @@ function numpyFormat(values, rows, cols) {
 }
 
 const shape = (...dims) => `(${dims.join(', ')})`;
-const grouped = (n) => n.toLocaleString('en-US');
 
 /** §5: the lesson's two numpy programs, run through the core with numpy-identical random numbers. */
 export function codeSection(ctx) {

@@ -3,7 +3,7 @@ import { uniqueId } from '../dom.js';
 import { section, errorBox, range } from '../common.js';
 import { headWidth, runHand } from '../model.js';
 
-/** §8: retrieval practice; every answer is checked against the live core, not a stored key. */
+/** §9: retrieval practice; every answer is checked against the live core, not a stored key. */
 export function quizSection(ctx) {
   const t = ctx.text.quiz;
   const feedback = () => h('p', { class: 'feedback', 'aria-live': 'polite' });

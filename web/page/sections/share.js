@@ -4,7 +4,7 @@ import { section, errorBox, range } from '../common.js';
 import { pipelineSvg } from './pipeline.js';
 import { heatmap, compose } from '../../draw/index.js';
 
-/** §9: the shareable link (the whole state is in the URL) and SVG/PNG export of the figures. */
+/** §10: the shareable link (the whole state is in the URL) and SVG/PNG export of the figures. */
 export function shareSection(ctx) {
   const t = ctx.text.share;
   const link = h('input', { type: 'text', id: 'share-link', readonly: true, value: location.href });

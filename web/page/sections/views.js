@@ -1,6 +1,6 @@
 import { h, vdoc, fill, show } from '../../shared/dom.js';
 import { checkbox, numberField, uniqueId } from '../dom.js';
-import { section, figure, errorBox, range } from '../common.js';
+import { section, figure, errorBox, range, grouped } from '../common.js';
 import { lineView, headGrid, headKey, legend } from '../../draw/index.js';
 import { wideScreen } from './pipeline.js';
 import { BIG_MAX_D_MODEL, WEIGHT_SCALE, SEED_MAX } from '../state.js';
@@ -10,7 +10,6 @@ import { BIG_MAX_D_MODEL, WEIGHT_SCALE, SEED_MAX } from '../state.js';
 const MAX_DRAWN_HEADS = 16;
 const MAX_DRAWN_WEIGHTS = 8192;
 const drawnHeadCount = (L) => Math.min(MAX_DRAWN_HEADS, Math.max(1, Math.floor(MAX_DRAWN_WEIGHTS / (L * L))));
-const grouped = (n) => n.toLocaleString('en-US');
 
 /** §6: the BertViz-style line view and the all-heads grid, for the hand example or a larger random model. */
 export function viewsSection(ctx) {
