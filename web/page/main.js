@@ -1,6 +1,7 @@
 // The lesson page: state (in the URL) → the attention core → the drawing functions.
-// Every input changes the state and asks for a redraw at the end of the event's task; the redraw
-// recomputes through the core only what the change touched and repaints the sections that depend on it.
+// Every input changes the state (ctx.set) or the UI-only state (ctx.setUi); at the end of the event's
+// task the redraw works out which areas changed by comparing them with what it saw last, recomputes
+// through the core only what they touch, and repaints the sections that read them.
 import { TEXT } from './text.js';
 import { h } from '../shared/dom.js';
 import { fromQuery, toQuery, DEFAULT_SENTENCE } from './state.js';
@@ -19,10 +20,38 @@ import { quizSection } from './sections/quiz.js';
 import { shareSection } from './sections/share.js';
 
 const app = document.getElementById('app');
+
+/** UI-only state: what the learner points at; not part of the lesson's state, so not in the URL. */
+const ui = {
+  selected: null, // the hand entry being edited: { matrix, row, col }
+  symbol: null, // the formula symbol whose part of the pipeline is lit
+  wide: wideScreen(), // the pipeline lies flat on wide screens
+};
+
+/**
+ * The areas a section may read, each computed from the state or the UI state; the redraw compares
+ * them before and after a change. 'views-draw' (the views' own pickers) and 'url' (the address was
+ * written) are announced rather than compared.
+ */
+const WATCHED = {
+  lang: (s) => s.lang,
+  bill: (s) => s.bill,
+  hand: (s) => s.hand,
+  structure: (s) => [s.hand.tokens.length, s.hand.heads], // what the hand editors are built for
+  step: (s) => s.step,
+  demo: (s) => s.demo,
+  views: (s) => s.views,
+  'views-structure': (s) => s.views.source,
+  selected: (s, u) => u.selected,
+  focus: (s, u) => u.symbol,
+  resize: (s, u) => u.wide,
+};
+const AREAS = [...Object.keys(WATCHED), 'views-draw', 'url'];
+
 const ctx = {
   mha: null,
   state: fromQuery(new URLSearchParams(location.search)),
-  selected: null,
+  ui,
   hand: null,
   handAllOn: null,
   handError: null,
@@ -39,14 +68,37 @@ const ctx = {
   sentence() {
     return this.state.views.sentence ?? DEFAULT_SENTENCE[this.state.lang];
   },
-  /** Changes the state, then redraws what depends on `areas` (once, at the end of this task). */
-  set(mutate, ...areas) {
+  /** Changes the state; what changed is redrawn once, at the end of this task (a new language rebuilds the page). */
+  set(mutate) {
     mutate(this.state);
-    if (areas.includes('rebuild')) return rebuild();
-    invalidate(...areas, 'url');
+    const changed = noteChanges();
+    if (changed.includes('lang')) {
+      rebuild();
+      writeUrl();
+      return;
+    }
+    invalidate(...changed, 'url');
   },
+  /** Changes the UI-only state (ui above); what changed is redrawn at the end of this task. */
+  setUi(mutate) {
+    mutate(ui);
+    const changed = noteChanges();
+    if (changed.length) invalidate(...changed);
+  },
+  /** For the views' own pickers, which keep their state inside the section. */
   invalidate: (...areas) => invalidate(...areas),
 };
+
+const fingerprint = () => Object.fromEntries(Object.entries(WATCHED).map(([area, read]) => [area, JSON.stringify(read(ctx.state, ui))]));
+let seen = fingerprint();
+
+/** The areas whose values differ from when this was last asked. */
+function noteChanges() {
+  const now = fingerprint();
+  const changed = AREAS.filter((area) => area in now && now[area] !== seen[area]);
+  seen = now;
+  return changed;
+}
 
 let sections = [];
 let dirty = new Set();
@@ -152,7 +204,7 @@ function render() {
   undrawn = new Set();
   if (areas.has('url-written')) areas.add('url');
   for (const section of sections) {
-    const touched = section.deps.filter((dep) => areas.has(dep));
+    const touched = section.reads.filter((area) => areas.has(area));
     if (!touched.length && !(section.visible && section.pending.size)) continue;
     // Sections off screen only remember what changed, and catch up as they scroll into view.
     if (!section.visible && !drawEverything) {
@@ -185,9 +237,7 @@ function header() {
     'aria-label': t.switchLangLabel,
     onclick: (event) => {
       event.preventDefault();
-      ctx.state.lang = ctx.lang === 'zh' ? 'en' : 'zh';
-      rebuild();
-      writeUrl();
+      ctx.set((s) => (s.lang = s.lang === 'zh' ? 'en' : 'zh'));
       document.getElementById('lang-switch')?.focus();
     },
   }, [t.switchLang]);
@@ -216,6 +266,10 @@ function buildSections() {
   compute(new Set(['hand']));
   visibility.disconnect();
   sections = [billSection, handSection, pipelineSection, formulaSection, codeSection, viewsSection, ablationSection, trainSection, quizSection, shareSection].map((make) => Object.assign(make(ctx), { visible: false, pending: new Set() }));
+  for (const section of sections) {
+    const unknown = section.reads.filter((area) => !AREAS.includes(area));
+    if (unknown.length) throw new Error(`#${section.node.id} reads unknown areas: ${unknown.join(', ')}`);
+  }
   app.replaceChildren(header(), h('main', {}, sections.map((s) => s.node)), footer());
   for (const section of sections) visibility.observe(section.node);
 }
@@ -223,10 +277,10 @@ function buildSections() {
 /** Draws every section, off screen or not (the first time, and after a rebuild). */
 function drawAll() {
   drawEverything = true;
-  invalidate('bill', 'hand', 'step', 'focus', 'demo', 'views', 'structure', 'url');
+  invalidate(...AREAS.filter((area) => area !== 'lang'));
 }
 
-/** Builds and draws every section (on a language switch, or a reset of the hand example). */
+/** Builds and draws every section (on a language switch). */
 function rebuild() {
   buildSections();
   drawAll();
@@ -246,13 +300,7 @@ async function start() {
   await new Promise((resolve) => setTimeout(resolve));
   drawAll();
   // The pipeline turns vertical on narrow screens; redraw when the width crosses that line.
-  let wide = wideScreen();
-  addEventListener('resize', () => {
-    if (wideScreen() !== wide) {
-      wide = wideScreen();
-      invalidate('resize');
-    }
-  });
+  addEventListener('resize', () => ctx.setUi((u) => (u.wide = wideScreen())));
 }
 
 start();

@@ -18,7 +18,7 @@ export function ablationSection(ctx) {
   ]);
   return {
     node,
-    deps: ['hand', 'structure'],
+    reads: ['hand', 'structure'],
     update() {
       const { heads, off } = ctx.state.hand;
       if (toggles.dataset.heads !== String(heads) || toggles.dataset.off !== off.join()) {
@@ -28,7 +28,7 @@ export function ablationSection(ctx) {
           label: t.toggle(head),
           checked: !off.includes(head),
           id: `ablate-${head}`,
-          onChange: (on) => ctx.set((s) => { s.hand.off = on ? s.hand.off.filter((x) => x !== head) : [...s.hand.off, head].sort(); }, 'hand'),
+          onChange: (on) => ctx.set((s) => { s.hand.off = on ? s.hand.off.filter((x) => x !== head) : [...s.hand.off, head].sort(); }),
         })));
       }
       const current = ctx.hand;

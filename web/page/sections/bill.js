@@ -12,8 +12,8 @@ export function billSection(ctx) {
   const node = section('bill', ctx.text.sections.bill, [
     h('p', {}, [t.lead]),
     h('div', { class: 'controls' }, [
-      numberField({ label: t.dModel, value: ctx.state.bill.dModel, min: 1, max: BILL_MAX_D_MODEL, id: 'bill-dmodel', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.bill.dModel = v), 'bill') }),
-      numberField({ label: t.heads, value: ctx.state.bill.heads, min: 1, max: BILL_MAX_D_MODEL, id: 'bill-heads', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.bill.heads = v), 'bill') }),
+      numberField({ label: t.dModel, value: ctx.state.bill.dModel, min: 1, max: BILL_MAX_D_MODEL, id: 'bill-dmodel', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.bill.dModel = v)) }),
+      numberField({ label: t.heads, value: ctx.state.bill.heads, min: 1, max: BILL_MAX_D_MODEL, id: 'bill-heads', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.bill.heads = v)) }),
     ]),
     h('p', { class: 'muted' }, [t.gpt2]),
     result,
@@ -21,7 +21,7 @@ export function billSection(ctx) {
   ]);
   return {
     node,
-    deps: ['bill'],
+    reads: ['bill'],
     update() {
       const { dModel, heads } = ctx.state.bill;
       let counts;

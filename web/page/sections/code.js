@@ -36,13 +36,13 @@ export function codeSection(ctx) {
   const node = section('code-section', ctx.text.sections.code, [
     h('p', {}, [t.lead]),
     h('h3', {}, [t.programA]),
-    numberField({ label: t.seed, value: ctx.state.demo.seed1, min: 0, max: SEED_MAX, id: 'seed1', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.demo.seed1 = v), 'demo') }),
+    numberField({ label: t.seed, value: ctx.state.demo.seed1, min: 0, max: SEED_MAX, id: 'seed1', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.demo.seed1 = v)) }),
     h('pre', { class: 'source' }, [sourceA]),
     h('p', { class: 'muted' }, [t.output]),
     errorA,
     outA,
     h('h3', {}, [t.programB]),
-    numberField({ label: t.seed, value: ctx.state.demo.seed2, min: 0, max: SEED_MAX, id: 'seed2', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.demo.seed2 = v), 'demo') }),
+    numberField({ label: t.seed, value: ctx.state.demo.seed2, min: 0, max: SEED_MAX, id: 'seed2', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.demo.seed2 = v)) }),
     h('pre', { class: 'source' }, [sourceB]),
     h('p', { class: 'muted' }, [t.output]),
     errorB,
@@ -92,7 +92,7 @@ export function codeSection(ctx) {
 
   return {
     node,
-    deps: ['demo'],
+    reads: ['demo'],
     update() {
       const { seed1, seed2 } = ctx.state.demo;
       sourceA.textContent = t.sourceA.replace('SEED', String(seed1));

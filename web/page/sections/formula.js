@@ -36,13 +36,9 @@ export function formulaSection(ctx) {
   const math = h('div', { class: 'formula', role: 'img', 'aria-label': t.formulaLabel });
   math.innerHTML = render(FORMULA, true);
   // The typeset HTML is decorative for assistive technology (KaTeX adds MathML); keyboard users use the buttons.
-  let focused = null;
   const shape = () => ({ L: ctx.hand?.L ?? 0, dModel: ctx.hand?.dModel ?? 4, heads: ctx.hand?.heads ?? 2, dK: ctx.hand?.dK ?? 2 });
 
-  const choose = (name) => {
-    focused = name;
-    ctx.invalidate('focus');
-  };
+  const choose = (name) => ctx.setUi((ui) => (ui.symbol = name));
   for (const name of Object.keys(PARTS)) {
     for (const span of math.querySelectorAll(`.sym-${name}`)) {
       span.addEventListener('mouseenter', () => choose(name));
@@ -73,8 +69,9 @@ export function formulaSection(ctx) {
   ]);
   return {
     node,
-    deps: ['hand', 'focus', 'resize'],
+    reads: ['hand', 'focus', 'resize'],
     update() {
+      const focused = ctx.ui.symbol;
       const highlight = focused ? PARTS[focused] : [];
       drawPipeline(ctx, box, { highlight, title: ctx.text.pipeline.figureTitle });
       for (const span of math.querySelectorAll('.sym')) span.classList.toggle('lit', focused !== null && span.classList.contains(`sym-${focused}`));

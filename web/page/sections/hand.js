@@ -25,7 +25,7 @@ export function handSection(ctx) {
     ...[1, 2, 4].map((n) => {
       const id = uniqueId('heads');
       return h('label', { for: id }, [
-        h('input', { type: 'radio', name: 'hand-heads', id, value: n, checked: ctx.state.hand.heads === n, onchange: () => ctx.set((s) => { s.hand.heads = n; s.hand.off = []; }, 'hand', 'structure') }),
+        h('input', { type: 'radio', name: 'hand-heads', id, value: n, checked: ctx.state.hand.heads === n, onchange: () => ctx.set((s) => { s.hand.heads = n; s.hand.off = []; }) }),
         ` ${n}`,
       ]);
     }),
@@ -36,9 +36,9 @@ export function handSection(ctx) {
     h('p', { class: 'note', id: 'mask-note' }, [t.maskNote]),
     h('div', { class: 'controls' }, [
       headChoice,
-      checkbox({ label: t.mask, checked: ctx.state.hand.causal, id: 'hand-mask', onChange: (on) => ctx.set((s) => (s.hand.causal = on), 'hand') }),
-      checkbox({ label: t.scale, checked: ctx.state.hand.scale, id: 'hand-scale', onChange: (on) => ctx.set((s) => (s.hand.scale = on), 'hand') }),
-      h('button', { type: 'button', id: 'hand-reset', onclick: () => ctx.set((s) => { s.hand = defaultState().hand; }, 'hand', 'structure', 'rebuild') }, [t.reset]),
+      checkbox({ label: t.mask, checked: ctx.state.hand.causal, id: 'hand-mask', onChange: (on) => ctx.set((s) => (s.hand.causal = on)) }),
+      checkbox({ label: t.scale, checked: ctx.state.hand.scale, id: 'hand-scale', onChange: (on) => ctx.set((s) => (s.hand.scale = on)) }),
+      h('button', { type: 'button', id: 'hand-reset', onclick: () => ctx.set((s) => { s.hand = defaultState().hand; }) }, [t.reset]),
     ]),
     h('p', { class: 'muted' }, [t.editHint]),
     editors,
@@ -58,21 +58,14 @@ export function handSection(ctx) {
 
   const entryName = (matrix, row, col) => (matrix === 'wo' ? `Wᴼ[${row}][${col}]` : t.entryName(matrix, ctx.state.hand.tokens[row], col));
 
-  function setEntry(matrix, row, col, value, source) {
-    ctx.set((s) => (s.hand[matrix][row][col] = value), 'hand');
-    if (source !== 'drag') cells[matrix][row]?.[col]?.setValue(value);
-    // The slider follows a typed value too, so a drag starts from what was typed.
-    showEntryEditor();
-  }
-
-  function select(matrix, row, col) {
-    ctx.selected = { matrix, row, col };
-    showEntryEditor(true);
-  }
+  // Every editor of an entry (its drag number, the slider, the typed box) only changes the state; the
+  // update below shows the new value in the others.
+  const setEntry = (matrix, row, col, value) => ctx.set((s) => (s.hand[matrix][row][col] = value));
+  const select = (matrix, row, col) => ctx.setUi((ui) => (ui.selected = { matrix, row, col }));
 
   /** The slider and text field for the selected entry; rebuilt only when the selection changes. */
   function showEntryEditor(rebuild = false) {
-    const selected = ctx.selected;
+    const { selected } = ctx.ui;
     if (!selected || !ctx.state.hand[selected.matrix][selected.row]) {
       fill(entryEditor, h('p', { class: 'muted' }, [t.selectedNone]));
       return;
@@ -89,7 +82,7 @@ export function handSection(ctx) {
     const name = entryName(matrix, row, col);
     const valueInUse = () => ctx.state.hand[matrix][row][col];
     entryEditor.dataset.key = `${matrix}/${row}/${col}`;
-    const slider = h('input', { type: 'range', id: 'entry-range', min, max, step: 0.1, value: Number.isFinite(value) ? value : 0, 'aria-label': t.sliderLabel(name), oninput: (e) => setEntry(matrix, row, col, Number(e.target.value), 'slider') });
+    const slider = h('input', { type: 'range', id: 'entry-range', min, max, step: 0.1, value: Number.isFinite(value) ? value : 0, 'aria-label': t.sliderLabel(name), oninput: (e) => setEntry(matrix, row, col, Number(e.target.value)) });
     holdTouchUntilSideways(slider); // scrolling past it on a phone leaves the value alone
     fill(entryEditor, [
       h('span', { class: 'entry-name' }, [`${t.selected}: `, h('strong', {}, [name])]),
@@ -97,7 +90,7 @@ export function handSection(ctx) {
       numberField({
         label: t.typedLabel(name), hideLabel: true, id: 'entry-number', value, min, max, step: 0.1, notANumber: ctx.text.notANumber, current: valueInUse,
         refuse: (typed) => (typed < min || typed > max ? t.outOfRange(min, max, valueInUse()) : null),
-        onInput: (typed) => setEntry(matrix, row, col, typed, 'editor'),
+        onInput: (typed) => setEntry(matrix, row, col, typed),
       }),
     ]);
   }
@@ -109,7 +102,7 @@ export function handSection(ctx) {
       min,
       max,
       label: entryName(matrix, row, col),
-      onInput: (value) => setEntry(matrix, row, col, value, 'drag'),
+      onInput: (value) => setEntry(matrix, row, col, value),
       onSelect: () => select(matrix, row, col),
     });
     cell.dataset.matrix = matrix;
@@ -149,8 +142,7 @@ export function handSection(ctx) {
 
   function renameToken(row, typed) {
     const name = tokenName(typed, row);
-    ctx.set((s) => (s.hand.tokens[row] = name), 'hand');
-    editors.querySelectorAll(`[data-token="${row}"]`).forEach((span) => (span.textContent = name));
+    ctx.set((s) => (s.hand.tokens[row] = name));
   }
 
   function addToken() {
@@ -158,7 +150,7 @@ export function handSection(ctx) {
       const hand = s.hand;
       hand.tokens.push(ctx.lang === 'zh' ? `词${hand.tokens.length + 1}` : `w${hand.tokens.length + 1}`);
       for (const key of ['q', 'k', 'v']) hand[key].push(Array(HAND_D_MODEL).fill(0));
-    }, 'hand', 'structure');
+    });
   }
 
   function removeToken(row) {
@@ -166,8 +158,8 @@ export function handSection(ctx) {
       const hand = s.hand;
       hand.tokens.splice(row, 1);
       for (const key of ['q', 'k', 'v']) hand[key].splice(row, 1);
-    }, 'hand', 'structure');
-    ctx.selected = null;
+    });
+    ctx.setUi((ui) => (ui.selected = null));
   }
 
   function buildWo() {
@@ -178,7 +170,7 @@ export function handSection(ctx) {
         h('thead', {}, [h('tr', {}, [h('th', { scope: 'col' }, ['']), ...range(HAND_D_MODEL).map((c) => h('th', { scope: 'col' }, [String(c)]))])]),
         h('tbody', {}, range(HAND_D_MODEL).map((row) => h('tr', {}, [h('th', { scope: 'row' }, [String(row)]), ...range(HAND_D_MODEL).map((col) => h('td', {}, [numberCell('wo', row, col)]))]))),
       ]),
-      h('button', { type: 'button', id: 'wo-reset', onclick: () => ctx.set((s) => { s.hand.wo = defaultState().hand.wo; }, 'hand', 'structure') }, [t.woReset]),
+      h('button', { type: 'button', id: 'wo-reset', onclick: () => ctx.set((s) => { s.hand.wo = defaultState().hand.wo; }) }, [t.woReset]),
     ]);
   }
 
@@ -242,22 +234,32 @@ export function handSection(ctx) {
     }));
   }
 
+  /** Shows the state's numbers, words and switches in the editors (after a drag, a typed value, a reset). */
+  function showValues() {
+    const { hand } = ctx.state;
+    for (const matrix of ['q', 'k', 'v', 'wo']) cells[matrix].forEach((row, r) => row.forEach((cell, c) => cell.setValue(hand[matrix][r][c])));
+    editors.querySelectorAll('[data-token]').forEach((span) => (span.textContent = hand.tokens[span.dataset.token]));
+    editors.querySelectorAll('input.token-name').forEach((input, row) => input !== document.activeElement && (input.value = hand.tokens[row]));
+    headChoice.querySelectorAll('input').forEach((input) => (input.checked = Number(input.value) === hand.heads));
+    node.querySelector('#hand-mask').checked = hand.causal;
+    node.querySelector('#hand-scale').checked = hand.scale;
+  }
+
   buildEditors();
   buildWo();
   showEntryEditor(true);
 
   return {
     node,
-    deps: ['hand', 'structure'],
+    reads: ['hand', 'structure', 'selected'],
     update(areas) {
       if (areas.has('structure')) {
         buildEditors();
         buildWo();
-        showEntryEditor(true);
-        headChoice.querySelectorAll('input').forEach((input) => (input.checked = Number(input.value) === ctx.state.hand.heads));
-        node.querySelector('#hand-mask').checked = ctx.state.hand.causal;
-        node.querySelector('#hand-scale').checked = ctx.state.hand.scale;
       }
+      showValues();
+      // The slider follows a typed value too, so a drag starts from what was typed.
+      showEntryEditor(areas.has('structure') || areas.has('selected'));
       fill(status, ctx.handError ? errorBox(ctx.text, ctx.handError, { cellName: entryName }) : null);
       if (ctx.hand) drawHeads(ctx.hand);
       node.classList.toggle('stale', Boolean(ctx.handError));

@@ -50,7 +50,7 @@ export function pipelineSection(ctx) {
   const counter = h('span', { class: 'step-counter', id: 'step-counter' });
   let timer = null;
 
-  const goTo = (step) => ctx.set((s) => (s.step = Math.max(0, Math.min(8, step))), 'step');
+  const goTo = (step) => ctx.set((s) => (s.step = Math.max(0, Math.min(8, step))));
   const stop = () => {
     clearInterval(timer);
     timer = null;
@@ -84,7 +84,7 @@ export function pipelineSection(ctx) {
   ]);
   return {
     node,
-    deps: ['hand', 'step', 'resize'],
+    reads: ['hand', 'step', 'resize'],
     update(areas) {
       const step = ctx.state.step;
       drawPipeline(ctx, box, { step, title: t.figureTitle, enter: areas.has('step') && !areas.has('hand') && !reducedMotion() });

@@ -110,7 +110,7 @@ export function quizSection(ctx) {
   const node = section('quiz-section', ctx.text.sections.quiz, [h('p', {}, [t.lead]), h('ol', { class: 'quiz' }, [q1, q2, q3, q4])]);
   return {
     node,
-    deps: ['structure'],
+    reads: ['structure'],
     update: build,
   };
 }

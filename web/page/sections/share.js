@@ -55,7 +55,7 @@ export function shareSection(ctx) {
   ]);
   return {
     node,
-    deps: ['url'],
+    reads: ['url'],
     update() {
       link.value = location.href;
     },

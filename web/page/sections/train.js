@@ -6,5 +6,5 @@ export function trainSection(ctx) {
   const body = document.createElement('div');
   const node = section('train-section', ctx.text.sections.train, [body]);
   const training = mountTraining(body, { lang: ctx.lang, heading: false });
-  return { node, deps: [], update() {}, dispose: () => training.dispose() };
+  return { node, reads: [], update() {}, dispose: () => training.dispose() };
 }

@@ -39,7 +39,7 @@ export function viewsSection(ctx) {
     ...[['hand', t.sourceHand], ['big', t.sourceBig]].map(([value, label]) => {
       const id = uniqueId('source');
       return h('label', { for: id }, [
-        h('input', { type: 'radio', name: 'views-source', id, value, checked: ctx.state.views.source === value, onchange: () => ctx.set((s) => (s.views.source = value), 'views', 'views-structure') }),
+        h('input', { type: 'radio', name: 'views-source', id, value, checked: ctx.state.views.source === value, onchange: () => ctx.set((s) => (s.views.source = value)) }),
         ` ${label}`,
       ]);
     }),
@@ -52,22 +52,22 @@ export function viewsSection(ctx) {
     const scaleId = uniqueId('wscale');
     fill(bigControls, [
       h('p', { class: 'muted' }, [t.bigNote]),
-      numberField({ label: t.dModel, value: views.dModel, min: 1, max: BIG_MAX_D_MODEL, id: 'views-dmodel', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.views.dModel = v), 'views') }),
-      numberField({ label: t.heads, value: views.heads, min: 1, max: BIG_MAX_D_MODEL, id: 'views-heads', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.views.heads = v), 'views') }),
-      numberField({ label: t.seed, value: views.seed, min: 0, max: SEED_MAX, id: 'views-seed', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.views.seed = v), 'views') }),
+      numberField({ label: t.dModel, value: views.dModel, min: 1, max: BIG_MAX_D_MODEL, id: 'views-dmodel', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.views.dModel = v)) }),
+      numberField({ label: t.heads, value: views.heads, min: 1, max: BIG_MAX_D_MODEL, id: 'views-heads', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.views.heads = v)) }),
+      numberField({ label: t.seed, value: views.seed, min: 0, max: SEED_MAX, id: 'views-seed', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.views.seed = v)) }),
       h('label', { class: 'field wide', for: 'views-sentence' }, [
         h('span', {}, [t.sentence]),
-        h('input', { type: 'text', id: 'views-sentence', value: ctx.sentence(), oninput: (e) => ctx.set((s) => (s.views.sentence = e.target.value), 'views') }),
+        h('input', { type: 'text', id: 'views-sentence', value: ctx.sentence(), oninput: (e) => ctx.set((s) => (s.views.sentence = e.target.value)) }),
       ]),
       h('label', { class: 'field wide', for: scaleId }, [
         scaleLabel,
         h('input', { type: 'range', id: scaleId, 'data-role': 'weight-scale', ...WEIGHT_SCALE, value: views.weightScale, oninput: (e) => {
           const value = Number(e.target.value);
           scaleLabel.textContent = t.weightScale(value);
-          ctx.set((s) => (s.views.weightScale = value), 'views');
+          ctx.set((s) => (s.views.weightScale = value));
         } }),
       ]),
-      checkbox({ label: t.causal, checked: views.causal, id: 'views-mask', onChange: (on) => ctx.set((s) => (s.views.causal = on), 'views') }),
+      checkbox({ label: t.causal, checked: views.causal, id: 'views-mask', onChange: (on) => ctx.set((s) => (s.views.causal = on)) }),
     ]);
   }
 
@@ -126,7 +126,7 @@ export function viewsSection(ctx) {
 
   return {
     node,
-    deps: ['views', 'views-structure', 'views-draw', 'hand', 'resize'],
+    reads: ['views', 'views-structure', 'views-draw', 'hand', 'resize'],
     update(areas) {
       if (areas.has('views-structure')) buildBigControls();
       const notice = ctx.viewsError ? errorBox(ctx.text, ctx.viewsError) : ctx.viewsDrawing ? drawingStatus(ctx.viewsDrawing) : null;
