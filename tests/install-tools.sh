@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests drive, when one is missing: Emscripten (builds the wasm from
 # c/), gcc (the native tests under sanitizers), Chromium (the browser tests), Noto CJK (readable
-# screenshots), MkDocs and Jupyter Notebook (the course-recipe tests). `npm test` runs it first, so a
-# fresh Debian machine needs nothing by hand; it asks for nothing when everything is there.
+# screenshots), fortunes-zh (唐诗三百首, the poetry model's held-out poems), MkDocs and Jupyter
+# Notebook (the course-recipe tests). `npm test` runs it first, so a fresh Debian machine needs nothing
+# by hand; it asks for nothing when everything is there.
 set -euo pipefail
 
 missing=()
@@ -10,6 +11,7 @@ command -v emcc >/dev/null 2>&1 || missing+=(emscripten)
 command -v gcc >/dev/null 2>&1 || missing+=(gcc)
 [[ -x ${CHROMIUM_PATH:-/usr/bin/chromium} ]] || missing+=(chromium)
 dpkg -s fonts-noto-cjk >/dev/null 2>&1 || missing+=(fonts-noto-cjk)
+dpkg -s fortunes-zh >/dev/null 2>&1 || missing+=(fortunes-zh)
 # The notebook server's recommended packages (scipy, matplotlib, pandoc…) are not needed.
 lean=()
 command -v mkdocs >/dev/null 2>&1 || lean+=(mkdocs)
