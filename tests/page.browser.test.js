@@ -2,6 +2,7 @@
 // the URL carries the state, and axe-core finds no serious problems. Screenshots go to tests/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { startBrowserAndServer, openPage, seriousAxeViolations, ensureArtifactsDir, touchDrag, scrollSettled } from './browser.js';
 
 let env;
@@ -333,13 +334,119 @@ test('English is one switch away, and ?lang=en opens in English', async () => {
   await english.context.close();
 });
 
-test('exports the pipeline as SVG and the heatmaps as PNG', async () => {
+test('the pipeline splits q, k and v alike, and §2 and §3 each colour by one scale their key states', async () => {
+  for (const [query, width] of [['', 1280], ['?lang=en', 375]]) {
+    const { page, errors, context } = await load(query, { viewport: { width, height: 900 } });
+    await page.locator('#pipeline').scrollIntoViewIfNeeded();
+    await settle(page);
+    for (const matrix of ['q', 'k', 'v']) assert.equal(await page.locator(`#pipeline g.stage[data-part="split"] g[data-matrix="${matrix}"]`).count(), 2, matrix);
+    // §2: the lesson's scores reach 2.00 (dots) and 1.41 (scaled); the key says so, and 2.00 is darker.
+    const ticks = await page.$$eval('#hand-legends svg:nth-of-type(2) text', (t) => t.slice(1).map((x) => x.textContent));
+    assert.deepEqual(ticks, ['-2.00', '0.00', '2.00']);
+    /** The fill of the cell with the largest value in a figure. */
+    const fillOfLargest = (figure) => page.$$eval(`${figure} svg g.cell`, (cells) => {
+      const largest = cells.reduce((a, b) => (Number(b.dataset.value) > Number(a.dataset.value) ? b : a));
+      return [Number(largest.dataset.value).toFixed(2), largest.querySelector('rect').getAttribute('fill')];
+    });
+    const [dots, scaled, output] = [await fillOfLargest('#head-0-dots'), await fillOfLargest('#head-0-scaled'), await fillOfLargest('#output-figure')];
+    assert.deepEqual([dots[0], scaled[0], output[0]], ['2.00', '1.41', '1.26']);
+    assert.ok(dots[1] !== scaled[1] && dots[1] !== output[1], 'smaller numbers, lighter colours');
+    // §3: the figure carries its key, with the numbers of its one signed scale.
+    const keyTicks = await page.$$eval('#pipeline g.key svg.mha-legend:nth-of-type(2) text', (t) => t.slice(1).map((x) => x.textContent));
+    assert.deepEqual(keyTicks, ['-2.00', '0.00', '2.00']);
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
+test('exports the whole pipeline with its key whatever the step, and plain file names', async () => {
   const { page, context } = await load();
+  await page.click('#step-forward');
+  await page.click('#step-forward');
   const [svg] = await Promise.all([page.waitForEvent('download'), page.click('#export-pipeline-svg')]);
-  assert.equal(svg.suggestedFilename(), 'multihead-pipeline-svg.svg');
-  const [png] = await Promise.all([page.waitForEvent('download'), page.click('#export-heatmaps-png')]);
-  assert.equal(png.suggestedFilename(), 'multihead-heatmaps-png.png');
+  assert.equal(svg.suggestedFilename(), 'multihead-pipeline.svg');
+  const text = await readFile(await svg.path(), 'utf8');
+  assert.ok(!text.includes('opacity="0.12"') && !text.includes('class="stage active'), 'no stage is faded or lit by the step');
+  assert.match(text, /class="key"/);
+  assert.match(text, /K₂/);
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('#export-pipeline-png')]);
+  assert.equal(png.suggestedFilename(), 'multihead-pipeline.png');
+  const [heatmaps] = await Promise.all([page.waitForEvent('download'), page.click('#export-heatmaps-svg')]);
+  assert.equal(heatmaps.suggestedFilename(), 'multihead-heatmaps.svg');
+  assert.match(await readFile(await heatmaps.path(), 'utf8'), /mha-legend/);
+  const [heatmapsPng] = await Promise.all([page.waitForEvent('download'), page.click('#export-heatmaps-png')]);
+  assert.equal(heatmapsPng.suggestedFilename(), 'multihead-heatmaps.png');
   await context.close();
+});
+
+/** The heads whose lines the line view draws. */
+const headsDrawn = (page) => page.$$eval('#lines-figure svg line', (lines) => [...new Set(lines.map((l) => Number(l.dataset.head)))]);
+
+test('the line view shows one head\'s lines: pointed at, tabbed to, clicked or tapped', async () => {
+  const { page, errors, context } = await load('?vs=big');
+  await page.locator('#views-head-pick').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#lines-figure svg line', { state: 'attached' });
+  assert.equal((await headsDrawn(page)).length, 8);
+  await page.hover('#views-head-pick button[data-head="2"]');
+  await settle(page);
+  assert.deepEqual(await headsDrawn(page), [2], 'pointing previews one head');
+  await page.mouse.move(0, 0);
+  await settle(page);
+  assert.equal((await headsDrawn(page)).length, 8, 'and leaving shows them all again');
+  await page.click('#views-head-pick button[data-head="5"]');
+  await page.mouse.move(0, 0);
+  await settle(page);
+  assert.deepEqual(await headsDrawn(page), [5], 'a click keeps it');
+  assert.equal(await page.getAttribute('#views-head-pick button[data-head="5"]', 'aria-pressed'), 'true');
+  // Keyboard: tabbing onto a head previews it, Enter keeps it.
+  await page.focus('#views-head-pick button[data-head=""]');
+  await page.keyboard.press('Tab');
+  await settle(page);
+  assert.deepEqual(await headsDrawn(page), [0]);
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  await settle(page);
+  assert.deepEqual(await headsDrawn(page), [2]);
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Shift+Tab');
+  await settle(page);
+  assert.deepEqual(await headsDrawn(page), [0], 'off the buttons, the kept head stays');
+  assert.deepEqual(errors, []);
+  await context.close();
+
+  // Touch, on a phone, in English: a tap keeps a head, a second tap shows them all.
+  const phone = await load('?vs=big&lang=en', { viewport: { width: 375, height: 800 } });
+  await phone.page.locator('#views-head-pick').scrollIntoViewIfNeeded();
+  await phone.page.waitForSelector('#lines-figure svg line', { state: 'attached' });
+  await phone.page.tap('#views-head-pick button[data-head="1"]');
+  await settle(phone.page);
+  assert.deepEqual(await headsDrawn(phone.page), [1]);
+  await phone.page.tap('#views-head-pick button[data-head="1"]');
+  await settle(phone.page);
+  assert.equal((await headsDrawn(phone.page)).length, 8);
+  assert.match(await phone.page.textContent('#views-head-pick legend'), /One head/);
+  assert.deepEqual(phone.errors, []);
+  await phone.context.close();
+});
+
+test('64 heads: a compact grid, legible labels, heads 9–16 dashed, at 1280 and 375 px', async () => {
+  for (const [query, width, maxHeight] of [['?vs=big&vd=64&vh=64', 1280, 400], ['?vs=big&vd=64&vh=64&lang=en', 375, 600]]) {
+    const { page, errors, context } = await load(query, { viewport: { width, height: 900 } });
+    await page.locator('#views-section').scrollIntoViewIfNeeded();
+    await page.waitForSelector('#grid-figure svg g.tile');
+    await settle(page);
+    assert.equal(await page.locator('#grid-figure svg g.tile').count(), 16);
+    const grid = await page.locator('#grid-figure svg.mha-grid').boundingBox();
+    assert.ok(grid.height <= maxHeight && grid.x + grid.width <= width, `grid ${Math.round(grid.width)}×${Math.round(grid.height)} at ${width} px`);
+    assert.notEqual(await page.$eval('#grid-figure g.tile[data-head="7"] text', (t) => t.getAttribute('fill').toLowerCase()), '#f0e442');
+    assert.equal(await page.$eval('#lines-figure line[data-head="8"]', (l) => l.getAttribute('stroke-dasharray')), '5 3');
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= width);
+    if (width === 375) await page.locator('#views-section').screenshot({ path: `${ensureArtifactsDir()}views-64-heads-375.png` });
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
 });
 
 test('axe-core finds no serious violations, in Chinese and in English', async () => {
@@ -357,8 +464,8 @@ test('at 375 px wide nothing overflows the page, and a phone screenshot is writt
   await page.screenshot({ path: `${ensureArtifactsDir()}page-375.png`, fullPage: true });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(overflow <= 375, `page is ${overflow} px wide`);
-  assert.equal(await page.getAttribute('#pipeline svg', 'class'), 'mha-pipeline');
-  const box = await page.locator('#pipeline svg').boundingBox();
+  assert.equal(await page.getAttribute('#pipeline > svg', 'class'), 'mha-pipeline');
+  const box = await page.locator('#pipeline > svg').boundingBox();
   assert.ok(box.width <= 375 && box.height > box.width, 'the pipeline turns vertical on a phone');
   // Touch: a tap selects an entry and shows its slider.
   await page.tap('.drag-number[data-matrix="q"][data-row="1"][data-col="1"]');

@@ -2,7 +2,7 @@ import { h, fill } from '../../shared/dom.js';
 import { download, svgBlob, pngBlob } from '../dom.js';
 import { section, errorBox, range } from '../common.js';
 import { pipelineSvg } from './pipeline.js';
-import { heatmap, compose } from '../../draw/index.js';
+import { heatmap, compose, legend } from '../../draw/index.js';
 
 /** §10: the shareable link (the whole state is in the URL) and SVG/PNG export of the figures. */
 export function shareSection(ctx) {
@@ -19,23 +19,25 @@ export function shareSection(ctx) {
     setTimeout(() => (copyButton.textContent = t.copy), 1500);
   } }, [t.copy]);
 
-  /** A fresh full-size pipeline at the current step, wide layout, for export. */
-  const exportedPipeline = () => pipelineSvg(ctx, document, { step: ctx.state.step, title: ctx.text.pipeline.figureTitle, orientation: 'horizontal' });
+  /** A fresh full-size pipeline, every stage lit whatever the animation's step, wide layout, with its key. */
+  const exportedPipeline = () => pipelineSvg(ctx, document, { step: 0, title: ctx.text.pipeline.figureTitle, orientation: 'horizontal' });
   const heatmapsSvg = () => {
     const r = ctx.hand;
     const parts = range(r.heads).map((head) => heatmap(document, {
       values: r.attention[head], rows: r.L, cols: r.L, rowLabels: r.tokens, colLabels: r.tokens, title: ctx.text.hand.headTitle(head), colHeader: ctx.text.hand.headTitle(head),
     }));
-    return compose(document, { parts, title: t.heatmapsTitle, caption: t.heatmapsTitle });
+    const row = compose(document, { parts, title: t.heatmapsTitle });
+    const key = legend(document, { scale: 'weights', title: ctx.text.hand.weightLegend, steps: 40 });
+    return compose(document, { parts: [row, key], direction: 'column', gap: 4, title: t.heatmapsTitle, caption: t.heatmapsTitle });
   };
   const exportStatus = h('div');
-  const exportButton = (label, id, make, kind) => h('button', { type: 'button', id, onclick: async () => {
+  const exportButton = (label, figure, make, kind) => h('button', { type: 'button', id: `export-${figure}-${kind}`, onclick: async () => {
     fill(exportStatus, []);
     try {
       const svg = make();
-      const name = `multihead-${id.replace('export-', '')}`;
-      if (kind === 'svg') download(svgBlob(svg), `${name}.svg`);
-      else download(await pngBlob(svg), `${name}.png`);
+      const name = `multihead-${figure}.${kind}`;
+      if (kind === 'svg') download(svgBlob(svg), name);
+      else download(await pngBlob(svg), name);
     } catch (error) {
       console.warn(error);
       fill(exportStatus, errorBox(ctx.text, { code: 'EXPORT_FAILED' }));
@@ -46,10 +48,10 @@ export function shareSection(ctx) {
     h('p', {}, [t.lead]),
     h('div', { class: 'controls' }, [h('label', { class: 'field wide', for: 'share-link' }, [h('span', {}, [t.link]), link]), copyButton]),
     h('div', { class: 'controls' }, [
-      exportButton(t.pipelineSvg, 'export-pipeline-svg', exportedPipeline, 'svg'),
-      exportButton(t.pipelinePng, 'export-pipeline-png', exportedPipeline, 'png'),
-      exportButton(t.heatmapsSvg, 'export-heatmaps-svg', heatmapsSvg, 'svg'),
-      exportButton(t.heatmapsPng, 'export-heatmaps-png', heatmapsSvg, 'png'),
+      exportButton(t.pipelineSvg, 'pipeline', exportedPipeline, 'svg'),
+      exportButton(t.pipelinePng, 'pipeline', exportedPipeline, 'png'),
+      exportButton(t.heatmapsSvg, 'heatmaps', heatmapsSvg, 'svg'),
+      exportButton(t.heatmapsPng, 'heatmaps', heatmapsSvg, 'png'),
     ]),
     exportStatus,
   ]);

@@ -1,7 +1,8 @@
 import { h, vdoc, fill, show } from '../../shared/dom.js';
 import { checkbox, numberField, uniqueId } from '../dom.js';
 import { section, figure, errorBox, range, grouped } from '../common.js';
-import { lineView, headGrid, headKey, legend } from '../../draw/index.js';
+import { lineView, headGrid, headKey, legend, headColor } from '../../draw/index.js';
+import { headDash } from '../../draw/color.js';
 import { wideScreen } from './pipeline.js';
 import { BIG_MAX_D_MODEL, WEIGHT_SCALE, SEED_MAX } from '../state.js';
 
@@ -29,6 +30,11 @@ export function viewsSection(ctx) {
     ctx.invalidate('views-draw');
   } });
   const gridBox = h('div', { id: 'grid-view' });
+  // One head's lines alone, as in BertViz: a pointer over (or keyboard focus on) a head's button
+  // previews it, a click or tap keeps it until clicked again.
+  const headPick = h('fieldset', { class: 'choice head-pick', id: 'views-head-pick' });
+  let pickedHead = null;
+  let previewedHead = null;
   let focus = null;
   let hidden = new Set();
   let firstHead = 0; // the first of the run of heads drawn (see drawnHeadCount)
@@ -97,6 +103,30 @@ export function viewsSection(ctx) {
       h('legend', {}, [t.showHeads]),
       ...shownHeads.map((head) => checkbox({ label: `h${head + 1}`, checked: !hidden.has(head), onChange: (on) => { if (on) hidden.delete(head); else hidden.add(head); ctx.invalidate('views-draw'); } })),
     ]);
+    if (pickedHead !== null && !shownHeads.includes(pickedHead)) pickedHead = null;
+    previewedHead = null;
+    const preview = (head) => {
+      previewedHead = head;
+      ctx.invalidate('views-draw');
+    };
+    fill(headPick, [
+      h('legend', {}, [t.oneHead]),
+      ...[null, ...shownHeads].map((head) => h('button', {
+        type: 'button',
+        'data-head': head ?? '',
+        'aria-pressed': String(pickedHead === head),
+        onclick: () => {
+          pickedHead = head !== null && pickedHead === head ? null : head;
+          headPick.querySelectorAll('button').forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.head === String(pickedHead ?? ''))));
+          preview(null);
+        },
+        // Touch and clicks also fire these, so only a mouse pointer or keyboard focus previews.
+        onpointerenter: (e) => e.pointerType === 'mouse' && preview(head),
+        onpointerleave: (e) => e.pointerType === 'mouse' && preview(null),
+        onfocus: (e) => e.target.matches(':focus-visible') && preview(head),
+        onblur: () => preview(null),
+      }, head === null ? [t.allHeads] : [h('span', { class: `swatch${headDash(head) ? ' dashed' : ''}`, style: `--head:${headColor(head)}`, 'aria-hidden': 'true' }), `h${head + 1}`])),
+    ]);
     if (focus !== null && focus >= result.L) focus = null;
     fill(focusSelect, [
       h('option', { value: '', selected: focus === null }, [t.focusAll]),
@@ -120,6 +150,7 @@ export function viewsSection(ctx) {
     status,
     capped,
     h('div', { class: 'controls' }, [headToggles, h('label', { class: 'field', for: 'focus-token' }, [h('span', {}, [t.focus]), focusSelect])]),
+    headPick,
     h('div', { class: 'views-layout' }, [linesBox, gridBox]),
   ]);
   buildBigControls();
@@ -140,7 +171,8 @@ export function viewsSection(ctx) {
       drawnResult = result;
       const shownHeads = range(Math.min(drawnHeadCount(result.L), result.heads - firstHead)).map((n) => firstHead + n);
       buildPickers(result, shownHeads);
-      const visibleHeads = shownHeads.filter((head) => !hidden.has(head));
+      const soloHead = previewedHead ?? pickedHead;
+      const visibleHeads = soloHead !== null ? [soloHead] : shownHeads.filter((head) => !hidden.has(head));
       show(linesBox, figure({
         id: 'lines-figure',
         caption: t.lines,
@@ -149,7 +181,7 @@ export function viewsSection(ctx) {
       const grid = figure({
         id: 'grid-figure',
         caption: t.grid,
-        svg: headGrid(vdoc, { tokens: result.tokens, attention: result.attention, enabled: result.enabled, first: firstHead, count: shownHeads.length, title: t.gridTitle, columns: Math.min(wideScreen() ? 4 : 2, shownHeads.length) }),
+        svg: headGrid(vdoc, { tokens: result.tokens, attention: result.attention, enabled: result.enabled, first: firstHead, count: shownHeads.length, title: t.gridTitle, width: wideScreen() ? 600 : Math.max(240, window.innerWidth - 56) }),
       });
       grid.append(
         headKey(vdoc, { heads: shownHeads.length, first: firstHead, title: t.showHeads }),
