@@ -1,0 +1,28 @@
+// The model card's held-out loss: a model of web/src/attention.js (forward, logits) scored on the held-out
+// poems exactly as web/model/baselines.js scores the unigram and the bigram.
+import { evaluationWindows } from './baselines.js';
+
+/** Every window a model reads when scored on these poems (arrays of token ids), in order. */
+export function heldOutWindows(poems, context) {
+  return poems.flatMap((ids) => evaluationWindows(ids, context));
+}
+
+/** Mean next-character loss in nats over the poems, and the number of targets it is over. */
+export function heldOutLoss(model, poems) {
+  const { context, vocabSize } = model.config;
+  let total = 0;
+  let targets = 0;
+  for (const { input, target } of heldOutWindows(poems, context)) {
+    const logits = model.forward(input).logits();
+    target.forEach((next, row) => {
+      const scores = logits.subarray(row * vocabSize, (row + 1) * vocabSize);
+      let max = -Infinity;
+      for (const score of scores) max = Math.max(max, score);
+      let sum = 0;
+      for (const score of scores) sum += Math.exp(score - max);
+      total += max + Math.log(sum) - scores[next];
+      targets++;
+    });
+  }
+  return { loss: total / targets, targets };
+}

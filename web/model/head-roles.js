@@ -1,0 +1,113 @@
+// What a head of the poetry model does, as numbers: for each role, the mean attention weight a head puts
+// where the role says to look, over every query position of the held-out poems where the role applies,
+// and the same mean for a head that spreads its weight evenly over the positions it may see (the chance
+// level: 1/(r+1) per matching position at row r). Pure: it reads attention rows, whoever computed them.
+// The model card, its tests and the lesson page all score heads with these definitions.
+
+import { BOUNDARY_ID } from './vocabulary.js';
+
+const HAN = /^\p{Script=Han}$/u;
+
+/** The roles, in the card's order, each with the sentence that defines it. */
+export const HEAD_ROLES = [
+  { name: 'previous', explains: 'weight on the character just before (position r−1)' },
+  { name: 'first', explains: 'weight on the window’s first position (position 0): the attention sink' },
+  { name: 'parallel', explains: 'weight on the same place in the previous clause of the same length (对仗): the k-th character of a clause looks at the k-th of the one before' },
+  { name: 'copying', explains: 'weight on the characters that followed earlier occurrences of the current character' },
+  { name: 'punctuation', explains: 'weight on punctuation marks and line breaks' },
+];
+
+/**
+ * Which tokens are separators (punctuation marks and the line break) and which are characters, from the
+ * vocabulary (index = id): a token is a character when it is one Han character or the unknown token.
+ */
+export function tokenKinds(vocabulary) {
+  const separator = new Uint8Array(vocabulary.length);
+  vocabulary.forEach((token, id) => {
+    separator[id] = id !== BOUNDARY_ID && !HAN.test(token) && !token.startsWith('<|') ? 1 : 0;
+  });
+  return { separator };
+}
+
+/**
+ * For one input window (token ids), where each role looks from each query row: a list of [row, columns]
+ * per role, columns being the positions (≤ row) whose weights the role sums. A row appears only where the
+ * role applies: `previous` and `first` from row 1 on (row 0 can only look at itself); `parallel` at a
+ * character whose clause (a run of characters between separators, the window's start or BOUNDARY) has a
+ * previous clause of the same length in the window; `copying` at a character that occurred before, with
+ * the positions just after those occurrences (the current row itself excluded); `punctuation` from row 1 on
+ * where a separator is in view.
+ */
+export function roleQueries(ids, kinds) {
+  const isCharacter = (id) => id !== BOUNDARY_ID && !kinds.separator[id];
+  const queries = { previous: [], first: [], parallel: [], copying: [], punctuation: [] };
+  const clauses = []; // [start, length] of each run of characters
+  for (let r = 0; r < ids.length; r++) {
+    if (isCharacter(ids[r]) && (r === 0 || !isCharacter(ids[r - 1]))) clauses.push([r, 0]);
+    if (isCharacter(ids[r])) clauses[clauses.length - 1][1]++;
+  }
+  const clauseAt = new Int32Array(ids.length).fill(-1);
+  clauses.forEach(([start, length], c) => clauseAt.fill(c, start, start + length));
+  const separatorsSeen = [];
+  for (let r = 0; r < ids.length; r++) {
+    if (kinds.separator[ids[r]]) separatorsSeen.push(r);
+    if (r === 0) continue;
+    queries.previous.push([r, [r - 1]]);
+    queries.first.push([r, [0]]);
+    if (separatorsSeen.length) queries.punctuation.push([r, separatorsSeen.slice()]);
+    const c = clauseAt[r];
+    if (c < 0) continue;
+    if (c > 0 && clauses[c - 1][1] === clauses[c][1]) queries.parallel.push([r, [clauses[c - 1][0] + r - clauses[c][0]]]);
+    const after = [];
+    for (let j = 0; j + 1 < r; j++) if (ids[j] === ids[r]) after.push(j + 1);
+    if (after.length) queries.copying.push([r, after]);
+  }
+  return queries;
+}
+
+/** Sums, per role, of one head's weights where the role looks and of the chance level; and the row count. */
+export function emptyTally() {
+  return Object.fromEntries(HEAD_ROLES.map(({ name }) => [name, { weight: 0, chance: 0, rows: 0 }]));
+}
+
+/** Adds one head's L×L attention (row-major) of a window to its tally, using roleQueries of that window. */
+export function tallyHead(tally, attention, length, queries) {
+  for (const { name } of HEAD_ROLES) {
+    const entry = tally[name];
+    for (const [row, columns] of queries[name]) {
+      for (const column of columns) entry.weight += attention[row * length + column];
+      entry.chance += columns.length / (row + 1);
+      entry.rows++;
+    }
+  }
+  return tally;
+}
+
+/** { role: mean weight } and { role: chance level } of a tally; null for a role no row applied to. */
+export function tallyScores(tally) {
+  const mean = (key) => Object.fromEntries(HEAD_ROLES.map(({ name }) => [name, tally[name].rows ? tally[name][key] / tally[name].rows : null]));
+  return { scores: mean('weight'), chance: mean('chance'), rows: Object.fromEntries(HEAD_ROLES.map(({ name }) => [name, tally[name].rows])) };
+}
+
+/**
+ * Every head's role scores over a set of input windows, with a model of web/src/attention.js's Model
+ * (forward, attention(layer, head)). Returns { heads: [{ layer, head, scores }], chance, rows }: the
+ * chance level and row counts are the same for every head, since they depend on the windows alone.
+ */
+export function measureHeadRoles(model, windows, kinds) {
+  const { layers, heads } = model.config;
+  const tallies = Array.from({ length: layers * heads }, emptyTally);
+  for (const ids of windows) {
+    const queries = roleQueries(ids, kinds);
+    model.forward(ids);
+    for (let layer = 0; layer < layers; layer++) {
+      for (let head = 0; head < heads; head++) tallyHead(tallies[layer * heads + head], model.attention(layer, head), ids.length, queries);
+    }
+  }
+  const results = tallies.map(tallyScores);
+  return {
+    heads: results.map(({ scores }, i) => ({ layer: Math.floor(i / heads), head: i % heads, scores })),
+    chance: results[0].chance,
+    rows: results[0].rows,
+  };
+}
