@@ -223,7 +223,38 @@ export interface Model {
   dispose(): void;
 }
 
+/** The model card of the lesson's poetry model (web/model/poems.card.json); web/model/train.js writes it. */
+export interface PoemModelCard {
+  /** Mean next-character loss in nats over the held-out poems of 唐诗三百首. */
+  heldOutLoss: number;
+  /** The same for a unigram and a bigram of the training text, on the same poems. */
+  baselines: { unigram: number; bigram: number };
+  /** Every head's role scores (mean attention weight where the role looks), their chance levels, the best head of each. */
+  headRoles: {
+    definitions: Record<string, string>;
+    chance: Record<string, number | null>;
+    rows: Record<string, number>;
+    best: Record<string, { layer: number; head: number; score: number; chance: number }>;
+    heads: Array<{ layer: number; head: number } & Record<string, number | null>>;
+  };
+  [key: string]: unknown;
+}
+
+/** The lesson's poetry model: the Model, its character tokenizer and its card. */
+export interface PoemModel {
+  model: Model;
+  /** One id per character; characters outside the vocabulary become the unknown token. */
+  encode(text: string): Int32Array;
+  decode(ids: ArrayLike<number>): string;
+  card: PoemModelCard;
+}
+
 export interface Attention {
+  /**
+   * The lesson's Tang poetry model, from web/model/ beside this module (or the URLs given). Rejects with
+   * LOAD_FAILED when a file cannot be fetched, BAD_MODEL when the model file is broken.
+   */
+  loadPoemModel(options?: { model?: string | URL; card?: string | URL }): Promise<PoemModel>;
   /**
    * A model from a .safetensors file with Hugging Face GPT-2's tensor names (F32 or F16). heads may be left out
    * when the file's __metadata__ has n_head, or for GPT-2's own sizes. Rejects with BAD_MODEL for a broken file.

@@ -6,6 +6,7 @@
 //   layer.attention(0);  // Float32Array L×L
 //   const model = await mha.loadModel(bytes);  // a GPT-2-style .safetensors file
 //   model.forward([464, 3797]).attention(0, 1);
+//   const poems = await mha.loadPoemModel();   // the lesson's Tang poetry model: { model, encode, decode, card }
 //
 // Arrays returned by a layer are views into the wasm heap, not copies: they hold the
 // result of the last forward and are valid until the next call on that layer, or until
@@ -70,6 +71,27 @@ async function instantiate(wasm) {
     instantiated,
   ]);
   return [core, module];
+}
+
+// The poetry model of loadPoemModel: URLs in the form bundlers follow, so an app's build copies the files.
+const POEM_MODEL_URL = new URL('../model/poems.safetensors', import.meta.url);
+const POEM_CARD_URL = new URL('../model/poems.card.json', import.meta.url);
+
+/** A file's bytes from its URL (in Node a file: URL is read from disk); LOAD_FAILED when it cannot be had. */
+async function fetchBytes(address) {
+  let url;
+  try {
+    url = new URL(String(address), globalThis.location?.href);
+    if (url.protocol === 'file:') {
+      const { readFile } = globalThis.process.getBuiltinModule('node:fs/promises'); // see compileCore
+      return new Uint8Array(await readFile(url));
+    }
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`it answered HTTP ${response.status}`);
+    return new Uint8Array(await response.arrayBuffer());
+  } catch (error) {
+    throw new MHAError('LOAD_FAILED', `could not load ${url?.href ?? String(address)}: ${error?.message ?? error}`);
+  }
 }
 
 /** A WebAssembly.Module from a module, bytes, or a URL (fetched; in Node a file: URL is read from disk). */
@@ -187,6 +209,44 @@ class Attention {
       metadata[cString(core, core._wasm_gpt_metadata(ptr, i, 0))] = cString(core, core._wasm_gpt_metadata(ptr, i, 1));
     }
     return new Model(core, ptr, staging, config, metadata);
+  }
+
+  /**
+   * The lesson's poetry model (web/model/train.js made it): { model, encode(text) → Int32Array, decode(ids) →
+   * string, card }. encode gives one token per character, the unknown token for characters outside the
+   * vocabulary; the card (poems.card.json) says what it was trained on and what it measures. The files come
+   * from web/model/ beside this module, or from the URLs given; one that cannot be fetched rejects with
+   * LOAD_FAILED, a broken model file with BAD_MODEL.
+   */
+  async loadPoemModel(options) {
+    const { model: modelUrl = POEM_MODEL_URL, card: cardUrl = POEM_CARD_URL } = checkOptions('loadPoemModel', options, ['model', 'card']);
+    const [bytes, cardBytes] = await Promise.all([fetchBytes(modelUrl), fetchBytes(cardUrl)]);
+    let card;
+    try {
+      card = JSON.parse(new TextDecoder().decode(cardBytes));
+    } catch (error) {
+      throw new MHAError('LOAD_FAILED', `the poetry model's card is not JSON: ${error.message}`);
+    }
+    const model = await this.loadModel(bytes);
+    let vocabulary;
+    try {
+      vocabulary = JSON.parse(model.metadata.vocabulary);
+    } catch {
+      // checked below
+    }
+    const unknownId = Number(model.metadata.unknown_id);
+    if (!Array.isArray(vocabulary) || vocabulary.length !== model.config.vocabSize || !vocabulary.every((token) => typeof token === 'string') ||
+        !Number.isInteger(unknownId) || unknownId < 0 || unknownId >= vocabulary.length) {
+      model.dispose();
+      throw new MHAError('BAD_MODEL', `the poetry model's __metadata__ needs "vocabulary", a JSON list of its ${model.config.vocabSize} tokens, and "unknown_id", the token of characters outside it`);
+    }
+    const ids = new Map(vocabulary.map((token, id) => [token, id]));
+    return {
+      model,
+      encode: (text) => Int32Array.from(String(text), (char) => ids.get(char) ?? unknownId),
+      decode: (tokens) => Array.from(tokens, (id) => vocabulary[id] ?? '').join(''),
+      card,
+    };
   }
 
   /** The lesson's bill: naive = h·3·d², split = 3·d² + d². */
