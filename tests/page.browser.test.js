@@ -535,7 +535,7 @@ test('a link to a huge model (d_model 1024, 1024 heads, 32 words) never blocks t
   assert.ok(longest <= bound, `a task blocked the page for ${longest} ms`);
   assert.deepEqual(await page.$$eval('#grid-figure svg g.tile', (tiles) => tiles.map((g) => Number(g.dataset.head))), [0, 1, 2, 3, 4, 5, 6, 7]);
   assert.equal(await page.locator('#views-head-toggles input').count(), 8);
-  assert.match(await page.textContent('#views-capped'), /1024 个头,每个头 32×32 个权重.*一次只画 8 个头,现在画的是头 1–8/);
+  assert.match(await page.textContent('#views-capped'), /1024 个头，每个头 32×32 个权重.*一次只画 8 个头，现在画的是头 1–8/);
   const nodes = await page.evaluate(() => document.getElementsByTagName('*').length);
   assert.ok(nodes < 40000, `${nodes} elements on the page`);
   await page.click('#views-heads-next');
@@ -576,7 +576,7 @@ test('a 150-character word is refused in the sentence box, and the views keep in
     await settle(page);
     const error = page.locator('#views-section .error');
     assert.equal(await error.getAttribute('data-code'), 'TOKEN_TOO_LONG');
-    assert.equal(await error.textContent(), 'TOKEN_TOO_LONG 第 2 个词“xxxxxxxxxxxx…”有 150 个字符,一个词最多 12 个字符。');
+    assert.equal(await error.textContent(), 'TOKEN_TOO_LONG 第 2 个词“xxxxxxxxxxxx…”有 150 个字符，一个词最多 12 个字符。');
     const card = await page.locator('#views-section').boundingBox();
     for (const selector of ['#focus-token', '#views-section .error', '#lines-figure', '#grid-figure']) {
       const box = await page.locator(selector).boundingBox();
@@ -630,7 +630,7 @@ test('a typed value outside the slider\'s range is refused with a message, and c
     await page.fill('#entry-number', typed);
     await settle(page);
     assert.equal(await page.locator('#hand .error').count(), 0, typed);
-    assert.equal(await page.textContent('#entry-number-hint'), '只能填 −3 到 3 之间的数,现在仍是 1。', typed);
+    assert.equal(await page.textContent('#entry-number-hint'), '只能填 −3 到 3 之间的数，现在仍是 1。', typed);
     assert.equal(await page.getAttribute('#entry-number', 'aria-invalid'), 'true');
     assert.equal(await cell.textContent(), '1');
     assert.deepEqual(await weightsOf(page, 0), before, `${typed} changed nothing`);
@@ -663,20 +663,20 @@ test('a link with values out of range is refused with a message naming the entry
   const error = page.locator('#hand .hand-status .error');
   await error.waitFor();
   assert.equal(await error.getAttribute('data-code'), 'OUT_OF_RANGE');
-  assert.equal(await error.textContent(), 'OUT_OF_RANGE q[猫] 第 0 维是 1.00e20,只能在 −3 到 3 之间。');
+  assert.equal(await error.textContent(), 'OUT_OF_RANGE q[猫] 第 0 维是 1.00e20，只能在 −3 到 3 之间。');
   const cells = { q: '.drag-number[data-matrix="q"][data-row="0"][data-col="0"]', wo: '.drag-number[data-matrix="wo"][data-row="3"][data-col="3"]' };
   assert.equal(await page.textContent(cells.q), '1e20');
   assert.equal(await page.textContent(cells.wo), '-1e308');
   const widths = await page.$$eval('.drag-number', (all) => all.map((cell) => cell.getBoundingClientRect().width));
   assert.ok(Math.max(...widths) <= 60, `the widest number cell is ${Math.max(...widths)} px`);
   assert.equal(await page.locator('#bill .error').getAttribute('data-code'), 'TOO_LARGE');
-  assert.equal(await page.textContent('#bill .error'), 'TOO_LARGE d_model = 1.00e20 太大了,这里最多 65536。');
+  assert.equal(await page.textContent('#bill .error'), 'TOO_LARGE d_model = 1.00e20 太大了，这里最多 65536。');
   // Fixing the entry brings every figure back.
   await page.click(cells.q);
   await page.fill('#entry-number', '1');
   await settle(page);
   assert.equal(await error.getAttribute('data-code'), 'OUT_OF_RANGE', 'Wᴼ is still out of range');
-  assert.equal(await error.textContent(), 'OUT_OF_RANGE Wᴼ[3][3] 是 −1.00e308,只能在 −2 到 2 之间。');
+  assert.equal(await error.textContent(), 'OUT_OF_RANGE Wᴼ[3][3] 是 −1.00e308，只能在 −2 到 2 之间。');
   await page.click(cells.wo);
   await page.fill('#entry-number', '1');
   await settle(page);
@@ -722,6 +722,6 @@ test('every error on the Chinese page reads in Chinese, with its code', async ()
   const failed = page.locator('.error');
   await failed.waitFor();
   assert.equal(await failed.getAttribute('data-code'), 'LOAD_FAILED');
-  assert.equal(await failed.textContent(), 'LOAD_FAILED 注意力内核加载失败。请刷新页面再试;如果还不行,这个浏览器可能不支持 WebAssembly。');
+  assert.equal(await failed.textContent(), 'LOAD_FAILED 注意力内核加载失败。请刷新页面再试；如果还不行，这个浏览器可能不支持 WebAssembly。');
   await context.close();
 });

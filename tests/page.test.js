@@ -105,7 +105,7 @@ test('every error reads fully in Chinese on the Chinese page, and never shows th
     if (error.message) assert.ok(!sentence.includes(error.message), where);
   }
   const overflow = ERRORS.find((error) => error.details?.name === 'scores');
-  assert.equal(errorSentence(TEXT.zh, overflow), '计算打分时溢出了(头 2,第 3 行第 1 列超出了 float32 能表示的范围),请把输入的数调小一些。');
+  assert.equal(errorSentence(TEXT.zh, overflow), '计算打分时溢出了（头 2，第 3 行第 1 列超出了 float32 能表示的范围），请把输入的数调小一些。');
 });
 
 test('every error has an English sentence on the English page', () => {
@@ -137,4 +137,40 @@ test('the state survives a round trip through the URL query', () => {
   assert.deepEqual(broken.hand.q, defaultState().hand.q, 'a malformed matrix falls back to the default');
   assert.equal(broken.step, 0);
   assert.deepEqual(broken.hand.off, []);
+});
+
+// Chinese prose takes full-width punctuation. Program text is exempt: the Python sources and the lines
+// the programs print stay as Python would show them.
+const PROGRAM_TEXT = /^\s*(naiveLine|paperLine|equalLine|singleLine|headLine|concatLine|head1|head2|compare|compareTail|countLine|outputLine):/;
+const HALF_WIDTH_BY_HAN = /\p{Script=Han}[,:;?!()]|[,:;?!()]\p{Script=Han}|\}[,:;?!]\p{Script=Han}|\p{Script=Han}[,:;?!(]\$\{/u;
+
+/** The source lines of every `zh: {` block in `source` (and any lines before `firstEnglishLine`), program text left out. */
+function chineseLines(source, firstEnglishLine) {
+  const lines = source.split('\n');
+  const picked = [];
+  if (firstEnglishLine) picked.push(...lines.slice(0, lines.findIndex((line) => line.startsWith(firstEnglishLine))));
+  lines.forEach((line, start) => {
+    const opening = /^(\s*)zh: \{\s*$/.exec(line);
+    if (!opening) return;
+    const closing = new RegExp(`^${opening[1]}\\},?\\s*$`);
+    let inProgram = false;
+    for (let i = start + 1; !closing.test(lines[i]); i++) {
+      if (/^\s*source[AB]: `/.test(lines[i])) inProgram = true;
+      if (!inProgram && !PROGRAM_TEXT.test(lines[i])) picked.push(lines[i]);
+      if (inProgram && /`,\s*$/.test(lines[i])) inProgram = false;
+    }
+  });
+  return picked;
+}
+
+test('Chinese text uses full-width punctuation next to Chinese characters', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const files = { 'web/page/text.js': null, 'web/shared/train-text.js': null, 'web/shared/errors.js': 'const FIELDS_EN', 'web/shared/figure-labels.js': null, 'web/widget/strings.js': 'export const STRINGS' };
+  for (const [file, firstEnglishLine] of Object.entries(files)) {
+    const lines = chineseLines(await readFile(new URL(`../${file}`, import.meta.url), 'utf8'), firstEnglishLine);
+    assert.ok(lines.length > 5, `${file} has a Chinese table`);
+    const halfWidth = lines.filter((line) => !line.trim().startsWith('//') && HALF_WIDTH_BY_HAN.test(line));
+    assert.deepEqual(halfWidth, [], `${file}: ASCII punctuation in Chinese prose`);
+  }
+  assert.equal(TEXT.zh.bill.gpt2, '默认值是 GPT-2 的设置：d_model = 768，h = 12。');
 });

@@ -349,7 +349,7 @@ test('bad attributes show a short inline error naming the problem, warn, and rec
     assert.match(shown.find((s) => s.id === 'nan').text, /v 第 2 行第 2 列是 NaN/);
     assert.match(shown.find((s) => s.id === 'ragged').text, /k 的行长短不一/);
     // Finite attributes whose q·k overflows float32: the core's error, in the widget's language.
-    assert.match(shown.find((s) => s.id === 'overflow').text, /计算打分时溢出了\(头 1,第 1 行/);
+    assert.match(shown.find((s) => s.id === 'overflow').text, /计算打分时溢出了（头 1，第 1 行/);
     assert.doesNotMatch(shown.find((s) => s.id === 'overflow').text, /overflow|float32 \(beyond/);
     for (const code of Object.values(expected)) assert.ok(log.warnings.some((w) => w.includes(code)), `console.warn for ${code}`);
     assert.deepEqual(log.errors, [], 'nothing escaped to the page');

@@ -155,8 +155,8 @@ test('the editable panel has one labelled slider per q/k/v entry and a head menu
   const { element } = buildControls(document, state, { matrix() {}, heads() {}, causal() {}, scale() {} });
   const sliders = element.querySelectorAll('input[type="range"]');
   assert.equal(sliders.length, 3 * 3 * 4);
-  assert.equal(sliders[0].getAttribute('aria-label'), 'q · 猫 · 维 0(头 1)');
-  assert.equal(sliders[3].getAttribute('aria-label'), 'q · 猫 · 维 3(头 2)');
+  assert.equal(sliders[0].getAttribute('aria-label'), 'q · 猫 · 维 0（头 1）');
+  assert.equal(sliders[3].getAttribute('aria-label'), 'q · 猫 · 维 3（头 2）');
   assert.deepEqual([...element.querySelectorAll('option')].map((o) => o.value), ['1', '2', '4']);
 });
 

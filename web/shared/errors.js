@@ -25,9 +25,9 @@ export const ERROR_TEXT = {
     errors: {
       HEADS_NOT_DIVISOR: '头数必须能整除 d_model。',
       BAD_SIZE: '尺寸必须是正整数。',
-      TOO_LARGE: '太大了,算不了。',
-      OUT_OF_MEMORY: '内存不够了,换小一点的尺寸试试。',
-      NOT_FINITE: '有一个数不是有限的数(NaN 或无穷大),或者计算中溢出了。',
+      TOO_LARGE: '太大了，算不了。',
+      OUT_OF_MEMORY: '内存不够了，换小一点的尺寸试试。',
+      NOT_FINITE: '有一个数不是有限的数（NaN 或无穷大），或者计算中溢出了。',
       OUT_OF_RANGE: '有一个数超出了允许的范围。',
       SEQ_TOO_LONG: '句子太长了。',
       TOKEN_TOO_LONG: '有一个词太长了。',
@@ -37,25 +37,25 @@ export const ERROR_TEXT = {
       BAD_LENGTH: '长度不对。',
       HEAD_INDEX: '没有这个头。',
       NO_FORWARD: '还没有算过。',
-      DISPOSED: '这个模型已经释放了,请刷新页面。',
-      EXPORT_FAILED: '导出失败了,请再试一次。',
-      LOAD_FAILED: '注意力内核加载失败。请刷新页面再试;如果还不行,这个浏览器可能不支持 WebAssembly。',
-      UNEXPECTED: '出错了,请刷新页面再试。',
+      DISPOSED: '这个模型已经释放了，请刷新页面。',
+      EXPORT_FAILED: '导出失败了，请再试一次。',
+      LOAD_FAILED: '注意力内核加载失败。请刷新页面再试；如果还不行，这个浏览器可能不支持 WebAssembly。',
+      UNEXPECTED: '出错了，请刷新页面再试。',
     },
     // Sentences built from an error's details; `cellName` names an entry the way the section does.
     errorDetails: {
-      BAD_SIZE: ({ name, value }) => `${spaced(FIELDS_ZH[name])}必须是正整数${Number.isNaN(value) ? '' : `,现在是 ${shown(value)}`}。`,
-      TOO_LARGE: ({ name, value, max }) => `${FIELDS_ZH[name]} = ${shown(value)} 太大了,这里最多 ${max}。`,
+      BAD_SIZE: ({ name, value }) => `${spaced(FIELDS_ZH[name])}必须是正整数${Number.isNaN(value) ? '' : `，现在是 ${shown(value)}`}。`,
+      TOO_LARGE: ({ name, value, max }) => `${FIELDS_ZH[name]} = ${shown(value)} 太大了，这里最多 ${max}。`,
       HEADS_NOT_DIVISOR: ({ heads, dModel, below, above }) =>
-        `头数 h = ${heads} 不能整除 d_model = ${dModel},没法让每个头分到同样多的维。最接近的可选值是 ${above ? `${below} 或 ${above}` : below}。`,
-      BAD_ARGUMENT: ({ name, value, min, max }) => name in FIELDS_ZH && `${spaced(FIELDS_ZH[name])}必须是 ${min} 到 ${max} 之间的整数${Number.isNaN(value) ? '' : `,现在是 ${shown(value)}`}。`,
+        `头数 h = ${heads} 不能整除 d_model = ${dModel}，没法让每个头分到同样多的维。最接近的可选值是 ${above ? `${below} 或 ${above}` : below}。`,
+      BAD_ARGUMENT: ({ name, value, min, max }) => name in FIELDS_ZH && `${spaced(FIELDS_ZH[name])}必须是 ${min} 到 ${max} 之间的整数${Number.isNaN(value) ? '' : `，现在是 ${shown(value)}`}。`,
       OUT_OF_RANGE: ({ name, row, column, value, min, max }, { cellName = cellZh }) =>
-        `${spaced(row === undefined ? FIELDS_ZH[name] : cellName(name, row, column))}是 ${shown(value)},只能在 ${shown(min)} 到 ${shown(max)} 之间。`,
+        `${spaced(row === undefined ? FIELDS_ZH[name] : cellName(name, row, column))}是 ${shown(value)}，只能在 ${shown(min)} 到 ${shown(max)} 之间。`,
       NOT_FINITE: ({ name, row, column, head }, { cellName = cellZh }) => (name in STAGES_ZH
-        ? `计算${STAGES_ZH[name]}时溢出了(${head === undefined ? '' : `头 ${head + 1},`}${placeZh(row, column)}超出了 float32 能表示的范围),请把输入的数调小一些。`
-        : `${spaced(cellName(name, row, column))}不是有限的数(NaN 或无穷大)。`),
-      SEQ_TOO_LONG: ({ count, max }) => `句子有 ${count} 个词,最多 ${max} 个。`,
-      TOKEN_TOO_LONG: ({ index, start, length, max }) => `第 ${index + 1} 个词“${start}…”有 ${length} 个字符,一个词最多 ${max} 个字符。`,
+        ? `计算${STAGES_ZH[name]}时溢出了（${head === undefined ? '' : `头 ${head + 1}，`}${placeZh(row, column)}超出了 float32 能表示的范围），请把输入的数调小一些。`
+        : `${spaced(cellName(name, row, column))}不是有限的数（NaN 或无穷大）。`),
+      SEQ_TOO_LONG: ({ count, max }) => `句子有 ${count} 个词，最多 ${max} 个。`,
+      TOKEN_TOO_LONG: ({ index, start, length, max }) => `第 ${index + 1} 个词“${start}…”有 ${length} 个字符，一个词最多 ${max} 个字符。`,
     },
   },
   en: {

@@ -9,7 +9,7 @@ export const FIGURE_LABELS = {
     key: '被看',
     pipeline: {
       scores: 'S', weights: 'A', heads: '头', concat: 'Concat', wo: 'Wᴼ', output: '输出', off: '已关',
-      weightsKey: '注意力权重(0 到 1)', valuesKey: '其他所有数值(负 ↔ 正,同一刻度)',
+      weightsKey: '注意力权重（0 到 1）', valuesKey: '其他所有数值（负 ↔ 正，同一刻度）',
       ops: { split: '切分', scores: 'q·kᵀ/√d_k', weights: 'softmax', heads: '·V', concat: '拼接', wo: '·Wᴼ', output: '=' },
     },
   },
