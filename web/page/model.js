@@ -18,7 +18,7 @@ export function runHand(mha, hand, { enabledOverride, use = 'hand', q = hand.q }
   const layer = layerFor(mha, use, { dModel: 4, heads: hand.heads, maxLen: HAND_MAX_TOKENS });
   const enabled = enabledOverride ?? Array.from({ length: hand.heads }, (_, h) => !hand.off.includes(h));
   layer.forward({ q, k: hand.k, v: hand.v, wo: hand.wo, causal: hand.causal, scale: hand.scale, enabled });
-  return { ...snapshot(layer, { scaled: hand.scale }), enabled, tokens: hand.tokens };
+  return { ...snapshot(layer, { scaled: hand.scale, causal: hand.causal, wo: hand.wo, enabled }), tokens: hand.tokens };
 }
 
 /** How many random numbers one call to the generator draws: a few milliseconds' worth. */

@@ -28,8 +28,10 @@ export function createSession(mha) {
 /**
  * Copies everything a drawing needs out of `layer` after a forward: sizes, q/k/v, and per head the
  * scores, the raw dot products, the weights and the head output; then the concat and the output.
+ * The forward's switches and its Wᴼ (identity when none was given) are kept with them, so a cell's
+ * arithmetic can be retold from the snapshot alone (explain.js).
  */
-export function snapshot(layer, { scaled }) {
+export function snapshot(layer, { scaled, causal = true, wo = null, enabled = null }) {
   const { heads, dModel, dK } = layer;
   const perHead = (read) => Array.from({ length: heads }, (_, i) => read.call(layer, i).slice());
   const scores = perHead(layer.scores);
@@ -49,5 +51,10 @@ export function snapshot(layer, { scaled }) {
     headOutputs: perHead(layer.headOutput),
     concat: layer.concat().slice(),
     output: layer.output().slice(),
+    scaled: Boolean(scaled),
+    causal: Boolean(causal),
+    // As the core read it: float32, row-major.
+    wo: wo ? Float32Array.from(wo.flat()) : Float32Array.from({ length: dModel * dModel }, (_, i) => (i % (dModel + 1) === 0 ? 1 : 0)),
+    enabled: enabled ? [...enabled] : Array(heads).fill(true),
   };
 }

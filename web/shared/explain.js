@@ -1,0 +1,168 @@
+// Every number explains itself: the arithmetic behind one cell of a figure, retold from the numbers the
+// core returned (a snapshot from session.js), and the cells it came from. explainCell() is pure data, so
+// a test can redo the sum and compare it with the core; explanationText() turns it into words for a
+// popover and a screen reader; the page outlines the sources.
+//
+// A cell is { figure, head, row, col }. figure: 'q' | 'k' | 'v' (head null: the whole L×d_model input,
+// col 0..d_model−1; with a head: that head's slice, col 0..d_k−1), 'dots' (q·k before scaling),
+// 'scores' (what the softmax reads: scaled when scale is on), 'weights', 'head' (a head's output, col
+// within the head), 'concat', 'wo' (d_model×d_model), 'output'.
+import { formatNumber } from '../draw/index.js';
+
+const entry = (values, cols) => (row, col) => values[row * cols + col];
+const columns = (n) => Array.from({ length: n }, (_, i) => i);
+
+/** The input cells behind q/k/v entry (row, global col): the slice's cell and the whole matrix's. */
+const inputSources = (figure, row, col, dK) => [
+  { figure, head: Math.floor(col / dK), row, col: col % dK },
+  { figure, head: null, row, col },
+];
+
+/** The sum of q·k over head's slice for (row, key): each product, and the sum. */
+function dotProduct(snap, head, row, key) {
+  const { dModel, dK } = snap;
+  const q = entry(snap.q, dModel);
+  const k = entry(snap.k, dModel);
+  const terms = columns(dK).map((d) => {
+    const dim = head * dK + d;
+    return { dim, q: q(row, dim), k: k(key, dim), product: q(row, dim) * k(key, dim) };
+  });
+  return { terms, dot: terms.reduce((sum, t) => sum + t.product, 0) };
+}
+
+/** The structured arithmetic of one cell; its numbers are read from `snap`, its result recomputed from them. */
+export function explainCell(snap, { figure, head = null, row, col }) {
+  const { L, dModel, dK } = snap;
+  const cell = { figure, head, row, col };
+  const perHead = (values) => entry(values[head], figure === 'head' ? dK : L);
+
+  if (figure === 'q' || figure === 'k' || figure === 'v') {
+    const dim = head === null ? col : head * dK + col;
+    const value = snap[figure][row * dModel + dim];
+    const sources = inputSources(figure, row, dim, dK).filter((s) => s.head !== head);
+    return { ...cell, kind: 'entry', value, result: value, dim, owner: Math.floor(dim / dK), terms: [], sources };
+  }
+  if (figure === 'wo') {
+    const value = snap.wo[row * dModel + col];
+    const sources = [
+      ...columns(L).map((r) => ({ figure: 'concat', head: null, row: r, col: row })),
+      ...columns(L).map((r) => ({ figure: 'output', head: null, row: r, col })),
+    ];
+    return { ...cell, kind: 'entry', value, result: value, terms: [], sources };
+  }
+  if (figure === 'dots' || figure === 'scores') {
+    const { terms, dot } = dotProduct(snap, head, row, col);
+    const scaled = figure === 'scores' && snap.scaled;
+    const value = perHead(figure === 'dots' ? snap.dots : snap.scores)(row, col);
+    const sources = terms.flatMap((t) => [...inputSources('q', row, t.dim, dK), ...inputSources('k', col, t.dim, dK)]);
+    const dims = [head * dK, head * dK + dK - 1];
+    if (!scaled) return { ...cell, kind: 'dot', value, result: dot, dot, dims, terms, sources };
+    const divisor = Math.sqrt(dK);
+    sources.push({ figure: 'dots', head, row, col });
+    return { ...cell, kind: 'scaled', value, result: dot / divisor, dot, dK, divisor, dims, terms, sources };
+  }
+  if (figure === 'weights') {
+    const score = perHead(snap.scores);
+    const hidden = (key) => snap.causal && key > row;
+    const terms = columns(L).map((key) => ({ key, score: score(row, key), exp: Math.exp(score(row, key)), masked: hidden(key) }));
+    const sum = terms.reduce((total, t) => total + (t.masked ? 0 : t.exp), 0);
+    const masked = hidden(col);
+    const sources = terms.filter((t) => !t.masked).map((t) => ({ figure: 'scores', head, row, col: t.key }));
+    return { ...cell, kind: 'weight', value: perHead(snap.attention)(row, col), result: masked ? 0 : terms[col].exp / sum, masked, sum, terms, sources };
+  }
+  if (figure === 'head') {
+    const weight = entry(snap.attention[head], L);
+    const v = entry(snap.v, dModel);
+    const terms = columns(L).map((key) => ({ key, weight: weight(row, key), v: columns(dK).map((d) => v(key, head * dK + d)) }));
+    const vector = columns(dK).map((d) => terms.reduce((sum, t) => sum + t.weight * t.v[d], 0));
+    const sources = [
+      ...columns(L).map((key) => ({ figure: 'weights', head, row, col: key })),
+      ...columns(L).flatMap((key) => inputSources('v', key, head * dK + col, dK)),
+    ];
+    return { ...cell, kind: 'headOutput', value: perHead(snap.headOutputs)(row, col), result: vector[col], dim: head * dK + col, vector, terms, sources };
+  }
+  if (figure === 'concat') {
+    const owner = Math.floor(col / dK);
+    const ownCol = col % dK;
+    const off = !snap.enabled[owner];
+    const fromHead = snap.headOutputs[owner][row * dK + ownCol];
+    return {
+      ...cell, kind: 'concat', value: snap.concat[row * dModel + col], result: off ? 0 : fromHead, owner, ownCol, off, fromHead, terms: [],
+      sources: [{ figure: 'head', head: owner, row, col: ownCol }],
+    };
+  }
+  if (figure === 'output') {
+    const concat = entry(snap.concat, dModel);
+    const wo = entry(snap.wo, dModel);
+    const terms = columns(dModel).map((j) => ({ dim: j, concat: concat(row, j), wo: wo(j, col), product: concat(row, j) * wo(j, col) }));
+    const sources = columns(dModel).flatMap((j) => [{ figure: 'concat', head: null, row, col: j }, { figure: 'wo', head: null, row: j, col }]);
+    return { ...cell, kind: 'output', value: snap.output[row * dModel + col], result: terms.reduce((sum, t) => sum + t.product, 0), terms, sources };
+  }
+  throw new Error(`explainCell: no figure '${figure}'`);
+}
+
+/** A number as the explanation writes it: at most 2 decimals, no trailing zeros, a real minus sign. */
+export function shortNumber(value) {
+  const text = formatNumber(value, 2);
+  return (text.includes('.') && !text.includes('e') ? text.replace(/\.?0+$/, '') : text).replace(/^-/, '−');
+}
+/** A weight keeps its two decimals (0.50), as on the heatmap. */
+const weightNumber = (value) => formatNumber(value, 2);
+/** A factor after ×: negative ones in brackets. */
+const factor = (value) => (value < 0 ? `(${shortNumber(value)})` : shortNumber(value));
+const vector = (values) => `[${values.map(shortNumber).join(', ')}]`;
+const SUBSCRIPT = '₀₁₂₃₄₅₆₇₈₉';
+const sub = (n) => String(n).replace(/\d/g, (d) => SUBSCRIPT[d]);
+
+/**
+ * The explanation in words: { title, lines } for the popover, and `spoken`, the same as one string for a
+ * screen reader. `words` is FIGURE_LABELS[lang].explain; `tokens` names the rows.
+ */
+export function explanationText(explanation, { tokens, words }) {
+  const e = explanation;
+  const token = (i) => tokens[i] ?? String(i + 1);
+  const qk = `q_${token(e.row)} · k_${token(e.col)}`;
+  const products = (terms, a, b) => terms.map((t) => `${shortNumber(t[a])}×${factor(t[b])}`).join(' + ');
+  let lines;
+  switch (e.kind) {
+    case 'entry':
+      lines = [e.figure === 'wo' ? words.wo(e.row, e.col, shortNumber(e.value)) : words.input({ matrix: e.figure, token: token(e.row), dim: e.dim, head: e.head, owner: e.owner, value: shortNumber(e.value) })];
+      break;
+    case 'dot':
+      lines = [`${qk} = ${products(e.terms, 'q', 'k')} = ${shortNumber(e.result)}`, words.slice(e.head, ...e.dims)];
+      break;
+    case 'scaled':
+      lines = [`${qk} = ${products(e.terms, 'q', 'k')} = ${shortNumber(e.dot)}`, `${shortNumber(e.dot)} ÷ √${e.dK} = ${shortNumber(e.result)}`, words.slice(e.head, ...e.dims)];
+      break;
+    case 'weight': {
+      const kept = e.terms.filter((t) => !t.masked);
+      const hidden = e.terms.filter((t) => t.masked).map((t) => token(t.key));
+      lines = e.masked
+        ? [words.maskedCell(token(e.row), token(e.col))]
+        : [
+          `e^${shortNumber(e.terms[e.col].score)} ÷ (${kept.map((t) => `e^${shortNumber(t.score)}`).join(' + ')})`,
+          `= ${shortNumber(e.terms[e.col].exp)} ÷ ${shortNumber(e.sum)} = ${weightNumber(e.result)}`,
+        ];
+      if (hidden.length && !e.masked) lines.push(words.excluded(hidden));
+      break;
+    }
+    case 'headOutput':
+      lines = [
+        `head${sub(e.head + 1)}[${token(e.row)}] = ${e.terms.map((t) => `${weightNumber(t.weight)}×${vector(t.v)}`).join(' + ')} = ${vector(e.vector)}`,
+        `${words.column(e.dim)}${e.terms.map((t) => `${weightNumber(t.weight)}×${factor(t.v[e.col])}`).join(' + ')} = ${shortNumber(e.result)}`,
+      ];
+      break;
+    case 'concat':
+      lines = [e.off ? words.concatOff(e.owner) : words.concatFrom(e.owner, e.col, shortNumber(e.result))];
+      break;
+    case 'output':
+      lines = [words.outputRule(token(e.row), e.col), `= ${products(e.terms, 'concat', 'wo')} = ${shortNumber(e.result)}`];
+      break;
+    default:
+      throw new Error(`explanationText: no kind '${e.kind}'`);
+  }
+  // Columns are named as the figures label them: words for the square ones, d_model dimensions for the rest.
+  const square = e.figure === 'dots' || e.figure === 'scores' || e.figure === 'weights';
+  const title = words.title({ figure: e.figure, head: e.head, row: e.figure === 'wo' ? e.row : token(e.row), col: square ? token(e.col) : e.dim ?? e.col, scaled: e.kind === 'scaled' });
+  return { title, lines, spoken: [title, ...lines].join(words.sentenceGap) };
+}
