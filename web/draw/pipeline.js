@@ -227,7 +227,7 @@ export function pipeline(doc, {
   return root;
 }
 
-/** One mini matrix at (x, y): caption, the band of head colours over its columns, cells, shape. */
+/** One mini matrix at (x, y): caption, the band of head colours over its columns, cells (with data-row and data-col, for pages to find), shape. */
 function drawMatrix(doc, m, { x, y, cell, head, caption }) {
   const group = el(doc, 'g', { 'data-matrix': m.name, transform: x || y ? `translate(${x} ${y})` : null });
   const left = (m.width - m.cols * cell) / 2;
@@ -243,7 +243,7 @@ function drawMatrix(doc, m, { x, y, cell, head, caption }) {
   for (let r = 0; r < m.rows; r++) {
     for (let c = 0; c < m.cols; c++) {
       const value = m.values[r * m.cols + c];
-      cells.appendChild(el(doc, 'rect', { x: left + c * cell, y: top + r * cell, width: cell, height: cell, fill: Number.isFinite(value) ? m.color(value) : '#ddd', stroke: '#fff', 'stroke-width': cell > 6 ? 0.75 : 0 }));
+      cells.appendChild(el(doc, 'rect', { 'data-row': r, 'data-col': c, x: left + c * cell, y: top + r * cell, width: cell, height: cell, fill: Number.isFinite(value) ? m.color(value) : '#ddd', stroke: '#fff', 'stroke-width': cell > 6 ? 0.75 : 0 }));
     }
   }
   group.appendChild(cells);
