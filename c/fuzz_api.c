@@ -15,7 +15,7 @@
          clang -g -O1 -fsanitize=fuzzer,address,undefined -DMHA_LIBFUZZER \
            c/fuzz_api.c c/error.c c/mha.c c/plain.c c/kernels.c c/train.c c/np_random.c \
            -lm -o fuzz_api && ./fuzz_api
-     - the seeded driver below (build.sh builds it with gcc under ASan and UBSan
+     - the seeded driver of fuzz_driver.h (build.sh builds it with gcc under ASan and UBSan
        as c/build/fuzz_api; tests/fuzz.test.js runs it): random programs from a
        seed, for a number of runs or seconds, the same on every machine:
          c/build/fuzz_api [seed] [runs] [seconds] */
@@ -28,6 +28,7 @@
 #include "mha.h"
 #include "np_random.h"
 #include "train.h"
+#include "fuzz_driver.h"
 
 typedef struct program {
     const uint8_t *data;
@@ -209,7 +210,6 @@ static void fuzz_misc(program *p) {
     np_random_randn(&rs, normals, next_byte(p) % 9);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     program p = {data, size, 0};
     while (!done(&p)) {
@@ -223,26 +223,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 #ifndef MHA_LIBFUZZER
-#include <time.h>
-
-/* Random programs of 1 to 4096 bytes from numpy's generator: the same runs from the same seed. */
 int main(int argc, char **argv) {
-    const unsigned seed = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 0;
-    const long runs = argc > 2 ? strtol(argv[2], NULL, 10) : 2000;
-    const double seconds = argc > 3 ? strtod(argv[3], NULL) : 1e9;
-    np_random rs;
-    np_random_seed(&rs, seed);
     static uint8_t bytes[4096];
-    const clock_t start = clock();
-    long run = 0;
-    for (; run < runs && (double)(clock() - start) / CLOCKS_PER_SEC < seconds; run++) {
-        const size_t size = 1 + (size_t)(np_random_double(&rs) * sizeof bytes);
-        for (size_t i = 0; i < size; i++) bytes[i] = (uint8_t)(np_random_double(&rs) * 256);
-        LLVMFuzzerTestOneInput(bytes, size);
-    }
-    printf("fuzz_api: %ld runs from seed %u, no broken promise; calls by status:", run, seed);
-    for (int status = 0; status < MHA_STATUS_COUNT; status++) printf(" %s %ld", mha_status_name((mha_status)status), seen[status]);
-    printf("\n");
-    return 0;
+    return fuzz_seeded_main(argc, argv, "fuzz_api", bytes, sizeof bytes, seen);
 }
 #endif

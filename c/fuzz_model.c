@@ -20,7 +20,7 @@
      - libFuzzer: clang -g -O1 -fsanitize=fuzzer,address,undefined -DMHA_LIBFUZZER \
          c/fuzz_model.c c/error.c c/mha.c c/plain.c c/kernels.c c/train.c c/np_random.c \
          c/safetensors.c c/gpt.c c/gpt_train.c -lm -o fuzz_model && ./fuzz_model
-     - the seeded driver below (build.sh builds it under ASan and UBSan as
+     - the seeded driver of fuzz_driver.h (build.sh builds it under ASan and UBSan as
        c/build/fuzz_model; tests/gpt.test.js runs it):
          c/build/fuzz_model [seed] [runs] [seconds] */
 #include <math.h>
@@ -31,6 +31,7 @@
 
 #include "gpt.h"
 #include "np_random.h"
+#include "fuzz_driver.h"
 
 typedef struct program {
     const uint8_t *data;
@@ -171,7 +172,6 @@ static void check_round_trip(gpt_model *m) {
     free(bytes);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     program p = {data, size, 0};
     const unsigned mode = next_byte(&p);
@@ -202,27 +202,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 #ifndef MHA_LIBFUZZER
-#include <time.h>
-
-/* Random programs from numpy's generator: the same runs from the same seed. */
 int main(int argc, char **argv) {
-    const unsigned seed = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 0;
-    const long runs = argc > 2 ? strtol(argv[2], NULL, 10) : 2000;
-    const double seconds = argc > 3 ? strtod(argv[3], NULL) : 1e9;
-    np_random rs;
-    np_random_seed(&rs, seed);
     static uint8_t bytes[1024];
-    const clock_t start = clock();
-    long run = 0;
-    for (; run < runs && (double)(clock() - start) / CLOCKS_PER_SEC < seconds; run++) {
-        const size_t size = 1 + (size_t)(np_random_double(&rs) * sizeof bytes);
-        for (size_t i = 0; i < size; i++) bytes[i] = (uint8_t)(np_random_double(&rs) * 256);
-        LLVMFuzzerTestOneInput(bytes, size);
-    }
-    printf("fuzz_model: %ld runs from seed %u, no broken promise; calls by status:", run, seed);
-    for (int status = 0; status < MHA_STATUS_COUNT; status++)
-        if (seen[status]) printf(" %s %ld", mha_status_name((mha_status)status), seen[status]);
-    printf("\n");
-    return 0;
+    return fuzz_seeded_main(argc, argv, "fuzz_model", bytes, sizeof bytes, seen);
 }
 #endif
