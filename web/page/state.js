@@ -145,6 +145,17 @@ export function toQuery(state) {
 }
 
 /**
+ * The address that opens the page as `state` has it, built from the state itself rather than read from
+ * the address bar (which is written a moment after each change, and carries the #section jumped to).
+ */
+export function shareLink(state, pageHref) {
+  const url = new URL(pageHref);
+  url.search = toQuery(state).toString();
+  url.hash = '';
+  return url.href;
+}
+
+/**
  * URLSearchParams → state. Malformed parts fall back to their defaults rather than failing the page;
  * numbers that do not parse stay NaN, and out-of-range ones stay as they are, so the page refuses them
  * with an inline message (checks.js) instead of quietly changing them.

@@ -1,14 +1,18 @@
 import { h, fill } from '../../shared/dom.js';
 import { download, svgBlob, pngBlob } from '../dom.js';
 import { section, errorBox, range } from '../common.js';
+import { shareLink } from '../state.js';
 import { pipelineSvg } from './pipeline.js';
 import { heatmap, compose, legend } from '../../draw/index.js';
 
 /** §10: the shareable link (the whole state is in the URL) and SVG/PNG export of the figures. */
 export function shareSection(ctx) {
   const t = ctx.text.share;
-  const link = h('input', { type: 'text', id: 'share-link', readonly: true, value: location.href });
+  const currentLink = () => shareLink(ctx.state, location.href);
+  // Refreshed on focus and on copy as well: this section redraws only when on screen.
+  const link = h('input', { type: 'text', id: 'share-link', readonly: true, value: currentLink(), onfocus: () => (link.value = currentLink()) });
   const copyButton = h('button', { type: 'button', id: 'share-copy', onclick: async () => {
+    link.value = currentLink();
     link.select();
     try {
       await navigator.clipboard.writeText(link.value);
@@ -59,7 +63,7 @@ export function shareSection(ctx) {
     node,
     reads: ['url'],
     update() {
-      link.value = location.href;
+      link.value = currentLink();
     },
   };
 }
