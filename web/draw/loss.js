@@ -4,7 +4,7 @@ import { HEAD_COLORS } from './color.js';
 
 const WIDTH = 420;
 const HEIGHT = 220;
-const MARGIN = { left: 46, right: 12, top: 26, bottom: 30 };
+const MARGIN = { left: 46, right: 18, top: 26, bottom: 30 }; // right: half the widest step label ("1500") fits
 const [LOW, HIGH] = [1e-3, 5];
 const INK = '#5b5b63';
 /** A run's colour by its head count, from the heads' palette: h = 2 is blue like the lesson's first head. */

@@ -13,7 +13,7 @@ export const WORDS = {
 export const TRAIN_TEXT = {
   zh: {
     title: '十、训练：看两个头学出两种眼光',
-    lead: '随机初始化的头没有意义——每个头看哪里，是训练决定的。这里有一个小任务：句子由 16 个词随机组成，模型在每个位置要同时说出两件事：前一个词是什么，句首的词是什么。一种眼光是“往回看一步”，另一种是“看句首”。d_model = 8 不变，h 取 1、2 或 4：参数量完全相同，只是切法不同。',
+    lead: '随机初始化的头没有意义——每个头看哪里，是训练决定的。这里有一个小任务：词表里有 16 个词，句子由其中的词随机组成，模型在每个位置要同时说出两件事：前一个词是什么，句首的词是什么。一种眼光是“往回看一步”，另一种是“看句首”。d_model = 8 不变，h 取 1、2 或 4：参数量完全相同，只是切法不同。',
     oneHead: 'h = 1 时，一个头在每一行只有一张 softmax 权重表，要么看前一个词，要么看句首，要么各分一半——分一半时读出层拿到的是两个词的混合，分不开。',
     heads: '头数 h',
     start: '开始训练',
@@ -35,7 +35,7 @@ export const TRAIN_TEXT = {
     heatmapTitle: (i, words) => `头 ${i + 1} 在例句「${words.join('')}」上的注意力权重`,
     query: '查询（行）',
     key: '键（列）',
-    views: { previous: '看前一个词', first: '看句首', mixed: '还没分工' },
+    views: { previous: '看前一个词', first: '看句首', mixed: '还没分工', blend: '两边各看一点（只有一个头，无工可分）' },
     viewShare: (v) => `往回一步 ${pct(v.previous)} · 句首 ${pct(v.first)}`,
     predictions: '模型在例句上的回答',
     position: '位置',
@@ -77,7 +77,7 @@ export const TRAIN_TEXT = {
     heatmapTitle: (i, words) => `Head ${i + 1}'s attention weights on the example “${words.join(' ')}”`,
     query: 'query (row)',
     key: 'key (column)',
-    views: { previous: 'looks one step back', first: 'looks at the start', mixed: 'no view yet' },
+    views: { previous: 'looks one step back', first: 'looks at the start', mixed: 'no view yet', blend: 'a little of both (one head has nothing to divide)' },
     viewShare: (v) => `one step back ${pct(v.previous)} · start ${pct(v.first)}`,
     predictions: "The model's answers on the example",
     position: 'position',

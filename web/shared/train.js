@@ -54,10 +54,11 @@ export function headViews(attention, L) {
   return { previous: previous / (L - 2), first: first / (L - 2) };
 }
 
-function viewName(view) {
+/** A head's view by name; a lone head that takes neither view is blending both, since it has no partner to divide the work with. */
+export function viewName(view, heads) {
   if (view.previous >= 0.6 && view.previous > view.first) return 'previous';
   if (view.first >= 0.6) return 'first';
-  return 'mixed';
+  return heads === 1 ? 'blend' : 'mixed';
 }
 
 /**
@@ -240,7 +241,7 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
     const cell = state.heads === 4 ? 34 : 36;
     show(headFigures, p.attention.map((a, i) => {
       const view = headViews(a, L);
-      const name = viewName(view);
+      const name = viewName(view, p.attention.length);
       const svg = heatmap(vdoc, { values: a, rows: L, cols: L, rowLabels: labels, colLabels: labels, cell, digits: 2, showNumbers: state.heads < 4, title: t.heatmapTitle(i, labels), rowHeader: t.query, colHeader: t.key, accent: headColor(i) });
       return vh('figure', { class: 'train-head', 'data-head': i, 'data-view': name, 'data-previous': view.previous.toFixed(4), 'data-first': view.first.toFixed(4) }, [
         vh('figcaption', {}, [vh('span', { class: 'swatch', style: { background: headColor(i) }, 'aria-hidden': 'true' }), vh('strong', {}, [t.head(i)]), ` · ${t.views[name]}`]),
