@@ -82,6 +82,11 @@ export const TEXT = {
       signedLegend: '打分、缩放后的分数和输出（负 ↔ 正，同一刻度：颜色相同，数就相同）',
       rowHeader: '查询词',
     },
+    // Pointing at a cell of a figure (page/explore.js).
+    explain: {
+      hint: '想知道图里某个数是怎么来的？把鼠标移到它上面，或点一下、用 Tab 键聚焦后按方向键：算式会用当前的数写出来，它用到的格子会被框出。',
+      pipelineHint: '图里的每一格都能指着看：鼠标移上去、点一下，或用 Tab 键聚焦后按方向键，就会写出它的算式。',
+    },
     pipeline: {
       lead: '下面这张图把整个过程画在一起，数据就是上面那一组。每个矩阵下面写着它的形状。',
       play: '播放',
@@ -319,6 +324,11 @@ print(A[0]); print(A[1])                          # 两个头的权重表`,
       weightLegend: FIGURE_LABELS.en.weightLegend,
       signedLegend: 'Scores, scaled scores and output (negative ↔ positive, one scale: same colour, same number)',
       rowHeader: 'query',
+    },
+    // Pointing at a cell of a figure (page/explore.js).
+    explain: {
+      hint: 'Wonder where a number in a figure comes from? Point at it, tap it, or Tab to a figure and use the arrow keys: its arithmetic is written out with the live numbers, and the cells it uses are outlined.',
+      pipelineHint: 'Every cell of this figure can be pointed at, tapped, or reached with Tab and the arrow keys, to see its arithmetic.',
     },
     pipeline: {
       lead: 'The figure below puts the whole process together, drawn from the same numbers as above. Each matrix has its shape written under it.',

@@ -6,6 +6,16 @@ import { holdTouchUntilSideways } from '../../shared/touch.js';
 import { heatmap, matrixView, legend, headColor } from '../../draw/index.js';
 import { symmetricDomain } from '../../draw/color.js';
 import { HAND_D_MODEL, HAND_MAX_TOKENS, HAND_BOUNDS, MAX_TOKEN_CHARS, defaultState, tokenName } from '../state.js';
+import { cellExplorer } from '../explore.js';
+import { explainCell, explanationText, cellTitle } from '../../shared/explain.js';
+import { EXPLAIN_WORDS } from '../../shared/figure-labels.js';
+
+/** Marks a figure drawn with vdoc with the matrix it shows, for page/explore.js to explain its cells. */
+function explorable(figure, head, svg) {
+  svg.attrs['data-figure'] = figure;
+  if (head !== null) svg.attrs['data-head'] = String(head);
+  return svg;
+}
 
 /** §2: the hand example — editable q/k/v, per-head slices, scores, softmax, head outputs, concat, Wᴼ. */
 export function handSection(ctx) {
@@ -41,6 +51,7 @@ export function handSection(ctx) {
       h('button', { type: 'button', id: 'hand-reset', onclick: () => ctx.set((s) => { s.hand = defaultState().hand; }) }, [t.reset]),
     ]),
     h('p', { class: 'muted' }, [t.editHint]),
+    h('p', { class: 'muted', id: 'explain-hint' }, [ctx.text.explain.hint]),
     editors,
     entryEditor,
     status,
@@ -191,14 +202,14 @@ export function handSection(ctx) {
       const color = headColor(head);
       const slice = (name, values) => figure({
         caption: t.slice(name),
-        svg: matrixView(vdoc, { values: sliceColumns(values, L, dModel, head * dK, dK), ...rows, cols: dK, colLabels: dims(head), headOf: () => head, disabledHeads: off, title: `${t.headTitle(head)} · ${t.slice(name)}`, cell: 40 }),
+        svg: explorable(name, head, matrixView(vdoc, { values: sliceColumns(values, L, dModel, head * dK, dK), ...rows, cols: dK, colLabels: dims(head), headOf: () => head, disabledHeads: off, title: `${t.headTitle(head)} · ${t.slice(name)}`, cell: 40 })),
       });
       // With the mask on, the scores it will hide are faded and struck through.
       const masked = ctx.state.hand.causal ? (r, c) => c > r : null;
-      const square = (caption, values, scale, id) => figure({
+      const square = (caption, values, scale, id, name) => figure({
         id,
         caption,
-        svg: heatmap(vdoc, { values, ...rows, cols: L, colLabels: tokens, scale, domain: scale === 'signed' ? signedDomain : null, masked: scale === 'signed' ? masked : null, title: `${t.headTitle(head)} · ${caption}`, cell: 42 }),
+        svg: explorable(name, head, heatmap(vdoc, { values, ...rows, cols: L, colLabels: tokens, scale, domain: scale === 'signed' ? signedDomain : null, masked: scale === 'signed' ? masked : null, title: `${t.headTitle(head)} · ${caption}`, cell: 42 })),
         table: { values, rows: L, cols: L, rowLabels: tokens, colLabels: tokens, caption: `${t.headTitle(head)} · ${caption}`, corner: t.rowHeader },
       });
       const scaled = ctx.state.hand.scale ? result.scores[head] : null;
@@ -206,13 +217,13 @@ export function handSection(ctx) {
         vh('h3', {}, [vh('span', { class: 'swatch', style: `background:${color}`, 'aria-hidden': 'true' }), t.headTitle(head), vh('small', {}, [' · ', dK > 1 ? t.headDims(head * dK, head * dK + dK - 1) : t.headDim(head * dK)])]),
         vh('div', { class: 'fig-row' }, [slice('q', result.q), slice('k', result.k), slice('v', result.v)]),
         vh('div', { class: 'fig-row' }, [
-          square(t.dots, result.dots[head], 'signed', `head-${head}-dots`),
-          scaled ? square(t.scaled(dK), scaled, 'signed', `head-${head}-scaled`) : vh('p', { class: 'muted scaled-off' }, [t.scaledOff]),
-          square(t.weights, result.attention[head], 'weights', `head-${head}-weights`),
+          square(t.dots, result.dots[head], 'signed', `head-${head}-dots`, 'dots'),
+          scaled ? square(t.scaled(dK), scaled, 'signed', `head-${head}-scaled`, 'scores') : vh('p', { class: 'muted scaled-off' }, [t.scaledOff]),
+          square(t.weights, result.attention[head], 'weights', `head-${head}-weights`, 'weights'),
           figure({
             id: `head-${head}-output`,
             caption: t.headOutput,
-            svg: matrixView(vdoc, { values: result.headOutputs[head], ...rows, cols: dK, colLabels: dims(head), headOf: () => head, title: `${t.headTitle(head)} · ${t.headOutput}`, cell: 44 }),
+            svg: explorable('head', head, matrixView(vdoc, { values: result.headOutputs[head], ...rows, cols: dK, colLabels: dims(head), headOf: () => head, title: `${t.headTitle(head)} · ${t.headOutput}`, cell: 44 })),
             table: { values: result.headOutputs[head], rows: L, cols: dK, rowLabels: tokens, colLabels: dims(head), corner: t.rowHeader },
           }),
         ]),
@@ -223,13 +234,13 @@ export function handSection(ctx) {
     show(concatBox, figure({
       id: 'concat-figure',
       caption: `Concat · L×d_model = ${L}×${dModel}`,
-      svg: matrixView(vdoc, { values: result.concat, ...rows, cols: dModel, colLabels: allDims, headOf: (c) => Math.floor(c / dK), disabledHeads: off, title: t.concatTitle }),
+      svg: explorable('concat', null, matrixView(vdoc, { values: result.concat, ...rows, cols: dModel, colLabels: allDims, headOf: (c) => Math.floor(c / dK), disabledHeads: off, title: t.concatTitle })),
       table: { values: result.concat, rows: L, cols: dModel, rowLabels: tokens, colLabels: allDims, corner: t.rowHeader },
     }));
     show(outputBox, figure({
       id: 'output-figure',
       caption: `${t.outputTitle} · ${L}×${dModel}`,
-      svg: matrixView(vdoc, { values: result.output, ...rows, cols: dModel, colLabels: allDims, fill: 'signed', domain: signedDomain, title: t.outputTitle }),
+      svg: explorable('output', null, matrixView(vdoc, { values: result.output, ...rows, cols: dModel, colLabels: allDims, fill: 'signed', domain: signedDomain, title: t.outputTitle })),
       table: { values: result.output, rows: L, cols: dModel, rowLabels: tokens, colLabels: allDims, corner: t.rowHeader },
     }));
   }
@@ -243,6 +254,33 @@ export function handSection(ctx) {
     headChoice.querySelectorAll('input').forEach((input) => (input.checked = Number(input.value) === hand.heads));
     node.querySelector('#hand-mask').checked = hand.causal;
     node.querySelector('#hand-scale').checked = hand.scale;
+  }
+
+  // Every cell of the figures (and every entry of the editors) explains its arithmetic.
+  const figureSelector = (figure, head) => `svg[data-figure="${figure}"]${head === null ? ':not([data-head])' : `[data-head="${head}"]`}`;
+  const explorer = cellExplorer(node, {
+    cellSelector: 'svg[data-figure] .cell',
+    entrySelector: '.drag-number[data-matrix]',
+    groups: () => [...node.querySelectorAll('svg[data-figure]')],
+    blocksOf: (group) => [group],
+    describe: (cell) => {
+      if (cell.matches('.drag-number')) return { figure: cell.dataset.matrix, head: null, row: Number(cell.dataset.row), col: Number(cell.dataset.col) };
+      const svg = cell.closest('svg');
+      return { figure: svg.dataset.figure, head: svg.dataset.head === undefined ? null : Number(svg.dataset.head), row: Number(cell.dataset.row), col: Number(cell.dataset.col) };
+    },
+    label: (cell) => cellTitle(ctx.hand, cell, { tokens: ctx.hand.tokens, words: EXPLAIN_WORDS[ctx.lang] }),
+    explain: (cell) => explainedCell(cell),
+    find: ({ figure, head, row, col }) => {
+      const at = `[data-row="${row}"][data-col="${col}"]`;
+      if (figure === 'wo' || ((figure === 'q' || figure === 'k' || figure === 'v') && head === null)) return node.querySelectorAll(`.drag-number[data-matrix="${figure}"]${at}`);
+      // With scaling off there is no scaled figure: the scores the softmax reads are the dot products.
+      const shown = figure === 'scores' && !ctx.state.hand.scale ? 'dots' : figure;
+      return node.querySelectorAll(`${figureSelector(shown, head)} .cell${at}`);
+    },
+  });
+  function explainedCell(cell) {
+    const explanation = explainCell(ctx.hand, cell);
+    return { ...explanationText(explanation, { tokens: ctx.hand.tokens, words: EXPLAIN_WORDS[ctx.lang] }), sources: explanation.sources };
   }
 
   buildEditors();
@@ -263,6 +301,7 @@ export function handSection(ctx) {
       fill(status, ctx.handError ? errorBox(ctx.text, ctx.handError, { cellName: entryName }) : null);
       if (ctx.hand) drawHeads(ctx.hand);
       node.classList.toggle('stale', Boolean(ctx.handError));
+      if (ctx.hand) explorer.refresh();
     },
   };
 }

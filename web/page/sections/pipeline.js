@@ -1,6 +1,9 @@
 import { h, vdoc, show, findAll } from '../../shared/dom.js';
 import { section } from '../common.js';
 import { pipeline } from '../../draw/index.js';
+import { cellExplorer } from '../explore.js';
+import { explainCell, explanationText, cellTitle } from '../../shared/explain.js';
+import { EXPLAIN_WORDS } from '../../shared/figure-labels.js';
 
 const reducedMotion = () => window.matchMedia('(prefers-reduced-motion: reduce)').matches;
 
@@ -42,10 +45,30 @@ export function drawPipeline(ctx, box, { enter = false, ...options }) {
   show(box, svg);
 }
 
+// The pipeline's matrices as explain.js names them, and back.
+const PIPELINE_FIGURE_OF = { q: 'q', k: 'k', v: 'v', s: 'scores', a: 'weights', head: 'head', concat: 'concat', wo: 'wo', output: 'output' };
+const PIPELINE_MATRIX_OF = Object.fromEntries(Object.entries(PIPELINE_FIGURE_OF).map(([matrix, figure]) => [figure, matrix]));
+const PIPELINE_STAGE_OF = {
+  q: (head) => (head === null ? '[data-part="input"]' : `[data-part="split"][data-head="${head}"]`),
+  scores: (head) => `[data-part="scores"][data-head="${head}"]`,
+  weights: (head) => `[data-part="weights"][data-head="${head}"]`,
+  head: (head) => `[data-part="heads"][data-head="${head}"]`,
+  concat: () => '[data-part="concat"]',
+  wo: () => '[data-part="wo"]',
+  output: () => '[data-part="output"]',
+};
+PIPELINE_STAGE_OF.k = PIPELINE_STAGE_OF.v = PIPELINE_STAGE_OF.q;
+
+/** The cell of explain.js a pipeline rect shows. */
+function pipelineCell(rect) {
+  const head = rect.closest('g.stage').dataset.head;
+  return { figure: PIPELINE_FIGURE_OF[rect.closest('g[data-matrix]').dataset.matrix], head: head === undefined ? null : Number(head), row: Number(rect.dataset.row), col: Number(rect.dataset.col) };
+}
+
 /** §3: the pipeline figure and its 8-step animation (play, pause, step back and forward, captions). */
 export function pipelineSection(ctx) {
   const t = ctx.text.pipeline;
-  const box = h('div', { class: 'pipeline-box', id: 'pipeline' });
+  const box = h('div', { class: 'pipeline-box explorable', id: 'pipeline' });
   const caption = h('p', { class: 'step-caption', id: 'step-caption', 'aria-live': 'polite' });
   const counter = h('span', { class: 'step-counter', id: 'step-counter' });
   let timer = null;
@@ -80,8 +103,24 @@ export function pipelineSection(ctx) {
       counter,
     ]),
     caption,
+    h('p', { class: 'muted', id: 'pipeline-explain-hint' }, [ctx.text.explain.pipelineHint]),
     box, // the figure carries its own colour key, so an export has it too
   ]);
+  const explorer = cellExplorer(box, {
+    cellSelector: 'rect[data-row]',
+    groups: () => [...box.querySelectorAll('svg.mha-pipeline')],
+    blocksOf: (group) => [...group.querySelectorAll('g[data-matrix]')],
+    describe: pipelineCell,
+    label: (cell) => cellTitle(ctx.hand, cell, { tokens: ctx.hand.tokens, words: EXPLAIN_WORDS[ctx.lang] }),
+    explain: (cell) => {
+      const explanation = explainCell(ctx.hand, cell);
+      return { ...explanationText(explanation, { tokens: ctx.hand.tokens, words: EXPLAIN_WORDS[ctx.lang] }), sources: explanation.sources };
+    },
+    find: ({ figure, head, row, col }) => {
+      const stage = PIPELINE_STAGE_OF[figure]?.(head);
+      return stage ? box.querySelectorAll(`g.stage${stage} g[data-matrix="${PIPELINE_MATRIX_OF[figure]}"] rect[data-row="${row}"][data-col="${col}"]`) : [];
+    },
+  });
   return {
     node,
     reads: ['hand', 'step', 'resize'],
@@ -91,6 +130,7 @@ export function pipelineSection(ctx) {
       caption.textContent = t.captions[step];
       counter.textContent = step === 0 ? t.overview : t.stepOf(step);
       node.dataset.step = String(step);
+      if (ctx.hand) explorer.refresh();
     },
     dispose: stop,
   };

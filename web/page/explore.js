@@ -1,0 +1,190 @@
+// Pointing at a cell of a figure shows its arithmetic (shared/explain.js) in a popover, outlines the
+// cells it came from, and reads it out to screen readers. Mouse: hover. Touch: a tap (a swipe still
+// scrolls: the cells take touch-action pan-y). Keyboard: each figure is one tab stop, the arrow keys move
+// between its cells (a roving tabindex, as in an ARIA grid). Only classes and attributes of the drawn
+// SVG change: no redraw per hover.
+import { h } from '../shared/dom.js';
+import { touchGesture } from '../shared/touch.js';
+
+let popover = null; // one per page: only one cell is explained at a time
+
+function sharedPopover() {
+  if (!popover?.isConnected) {
+    popover = h('div', { class: 'cell-explanation', id: 'cell-explanation', 'aria-hidden': 'true', hidden: true });
+    document.body.append(popover);
+  }
+  return popover;
+}
+
+/** Puts the popover under the cell (above it when there is no room below), inside the viewport. */
+function place(box, node) {
+  const cell = node.getBoundingClientRect();
+  const width = document.documentElement.clientWidth;
+  const { offsetWidth, offsetHeight } = box;
+  const left = Math.max(8, Math.min(cell.left, width - offsetWidth - 8));
+  const below = cell.bottom + 8;
+  const top = below + offsetHeight > innerHeight && cell.top - offsetHeight - 8 > 0 ? cell.top - offsetHeight - 8 : below;
+  box.style.setProperty('left', `${left + scrollX}px`);
+  box.style.setProperty('top', `${top + scrollY}px`);
+}
+
+const position = (node) => ({ row: Number(node.dataset.row), col: Number(node.dataset.col) });
+
+/**
+ * Makes the figures under `root` explain their cells. The section says where its cells are and what
+ * they mean:
+ * - cellSelector: the cells of a figure; entrySelector: number editors that explain themselves too
+ *   (they keep their own keys);
+ * - groups(): the figures, one tab stop each; blocksOf(group): its matrices in reading order (the arrow
+ *   keys go on to the next one at an edge);
+ * - describe(node) → { figure, head, row, col }; label(cell) → a cell's accessible name;
+ * - explain(cell) → { title, lines, spoken, sources }; find(source) → the nodes that show a source cell.
+ * Returns refresh(), to call after every redraw.
+ */
+export function cellExplorer(root, { cellSelector, entrySelector = null, groups, blocksOf, describe, label, explain, find }) {
+  const live = h('p', { class: 'sr-only', 'aria-live': 'polite' });
+  root.append(live);
+  const remembered = new WeakMap(); // group → the { block, row, col } holding its tab stop
+  let shown = null; // { node, cell }
+  let touch = null;
+
+  const cellNode = (target) => target?.closest?.(entrySelector ? `${cellSelector}, ${entrySelector}` : cellSelector) ?? null;
+  const isEntry = (node) => Boolean(entrySelector && node.matches(entrySelector));
+
+  function clearMarks() {
+    for (const node of root.querySelectorAll('.explain-target, .explain-source')) node.classList.remove('explain-target', 'explain-source');
+  }
+
+  function show(node, { announce = false } = {}) {
+    const cell = describe(node);
+    const { title, lines, spoken, sources } = explain(cell);
+    clearMarks();
+    for (const source of sources) for (const found of find(source)) if (found !== node) found.classList.add('explain-source');
+    node.classList.add('explain-target');
+    const box = sharedPopover();
+    box.replaceChildren(h('strong', {}, [title]), ...lines.map((line) => h('div', { class: 'explain-line' }, [line])));
+    box.hidden = false;
+    place(box, node);
+    if (announce) live.textContent = spoken;
+    shown = { node, cell };
+  }
+
+  function hide() {
+    clearMarks();
+    if (popover) popover.hidden = true;
+    shown = null;
+  }
+
+  /** Back to the focused cell, if there is one, else nothing shown. */
+  function fallBack() {
+    const focused = cellNode(document.activeElement);
+    if (focused && root.contains(focused)) show(focused);
+    else hide();
+  }
+
+  root.addEventListener('pointerover', (event) => {
+    const node = cellNode(event.target);
+    if (event.pointerType === 'mouse' && node && node !== shown?.node) show(node);
+  });
+  root.addEventListener('pointerout', (event) => {
+    if (event.pointerType === 'mouse' && cellNode(event.target) && !cellNode(event.relatedTarget)) fallBack();
+  });
+  // A tap focuses the cell (focusin shows it); a swipe is the browser's, to scroll.
+  root.addEventListener('pointerdown', (event) => {
+    const node = cellNode(event.target);
+    touch = node && event.pointerType !== 'mouse' ? { id: event.pointerId, x: event.clientX, y: event.clientY, node } : null;
+  });
+  root.addEventListener('pointerup', (event) => {
+    if (touch?.id !== event.pointerId) return;
+    const { node, x, y } = touch;
+    touch = null;
+    if (touchGesture(event.clientX - x, event.clientY - y) !== 'tap' || isEntry(node)) return;
+    if (document.activeElement === node) show(node, { announce: true });
+    else node.focus({ preventScroll: true });
+  });
+  root.addEventListener('pointercancel', () => (touch = null));
+  root.addEventListener('focusin', (event) => {
+    const node = cellNode(event.target);
+    if (!node) return;
+    if (!isEntry(node)) rove(node);
+    show(node, { announce: true });
+  });
+  root.addEventListener('focusout', (event) => {
+    if (cellNode(event.target) && !cellNode(event.relatedTarget)) hide();
+  });
+  root.addEventListener('keydown', (event) => {
+    const node = cellNode(event.target);
+    if (!node || isEntry(node)) return;
+    if (event.key === 'Escape') hide();
+    else if (event.key === 'Enter' || event.key === ' ') show(node, { announce: true });
+    else {
+      const next = neighbour(node, event.key);
+      if (next === undefined) return;
+      if (next) next.focus();
+    }
+    event.preventDefault();
+  });
+
+  const groupOf = (node) => groups().find((group) => group.contains(node));
+
+  /** The cell the key moves to (null: none, stay), or undefined for keys that are not moves. */
+  function neighbour(node, key) {
+    const group = groupOf(node);
+    const blocks = blocksOf(group);
+    const index = blocks.findIndex((block) => block.contains(node));
+    const cells = (block) => [...block.querySelectorAll(cellSelector)];
+    const { row, col } = position(node);
+    const at = (block, r, c) => cells(block).find((cell) => position(cell).row === r && position(cell).col === c) ?? null;
+    const size = (block) => cells(block).reduce(([rows, cols], cell) => [Math.max(rows, position(cell).row + 1), Math.max(cols, position(cell).col + 1)], [0, 0]);
+    const [rows, cols] = size(blocks[index]);
+    const across = (step) => {
+      const block = blocks[index + step];
+      if (!block) return null;
+      const [otherRows, otherCols] = size(block);
+      return at(block, Math.min(row, otherRows - 1), step > 0 ? 0 : otherCols - 1);
+    };
+    switch (key) {
+      case 'ArrowRight': return col + 1 < cols ? at(blocks[index], row, col + 1) : across(1);
+      case 'ArrowLeft': return col > 0 ? at(blocks[index], row, col - 1) : across(-1);
+      case 'ArrowDown': return row + 1 < rows ? at(blocks[index], row + 1, col) : null;
+      case 'ArrowUp': return row > 0 ? at(blocks[index], row - 1, col) : null;
+      case 'Home': return at(blocks[index], row, 0);
+      case 'End': return at(blocks[index], row, cols - 1);
+      default: return undefined;
+    }
+  }
+
+  /** Moves the group's one tab stop to `node`. */
+  function rove(node) {
+    const group = groupOf(node);
+    if (!group) return;
+    for (const cell of group.querySelectorAll(`${cellSelector}[tabindex="0"]`)) if (cell !== node) cell.setAttribute('tabindex', '-1');
+    node.setAttribute('tabindex', '0');
+    remembered.set(group, { block: blocksOf(group).findIndex((block) => block.contains(node)), ...position(node) });
+  }
+
+  return {
+    /** After a redraw: every cell focusable and named, one tab stop per figure, the shown cell's new numbers. */
+    refresh() {
+      for (const group of groups()) {
+        // A figure of focusable cells is a group of them, no longer one image.
+        if (group.getAttribute('role') !== 'group') group.setAttribute('role', 'group');
+        const blocks = blocksOf(group);
+        const keep = remembered.get(group);
+        const cells = blocks.flatMap((block, index) => [...block.querySelectorAll(cellSelector)].map((node) => ({ node, index, ...position(node) })));
+        const stop = cells.find((c) => keep && keep.block === c.index && keep.row === c.row && keep.col === c.col) ?? cells[0];
+        for (const { node } of cells) {
+          const name = label(describe(node));
+          if (node.getAttribute('aria-label') !== name) node.setAttribute('aria-label', name);
+          if (node.getAttribute('role') !== 'button') node.setAttribute('role', 'button');
+          const tabindex = node === stop.node ? '0' : '-1';
+          if (node.getAttribute('tabindex') !== tabindex) node.setAttribute('tabindex', tabindex);
+        }
+      }
+      if (!shown) return;
+      // The cell shown may have been redrawn as a new node (a new h, a word added): find it again.
+      if (shown.node.isConnected) show(shown.node);
+      else hide();
+    },
+  };
+}
