@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadAttention } from '../web/src/attention.js';
 import { snapshot } from '../web/shared/session.js';
-import { explainCell, explanationText } from '../web/shared/explain.js';
+import { explainCell, explanationText, cellTitle } from '../web/shared/explain.js';
 import { EXPLAIN_WORDS } from '../web/shared/figure-labels.js';
 import { LESSON_EXAMPLE } from '../web/shared/lesson.js';
 
@@ -102,6 +102,7 @@ test('on random models, every explained cell comes back to the core\'s number fr
       for (const lang of ['zh', 'en']) {
         const { title, lines, spoken } = explanationText(e, { tokens, words: EXPLAIN_WORDS[lang] });
         assert.ok(title && lines.length && spoken.includes(lines[0]), what);
+        assert.equal(cellTitle(snap, cell, { tokens, words: EXPLAIN_WORDS[lang] }), title, `${what}: the cell's accessible name`);
         if (e.kind === 'dot') {
           const shown = lines[0].split(' = ')[1].split(' + ').map((p) => p.replace(/[()]/g, '').replace(/−/g, '-').split('×').map(Number));
           close(shown.reduce((sum, [a, b]) => sum + a * b, 0), core, `${what} the products as written`);

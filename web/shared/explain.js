@@ -114,6 +114,19 @@ const vector = (values) => `[${values.map(shortNumber).join(', ')}]`;
 const SUBSCRIPT = '₀₁₂₃₄₅₆₇₈₉';
 const sub = (n) => String(n).replace(/\d/g, (d) => SUBSCRIPT[d]);
 
+/** Columns are named as the figures label them: words for the square ones, d_model dimensions for the rest. */
+function titleFor({ figure, head, row, col }, { dim, scaled, tokens, words }) {
+  const token = (i) => tokens[i] ?? String(i + 1);
+  const square = figure === 'dots' || figure === 'scores' || figure === 'weights';
+  return words.title({ figure, head, row: figure === 'wo' ? row : token(row), col: square ? token(col) : dim, scaled });
+}
+
+/** A cell's name without its arithmetic (cheap enough for every cell's accessible name on every redraw). */
+export function cellTitle(snap, cell, { tokens, words }) {
+  const perHeadColumns = cell.head !== null && ['q', 'k', 'v', 'head'].includes(cell.figure);
+  return titleFor(cell, { dim: perHeadColumns ? cell.head * snap.dK + cell.col : cell.col, scaled: cell.figure === 'scores' && snap.scaled, tokens, words });
+}
+
 /**
  * The explanation in words: { title, lines } for the popover, and `spoken`, the same as one string for a
  * screen reader. `words` is FIGURE_LABELS[lang].explain; `tokens` names the rows.
@@ -161,8 +174,6 @@ export function explanationText(explanation, { tokens, words }) {
     default:
       throw new Error(`explanationText: no kind '${e.kind}'`);
   }
-  // Columns are named as the figures label them: words for the square ones, d_model dimensions for the rest.
-  const square = e.figure === 'dots' || e.figure === 'scores' || e.figure === 'weights';
-  const title = words.title({ figure: e.figure, head: e.head, row: e.figure === 'wo' ? e.row : token(e.row), col: square ? token(e.col) : e.dim ?? e.col, scaled: e.kind === 'scaled' });
+  const title = titleFor(e, { dim: e.dim ?? e.col, scaled: e.kind === 'scaled', tokens, words });
   return { title, lines, spoken: [title, ...lines].join(words.sentenceGap) };
 }
