@@ -308,18 +308,174 @@ test('the formula is typeset and a focused symbol lights its part of the pipelin
   await context.close();
 });
 
-test('the quiz checks answers against the live model', async () => {
-  const { page, context } = await load();
-  await page.fill('#quiz-1', '64');
-  await page.click('#quiz-section li:nth-child(1) button');
-  assert.match(await page.textContent('#quiz-section li:nth-child(1) .feedback'), /对了/);
-  for (const [i, w] of ['0.33', '0.33', '0.33'].entries()) await page.fill(`#quiz-2-${i}`, w);
-  await page.click('#quiz-2-check');
-  assert.match(await page.textContent('#quiz-section li:nth-child(2) .feedback'), /对了/);
-  await page.check('#quiz-section li:nth-child(3) input[value="1"]');
-  await page.click('#quiz-section li:nth-child(3) button');
-  assert.match(await page.textContent('#quiz-section li:nth-child(3) .feedback'), /对了/);
+const quizAt = (page) => page.getAttribute('#quiz-card', 'data-question');
+const quizFeedback = async (page) => ({ kind: (await page.getAttribute('#quiz-feedback', 'class')).replace('feedback', '').trim(), text: await page.textContent('#quiz-feedback') });
+
+test('the quiz asks ten questions one at a time, checked by the live core; a miss comes back two questions later (mouse and keyboard)', async () => {
+  const { page, errors, context } = await load('?h=4');
+  await page.locator('#quiz-section').scrollIntoViewIfNeeded();
+  assert.match(await page.textContent('#quiz-counting'), /维和列从 0 数起/);
+  assert.equal(await quizAt(page), 'bill');
+  // Nothing filled in: a hint, not a verdict, and no answer shown.
+  await page.click('#quiz-check');
+  assert.deepEqual(await quizFeedback(page), { kind: 'hint', text: '先填上答案（或选一项）再核对。' });
+  assert.ok(await page.locator('#quiz-next').isHidden());
+  // Keyboard: Enter in the box checks.
+  await page.fill('#quiz-answer', '9');
+  await page.press('#quiz-answer', 'Enter');
+  assert.equal((await quizFeedback(page)).kind, 'right');
+  await page.click('#quiz-next');
+  assert.equal(await quizAt(page), 'dk');
+  await page.fill('#quiz-answer', '12');
+  await page.click('#quiz-check');
+  assert.equal((await quizFeedback(page)).kind, 'wrong');
+  assert.doesNotMatch((await quizFeedback(page)).text, /64/, 'a miss does not give the answer away');
+  await page.click('#quiz-next');
+  // Dimension 3, counted from 0 as the question says, is head 4's slice at h = 4.
+  assert.equal(await quizAt(page), 'split');
+  assert.match(await page.textContent('#quiz-prompt'), /第 3 维（从 0 数起/);
+  await page.check('#quiz-option-3');
+  await page.click('#quiz-check');
+  assert.match((await quizFeedback(page)).text, /^对了！.*头 4/);
+  await page.keyboard.press('Tab');
+  await page.click('#quiz-next');
+  assert.equal(await quizAt(page), 'predict');
+  await page.click('#quiz-reveal');
+  const revealed = await quizFeedback(page);
+  const row = rowText(await weightsOf(page, 3), 0).join(', ');
+  assert.equal(revealed.kind, 'revealed');
+  assert.ok(revealed.text.includes(`[${row}]`), `${revealed.text} shows the core's row ${row}`);
+  await page.click('#quiz-next');
+  // The missed question, after two others.
+  assert.equal(await quizAt(page), 'dk');
+  assert.ok(await page.locator('.quiz-returning').isVisible());
+  await page.fill('#quiz-answer', '64');
+  await page.click('#quiz-check');
+  assert.equal((await quizFeedback(page)).kind, 'right');
+  await page.click('#quiz-next');
+  const answers = { mask: '1', scale: 2, concat: '4', wo: 0, ablation: [0], train: 1, predict: null };
+  for (let i = 0; i < 7 && (await quizAt(page)); i++) {
+    const id = await quizAt(page);
+    const answer = answers[id];
+    if (typeof answer === 'string') await page.fill('#quiz-answer', answer);
+    else if (Array.isArray(answer)) for (const option of answer) await page.check(`#quiz-option-${option}`);
+    else if (answer === null) {
+      for (const [col, w] of rowText(await weightsOf(page, 3), 0).entries()) await page.fill(`#quiz-answer-${col}`, w);
+    } else {
+      // Keyboard: Space picks the focused option.
+      await page.focus(`#quiz-option-${answer}`);
+      await page.keyboard.press('Space');
+    }
+    await page.click('#quiz-check');
+    assert.equal((await quizFeedback(page)).kind, 'right', `${id}: ${(await quizFeedback(page)).text}`);
+    await page.click('#quiz-next');
+  }
+  assert.match(await page.textContent('#quiz-card'), /全部完成！10 道题里有 8 道第一次就答对。/);
+  assert.match(await page.textContent('#quiz-progress'), /已完成 10 \/ 10 题/);
+  await page.click('#quiz-restart');
+  assert.equal(await quizAt(page), 'bill');
+  assert.deepEqual(errors, []);
   await context.close();
+});
+
+test('the quiz on a phone, in English, by touch: answers follow the live head count', async () => {
+  const { page, errors, context } = await load('?lang=en&h=2', { viewport: { width: 375, height: 740 } });
+  await page.locator('#quiz-section').scrollIntoViewIfNeeded();
+  await page.tap('#quiz-check');
+  assert.equal((await quizFeedback(page)).kind, 'hint');
+  await page.fill('#quiz-answer', '9');
+  await page.tap('#quiz-check');
+  await page.tap('#quiz-next');
+  await page.fill('#quiz-answer', '64');
+  await page.tap('#quiz-check');
+  await page.tap('#quiz-next');
+  assert.match(await page.textContent('#quiz-prompt'), /dimension 3 \(counting from 0/);
+  await page.tap('label[for="quiz-option-0"]');
+  await page.tap('#quiz-check');
+  assert.equal((await quizFeedback(page)).kind, 'wrong', 'at h = 2 dimension 3 is head 2\'s, not head 1\'s');
+  await page.tap('label[for="quiz-option-1"]');
+  await page.tap('#quiz-check');
+  assert.match((await quizFeedback(page)).text, /^Correct! .*Head 2/);
+  const overflow = await page.$eval('#quiz-card', (card) => card.scrollWidth - card.clientWidth);
+  assert.ok(overflow <= 0, `the card fits the phone (${overflow} px over)`);
+  await page.locator('#quiz-section').screenshot({ path: `${ensureArtifactsDir()}quiz-phone-en.png` });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('copy link right after jumping to the section copies the current state, without #share-section', async () => {
+  for (const [viewport, tap] of [[{ width: 1280, height: 900 }, false], [{ width: 375, height: 740 }, true]]) {
+    const { page, errors, context } = await load('', { viewport });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.baseUrl });
+    await page.fill('#bill-heads', '8');
+    await page.click('nav a[href="#share-section"]');
+    // Before the address bar is written (it waits 150 ms after a change).
+    if (tap) await page.tap('#share-copy');
+    else {
+      await page.focus('#share-copy');
+      await page.keyboard.press('Enter');
+    }
+    const link = await page.inputValue('#share-link');
+    assert.equal(link, `${env.baseUrl}?bh=8`);
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), link);
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
+test('training: the last step label fits the figure, and a lone head is not "not yet divided"', async () => {
+  for (const [lang, width] of [['zh', 1280], ['en', 375]]) {
+    const { page, errors, context } = await load(`?lang=${lang}`, { viewport: { width, height: 900 } });
+    await page.locator('.mha-train').scrollIntoViewIfNeeded();
+    await page.waitForSelector('.mha-train svg.loss-curve');
+    const fits = await page.$eval('.mha-train svg.loss-curve', (svg) => {
+      const last = [...svg.querySelectorAll('text')].find((text) => text.textContent === '1500');
+      const box = last.getBBox();
+      return box.x + box.width <= svg.viewBox.baseVal.width;
+    });
+    assert.ok(fits, `${lang}: the label 1500 ends inside the figure`);
+    const oneHead = '.mha-train input[type="radio"][value="1"]';
+    if (width < 500) await page.tap(oneHead);
+    else await page.click(oneHead);
+    await page.waitForFunction(() => document.querySelectorAll('.mha-train figure.train-head').length === 1, null, { timeout: 15000 });
+    const caption = await page.textContent('.mha-train figure.train-head figcaption');
+    assert.doesNotMatch(caption, /还没分工|no view yet/, caption);
+    assert.match(caption, lang === 'zh' ? /看前一个词|看句首|无工可分/ : /one step back|at the start|nothing to divide/, caption);
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
+test('the code demo says the seed changes program 2, and program 1\'s output does not depend on it', async () => {
+  const { page, context } = await load();
+  const first = await page.textContent('#demo-a-output');
+  await page.fill('#seed1', '12345');
+  await settle(page);
+  assert.equal(await page.textContent('#demo-a-output'), first);
+  assert.match(await page.textContent('#seed-a-note'), /打印结果却一字不变/);
+  const order = await page.evaluate(() => {
+    const [programA, programB] = document.querySelectorAll('#code-section h3');
+    const hint = document.getElementById('seed-b-hint');
+    const follows = (a, b) => Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
+    return { afterProgramB: follows(programB, hint), beforeSeed2: follows(hint, document.getElementById('seed2')), afterProgramA: follows(programA, hint) };
+  });
+  assert.deepEqual(order, { afterProgramB: true, beforeSeed2: true, afterProgramA: true });
+  assert.doesNotMatch(await page.textContent('#code-section > p'), /种子试试/);
+  await context.close();
+});
+
+test('the lesson ends with a recap and links to the two papers that open in a new tab', async () => {
+  for (const lang of ['zh', 'en']) {
+    const { page, errors, offline, context } = await load(`?lang=${lang}`, { viewport: { width: lang === 'zh' ? 1280 : 375, height: 800 } });
+    assert.ok(await page.locator('#recap li').count() >= 4);
+    const links = await page.$$eval('#reading-list a', (anchors) => anchors.map((a) => [a.href, a.target, a.rel]));
+    assert.deepEqual(links, [['https://arxiv.org/abs/1706.03762', '_blank', 'noopener'], ['https://arxiv.org/abs/1905.10650', '_blank', 'noopener']]);
+    await page.focus('#reading-list a');
+    assert.equal(await page.evaluate(() => document.activeElement.getAttribute('href')), 'https://arxiv.org/abs/1706.03762');
+    assert.deepEqual(offline, [], 'nothing is fetched from the network');
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
 });
 
 test('English is one switch away, and ?lang=en opens in English', async () => {

@@ -2,7 +2,10 @@
 // its state, and every error sentence in both languages.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultState, toQuery, fromQuery, MAX_TOKEN_CHARS } from '../web/page/state.js';
+import { defaultState, toQuery, fromQuery, shareLink, MAX_TOKEN_CHARS } from '../web/page/state.js';
+import { newDeck, currentQuestion, isReturning, moveOn, rightFirstTime } from '../web/page/quiz-deck.js';
+import { viewName } from '../web/shared/train.js';
+import { TRAIN_TEXT } from '../web/shared/train-text.js';
 import { checkHand, checkViews, checkBill, checkSeed, LessonError } from '../web/page/checks.js';
 import { errorSentence } from '../web/shared/errors.js';
 import { TEXT } from '../web/page/text.js';
@@ -173,4 +176,70 @@ test('Chinese text uses full-width punctuation next to Chinese characters', asyn
     assert.deepEqual(halfWidth, [], `${file}: ASCII punctuation in Chinese prose`);
   }
   assert.equal(TEXT.zh.bill.gpt2, '默认值是 GPT-2 的设置：d_model = 768，h = 12。');
+});
+
+test('the shared link is built from the state, without the #section the learner jumped to', () => {
+  const state = defaultState();
+  state.bill.heads = 8;
+  state.lang = 'en';
+  const link = shareLink(state, 'https://example.org/lesson/?bh=12#share-section');
+  assert.equal(link, 'https://example.org/lesson/?lang=en&bh=8');
+  assert.equal(shareLink(defaultState(), 'https://example.org/lesson/?x=1#share-section'), 'https://example.org/lesson/');
+  assert.deepEqual(fromQuery(new URL(link).searchParams), state);
+});
+
+test('a missed or revealed quiz question comes back after two others; one got right is done', () => {
+  const deck = newDeck(['a', 'b', 'c', 'd', 'e']);
+  assert.equal(currentQuestion(deck), 'a');
+  moveOn(deck, { missed: true });
+  assert.deepEqual(deck.queue, ['b', 'c', 'a', 'd', 'e']);
+  moveOn(deck, { missed: false });
+  moveOn(deck, { missed: false });
+  assert.equal(currentQuestion(deck), 'a');
+  assert.ok(isReturning(deck));
+  moveOn(deck, { missed: false });
+  moveOn(deck, { missed: true });
+  assert.deepEqual(deck.queue, ['e', 'd'], 'fewer than two left: it goes last');
+  moveOn(deck, { missed: false });
+  moveOn(deck, { missed: false });
+  assert.equal(currentQuestion(deck), null);
+  assert.deepEqual(deck.done, ['b', 'c', 'a', 'e', 'd']);
+  assert.equal(rightFirstTime(deck), 3);
+});
+
+test('the quiz states how the page counts, and has at least 8 questions in both languages', () => {
+  for (const lang of ['zh', 'en']) {
+    const quiz = TEXT[lang].quiz;
+    assert.match(quiz.counting, lang === 'zh' ? /维和列从 0 数起.*头、词和行从 1 数起/ : /dimensions and columns count from 0.*heads, words and rows count from 1/);
+    const questions = Object.values(quiz).filter((entry) => entry && typeof entry === 'object' && 'prompt' in entry);
+    assert.ok(questions.length >= 8, `${lang}: ${questions.length} questions`);
+    assert.match(quiz.split.prompt('猫'), lang === 'zh' ? /第 3 维（从 0 数起/ : /dimension 3 \(counting from 0/);
+  }
+});
+
+test('training: the Chinese lead speaks of a 16-word vocabulary, and a lone head is never "not yet divided"', () => {
+  assert.match(TRAIN_TEXT.zh.lead, /词表里有 16 个词/);
+  assert.doesNotMatch(TRAIN_TEXT.zh.lead, /句子由 16 个词/);
+  const undecided = { previous: 0.4, first: 0.4 };
+  assert.equal(viewName(undecided, 2), 'mixed');
+  assert.equal(viewName(undecided, 1), 'blend');
+  assert.equal(viewName({ previous: 0.9, first: 0.05 }, 1), 'previous');
+  assert.match(TRAIN_TEXT.zh.views.blend, /一个头/);
+  assert.match(TRAIN_TEXT.en.views.blend, /one head/);
+});
+
+test('the code demo says which program the seed changes', () => {
+  assert.doesNotMatch(TEXT.zh.code.lead, /种子试试/);
+  assert.doesNotMatch(TEXT.en.code.lead, /Try another seed/);
+  assert.match(TEXT.zh.code.seedA, /程序一.*打印结果却一字不变/);
+  assert.match(TEXT.zh.code.seedB, /程序二/);
+  assert.match(TEXT.en.code.seedB, /program 2/);
+});
+
+test('the lesson ends with a recap and a reading list that links the two papers', () => {
+  for (const lang of ['zh', 'en']) {
+    assert.ok(TEXT[lang].recap.items.length >= 4);
+    const links = TEXT[lang].reading.items.filter((item) => typeof item === 'object').map((item) => item.href);
+    assert.deepEqual(links, ['https://arxiv.org/abs/1706.03762', 'https://arxiv.org/abs/1905.10650']);
+  }
 });

@@ -252,9 +252,20 @@ function header() {
   ]);
 }
 
+/** A reading-list entry: a plain sentence, or a work's title linked (in a new tab) with a note after it. */
+const readingItem = (item) => (typeof item === 'string' ? [item]
+  : [h('a', { href: item.href, target: '_blank', rel: 'noopener' }, [item.title]), item.note]);
+
 function footer() {
-  const t = ctx.text.reading;
-  return h('footer', { class: 'reading' }, [h('h2', {}, [t.title]), h('ul', {}, t.items.map((item) => h('li', {}, [item])))]);
+  const { recap, reading } = ctx.text;
+  return h('footer', { class: 'reading' }, [
+    h('section', { class: 'recap', id: 'recap', 'aria-labelledby': 'recap-title' }, [
+      h('h2', { id: 'recap-title' }, [recap.title]),
+      h('ul', {}, recap.items.map((item) => h('li', {}, [item]))),
+    ]),
+    h('h2', {}, [reading.title]),
+    h('ul', { id: 'reading-list' }, reading.items.map((item) => h('li', {}, readingItem(item)))),
+  ]);
 }
 
 /** Builds every section for the current language, without drawing them yet. */
