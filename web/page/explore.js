@@ -37,7 +37,8 @@ const position = (node) => ({ row: Number(node.dataset.row), col: Number(node.da
  *   (they keep their own keys);
  * - groups(): the figures, one tab stop each; blocksOf(group): its matrices in reading order (the arrow
  *   keys go on to the next one at an edge);
- * - describe(node) → { figure, head, row, col }; label(cell) → a cell's accessible name;
+ * - describe(node) → { figure, head, row, col }; label(cell, shownText) → a cell's accessible name (it
+ *   must contain the number written in the cell, for speech input);
  * - explain(cell) → { title, lines, spoken, sources }; find(source) → the nodes that show a source cell.
  * Returns refresh(), to call after every redraw.
  */
@@ -174,7 +175,7 @@ export function cellExplorer(root, { cellSelector, entrySelector = null, groups,
         const cells = blocks.flatMap((block, index) => [...block.querySelectorAll(cellSelector)].map((node) => ({ node, index, ...position(node) })));
         const stop = cells.find((c) => keep && keep.block === c.index && keep.row === c.row && keep.col === c.col) ?? cells[0];
         for (const { node } of cells) {
-          const name = label(describe(node));
+          const name = label(describe(node), node.textContent.trim());
           if (node.getAttribute('aria-label') !== name) node.setAttribute('aria-label', name);
           if (node.getAttribute('role') !== 'button') node.setAttribute('role', 'button');
           const tabindex = node === stop.node ? '0' : '-1';

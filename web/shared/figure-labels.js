@@ -40,6 +40,7 @@ const explainedName = (names, figure, head, scaled) => {
 export const EXPLAIN_WORDS = {
   zh: {
     sentenceGap: '；',
+    withValue: (title, value) => (value ? `${title}：${value}` : title),
     title: ({ figure, head, row, col, scaled }) => {
       const where = { dots: `${row} → ${col}`, scores: `${row} → ${col}`, weights: `${row} → ${col}`, wo: `第 ${row} 行，第 ${col} 列` }[figure] ?? `${row}，第 ${col} 维`;
       return [head === null ? null : FIGURE_LABELS.zh.head(head), explainedName(EXPLAIN_FIGURE_NAMES.zh, figure, head, scaled), where].filter(Boolean).join(' · ');
@@ -58,6 +59,7 @@ export const EXPLAIN_WORDS = {
   },
   en: {
     sentenceGap: '; ',
+    withValue: (title, value) => (value ? `${title}: ${value}` : title),
     title: ({ figure, head, row, col, scaled }) => {
       const where = { dots: `${row} → ${col}`, scores: `${row} → ${col}`, weights: `${row} → ${col}`, wo: `row ${row}, column ${col}` }[figure] ?? `${row}, dimension ${col}`;
       return [head === null ? null : FIGURE_LABELS.en.head(head), explainedName(EXPLAIN_FIGURE_NAMES.en, figure, head, scaled), where].filter(Boolean).join(' · ');

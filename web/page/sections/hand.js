@@ -268,7 +268,7 @@ export function handSection(ctx) {
       const svg = cell.closest('svg');
       return { figure: svg.dataset.figure, head: svg.dataset.head === undefined ? null : Number(svg.dataset.head), row: Number(cell.dataset.row), col: Number(cell.dataset.col) };
     },
-    label: (cell) => cellTitle(ctx.hand, cell, { tokens: ctx.hand.tokens, words: EXPLAIN_WORDS[ctx.lang] }),
+    label: (cell, shown) => EXPLAIN_WORDS[ctx.lang].withValue(cellTitle(ctx.hand, cell, { tokens: ctx.hand.tokens, words: EXPLAIN_WORDS[ctx.lang] }), shown),
     explain: (cell) => explainedCell(cell),
     find: ({ figure, head, row, col }) => {
       const at = `[data-row="${row}"][data-col="${col}"]`;

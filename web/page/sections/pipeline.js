@@ -111,7 +111,7 @@ export function pipelineSection(ctx) {
     groups: () => [...box.querySelectorAll('svg.mha-pipeline')],
     blocksOf: (group) => [...group.querySelectorAll('g[data-matrix]')],
     describe: pipelineCell,
-    label: (cell) => cellTitle(ctx.hand, cell, { tokens: ctx.hand.tokens, words: EXPLAIN_WORDS[ctx.lang] }),
+    label: (cell, shown) => EXPLAIN_WORDS[ctx.lang].withValue(cellTitle(ctx.hand, cell, { tokens: ctx.hand.tokens, words: EXPLAIN_WORDS[ctx.lang] }), shown),
     explain: (cell) => {
       const explanation = explainCell(ctx.hand, cell);
       return { ...explanationText(explanation, { tokens: ctx.hand.tokens, words: EXPLAIN_WORDS[ctx.lang] }), sources: explanation.sources };
