@@ -39,7 +39,8 @@ const position = (node) => ({ row: Number(node.dataset.row), col: Number(node.da
  *   keys go on to the next one at an edge);
  * - describe(node) → { figure, head, row, col }; label(cell, shownText) → a cell's accessible name (it
  *   must contain the number written in the cell, for speech input);
- * - explain(cell) → { title, lines, spoken, sources }; find(source) → the nodes that show a source cell.
+ * - explain(cell) → { title, lines, spoken, sources }, or null while there are no numbers to explain (a
+ *   refused link); find(source) → the nodes that show a source cell.
  * Returns refresh(), to call after every redraw.
  */
 export function cellExplorer(root, { cellSelector, entrySelector = null, groups, blocksOf, describe, label, explain, find }) {
@@ -58,7 +59,9 @@ export function cellExplorer(root, { cellSelector, entrySelector = null, groups,
 
   function show(node, { announce = false } = {}) {
     const cell = describe(node);
-    const { title, lines, spoken, sources } = explain(cell);
+    const explained = explain(cell);
+    if (!explained) return hide();
+    const { title, lines, spoken, sources } = explained;
     clearMarks();
     for (const source of sources) for (const found of find(source)) if (found !== node) found.classList.add('explain-source');
     node.classList.add('explain-target');

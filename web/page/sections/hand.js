@@ -279,6 +279,7 @@ export function handSection(ctx) {
     },
   });
   function explainedCell(cell) {
+    if (!ctx.hand || ctx.handError) return null;
     const explanation = explainCell(ctx.hand, cell);
     return { ...explanationText(explanation, { tokens: ctx.hand.tokens, words: EXPLAIN_WORDS[ctx.lang] }), sources: explanation.sources };
   }

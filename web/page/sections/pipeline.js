@@ -113,6 +113,7 @@ export function pipelineSection(ctx) {
     describe: pipelineCell,
     label: (cell, shown) => EXPLAIN_WORDS[ctx.lang].withValue(cellTitle(ctx.hand, cell, { tokens: ctx.hand.tokens, words: EXPLAIN_WORDS[ctx.lang] }), shown),
     explain: (cell) => {
+      if (!ctx.hand || ctx.handError) return null;
       const explanation = explainCell(ctx.hand, cell);
       return { ...explanationText(explanation, { tokens: ctx.hand.tokens, words: EXPLAIN_WORDS[ctx.lang] }), sources: explanation.sources };
     },
