@@ -13,7 +13,7 @@ import { handSection } from './sections/hand.js';
 import { pipelineSection, wideScreen } from './sections/pipeline.js';
 import { formulaSection } from './sections/formula.js';
 import { codeSection } from './sections/code.js';
-import { viewsSection } from './sections/views.js';
+import { viewsSection, initialViewPicks } from './sections/views.js';
 import { ablationSection } from './sections/ablation.js';
 import { trainSection } from './sections/train.js';
 import { quizSection } from './sections/quiz.js';
@@ -26,12 +26,12 @@ const ui = {
   selected: null, // the hand entry being edited: { matrix, row, col }
   symbol: null, // the formula symbol whose part of the pipeline is lit
   wide: wideScreen(), // the pipeline lies flat on wide screens
+  views: initialViewPicks(), // the views' pickers: focused word, hidden heads, first head drawn, picked head
 };
 
 /**
  * The areas a section may read, each computed from the state or the UI state; the redraw compares
- * them before and after a change. 'views-draw' (the views' own pickers) and 'url' (the address was
- * written) are announced rather than compared.
+ * them before and after a change. 'url' (the address was written) is announced rather than compared.
  */
 const WATCHED = {
   lang: (s) => s.lang,
@@ -45,8 +45,9 @@ const WATCHED = {
   selected: (s, u) => u.selected,
   focus: (s, u) => u.symbol,
   resize: (s, u) => u.wide,
+  'views-picks': (s, u) => u.views,
 };
-const AREAS = [...Object.keys(WATCHED), 'views-draw', 'url'];
+const AREAS = [...Object.keys(WATCHED), 'url'];
 
 const ctx = {
   mha: null,
@@ -85,8 +86,6 @@ const ctx = {
     const changed = noteChanges();
     if (changed.length) invalidate(...changed);
   },
-  /** For the views' own pickers, which keep their state inside the section. */
-  invalidate: (...areas) => invalidate(...areas),
 };
 
 const fingerprint = () => Object.fromEntries(Object.entries(WATCHED).map(([area, read]) => [area, JSON.stringify(read(ctx.state, ui))]));

@@ -12,6 +12,25 @@ const MAX_DRAWN_HEADS = 16;
 const MAX_DRAWN_WEIGHTS = 8192;
 const drawnHeadCount = (L) => Math.min(MAX_DRAWN_HEADS, Math.max(1, Math.floor(MAX_DRAWN_WEIGHTS / (L * L))));
 
+/** The views' pickers as first chosen: nothing focused or hidden, the first heads drawn, no head picked. */
+export const initialViewPicks = () => ({ focus: null, hidden: [], first: null, picked: null, previewed: null });
+
+const shapeOf = ({ heads, L }) => `${heads}/${L}`;
+
+/**
+ * The pickers' choices as they apply to `result`: a run of heads chosen for another shape starts over at
+ * head 0, and a focused word or hidden head the model no longer has counts for nothing.
+ */
+function effectivePicks(picks, result) {
+  return {
+    firstHead: picks.first?.shape === shapeOf(result) ? picks.first.head : 0,
+    hidden: picks.hidden.filter((head) => head < result.heads),
+    pickedHead: picks.picked,
+    previewedHead: picks.previewed,
+    focus: picks.focus !== null && picks.focus < result.L ? picks.focus : null,
+  };
+}
+
 /** §6: the BertViz-style line view and the all-heads grid, for the hand example or a larger random model. */
 export function viewsSection(ctx) {
   const t = ctx.text.views;
@@ -19,25 +38,20 @@ export function viewsSection(ctx) {
   const status = h('div');
   const capped = h('div', { class: 'controls', id: 'views-capped' });
   const headToggles = h('fieldset', { class: 'choice', id: 'views-head-toggles' });
-  const focusSelect = h('select', { id: 'focus-token', onchange: (e) => { focus = e.target.value === '' ? null : Number(e.target.value); ctx.invalidate('views-draw'); } });
+  // The pickers' choices live in ctx.ui.views (UI-only state): every change goes through ctx.setUi.
+  const pick = (mutate) => ctx.setUi((ui) => mutate(ui.views));
+  const focusSelect = h('select', { id: 'focus-token', onchange: (e) => pick((v) => (v.focus = e.target.value === '' ? null : Number(e.target.value))) });
   // Clicking a word on the left of the line view keeps only its lines (again: all of them).
   const linesBox = h('div', { id: 'lines-view', onclick: (event) => {
     const token = event.target.closest?.('.query-token');
     if (!token) return;
     const index = Number(token.dataset.index);
-    focus = focus === index ? null : index;
-    focusSelect.value = focus === null ? '' : String(focus);
-    ctx.invalidate('views-draw');
+    pick((v) => (v.focus = v.focus === index ? null : index));
   } });
   const gridBox = h('div', { id: 'grid-view' });
   // One head's lines alone, as in BertViz: a pointer over (or keyboard focus on) a head's button
   // previews it, a click or tap keeps it until clicked again.
   const headPick = h('fieldset', { class: 'choice head-pick', id: 'views-head-pick' });
-  let pickedHead = null;
-  let previewedHead = null;
-  let focus = null;
-  let hidden = new Set();
-  let firstHead = 0; // the first of the run of heads drawn (see drawnHeadCount)
   let drawnResult = null;
 
   const sourceChoice = h('fieldset', { class: 'choice' }, [
@@ -78,14 +92,11 @@ export function viewsSection(ctx) {
   }
 
   /** The note saying how many heads are drawn, with buttons to move along them, when there are too many. */
-  function buildCapped({ heads, L }, shownHeads) {
+  function buildCapped({ heads, L }, shownHeads, firstHead) {
     const count = drawnHeadCount(L);
     if (heads <= count) return fill(capped, []);
     const last = shownHeads.at(-1) + 1;
-    const moveTo = (start) => {
-      firstHead = start;
-      ctx.invalidate('views-draw');
-    };
+    const moveTo = (start) => pick((v) => (v.first = { shape: shapeOf({ heads, L }), head: start }));
     fill(capped, [
       h('p', { class: 'note', role: 'status' }, [t.capped(heads, L, count, firstHead + 1, last)]),
       h('button', { type: 'button', id: 'views-heads-back', disabled: firstHead === 0, onclick: () => moveTo(Math.max(0, firstHead - count)) }, [`◀ ${t.earlierHeads}`]),
@@ -93,22 +104,16 @@ export function viewsSection(ctx) {
     ]);
   }
 
-  function buildPickers(result, shownHeads) {
+  function buildPickers(result, shownHeads, { firstHead, hidden, pickedHead, focus }) {
     const key = `${result.heads}/${firstHead}/${shownHeads.length}/${result.tokens.join('\u0001')}`;
     if (headToggles.dataset.key === key) return;
     headToggles.dataset.key = key;
-    buildCapped(result, shownHeads);
-    hidden = new Set([...hidden].filter((head) => head < result.heads));
+    buildCapped(result, shownHeads, firstHead);
     fill(headToggles, [
       h('legend', {}, [t.showHeads]),
-      ...shownHeads.map((head) => checkbox({ label: `h${head + 1}`, checked: !hidden.has(head), onChange: (on) => { if (on) hidden.delete(head); else hidden.add(head); ctx.invalidate('views-draw'); } })),
+      ...shownHeads.map((head) => checkbox({ label: `h${head + 1}`, checked: !hidden.includes(head), onChange: (on) => pick((v) => (v.hidden = on ? v.hidden.filter((n) => n !== head) : [...v.hidden, head])) })),
     ]);
-    if (pickedHead !== null && !shownHeads.includes(pickedHead)) pickedHead = null;
-    previewedHead = null;
-    const preview = (head) => {
-      previewedHead = head;
-      ctx.invalidate('views-draw');
-    };
+    const preview = (head) => pick((v) => (v.previewed = head));
     fill(headPick, [
       h('legend', {}, [t.oneHead]),
       ...[null, ...shownHeads].map((head) => h('button', {
@@ -116,9 +121,9 @@ export function viewsSection(ctx) {
         'data-head': head ?? '',
         'aria-pressed': String(pickedHead === head),
         onclick: () => {
-          pickedHead = head !== null && pickedHead === head ? null : head;
-          headPick.querySelectorAll('button').forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.head === String(pickedHead ?? ''))));
-          preview(null);
+          const picked = head !== null && ctx.ui.views.picked === head ? null : head;
+          headPick.querySelectorAll('button').forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.head === String(picked ?? ''))));
+          pick((v) => Object.assign(v, { picked, previewed: null }));
         },
         // Touch and clicks also fire these, so only a mouse pointer or keyboard focus previews.
         onpointerenter: (e) => e.pointerType === 'mouse' && preview(head),
@@ -127,7 +132,6 @@ export function viewsSection(ctx) {
         onblur: () => preview(null),
       }, head === null ? [t.allHeads] : [h('span', { class: `swatch${headDash(head) ? ' dashed' : ''}`, style: `--head:${headColor(head)}`, 'aria-hidden': 'true' }), `h${head + 1}`])),
     ]);
-    if (focus !== null && focus >= result.L) focus = null;
     fill(focusSelect, [
       h('option', { value: '', selected: focus === null }, [t.focusAll]),
       ...result.tokens.map((token, i) => h('option', { value: i, selected: focus === i }, [`${i + 1}. ${token}`])),
@@ -157,7 +161,7 @@ export function viewsSection(ctx) {
 
   return {
     node,
-    reads: ['views', 'views-structure', 'views-draw', 'hand', 'resize'],
+    reads: ['views', 'views-structure', 'views-picks', 'hand', 'resize'],
     update(areas) {
       if (areas.has('views-structure')) buildBigControls();
       const notice = ctx.viewsError ? errorBox(ctx.text, ctx.viewsError) : ctx.viewsDrawing ? drawingStatus(ctx.viewsDrawing) : null;
@@ -166,13 +170,13 @@ export function viewsSection(ctx) {
       node.classList.toggle('stale', Boolean(notice));
       if (!result) return;
       // While numbers are still being drawn, the last figures stay as they are.
-      if (result === drawnResult && !areas.has('views-draw') && !areas.has('resize')) return;
-      if (result.heads !== drawnResult?.heads || result.L !== drawnResult?.L) firstHead = 0;
+      if (result === drawnResult && !areas.has('views-picks') && !areas.has('resize')) return;
       drawnResult = result;
+      const { firstHead, hidden, pickedHead, previewedHead, focus } = effectivePicks(ctx.ui.views, result);
       const shownHeads = range(Math.min(drawnHeadCount(result.L), result.heads - firstHead)).map((n) => firstHead + n);
-      buildPickers(result, shownHeads);
-      const soloHead = previewedHead ?? pickedHead;
-      const visibleHeads = soloHead !== null ? [soloHead] : shownHeads.filter((head) => !hidden.has(head));
+      buildPickers(result, shownHeads, { firstHead, hidden, pickedHead, focus });
+      const solo = [previewedHead, pickedHead].find((head) => head !== null && shownHeads.includes(head)) ?? null;
+      const visibleHeads = solo !== null ? [solo] : shownHeads.filter((head) => !hidden.includes(head));
       show(linesBox, figure({
         id: 'lines-figure',
         caption: t.lines,
