@@ -20,7 +20,8 @@ function importedFolders(file) {
 }
 
 const ALLOWED = {
-  page: ['page', 'shared', 'draw', 'src'],
+  // The page measures the poetry model with the card's own definitions (web/model/head-roles.js, evaluate.js).
+  page: ['page', 'shared', 'draw', 'src', 'model'],
   widget: ['widget', 'shared', 'draw', 'src'],
   shared: ['shared', 'draw', 'src'],
   draw: ['draw'],

@@ -42,11 +42,13 @@ test('malformed and absurd byte ranges get the whole file, and the server keeps 
 test('only what the page needs is served: no dotfiles, sources or build scripts', async () => {
   const { server, url } = await startServer({ port: 0 });
   try {
-    for (const path of ['/', '/index.html', '/course-example.html', '/page/style.css', '/dist/page.js', '/dist/widget.js', '/dist/mha-core.wasm', '/dist/katex/katex.min.css', '/src/attention.js']) {
+    for (const path of ['/', '/index.html', '/course-example.html', '/page/style.css', '/dist/page.js', '/dist/widget.js', '/dist/mha-core.wasm', '/dist/katex/katex.min.css', '/src/attention.js',
+      '/model/poems.safetensors', '/model/poems.card.json']) {
       assert.equal((await request(url, { path })).status, 200, path);
     }
     for (const path of ['/dist/.build-stamp', '/.git/config', '/serve.js', '/bundle.js', '/page/main.js', '/widget/element.js',
-      '/dist/%2e%2e/serve.js', '/dist/../serve.js', '/src/../serve.js', '/%2e%2e/package.json', '/src/attention.d.ts']) {
+      '/dist/%2e%2e/serve.js', '/dist/../serve.js', '/src/../serve.js', '/%2e%2e/package.json', '/src/attention.d.ts',
+      '/model/train.js', '/model/head-roles.js', '/model/corpus-summary.json', '/model/build/train.bin']) {
       assert.equal((await request(url, { path })).status, 404, path);
     }
     assert.equal((await request(url, { path: '/%E0%A4%A' })).status, 400, 'a malformed escape');

@@ -9,10 +9,12 @@ import sirv from 'sirv';
 const webRoot = fileURLToPath(new URL('.', import.meta.url));
 
 /**
- * What may be served: the pages at the top, the page's stylesheet, the built bundles and module, and
- * the API's source module (a browser can import it without a bundler). No dotfiles anywhere.
+ * What may be served: the pages at the top, the page's stylesheet, the built bundles and module, the
+ * API's source module (a browser can import it without a bundler), and the poetry model with its card,
+ * fetched where loadPoemModel looks for them (web/model/ beside web/src/). No dotfiles anywhere.
  */
-const SERVED = [/^\/$/, /^\/[\w-]+\.html$/, /^\/page\/[\w-]+\.css$/, /^\/dist\/(?:[\w-]+\/)*[\w.-]+$/, /^\/src\/[\w-]+\.js$/];
+const SERVED = [/^\/$/, /^\/[\w-]+\.html$/, /^\/page\/[\w-]+\.css$/, /^\/dist\/(?:[\w-]+\/)*[\w.-]+$/, /^\/src\/[\w-]+\.js$/,
+  /^\/model\/poems\.(?:safetensors|card\.json)$/];
 
 export function isServed(pathname) {
   return !pathname.split('/').some((part) => part.startsWith('.')) && SERVED.some((pattern) => pattern.test(pathname));
