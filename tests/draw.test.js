@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { parseHTML } from 'linkedom';
 import {
-  heatmap, matrixView, legend, headKey, pipeline, lineView, headGrid, tableFor,
+  heatmap, matrixView, legend, headKey, pipeline, lineView, headGrid, tableFor, attentionTile, tileLevel,
   textColorFor, weightColor, formatNumber, PIPELINE_STEPS, lossCurve,
 } from '../web/draw/index.js';
 import { headInk } from '../web/draw/color.js';
@@ -203,6 +203,24 @@ test('head grid has one tile per head', () => {
   assert.equal(svg.querySelectorAll('g.tile').length, 4);
   assert.equal(svg.querySelector('g.tile[data-head="2"]').getAttribute('opacity'), '0.35');
   matchGolden('grid', svg);
+});
+
+test('an attention tile draws each colour band as one path whose cells are the weights in that band', () => {
+  const L = 4;
+  const weights = [1, 0, 0, 0, 0.5, 0.5, 0, 0, 0.2, 0.2, 0.6, 0, 0.1, 0.1, 0.1, 0.7];
+  const svg = attentionTile(document, { weights, length: L, size: 40, title: 'L1 H1' });
+  const cells = new Map();
+  for (const path of svg.querySelectorAll('path[data-level]')) {
+    // Each subpath is "Mx yh w…": the run of cells from column x/10 to (x+w)/10 in row y/10.
+    for (const [, x, y, w] of path.getAttribute('d').matchAll(/M([\d.]+) ([\d.]+)h([\d.]+)/g)) {
+      for (let col = Number(x) / 10; col < (Number(x) + Number(w)) / 10 - 1e-9; col++) cells.set(`${Number(y) / 10},${col}`, Number(path.getAttribute('data-level')));
+    }
+  }
+  for (let row = 0; row < L; row++) for (let col = 0; col <= row; col++) assert.equal(cells.get(`${row},${col}`), tileLevel(weights[row * L + col]), `${row},${col}`);
+  assert.equal(cells.size, 10, 'only the causal triangle is coloured');
+  assert.equal(svg.querySelectorAll('path[data-level="3"]').length, 1, 'a band is one path');
+  assert.equal(svg.querySelector('path[data-level="3"]').getAttribute('d').split('M').length - 1, 1, 'the three 0.1s of a row are one run');
+  matchGolden('attention-tile', svg);
 });
 
 test('tableFor gives a screen-reader table with scoped headers', () => {

@@ -5,6 +5,7 @@ export { legend, headKey } from './legend.js';
 export { pipeline, PIPELINE_STEPS, PIPELINE_LABELS } from './pipeline.js';
 export { lineView } from './lines.js';
 export { headGrid } from './grid.js';
+export { attentionTile, tileLevel, TILE_LEVELS } from './tile.js';
 export { tableFor } from './table.js';
 export { compose } from './compose.js';
 export { lossCurve } from './loss.js';
