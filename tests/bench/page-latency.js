@@ -1,8 +1,12 @@
 // Benchmark (not a test): how long from an input event until every view on the lesson page shows the
 // new numbers, in Chromium. Run: node tests/bench/page-latency.js [events]   (default 200 per scenario)
 // Prints a table and writes tests/artifacts/page-latency.json.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { startBrowserAndServer, openPage, ensureArtifactsDir } from '../browser.js';
+
+// The poetry model's section is typed into with the opening lines of a held-out poem, one length after another.
+const card = JSON.parse(readFileSync(new URL('../../web/model/poems.card.json', import.meta.url), 'utf8'));
+const poemLines = Array.from(card.heldOut.poems[0].body).slice(0, card.model.context - 1);
 
 const events = Number(process.argv[2] ?? 200);
 
@@ -30,6 +34,18 @@ const scenarios = [
     prepare: async () => {},
     input: 'input[data-role="weight-scale"]',
     values: (i) => String(0.2 + (i % 20) * 0.05),
+  },
+  {
+    name: `poetry model: typing lines of 20 to ${poemLines.length} characters`,
+    query: '',
+    ready: '#poems-section',
+    // Scrolling there loads the model; the held-out poems are measured before the typing starts.
+    prepare: async (page) => {
+      await page.locator('#poems-section').scrollIntoViewIfNeeded();
+      await page.waitForSelector('#poem-loss-all[data-value]:not([data-value=""])', { timeout: 120000 });
+    },
+    input: '#poems-section textarea',
+    values: (i) => poemLines.slice(0, 20 + (i % (poemLines.length - 19))).join(''),
   },
 ];
 
@@ -76,15 +92,40 @@ try {
     results.push({ scenario: scenario.name, window: windowName, events, work: stats('work'), updated: stats('updated'), nextFrame: stats('painted') });
     await context.close();
   }
-} finally {
+} catch (error) {
   await close();
+  throw error;
 }
+
+// One forward of the poetry model on a full context (64 characters), in the page's core: the time the
+// section spends in wasm on each keystroke before drawing.
+let forward = null;
+{
+  const { page, context } = await openPage(browser, baseUrl, { baseUrl });
+  forward = await page.evaluate(async (runs) => {
+    const { loadAttention } = await import('/src/attention.js');
+    const { model, card: poemCard, encode } = await (await loadAttention()).loadPoemModel();
+    const ids = Array.from(encode(poemCard.heldOut.poems.map((poem) => poem.body).join(''))).slice(0, model.config.context);
+    for (let i = 0; i < 10; i++) model.forward(ids);
+    const times = [];
+    for (let i = 0; i < runs; i++) {
+      const start = performance.now();
+      model.forward(ids);
+      times.push(performance.now() - start);
+    }
+    times.sort((a, b) => a - b);
+    return { tokens: ids.length, p50: times[Math.floor(runs / 2)], p95: times[Math.floor(runs * 0.95)], min: times[0] };
+  }, 200);
+  await context.close();
+}
+await close();
 
 const line = (cells) => cells.map((c, i) => String(c).padEnd([58, 12, 20, 22, 24][i])).join('');
 console.log(line(['scenario', 'window', 'core+draw p50/p95', 'input→views p50/p95', 'input→next frame p50/p95']));
 for (const r of results) {
   console.log(line([r.scenario, r.window, `${r.work.p50} / ${r.work.p95} ms`, `${r.updated.p50} / ${r.updated.p95} ms`, `${r.nextFrame.p50} / ${r.nextFrame.p95} ms`]));
 }
+console.log(`poetry model forward of ${forward.tokens} characters: p50 ${forward.p50.toFixed(2)} ms, p95 ${forward.p95.toFixed(2)} ms, fastest ${forward.min.toFixed(2)} ms`);
 const file = `${ensureArtifactsDir()}page-latency.json`;
-writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), chromium: browser.version?.() ?? null, results }, null, 2));
+writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), chromium: browser.version?.() ?? null, results, poemForward: forward }, null, 2));
 console.log(`\nwritten ${file}`);

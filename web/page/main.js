@@ -16,6 +16,7 @@ import { codeSection } from './sections/code.js';
 import { viewsSection, initialViewPicks } from './sections/views.js';
 import { ablationSection } from './sections/ablation.js';
 import { trainSection } from './sections/train.js';
+import { poemsSection, initialPoemPicks } from './sections/poems.js';
 import { quizSection } from './sections/quiz.js';
 import { shareSection } from './sections/share.js';
 
@@ -27,6 +28,7 @@ const ui = {
   symbol: null, // the formula symbol whose part of the pipeline is lit
   wide: wideScreen(), // the pipeline lies flat on wide screens
   views: initialViewPicks(), // the views' pickers: focused word, hidden heads, first head drawn, picked head
+  poems: initialPoemPicks(), // the poetry model's section: picked head and position, loading, generation
 };
 
 /**
@@ -46,6 +48,8 @@ const WATCHED = {
   focus: (s, u) => u.symbol,
   resize: (s, u) => u.wide,
   'views-picks': (s, u) => u.views,
+  poems: (s) => s.poems,
+  'poems-picks': (s, u) => u.poems,
 };
 const AREAS = [...Object.keys(WATCHED), 'url'];
 
@@ -246,7 +250,8 @@ function header() {
     ...t.intro.map((p) => h('p', { class: 'intro' }, [p])),
     h('nav', { 'aria-label': t.toc }, [h('ol', { class: 'toc' }, Object.entries({
       bill: 'bill', 'hand': 'hand', 'pipeline-section': 'pipeline', 'formula-section': 'formula', 'code-section': 'code',
-      'views-section': 'views', 'ablation-section': 'ablation', 'train-section': 'train', 'quiz-section': 'quiz', 'share-section': 'share',
+      'views-section': 'views', 'ablation-section': 'ablation', 'train-section': 'train', 'poems-section': 'poems', 'quiz-section': 'quiz',
+      'share-section': 'share',
     }).map(([id, key]) => h('li', {}, [h('a', { href: `#${id}` }, [t.sections[key]])])))]),
   ]);
 }
@@ -275,7 +280,7 @@ function buildSections() {
   // Compute the hand example first so the sections are built with data (the views follow in the first draw).
   compute(new Set(['hand']));
   visibility.disconnect();
-  sections = [billSection, handSection, pipelineSection, formulaSection, codeSection, viewsSection, ablationSection, trainSection, quizSection, shareSection].map((make) => Object.assign(make(ctx), { visible: false, pending: new Set() }));
+  sections = [billSection, handSection, pipelineSection, formulaSection, codeSection, viewsSection, ablationSection, trainSection, poemsSection, quizSection, shareSection].map((make) => Object.assign(make(ctx), { visible: false, pending: new Set() }));
   for (const section of sections) {
     const unknown = section.reads.filter((area) => !AREAS.includes(area));
     if (unknown.length) throw new Error(`#${section.node.id} reads unknown areas: ${unknown.join(', ')}`);

@@ -16,6 +16,8 @@ export const BILL_MAX_D_MODEL = 65536;
 export const WEIGHT_SCALE = { min: 0.05, max: 1.5, step: 0.05 };
 /** numpy's RandomState takes seeds from 0 to 2³² − 1. */
 export const SEED_MAX = 2 ** 32 - 1;
+/** The longest text a link may carry for the poetry model; the section clips it to the model's context. */
+export const POEM_TEXT_MAX = 256;
 
 
 export function defaultState() {
@@ -33,6 +35,9 @@ export function defaultState() {
     step: 0,
     demo: { seed1: 10, seed2: 11 },
     views: { source: 'hand', dModel: 64, heads: 8, sentence: null, seed: 0, weightScale: 0.4, causal: true },
+    // The poetry model's section: a held-out poem (index into the card's), the typed text (null: the
+    // poem's), and the switched-off heads as [layer, head] pairs, 0-based.
+    poems: { poem: 0, text: null, off: [] },
   };
 }
 
@@ -124,6 +129,14 @@ const URL_KEYS = [
   ['vseed', 'views.seed', number],
   ['vw', 'views.weightScale', number],
   ['vmask', 'views.causal', flag],
+  ['pp', 'poems.poem', { write: String, read: (value, fallback) => (Number.isInteger(Number(value)) && Number(value) >= 0 ? Number(value) : fallback) }],
+  ['pt', 'poems.text', { write: String, read: (value) => Array.from(value).slice(0, POEM_TEXT_MAX).join('') }],
+  // Layers and heads from 1, as the page names them ("1.2,3.4"); which exist is known once the model is in.
+  ['poff', 'poems.off', {
+    write: (off) => off.map(([layer, head]) => `${layer + 1}.${head + 1}`).join(','),
+    read: (value) => value.split(',').map((pair) => pair.split('.').map((n) => Number(n) - 1))
+      .filter((pair) => pair.length === 2 && pair.every((n) => Number.isInteger(n) && n >= 0)),
+  }],
 ];
 
 const getIn = (object, path) => path.split('.').reduce((value, key) => value[key], object);

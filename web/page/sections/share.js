@@ -5,7 +5,7 @@ import { shareLink } from '../state.js';
 import { pipelineSvg } from './pipeline.js';
 import { heatmap, compose, legend } from '../../draw/index.js';
 
-/** §10: the shareable link (the whole state is in the URL) and SVG/PNG export of the figures. */
+/** §11: the shareable link (the whole state is in the URL) and SVG/PNG export of the figures. */
 export function shareSection(ctx) {
   const t = ctx.text.share;
   const currentLink = () => shareLink(ctx.state, location.href);

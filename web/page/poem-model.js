@@ -1,0 +1,207 @@
+// The page's door to the poetry model (mha.loadPoemModel): loading with progress, one text's forward
+// (attention, next-character probabilities, head roles), the held-out loss and roles measured in slices,
+// and generation. Roles and loss use web/model/'s own definitions, so the page shows the card's numbers.
+import { BOUNDARY_ID } from '../model/vocabulary.js';
+import { heldOutWindows } from '../model/evaluate.js';
+import { HEAD_ROLES, emptyTally, roleQueries, tallyHead, tallyScores, tokenKinds } from '../model/head-roles.js';
+
+export { HEAD_ROLES };
+
+// Where loadPoemModel looks by default (web/model/ beside web/src/; /model/ from the bundle in /dist/).
+const MODEL_URL = new URL('../model/poems.safetensors', import.meta.url);
+
+/**
+ * Loads the poetry model, reporting the download as it arrives: onProgress(received, total) in bytes.
+ * The bytes are handed to loadPoemModel as a blob: URL, so the file is fetched once.
+ */
+export async function loadPoems(mha, onProgress) {
+  const response = await fetch(MODEL_URL).catch(() => null);
+  if (!response?.ok || !response.body) return withKinds(await mha.loadPoemModel()); // its own LOAD_FAILED
+  const total = Number(response.headers.get('content-length')) || 0;
+  const chunks = [];
+  let received = 0;
+  for (const reader = response.body.getReader(); ;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    received += value.length;
+    onProgress(received, total);
+  }
+  const url = URL.createObjectURL(new Blob(chunks));
+  try {
+    return withKinds(await mha.loadPoemModel({ model: url }));
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}
+
+function withKinds(poems) {
+  const vocabulary = JSON.parse(poems.model.metadata.vocabulary);
+  return { ...poems, vocabulary, kinds: tokenKinds(vocabulary) };
+}
+
+/** The model's input for a text: the poem-opening token, then one token per character, at most the context. */
+export const inputIds = (poems, text) => [BOUNDARY_ID, ...poems.encode(text)].slice(0, poems.model.config.context);
+
+/** The longest text the model reads at once (its context less the opening token). */
+export const maxTextLength = (poems) => poems.model.config.context - 1;
+
+/** A held-out poem's lines that fit the model's context, whole lines only (at least the first line, clipped). */
+export function fittingText(poems, body) {
+  const room = maxTextLength(poems);
+  let text = '';
+  for (const line of body.split(/(?<=\n)/)) {
+    if ([...text].length + [...line].length > room) break;
+    text += line;
+  }
+  return text || [...body].slice(0, room).join('');
+}
+
+/**
+ * One forward of `ids` with the heads in `off` ([layer, head] pairs) switched off: every head's attention
+ * (index layer · heads + head) and the logits, copied out of the wasm heap.
+ */
+export function runText(poems, ids, off = []) {
+  const { model } = poems;
+  const { layers, heads } = model.config;
+  model.forward(ids, { disabled: off });
+  const attention = Array.from({ length: layers * heads }, (_, i) => model.attention(Math.floor(i / heads), i % heads).slice());
+  return { ids, length: ids.length, attention, logits: model.logits().slice() };
+}
+
+/** The k likeliest next tokens after position `row`: [{ id, p }], most probable first. */
+export function topNext(logits, row, vocabSize, k = 5) {
+  const scores = logits.subarray(row * vocabSize, (row + 1) * vocabSize);
+  let max = -Infinity;
+  for (const score of scores) max = Math.max(max, score);
+  let sum = 0;
+  for (const score of scores) sum += Math.exp(score - max);
+  const best = [];
+  scores.forEach((score, id) => {
+    if (best.length < k || score > best[best.length - 1].score) {
+      best.push({ id, score });
+      best.sort((a, b) => b.score - a.score);
+      if (best.length > k) best.pop();
+    }
+  });
+  return best.map(({ id, score }) => ({ id, p: Math.exp(score - max) / sum }));
+}
+
+/** Every head's role scores on one forward's attention (runText), with the chance levels and row counts. */
+export function textRoles(poems, run) {
+  const queries = roleQueries(run.ids, poems.kinds);
+  const measured = run.attention.map((weights) => tallyScores(tallyHead(emptyTally(), weights, run.length, queries)));
+  return { heads: measured.map(({ scores }) => scores), chance: measured[0].chance, rows: measured[0].rows };
+}
+
+/**
+ * A head's role when one stands out, else null (mixed): the role whose score is furthest above chance,
+ * provided that score is at least 0.3 and at least three times chance.
+ */
+export function clearRole(scores, chance) {
+  let best = null;
+  for (const { name } of HEAD_ROLES) {
+    const score = scores[name];
+    if (score === null || !(score >= Math.max(0.3, 3 * chance[name]))) continue;
+    if (!best || score / chance[name] > scores[best] / chance[best]) best = name;
+  }
+  return best;
+}
+
+/**
+ * The held-out loss and every head's roles over the card's held-out poems, with the heads in `off` switched off,
+ * a few windows at a time: `advance(ms)` works for about that long and says whether it has finished.
+ * Scored as web/model/evaluate.js scores the card (the same windows, the same mean over targets).
+ */
+export class HeldOutPass {
+  constructor(poems, off) {
+    this.poems = poems;
+    this.off = off;
+    const { context } = poems.model.config;
+    this.windows = heldOutWindows(poems.card.heldOut.poems.map(({ body }) => Array.from(poems.encode(body))), context);
+    this.tallies = null;
+    this.total = 0;
+    this.targets = 0;
+    this.done = 0;
+  }
+
+  get finished() {
+    return this.done === this.windows.length;
+  }
+
+  advance(ms) {
+    const { model, kinds } = this.poems;
+    const { layers, heads, vocabSize } = model.config;
+    this.tallies ??= Array.from({ length: layers * heads }, emptyTally);
+    const end = performance.now() + ms;
+    while (!this.finished && performance.now() < end) {
+      const { input, target } = this.windows[this.done++];
+      model.forward(input, { disabled: this.off });
+      const queries = roleQueries(input, kinds);
+      this.tallies.forEach((tally, i) => tallyHead(tally, model.attention(Math.floor(i / heads), i % heads), input.length, queries));
+      const logits = model.logits();
+      target.forEach((next, row) => {
+        const scores = logits.subarray(row * vocabSize, (row + 1) * vocabSize);
+        let max = -Infinity;
+        for (const score of scores) max = Math.max(max, score);
+        let sum = 0;
+        for (const score of scores) sum += Math.exp(score - max);
+        this.total += max + Math.log(sum) - scores[next];
+        this.targets++;
+      });
+    }
+    return this.finished;
+  }
+
+  /** { loss, targets, roles: { heads: [scores], chance } } once finished. */
+  result() {
+    const measured = this.tallies.map(tallyScores);
+    return { loss: this.total / this.targets, targets: this.targets, roles: { heads: measured.map(({ scores }) => scores), chance: measured[0].chance } };
+  }
+}
+
+/**
+ * Continues a text one character at a time: the likeliest one (temperature 0), or one drawn from the
+ * softmax of logits ÷ temperature with numpy's seeded generator, so a seed always gives the same
+ * continuation. Stops at `count` characters or at the end of a poem. `advance(ms)` as HeldOutPass's.
+ */
+export class Continuation {
+  constructor(poems, mha, { ids, off, count, temperature, seed }) {
+    Object.assign(this, { poems, ids: [...ids], off, count, temperature, added: [], ended: false });
+    this.random = temperature > 0 ? mha.randomState(seed) : null;
+  }
+
+  get finished() {
+    return this.ended || this.added.length >= this.count;
+  }
+
+  advance(ms) {
+    const { model } = this.poems;
+    const { context, vocabSize } = model.config;
+    const end = performance.now() + ms;
+    while (!this.finished && performance.now() < end) {
+      const window = this.ids.slice(-context);
+      model.forward(window, { disabled: this.off });
+      const next = this.#choose(model.logits().subarray((window.length - 1) * vocabSize, window.length * vocabSize));
+      if (next === BOUNDARY_ID) this.ended = true;
+      else {
+        this.ids.push(next);
+        this.added.push(next);
+      }
+    }
+    return this.finished;
+  }
+
+  #choose(scores) {
+    let best = 0;
+    for (let id = 1; id < scores.length; id++) if (scores[id] > scores[best]) best = id;
+    if (!this.random) return best;
+    const weights = Float64Array.from(scores, (score) => Math.exp((score - scores[best]) / this.temperature));
+    let left = this.random.randomSample(1)[0] * weights.reduce((a, b) => a + b, 0);
+    for (let id = 0; id < weights.length; id++) {
+      left -= weights[id];
+      if (left < 0) return id;
+    }
+    return best;
+  }
+}

@@ -1,0 +1,361 @@
+import { h, vh, vdoc, fill, show } from '../../shared/dom.js';
+import { numberField, uniqueId } from '../dom.js';
+import { section, figure, errorBox } from '../common.js';
+import { attentionTile, heatmap, lineView, legend } from '../../draw/index.js';
+import { loadPoems, inputIds, maxTextLength, fittingText, runText, topNext, textRoles, clearRole, HeldOutPass, Continuation, HEAD_ROLES } from '../poem-model.js';
+import { SEED_MAX } from '../state.js';
+
+/** Work that could hold up the page (the held-out poems, generation) is cut into tasks about this long. */
+const SLICE_MS = 25;
+const CONTINUATION_LENGTH = 24;
+const TEMPERATURE = { min: 0, max: 1.5, step: 0.1 };
+
+/** The section's pickers and progress (UI-only state): picked head, chosen position, loading, generation. */
+export const initialPoemPicks = () => ({
+  head: 0,
+  position: null, // null: the last character
+  load: null, // { received, total } while downloading, 'building', 'ready' or { failed: code }
+  heldOut: null, // { key, done, total } of the held-out pass in progress
+  temperature: 0.8,
+  seed: 1,
+  continuation: null, // { prompt, added, temperature, seed, done } of the last continuation
+});
+
+// Kept across the page's rebuilds (a language switch): the model, and the held-out results by switched-off set.
+const store = { loading: null, poems: null, error: null, heldOut: new Map() };
+
+const offKey = (off) => off.map(([layer, head]) => `${layer}.${head}`).join(',');
+const fixed = (value, digits = 3) => (value === null || value === undefined ? '—' : value.toFixed(digits));
+
+/** §9: a small GPT trained on Tang poems, its heads shown, measured, switched off, and made to write. */
+export function poemsSection(ctx) {
+  const t = ctx.text.poems;
+  const picks = () => ctx.ui.poems;
+  const pick = (mutate) => ctx.setUi((ui) => mutate(ui.poems));
+  const status = h('div', { id: 'poems-status', 'aria-live': 'polite' });
+  const body = h('div', { id: 'poems-body', hidden: true });
+  const node = section('poems-section', ctx.text.sections.poems, [h('p', {}, [t.lead]), status, body]);
+  const timers = { pass: 0, continuation: 0 };
+  let pass = null;
+  let analysis = null; // the current text's forwards: { key, run, roles, allOn }
+  let controls = null;
+
+  // The model is fetched once the section comes near the screen, not with the page.
+  const approach = new IntersectionObserver((entries) => {
+    if (entries.some((entry) => entry.isIntersecting)) startLoading();
+  }, { rootMargin: '300px 0px' });
+  approach.observe(node);
+
+  function startLoading() {
+    approach.disconnect();
+    if (store.loading) return;
+    pick((p) => (p.load = { received: 0, total: 0 }));
+    store.loading = loadPoems(ctx.mha, (received, total) => pick((p) => (p.load = { received, total })))
+      .then((poems) => {
+        store.poems = poems;
+        pick((p) => (p.load = 'ready'));
+      }, (error) => {
+        store.error = error;
+        pick((p) => (p.load = { failed: error.code ?? 'LOAD_FAILED' }));
+      });
+  }
+
+  /** The switched-off heads that exist in this model, each once. */
+  function currentOff() {
+    const { layers, heads } = store.poems.model.config;
+    const seen = new Set();
+    return ctx.state.poems.off.filter(([layer, head]) => layer < layers && head < heads && !seen.has(`${layer}.${head}`) && seen.add(`${layer}.${head}`));
+  }
+
+  function poemIndex() {
+    const count = store.poems.card.heldOut.poems.length;
+    return Math.min(ctx.state.poems.poem, count - 1);
+  }
+
+  /** The text analysed: the typed one or the chosen poem's lines that fit, at most the model's context. */
+  function currentText() {
+    const { text } = ctx.state.poems;
+    const source = text ?? fittingText(store.poems, store.poems.card.heldOut.poems[poemIndex()].body);
+    return Array.from(source).slice(0, maxTextLength(store.poems)).join('');
+  }
+
+  /** How a token is shown: the poem's opening token named, the line break as ↵, a rare character as □. */
+  const tokenLabel = (id) => (id === 0 ? t.startToken : store.poems.vocabulary[id] === '\n' ? '↵' : id === 1 ? '□' : store.poems.vocabulary[id]);
+  /** A predicted token: the opening token there means the poem ends. */
+  const nextLabel = (id) => (id === 0 ? t.endToken : tokenLabel(id));
+  const continuationText = (ids) => ids.map((id) => (id === 1 ? '□' : store.poems.vocabulary[id])).join('');
+
+  /** Runs the held-out poems with every head on, then with the current heads off, a slice per task. */
+  function scheduleHeldOut(off) {
+    const wanted = [[], off].find((set) => !store.heldOut.has(offKey(set)));
+    if (!wanted) return;
+    if (pass && (pass.key === offKey(wanted) || pass.key === '')) return;
+    clearTimeout(timers.pass);
+    pass = Object.assign(new HeldOutPass(store.poems, wanted), { key: offKey(wanted) });
+    const work = () => {
+      const finished = pass.advance(SLICE_MS);
+      const { key, done, windows } = pass;
+      if (finished) {
+        store.heldOut.set(key, pass.result());
+        pass = null;
+      } else timers.pass = setTimeout(work);
+      pick((p) => (p.heldOut = finished ? null : { key, done, total: windows.length }));
+    };
+    timers.pass = setTimeout(work);
+  }
+
+  function analyse(text, off) {
+    const key = `${offKey(off)}|${text}`;
+    if (analysis?.key === key) return analysis;
+    const ids = inputIds(store.poems, text);
+    const run = runText(store.poems, ids, off);
+    // With heads off, the prediction is compared with every head on (kept while only the heads change).
+    const allOn = !off.length ? run : analysis?.allOn.ids.join() === ids.join() ? analysis.allOn : runText(store.poems, ids);
+    analysis = { key, run, allOn, roles: textRoles(store.poems, run) };
+    return analysis;
+  }
+
+  function continueText() {
+    clearTimeout(timers.continuation);
+    const { temperature, seed } = picks();
+    const prompt = currentText();
+    const continuation = new Continuation(store.poems, ctx.mha, { ids: inputIds(store.poems, prompt), off: currentOff(), count: CONTINUATION_LENGTH, temperature, seed });
+    const work = () => {
+      const finished = continuation.advance(SLICE_MS);
+      pick((p) => (p.continuation = { prompt, added: continuationText(continuation.added), temperature, seed, done: finished, count: continuation.added.length }));
+      if (!finished) timers.continuation = setTimeout(work);
+    };
+    work();
+  }
+
+  function buildControls() {
+    const { layers, heads } = store.poems.model.config;
+    const textId = uniqueId('poem-text');
+    const text = h('textarea', { id: textId, rows: 4, spellcheck: 'false', oninput: (e) => ctx.set((s) => (s.poems.text = e.target.value)) });
+    const menu = h('select', { id: 'poem-menu', onchange: (e) => ctx.set((s) => Object.assign(s.poems, { poem: Number(e.target.value), text: null })) },
+      store.poems.card.heldOut.poems.map(({ title, author }, i) => h('option', { value: i }, [t.poemOption(title, author)])));
+    const toggles = [];
+    const offBox = h('fieldset', { class: 'choice poem-off', id: 'poem-off' }, [
+      h('legend', {}, [t.offTitle]),
+      ...Array.from({ length: layers * heads }, (_, i) => {
+        const [layer, head] = [Math.floor(i / heads), i % heads];
+        const id = `poem-off-${layer}-${head}`;
+        const input = h('input', { type: 'checkbox', id, 'data-layer': layer, 'data-head': head, onchange: (e) => ctx.set((s) => {
+          s.poems.off = e.target.checked ? [...s.poems.off, [layer, head]] : s.poems.off.filter(([l, hd]) => l !== layer || hd !== head);
+        }) });
+        toggles.push(input);
+        return h('label', { class: 'check', for: id }, [input, h('span', {}, [t.offToggle(layer, head)])]);
+      }),
+    ]);
+    const position = h('select', { id: 'poem-position', onchange: (e) => pick((p) => (p.position = Number(e.target.value))) });
+    const temperatureLabel = h('span');
+    const temperatureId = uniqueId('poem-temperature');
+    const temperature = h('input', { type: 'range', id: temperatureId, ...TEMPERATURE, value: picks().temperature, oninput: (e) => pick((p) => (p.temperature = Number(e.target.value))) });
+    const parts = {
+      text, menu, toggles, position, temperature, temperatureLabel,
+      clipped: h('p', { class: 'muted', id: 'poem-clipped' }),
+      // One row of tiles per layer (two on a phone when a layer has more than four heads).
+      tiles: h('div', { class: 'poem-tiles', id: 'poem-tiles', role: 'group', 'aria-label': t.tilesTitle,
+        style: { '--heads': heads, '--phone-heads': heads > 4 && heads % 2 === 0 ? heads / 2 : heads } }),
+      // Clicking a character on the left of the lines view chooses that position.
+      big: h('div', { class: 'fig-row', id: 'poem-big', onclick: (event) => {
+        const token = event.target.closest?.('.query-token');
+        if (token) pick((p) => (p.position = Number(token.dataset.index)));
+      } }),
+      roles: h('div', { id: 'poem-roles' }),
+      loss: h('div', { id: 'poem-loss' }),
+      prediction: h('div', { id: 'poem-prediction' }),
+      continuation: h('div', { id: 'poem-continuation', 'aria-live': 'polite' }),
+    };
+    fill(body, [
+      h('div', { class: 'controls' }, [
+        h('label', { class: 'field wide', for: 'poem-menu' }, [h('span', {}, [t.poemMenu]), menu]),
+        h('label', { class: 'field wide', for: textId }, [h('span', {}, [t.textLabel]), text]),
+      ]),
+      parts.clipped,
+      h('h3', {}, [t.tilesTitle]),
+      h('p', { class: 'muted' }, [t.tilesNote]),
+      parts.tiles,
+      legend(document, { scale: 'weights', id: 'poem-weights', title: ctx.text.hand.weightLegend, steps: 16 }),
+      h('label', { class: 'field wide', for: 'poem-position' }, [h('span', {}, [t.position]), position]),
+      parts.big,
+      parts.roles,
+      h('h3', {}, [t.offTitle]),
+      offBox,
+      parts.loss,
+      parts.prediction,
+      h('h3', {}, [t.continueTitle]),
+      h('p', { class: 'muted' }, [t.continueNote]),
+      h('div', { class: 'controls' }, [
+        h('label', { class: 'field wide', for: temperatureId }, [temperatureLabel, temperature]),
+        numberField({ label: t.seed, value: picks().seed, min: 0, max: SEED_MAX, id: 'poem-seed', notANumber: ctx.text.notANumber,
+          refuse: (v) => (Number.isInteger(v) && v >= 0 && v <= SEED_MAX ? null : ctx.text.notANumber), onInput: (v) => pick((p) => (p.seed = v)) }),
+        h('button', { type: 'button', id: 'poem-continue', onclick: continueText }, [t.continueButton]),
+      ]),
+      parts.continuation,
+      h('p', { class: 'muted' }, [t.card(store.poems.card.heldOut.targets, store.poems.card.heldOut.poems.length)]),
+    ]);
+    body.hidden = false;
+    return parts;
+  }
+
+  function showStatus() {
+    const { load, heldOut } = picks();
+    if (store.error) return fill(status, errorBox(ctx.text, store.error));
+    if (load === null) return fill(status, h('p', { class: 'muted' }, [t.waiting]));
+    const progress = (label, value, max) => h('p', { class: 'muted' }, [label, ' ', h('progress', { max, value, 'aria-label': label })]);
+    if (typeof load === 'object' && load.total > 0 && load.received < load.total) {
+      const mb = (bytes) => (bytes / 2 ** 20).toFixed(1);
+      return fill(status, progress(t.loading(mb(load.received), mb(load.total)), load.received, load.total));
+    }
+    if (!store.poems) return fill(status, progress(t.building));
+    if (heldOut) return fill(status, progress(t.measuring(heldOut.done, heldOut.total), heldOut.done, heldOut.total));
+    return fill(status, []);
+  }
+
+  function drawTiles(result, verdicts, selected) {
+    const { heads } = store.poems.model.config;
+    const offKeys = new Set(currentOff().map(([layer, head]) => layer * heads + head));
+    show(controls.tiles, result.attention.map((weights, i) => {
+      const [layer, head] = [Math.floor(i / heads), i % heads];
+      const role = verdicts ? verdicts[i] : t.measuringShort;
+      return vh('button', { type: 'button', class: 'poem-tile', 'data-index': i, 'aria-pressed': String(i === selected), 'aria-label': t.tileLabel(layer, head, role), onclick: () => pick((p) => (p.head = i)) }, [
+        attentionTile(vdoc, { weights, length: result.length, size: 96, title: t.tileName(layer, head), off: offKeys.has(i) }),
+        vh('span', { class: 'tile-name' }, [t.tileName(layer, head)]),
+        vh('span', { class: 'tile-role' }, [role]),
+      ]);
+    }));
+  }
+
+  function drawBig(result, labels, selected, row) {
+    const { heads } = store.poems.model.config;
+    const [layer, head] = [Math.floor(selected / heads), selected % heads];
+    const L = result.length;
+    // A cell size that stays put while the learner types, so a keystroke patches only the new row and
+    // column (a causal model's earlier rows do not change); the figure scales down to the screen.
+    const cell = L <= 16 ? 26 : 14;
+    show(controls.big, [
+      figure({
+        id: 'poem-heatmap',
+        caption: t.bigTitle(layer, head),
+        svg: heatmap(vdoc, { values: result.attention[selected], rows: L, cols: L, rowLabels: labels, colLabels: labels, showNumbers: false, cell, title: t.heatmapTitle(layer, head) }),
+      }),
+      figure({
+        id: 'poem-lines',
+        caption: t.linesTitle(layer, head),
+        svg: lineView(vdoc, { tokens: labels, attention: [result.attention[selected]], visibleHeads: [0], focus: row, rowGap: L > 24 ? 18 : 26, title: t.linesTitle(layer, head), queryLabel: t.query, keyLabel: t.key }),
+      }),
+    ]);
+  }
+
+  function drawRoles(roles, heldOut, selected) {
+    const { heads } = store.poems.model.config;
+    const [layer, head] = [Math.floor(selected / heads), selected % heads];
+    const held = heldOut?.roles;
+    const number = (value, where, name) => vh('span', { class: 'role-score', 'data-role': name, 'data-where': where, 'data-value': value === null ? '' : String(value) }, [fixed(value)]);
+    const role = held ? clearRole(held.heads[selected], held.chance) : null;
+    show(controls.roles, [
+      vh('h3', { id: 'poem-roles-title' }, [t.rolesTitle(layer, head)]),
+      vh('p', { class: 'muted' }, [t.rolesNote]),
+      vh('table', { class: 'poem-roles', 'aria-labelledby': 'poem-roles-title' }, [
+        vh('thead', {}, [vh('tr', {}, [t.roleColumn, t.textColumn, t.heldOutColumn].map((name) => vh('th', { scope: 'col' }, [name])))]),
+        vh('tbody', {}, HEAD_ROLES.map(({ name }) => vh('tr', { 'data-role': name }, [
+          vh('th', { scope: 'row' }, [vh('strong', {}, [t.roleNames[name]]), vh('small', {}, [t.roleExplains[name]])]),
+          vh('td', {}, roles.rows[name] ? [number(roles.heads[selected][name], 'text', name), vh('small', {}, [t.chance(fixed(roles.chance[name]))])] : [vh('small', {}, [t.notApplicable])]),
+          vh('td', {}, held ? [number(held.heads[selected][name], 'held-out', name), vh('small', {}, [t.chance(fixed(held.chance[name]))])] : [t.lossPending]),
+        ]))),
+      ]),
+      held ? vh('p', { id: 'poem-verdict' }, [role ? t.verdict(t.roleNames[role]) : t.verdictMixed, ' ', vh('small', { class: 'muted' }, [t.verdictRule])]) : null,
+    ]);
+  }
+
+  function drawLoss(off) {
+    const { baselines } = store.poems.card;
+    const allOn = store.heldOut.get('');
+    const now = off.length ? store.heldOut.get(offKey(off)) : null;
+    const value = (id, result) => vh('strong', { id, 'data-value': result ? String(result.loss) : '' }, [result ? result.loss.toFixed(3) : t.lossPending]);
+    const delta = allOn && now ? now.loss - allOn.loss : null;
+    show(controls.loss, [
+      vh('p', { class: 'poem-loss' }, [
+        t.lossAllOn, ' ', value('poem-loss-all', allOn), ` ${t.lossUnit}`,
+        ...(off.length ? [' · ', t.lossNow(off.length), ' ', value('poem-loss-now', now), delta === null ? '' : ` (${delta >= 0 ? '+' : '−'}${Math.abs(delta).toFixed(3)})`] : []),
+      ]),
+      vh('p', { class: 'muted' }, [t.lossBaselines(baselines.unigram.toFixed(3), baselines.bigram.toFixed(3))]),
+    ]);
+  }
+
+  function drawPrediction({ run, allOn }, labels, row, off) {
+    const { vocabSize } = store.poems.model.config;
+    const list = (id, caption, result) => vh('figure', { class: 'poem-top', id }, [
+      vh('figcaption', {}, [caption]),
+      vh('ol', {}, topNext(result.logits, row, vocabSize).map(({ id: next, p }) => vh('li', { 'data-id': next, 'data-p': String(p) }, [
+        vh('span', { class: 'next-char' }, [nextLabel(next)]), ' ', vh('span', { class: 'next-p' }, [p.toFixed(3)]),
+      ]))),
+    ]);
+    show(controls.prediction, [
+      vh('h3', {}, [t.predictionTitle(row, labels[row])]),
+      vh('div', { class: 'fig-row' }, [
+        list('poem-top-all', t.allOnColumn, allOn),
+        off.length ? list('poem-top-now', t.nowColumn(off.length), run) : null,
+      ]),
+    ]);
+  }
+
+  function drawContinuation() {
+    const { continuation, temperature } = picks();
+    controls.temperatureLabel.textContent = t.temperature(temperature);
+    if (Number(controls.temperature.value) !== temperature) controls.temperature.value = String(temperature);
+    show(controls.continuation, continuation ? [
+      vh('p', { class: 'muted' }, [continuation.done ? t.continued(continuation.temperature, continuation.seed) : t.continuing(continuation.count, CONTINUATION_LENGTH)]),
+      vh('p', { class: 'poem-output' }, [continuation.prompt, vh('mark', { id: 'poem-added' }, [continuation.added])]),
+    ] : []);
+  }
+
+  return {
+    node,
+    reads: ['poems', 'poems-picks'],
+    update() {
+      showStatus();
+      if (!store.poems) return;
+      controls ??= buildControls();
+      const text = currentText();
+      const typed = ctx.state.poems.text;
+      if (typed === null && controls.text.value !== text) controls.text.value = text;
+      if (typed !== null && controls.text.value !== typed) controls.text.value = typed;
+      controls.menu.value = String(poemIndex());
+      controls.clipped.textContent = Array.from(typed ?? '').length > maxTextLength(store.poems) ? t.clipped(maxTextLength(store.poems)) : '';
+      const off = currentOff();
+      const { heads } = store.poems.model.config;
+      const offIndices = new Set(off.map(([layer, head]) => layer * heads + head));
+      controls.toggles.forEach((input, i) => (input.checked = offIndices.has(i)));
+      scheduleHeldOut(off);
+
+      const current = analyse(text, off);
+      const { run } = current;
+      const labels = run.ids.map(tokenLabel);
+      const selected = Math.min(picks().head, run.attention.length - 1);
+      const row = picks().position === null ? run.length - 1 : Math.min(picks().position, run.length - 1);
+      if (controls.position.dataset.key !== labels.join('\u0001')) {
+        controls.position.dataset.key = labels.join('\u0001');
+        fill(controls.position, labels.map((label, i) => h('option', { value: i }, [t.positionOption(i, label)])));
+      }
+      controls.position.value = String(row);
+      const heldOut = store.heldOut.get(offKey(off));
+      const verdicts = heldOut && heldOut.roles.heads.map((scores) => {
+        const role = clearRole(scores, heldOut.roles.chance);
+        return role ? t.roleNames[role] : t.mixed;
+      });
+      drawTiles(run, verdicts, selected);
+      drawBig(run, labels, selected, row);
+      drawRoles(current.roles, heldOut, selected);
+      drawLoss(off);
+      drawPrediction(current, labels, row, off);
+      drawContinuation();
+    },
+    dispose() {
+      approach.disconnect();
+      clearTimeout(timers.pass);
+      clearTimeout(timers.continuation);
+    },
+  };
+}
