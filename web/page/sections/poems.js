@@ -219,8 +219,9 @@ export function poemsSection(ctx) {
     show(controls.tiles, result.attention.map((weights, i) => {
       const [layer, head] = [Math.floor(i / heads), i % heads];
       const role = verdicts ? verdicts[i] : t.measuringShort;
-      return vh('button', { type: 'button', class: 'poem-tile', 'data-index': i, 'aria-pressed': String(i === selected), 'aria-label': t.tileLabel(layer, head, role), onclick: () => pick((p) => (p.head = i)) }, [
-        attentionTile(vdoc, { weights, length: result.length, size: 96, title: t.tileName(layer, head), off: offKeys.has(i) }),
+      // The button is named by its visible words (the head and its role); the picture is for the eye.
+      return vh('button', { type: 'button', class: 'poem-tile', 'data-index': i, 'aria-pressed': String(i === selected), onclick: () => pick((p) => (p.head = i)) }, [
+        vh('span', { class: 'tile-picture', 'aria-hidden': 'true' }, [attentionTile(vdoc, { weights, length: result.length, size: 96, title: t.tileName(layer, head), off: offKeys.has(i) })]),
         vh('span', { class: 'tile-name' }, [t.tileName(layer, head)]),
         vh('span', { class: 'tile-role' }, [role]),
       ]);

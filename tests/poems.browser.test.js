@@ -1,0 +1,220 @@
+// §9, the poetry model's section, in Chromium: it loads when scrolled to, with progress; its figures,
+// role scores, held-out loss, predictions and continuations are the API's numbers for the same input
+// (computed again here, in Node or in the page); zh and en; 375 px; keyboard; axe-core.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startBrowserAndServer, openPage, seriousAxeViolations, axePath } from './browser.js';
+import { loadAttention } from '../web/src/attention.js';
+import { evaluationWindows } from '../web/model/baselines.js';
+import { HEAD_ROLES, emptyTally, roleQueries, tallyHead, tallyScores, tokenKinds } from '../web/model/head-roles.js';
+
+const mha = await loadAttention();
+const { model, encode, card } = await mha.loadPoemModel();
+const { layers, heads, vocabSize } = model.config;
+const kinds = tokenKinds(JSON.parse(model.metadata.vocabulary));
+const LOAD_MS = 180000; // a shared 2-core machine: the model and 31 poems take a while
+
+let env;
+before(async () => {
+  env = await startBrowserAndServer();
+});
+after(async () => {
+  await env?.close();
+});
+
+/** Opens the page, checks the model waits for the section, scrolls to it and waits for the held-out loss. */
+async function openSection(query = '', viewport = { width: 1280, height: 900 }) {
+  const opened = await openPage(env.browser, env.baseUrl + query, { baseUrl: env.baseUrl, viewport });
+  const { page } = opened;
+  await page.waitForSelector('#head-0-weights svg g.cell', { timeout: 30000 });
+  assert.equal(await page.$('.poem-tile'), null, 'nothing is loaded before the section comes into view');
+  await page.locator('#poems-section').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#poems-status progress', { timeout: LOAD_MS });
+  await lossShown(page, 'poem-loss-all');
+  return opened;
+}
+
+const lossShown = (page, id) => page.waitForSelector(`#${id}[data-value]:not([data-value=""])`, { timeout: LOAD_MS });
+
+/** The text the section analyses, as the page holds it. */
+const shownText = (page) => page.inputValue('#poems-section textarea');
+
+/** Softmax of one row of logits: the k likeliest [id, p]. */
+function top(logits, row, k = 5) {
+  const scores = Array.from(logits.subarray(row * vocabSize, (row + 1) * vocabSize));
+  const max = Math.max(...scores);
+  const sum = scores.reduce((total, score) => total + Math.exp(score - max), 0);
+  return scores.map((score, id) => [id, Math.exp(score - max) / sum]).sort((a, b) => b[1] - a[1]).slice(0, k);
+}
+
+/** The held-out loss with heads off, by the card's protocol, written out here rather than taken from the page's code. */
+function heldOutLossWith(disabled) {
+  let total = 0;
+  let targets = 0;
+  for (const poem of card.heldOut.poems) {
+    for (const { input, target } of evaluationWindows(Array.from(encode(poem.body)), model.config.context)) {
+      const logits = model.forward(input, { disabled }).logits();
+      target.forEach((next, row) => {
+        const scores = logits.subarray(row * vocabSize, (row + 1) * vocabSize);
+        let max = -Infinity;
+        for (const score of scores) max = Math.max(max, score);
+        let sum = 0;
+        for (const score of scores) sum += Math.exp(score - max);
+        total += max + Math.log(sum) - scores[next];
+        targets++;
+      });
+    }
+  }
+  return total / targets;
+}
+
+/** Every tile's cells read back from its colour bands: { index → Map('row,col' → level) }. */
+const tileLevels = (page) => page.$$eval('.poem-tile', (tiles) => tiles.map((tile) => {
+  const svg = tile.querySelector('svg');
+  const size = Number(svg.getAttribute('width'));
+  return { index: Number(tile.dataset.index), size, paths: [...svg.querySelectorAll('path[data-level]')].map((p) => [Number(p.dataset.level), p.getAttribute('d')]) };
+}));
+
+test('scrolled to, the model loads with progress; a held-out poem shows every head as the API computes it, with the roles of head-roles.js and the card', async () => {
+  const { page, context, errors } = await openSection();
+  const poemIndex = 3;
+  await page.selectOption('#poem-menu', String(poemIndex));
+  await page.waitForFunction((title) => document.querySelector('#poem-menu').selectedOptions[0].textContent.startsWith(title), card.heldOut.poems[poemIndex].title);
+  const text = await shownText(page);
+  assert.ok(card.heldOut.poems[poemIndex].body.startsWith(text) && text.length > 10, 'the poem\'s opening lines');
+  const ids = [0, ...encode(text)];
+  const L = ids.length;
+
+  // Every tile's colour bands are the bands of model.attention() in the page's own core, cell for cell.
+  const expected = await page.evaluate(async ({ ids, layers, heads }) => {
+    const { loadAttention } = await import('/src/attention.js');
+    const { model: pageModel } = await (await loadAttention()).loadPoemModel();
+    pageModel.forward(ids);
+    return Array.from({ length: layers * heads }, (_, i) => Array.from(pageModel.attention(Math.floor(i / heads), i % heads)));
+  }, { ids, layers, heads });
+  const tiles = await tileLevels(page);
+  assert.equal(tiles.length, layers * heads);
+  for (const { index, size, paths } of tiles) {
+    const cell = size / L;
+    let cells = 0;
+    for (const [level, d] of paths) {
+      for (const [, x, y, w] of d.matchAll(/M([\d.]+) ([\d.]+)h([\d.]+)/g)) {
+        const row = Math.round(Number(y) / cell);
+        for (let col = Math.round(Number(x) / cell); col < Math.round((Number(x) + Number(w)) / cell); col++, cells++) {
+          assert.equal(level, Math.min(31, Math.floor(expected[index][row * L + col] * 32)), `tile ${index} cell ${row},${col}`);
+        }
+      }
+    }
+    assert.equal(cells, (L * (L + 1)) / 2, `tile ${index} colours the whole causal triangle`);
+  }
+
+  // The enlarged head: every cell's value is the API's, exactly. Then the roles, for a few heads.
+  model.forward(ids);
+  const attention = Array.from({ length: layers * heads }, (_, i) => model.attention(Math.floor(i / heads), i % heads).slice());
+  const queries = roleQueries(ids, kinds);
+  for (const index of [0, layers * heads - 1, Math.floor(layers * heads / 2)]) {
+    await page.click(`.poem-tile[data-index="${index}"]`);
+    await page.waitForSelector(`.poem-tile[data-index="${index}"][aria-pressed="true"]`);
+    const values = await page.$$eval('#poem-heatmap g.cell', (cells) => cells.map((c) => Number(c.dataset.value)));
+    assert.deepEqual(values, expected[index], `head ${index}: the enlarged heatmap is model.attention()`);
+    const scores = tallyScores(tallyHead(emptyTally(), attention[index], L, queries)).scores;
+    const recorded = card.headRoles.heads.find((h) => h.layer === Math.floor(index / heads) && h.head === index % heads);
+    for (const { name } of HEAD_ROLES) {
+      const shown = (where) => page.getAttribute(`.role-score[data-role="${name}"][data-where="${where}"]`, 'data-value');
+      if (scores[name] === null) assert.equal(await page.$(`.role-score[data-role="${name}"][data-where="text"]`), null, `${name} does not apply`);
+      else assert.ok(Math.abs(Number(await shown('text')) - scores[name]) < 1e-5, `head ${index} ${name} on the text`);
+      assert.ok(Math.abs(Number(await shown('held-out')) - recorded[name]) < 2e-4, `head ${index} ${name} held out: ${await shown('held-out')} vs card ${recorded[name]}`);
+    }
+  }
+  const loss = Number(await page.getAttribute('#poem-loss-all', 'data-value'));
+  assert.ok(Math.abs(loss - card.heldOutLoss) <= 0.01 * card.heldOutLoss, `held-out loss ${loss}, card ${card.heldOutLoss}`);
+  assert.deepEqual(await seriousAxeViolations(page), []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('switching heads off changes the held-out loss and the top 5 as the API computes them, and the URL keeps them', async () => {
+  const { page, context, errors } = await openSection();
+  const text = await shownText(page);
+  await page.selectOption('#poem-position', '5');
+  await page.check('#poem-off-0-0');
+  await page.check(`#poem-off-${layers - 1}-${heads - 1}`);
+  const disabled = [[0, 0], [layers - 1, heads - 1]];
+  await lossShown(page, 'poem-loss-now');
+  const loss = Number(await page.getAttribute('#poem-loss-now', 'data-value'));
+  const want = heldOutLossWith(disabled);
+  assert.ok(Math.abs(loss - want) < 1e-4 * want, `with heads off ${loss}, the API ${want}`);
+  assert.notEqual(loss, Number(await page.getAttribute('#poem-loss-all', 'data-value')));
+
+  const ids = [0, ...encode(text)];
+  const shownTop = (id) => page.$$eval(`#${id} li`, (items) => items.map((li) => [Number(li.dataset.id), Number(li.dataset.p)]));
+  for (const [id, options] of [['poem-top-all', undefined], ['poem-top-now', { disabled }]]) {
+    const want5 = top(model.forward(ids, options).logits(), 5);
+    const got = await shownTop(id);
+    assert.deepEqual(got.map(([next]) => next), want5.map(([next]) => next), id);
+    got.forEach(([, p], i) => assert.ok(Math.abs(p - want5[i][1]) < 1e-5, `${id} ${i}: ${p} vs ${want5[i][1]}`));
+  }
+  assert.notDeepEqual(await shownTop('poem-top-all'), await shownTop('poem-top-now'));
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('poff') !== null);
+  assert.equal(new URL(page.url()).searchParams.get('poff'), `1.1,${layers}.${heads}`);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('continuing the lines: greedy gives the same text twice; with a temperature a seed repeats itself and another seed differs', async () => {
+  const { page, context, errors } = await openSection('?pt=' + encodeURIComponent('白日依山尽，黄河入海流。\n'));
+  const continueWith = async (temperature, seed) => {
+    await page.fill('#poem-seed', String(seed));
+    await page.$eval('#poems-section input[type="range"]', (input, value) => {
+      input.value = value;
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    }, String(temperature));
+    await page.evaluate(() => document.querySelector('#poem-added')?.remove());
+    await page.click('#poem-continue');
+    await page.waitForFunction(() => document.querySelector('#poem-continuation p.muted')?.textContent.match(/续写：$|:$/) && document.querySelector('#poem-added'), null, { timeout: 60000 });
+    return page.textContent('#poem-added');
+  };
+  const greedy = await continueWith(0, 1);
+  assert.ok(greedy.length > 0);
+  assert.equal(await continueWith(0, 2), greedy, 'greedy ignores the seed and repeats itself');
+  const sampled = await continueWith(1, 5);
+  assert.equal(await continueWith(1, 5), sampled, 'the same seed, the same continuation');
+  assert.notEqual(await continueWith(1, 6), sampled, 'another seed, another continuation');
+  assert.notEqual(sampled, greedy);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('in English at 375 px: nothing overflows, every control is reached with the keyboard, axe finds nothing serious', async () => {
+  const { page, context, errors } = await openSection('?lang=en&pp=1', { width: 375, height: 800 });
+  assert.equal(await page.textContent('#poems-section-title'), '9. Real heads in a trained model');
+  assert.match(await page.textContent('#poem-verdict'), /^Verdict: /);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the page is ${overflow} px wider than the screen`);
+  const sectionWidth = await page.$eval('#poems-section', (section) => section.scrollWidth - section.clientWidth);
+  assert.ok(sectionWidth <= 0, `the section overflows by ${sectionWidth} px`);
+  // From the poem menu, Tab reaches the text, a tile (Enter picks it), and later a head's switch (Space turns it off).
+  await page.focus('#poem-menu');
+  const tabUntil = async (selector, most = 60) => {
+    for (let i = 0; i < most; i++) {
+      await page.keyboard.press('Tab');
+      if (await page.evaluate((s) => document.activeElement.matches(s), selector)) return;
+    }
+    assert.fail(`Tab never reached ${selector}`);
+  };
+  await tabUntil('#poems-section textarea');
+  await tabUntil('.poem-tile[data-index="1"]');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('.poem-tile[data-index="1"][aria-pressed="true"]');
+  assert.match(await page.textContent('#poem-heatmap figcaption'), /Layer 1 head 2/);
+  await tabUntil('#poem-off-0-0');
+  await page.keyboard.press('Space');
+  await lossShown(page, 'poem-loss-now');
+  await tabUntil('#poem-continue');
+  // This section only: at 375 px other sections' wide code blocks have findings of their own.
+  await page.addScriptTag({ path: axePath });
+  const result = await page.evaluate(() => window.axe.run('#poems-section', { resultTypes: ['violations'] }));
+  assert.deepEqual(result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes[0]?.target}`), []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
