@@ -389,7 +389,7 @@ class Layer extends ForwardViews {
   forward(options) {
     this.#live();
     const { x, wq, wk, wv, q, k, v, wo, causal = true, scale = true, enabled, plain = false } =
-      checkOptions('forward', options, ['x', 'wq', 'wk', 'wv', 'q', 'k', 'v', 'wo', 'causal', 'scale', 'enabled', 'plain']);
+      checkOptions('forward', options, LAYER_FORWARD_OPTIONS);
     // Every input is read and checked into memory of our own first: an array's getter may run any code,
     // even dispose this layer or grow the heap, and must not find us half-way through the wasm memory.
     const d = this.dModel;
@@ -777,13 +777,17 @@ function intArg(name, value, min = 1) {
  * The options object of `call`, rejecting keys it does not know (a typo such as `casual` would otherwise
  * be ignored without a word) and naming the likely intended one.
  */
+const LAYER_FORWARD_OPTIONS = ['x', 'wq', 'wk', 'wv', 'q', 'k', 'v', 'wo', 'causal', 'scale', 'enabled', 'plain']; // one array, not one per call
+
 function checkOptions(call, options, known) {
   if (options === undefined) return {};
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new MHAError('BAD_ARGUMENT', `${call} takes an options object, got ${describe(options)}`);
   }
-  for (const key in options) { // for-in: no array per call on the hot path
-    if (known.includes(key) || !Object.hasOwn(options, key)) continue;
+  const keys = Object.keys(options);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (known.includes(key)) continue;
     const guess = likelyOption(key, known);
     throw new MHAError('BAD_ARGUMENT', `unknown option '${key}' for ${call}${guess ? `; did you mean '${guess}'?` : ''} (it takes ${known.join(', ')})`, { option: key, suggestion: guess });
   }
