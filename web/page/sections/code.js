@@ -28,8 +28,9 @@ export function codeSection(ctx) {
   const t = ctx.text.code;
   const sourceA = h('code');
   const sourceB = h('code');
-  const outA = h('pre', { class: 'console', id: 'demo-a-output', 'aria-live': 'polite' });
-  const outB = h('pre', { class: 'console', id: 'demo-b-output', 'aria-live': 'polite' });
+  // Code and output scroll sideways on a phone: tabindex lets a keyboard scroll them too.
+  const outA = h('pre', { class: 'console', id: 'demo-a-output', 'aria-live': 'polite', tabindex: 0 });
+  const outB = h('pre', { class: 'console', id: 'demo-b-output', 'aria-live': 'polite', tabindex: 0 });
   const errorA = h('div');
   const errorB = h('div');
   const mapsB = h('div', { class: 'fig-row' });
@@ -37,7 +38,7 @@ export function codeSection(ctx) {
     h('p', {}, [t.lead]),
     h('h3', {}, [t.programA]),
     numberField({ label: t.seed, value: ctx.state.demo.seed1, min: 0, max: SEED_MAX, id: 'seed1', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.demo.seed1 = v)) }),
-    h('pre', { class: 'source' }, [sourceA]),
+    h('pre', { class: 'source', tabindex: 0 }, [sourceA]),
     h('p', { class: 'muted' }, [t.output]),
     errorA,
     outA,
@@ -45,7 +46,7 @@ export function codeSection(ctx) {
     h('h3', {}, [t.programB]),
     h('p', { id: 'seed-b-hint' }, [t.seedB]),
     numberField({ label: t.seed, value: ctx.state.demo.seed2, min: 0, max: SEED_MAX, id: 'seed2', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.demo.seed2 = v)) }),
-    h('pre', { class: 'source' }, [sourceB]),
+    h('pre', { class: 'source', tabindex: 0 }, [sourceB]),
     h('p', { class: 'muted' }, [t.output]),
     errorB,
     outB,

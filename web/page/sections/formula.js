@@ -33,7 +33,8 @@ export function formulaSection(ctx) {
   const t = ctx.text.formula;
   const info = h('p', { class: 'symbol-info', id: 'symbol-info', 'aria-live': 'polite' }, [t.hint]);
   const box = h('div', { class: 'pipeline-box', id: 'formula-pipeline' });
-  const math = h('div', { class: 'formula', role: 'img', 'aria-label': t.formulaLabel });
+  // The formula scrolls sideways on a phone: tabindex lets a keyboard scroll it too.
+  const math = h('div', { class: 'formula', role: 'img', 'aria-label': t.formulaLabel, tabindex: 0 });
   math.innerHTML = render(FORMULA, true);
   // The typeset HTML is decorative for assistive technology (KaTeX adds MathML); keyboard users use the buttons.
   const shape = () => ({ L: ctx.hand?.L ?? 0, dModel: ctx.hand?.dModel ?? 4, heads: ctx.hand?.heads ?? 2, dK: ctx.hand?.dK ?? 2 });
