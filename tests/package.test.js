@@ -30,6 +30,8 @@ const SHIPPED = [
   'web/draw/pipeline.js',
   'web/draw/svg.js',
   'web/draw/table.js',
+  'web/model/poems.card.json',
+  'web/model/poems.safetensors',
   'web/shared/adopt-stylesheet.js',
   'web/shared/dom.js',
   'web/shared/errors.js',
@@ -53,9 +55,12 @@ const SHIPPED = [
   'web/widget/styles.js',
   'web/widget/widget.d.ts',
 ];
-const MAX_TARBALL_BYTES = 250_000;
+// The poetry model (web/model/poems.safetensors, F16, 2.76 MB, and its 18 kB card) is most of the package:
+// weights hardly compress, so it adds 2.55 MB to the tarball and 2.78 MB unpacked. The rest stays under the
+// old bounds of 250 kB and 680 kB.
+const MAX_TARBALL_BYTES = 250_000 + 2_650_000;
 // The wasm core grew by 35 kB with the GPT-2 model; the modules the page and widget share add 14 kB.
-const MAX_UNPACKED_BYTES = 680_000;
+const MAX_UNPACKED_BYTES = 680_000 + 2_850_000;
 
 const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
 const files = pack.files.map((file) => file.path).sort();

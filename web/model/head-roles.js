@@ -13,6 +13,7 @@ export const HEAD_ROLES = [
   { name: 'previous', explains: 'weight on the character just before (position r−1)' },
   { name: 'first', explains: 'weight on the window’s first position (position 0): the attention sink' },
   { name: 'parallel', explains: 'weight on the same place in the previous clause of the same length (对仗): the k-th character of a clause looks at the k-th of the one before' },
+  { name: 'parallelNext', explains: 'weight on the place in the previous clause of the same length that matches the next token, the one being predicted: the k-th character looks at the (k+1)-th of the clause before (对仗 one step ahead)' },
   { name: 'copying', explains: 'weight on the characters that followed earlier occurrences of the current character' },
   { name: 'punctuation', explains: 'weight on punctuation marks and line breaks' },
 ];
@@ -34,13 +35,14 @@ export function tokenKinds(vocabulary) {
  * per role, columns being the positions (≤ row) whose weights the role sums. A row appears only where the
  * role applies: `previous` and `first` from row 1 on (row 0 can only look at itself); `parallel` at a
  * character whose clause (a run of characters between separators, the window's start or BOUNDARY) has a
- * previous clause of the same length in the window; `copying` at a character that occurred before, with
+ * previous clause of the same length in the window, and `parallelNext` at the same rows one place further;
+ * `copying` at a character that occurred before, with
  * the positions just after those occurrences (the current row itself excluded); `punctuation` from row 1 on
  * where a separator is in view.
  */
 export function roleQueries(ids, kinds) {
   const isCharacter = (id) => id !== BOUNDARY_ID && !kinds.separator[id];
-  const queries = { previous: [], first: [], parallel: [], copying: [], punctuation: [] };
+  const queries = Object.fromEntries(HEAD_ROLES.map(({ name }) => [name, []]));
   const clauses = []; // [start, length] of each run of characters
   for (let r = 0; r < ids.length; r++) {
     if (isCharacter(ids[r]) && (r === 0 || !isCharacter(ids[r - 1]))) clauses.push([r, 0]);
@@ -57,7 +59,11 @@ export function roleQueries(ids, kinds) {
     if (separatorsSeen.length) queries.punctuation.push([r, separatorsSeen.slice()]);
     const c = clauseAt[r];
     if (c < 0) continue;
-    if (c > 0 && clauses[c - 1][1] === clauses[c][1]) queries.parallel.push([r, [clauses[c - 1][0] + r - clauses[c][0]]]);
+    if (c > 0 && clauses[c - 1][1] === clauses[c][1]) {
+      const samePlace = clauses[c - 1][0] + r - clauses[c][0];
+      queries.parallel.push([r, [samePlace]]);
+      queries.parallelNext.push([r, [samePlace + 1]]); // at a clause's last character: the separator after the one before
+    }
     const after = [];
     for (let j = 0; j + 1 < r; j++) if (ids[j] === ids[r]) after.push(j + 1);
     if (after.length) queries.copying.push([r, after]);

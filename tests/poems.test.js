@@ -1,0 +1,125 @@
+// The lesson's poetry model as shipped (web/model/poems.safetensors + poems.card.json, made by
+// web/model/train.js): its card's numbers measured again in wasm, its tokenizer, loadPoemModel's errors,
+// and the short training run repeated natively against the loss curve recorded beside the script.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { loadAttention } from '../web/src/attention.js';
+import { evaluationWindows } from '../web/model/baselines.js';
+import { heldOutLoss } from '../web/model/evaluate.js';
+import { HEAD_ROLES, measureHeadRoles, roleQueries, tokenKinds } from '../web/model/head-roles.js';
+import { heldOutPoems, TANG300_PATH } from '../web/model/tang300.js';
+import { CARD_PATH, MODEL_PATH, REPRODUCTION_FIXTURE, REPRODUCTION_RUN, reproduce, reproductionStream } from '../web/model/train.js';
+import { UNKNOWN_ID } from '../web/model/vocabulary.js';
+import { gpt2File, randomWeights } from './gpt-reference.js';
+import { seededRandom } from './seeded.js';
+
+const mha = await loadAttention();
+const poems = await mha.loadPoemModel();
+const { model, encode, decode, card } = poems;
+const heldOutIds = card.heldOut.poems.map((poem) => Array.from(encode(poem.body)));
+const vocabulary = JSON.parse(model.metadata.vocabulary);
+
+test('the shipped file: at most 4 MB, the card’s sizes and hash, at least 2 layers', () => {
+  const bytes = readFileSync(MODEL_PATH);
+  assert.ok(bytes.length <= 4 * 2 ** 20, `${bytes.length} bytes`);
+  assert.equal(card.model.bytes, bytes.length);
+  assert.equal(card.model.sha256, createHash('sha256').update(bytes).digest('hex'));
+  const { layers, heads, dModel, context, vocabSize } = model.config;
+  assert.deepEqual({ layers, heads, dModel, context, vocabSize },
+    { layers: card.model.layers, heads: card.model.heads, dModel: card.model.dModel, context: card.model.context, vocabSize: card.model.vocabSize });
+  assert.ok(layers >= 2);
+  assert.equal(vocabulary.length, vocabSize);
+});
+
+test('the card’s held-out poems are entries 10, 20, … of tang300', { skip: !existsSync(TANG300_PATH) && 'fortunes-zh is not installed' }, () => {
+  const want = heldOutPoems(readFileSync(TANG300_PATH, 'utf8'));
+  assert.deepEqual(card.heldOut.poems, want.map(({ entry, title, author, body }) => ({ entry, title, author, body })));
+});
+
+test('held-out loss measured again in wasm: within 1 % of the card, clearly below the unigram and the bigram', () => {
+  const { loss, targets } = heldOutLoss(model, heldOutIds);
+  assert.equal(targets, card.heldOut.targets);
+  assert.ok(Math.abs(loss - card.heldOutLoss) <= 0.01 * card.heldOutLoss, `measured ${loss}, card ${card.heldOutLoss}`);
+  assert.ok(card.heldOutLoss < card.baselines.bigram - 0.2, `${card.heldOutLoss} vs bigram ${card.baselines.bigram}`);
+  assert.ok(card.baselines.bigram < card.baselines.unigram);
+});
+
+test('head roles measured again match the card; a previous-character head ≥ 0.8, 对仗 heads well above chance', () => {
+  const windows = heldOutIds.flatMap((ids) => evaluationWindows(ids, model.config.context).map(({ input }) => input));
+  const roles = measureHeadRoles(model, windows, tokenKinds(vocabulary));
+  for (const { layer, head, scores } of roles.heads) {
+    const recorded = card.headRoles.heads.find((h) => h.layer === layer && h.head === head);
+    for (const { name } of HEAD_ROLES) {
+      assert.ok(Math.abs(scores[name] - recorded[name]) < 1e-4, `layer ${layer} head ${head} ${name}: ${scores[name]} vs ${recorded[name]}`);
+    }
+  }
+  for (const { name } of HEAD_ROLES) assert.ok(Math.abs(roles.chance[name] - card.headRoles.chance[name]) < 1e-4, name);
+  const best = (name) => Math.max(...roles.heads.map((h) => h.scores[name]));
+  assert.ok(best('previous') >= 0.8, `best previous-character score ${best('previous')}`);
+  assert.ok(best('parallel') >= 2 * roles.chance.parallel, `best 对仗 score ${best('parallel')}, chance ${roles.chance.parallel}`);
+  assert.ok(best('parallelNext') >= 3 * roles.chance.parallelNext, `best 对仗-ahead score ${best('parallelNext')}, chance ${roles.chance.parallelNext}`);
+});
+
+test('head roles look where their definitions say, on a couplet', () => {
+  const kinds = tokenKinds(vocabulary);
+  const ids = Array.from(encode('白日依山尽，黄河入海流。\n'));
+  const queries = roleQueries([0, ...ids], kinds);
+  // 黄 (row 7) is the first character of the second clause: 白 (row 1) is its place in the first.
+  assert.deepEqual(queries.parallel.find(([row]) => row === 7), [7, [1]]);
+  assert.deepEqual(queries.parallelNext.find(([row]) => row === 7), [7, [2]]); // 河 is next: 日 is its place
+  assert.deepEqual(queries.parallelNext.find(([row]) => row === 11), [11, [6]]); // 流 is last: next is ，'s place
+  assert.deepEqual(queries.previous[0], [1, [0]]);
+  assert.deepEqual(queries.punctuation.find(([row]) => row === 7), [7, [6]]);
+  const repeated = roleQueries(Array.from(encode('明月明月')), kinds);
+  assert.deepEqual(repeated.copying, [[2, [1]], [3, [2]]]); // each 明/月 looks at what followed it before
+});
+
+test('encode and decode: a held-out poem round-trips; characters outside the vocabulary become the unknown token', () => {
+  const { body } = card.heldOut.poems[0];
+  const ids = encode(body);
+  assert.ok(ids instanceof Int32Array);
+  assert.equal(ids.length, [...body].length);
+  assert.equal(decode(ids), body.replace(/./gsu, (char) => (vocabulary.includes(char) ? char : vocabulary[UNKNOWN_ID])));
+  assert.deepEqual(Array.from(encode('𪚥月')), [UNKNOWN_ID, vocabulary.indexOf('月')]);
+  assert.equal(decode(encode('床前明月光')), '床前明月光');
+});
+
+test('the short training run repeats its recorded loss curve', () => {
+  const fixture = JSON.parse(readFileSync(REPRODUCTION_FIXTURE, 'utf8'));
+  assert.deepEqual(fixture.run, REPRODUCTION_RUN);
+  const stream = reproductionStream();
+  assert.equal(createHash('sha256').update(new Uint8Array(stream.buffer)).digest('hex'), fixture.streamSha256);
+  const dir = mkdtempSync(join(tmpdir(), 'poems-reproduce-'));
+  try {
+    const losses = reproduce(dir);
+    assert.equal(losses.length, fixture.losses.length);
+    // Exact on the machine kind that recorded it; other CPUs sum in another order (web/model/train.js).
+    losses.forEach((loss, step) => assert.ok(Math.abs(loss - fixture.losses[step]) < 1e-5, `step ${step + 1}: ${loss} vs ${fixture.losses[step]}`));
+    assert.ok(losses.at(-1) < losses[0] - 0.5, 'the loss falls');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('loadPoemModel: LOAD_FAILED for a file that is not there, BAD_MODEL for a broken one or one without a vocabulary', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'poems-errors-'));
+  try {
+    const missing = new URL(`file://${join(dir, 'none.safetensors')}`);
+    await assert.rejects(mha.loadPoemModel({ model: missing }), (error) => error.code === 'LOAD_FAILED' && /none\.safetensors/.test(error.message));
+    await assert.rejects(mha.loadPoemModel({ card: missing }), (error) => error.code === 'LOAD_FAILED');
+    const truncated = join(dir, 'truncated.safetensors');
+    writeFileSync(truncated, readFileSync(MODEL_PATH).subarray(0, statSync(MODEL_PATH).size - 100));
+    await assert.rejects(mha.loadPoemModel({ model: new URL(`file://${truncated}`) }), (error) => error.code === 'BAD_MODEL');
+    const config = { layers: 1, heads: 2, dModel: 8, context: 4, vocab: 5 };
+    const noVocabulary = join(dir, 'no-vocabulary.safetensors');
+    writeFileSync(noVocabulary, gpt2File(config, randomWeights(config, seededRandom(3))));
+    await assert.rejects(mha.loadPoemModel({ model: new URL(`file://${noVocabulary}`) }), (error) => error.code === 'BAD_MODEL' && /vocabulary/.test(error.message));
+    await assert.rejects(mha.loadPoemModel({ modle: 'x' }), (error) => error.code === 'BAD_ARGUMENT');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
