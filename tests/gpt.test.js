@@ -1,7 +1,8 @@
 // loadModel and Model (c/gpt.h through web/src/attention.js) against the float64 reference of
 // tests/gpt-reference.js, on small random GPT-2-layout files this test writes itself: F32 and F16, with and
-// without the 'transformer.' prefix, heads switched off, and hostile files that must give BAD_MODEL; then the C
-// loader's fuzz harness natively under sanitizers.
+// without the 'transformer.' prefix, as bytes and as Blobs, the layouts of distilgpt2 and gpt2-medium, heads
+// switched off, and hostile files that must give BAD_MODEL; then the C loader's fuzz harness natively under
+// sanitizers.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -207,6 +208,73 @@ test('random damage to a good file: a model or a coded error, never a crash; the
   assert.ok(codes.BAD_MODEL > 100 && codes.OK > 10, JSON.stringify(codes));
   await stillWorks();
   assert.ok(mha.memoryBytes() <= Math.max(start, 64 * 2 ** 20), `the heap stays bounded: ${mha.memoryBytes()}`);
+});
+
+test('a Blob (a picked File) is read a slice at a time into the same model, with progress to the last byte', async () => {
+  const progress = [];
+  const model = await mha.loadModel(new Blob([goodFile]), { onProgress: (read, size) => progress.push([read, size]) });
+  assert.deepEqual({ ...model.config }, { layers: 2, heads: 2, dModel: 16, context: 16, vocabSize: 50 });
+  matchesReference(model, weights, ids);
+  model.dispose();
+  assert.ok(progress.length >= gpt2Shapes(config).length, `a report per tensor: ${progress.length}`);
+  assert.deepEqual(progress.at(-1), [goodFile.length, goodFile.length]);
+  assert.ok(progress.every(([read], i) => i === 0 || read > progress[i - 1][0]), 'the count only grows');
+  const half = randomWeights(config, seededRandom(9), { dtype: 'F16' });
+  const halfModel = await mha.loadModel(new Blob([gpt2File(config, half, { dtype: 'F16' })]));
+  matchesReference(halfModel, half, ids);
+  halfModel.dispose();
+  await assert.rejects(mha.loadModel(goodFile, { onProgress: 1 }), (error) => error.code === 'BAD_ARGUMENT' && /onProgress/.test(error.message));
+});
+
+test('bad Blobs give BAD_MODEL naming the problem (truncated, a missing tensor, a wrong shape, an unknown dtype, a header past the end); an unreadable one LOAD_FAILED', async () => {
+  const blob = (bytes) => new Blob([bytes]);
+  await rejects(blob(goodFile.subarray(0, goodFile.length - 3)), 'BAD_MODEL', /ln_f.bias: its bytes end at .* past the end of the data/);
+  await rejects(blob(patched('h.1.mlp.c_fc.bias', 'h.1.mlp.c_fc.bi_s')), 'BAD_MODEL', /tensor h.1.mlp.c_fc.bias is missing/);
+  await rejects(blob(patched('"shape":[16,48]', '"shape":[48,16]')), 'BAD_MODEL', /h.0.attn.c_attn.weight has shape \[48, 16\], expected \[16, 48\]/);
+  await rejects(blob(patched('"dtype":"F32"', '"dtype":"Q4"')), 'BAD_MODEL', /dtype "Q4", which safetensors does not define/);
+  const pastEnd = goodFile.slice(0, 400);
+  new DataView(pastEnd.buffer).setBigUint64(0, 100_000n, true);
+  await rejects(blob(pastEnd), 'BAD_MODEL', /truncated/);
+  await rejects(blob(goodFile.subarray(0, 3)), 'BAD_MODEL', /too few for a .safetensors file/);
+  await rejects(withWeight('h.0.ln_1.bias', 2, NaN), 'BAD_MODEL', /h.0.ln_1.bias has NaN at index 2/);
+  // A file that goes away while read (a picked file deleted on disk) fails cleanly, and the loader is freed.
+  class VanishingBlob extends Blob {
+    slice(start, end) {
+      return start === 0 ? super.slice(start, end) : { arrayBuffer: () => Promise.reject(new Error('the file could not be read')) };
+    }
+  }
+  const before = mha.memoryBytes();
+  for (let i = 0; i < 3; i++) await rejects(new VanishingBlob([goodFile]), 'LOAD_FAILED', /could not read the model file at byte \d+: the file could not be read/);
+  assert.equal(mha.memoryBytes(), before, 'nothing leaks');
+});
+
+test('GPT-2 small, distilgpt2 and gpt2-medium: their tensor layouts (parameter counts), a 6-layer distilgpt2-style stand-in, and d 1024 → 16 heads', async () => {
+  const count = (shape) => gpt2Shapes(shape).reduce((sum, [, dims]) => sum + dims.reduce((a, b) => a * b, 1), 0);
+  // The published parameter counts of the three checkpoints, from the shapes this test writes.
+  assert.equal(count({ layers: 12, dModel: 768, context: 1024, vocab: 50257 }), 124_439_808); // gpt2
+  assert.equal(count({ layers: 6, dModel: 768, context: 1024, vocab: 50257 }), 81_912_576); // distilgpt2
+  assert.equal(count({ layers: 24, dModel: 1024, context: 1024, vocab: 50257 }), 354_823_168); // gpt2-medium
+  // distilgpt2's file: GPT2LMHeadModel's names (transformer. prefix, the tied lm_head.weight) and 6 blocks.
+  const distil = { layers: 6, heads: 2, dModel: 16, context: 16, vocab: 50 };
+  const distilWeights = randomWeights(distil, seededRandom(10));
+  const tensors = gpt2Shapes(distil).map(([name, shape]) => [`transformer.${name}`, shape, distilWeights.get(name)]);
+  for (let i = 0; i < distil.layers; i++) tensors.push([`transformer.h.${i}.attn.bias`, [1, 1, 16, 16], new Float64Array(256)]);
+  tensors.push(['lm_head.weight', [50, 16], distilWeights.get('wte.weight')]);
+  const model = await mha.loadModel(new Blob([writeSafetensors(tensors, null)]), { heads: 2 });
+  assert.deepEqual({ ...model.config }, { layers: 6, heads: 2, dModel: 16, context: 16, vocabSize: 50 });
+  const want = referenceGpt(distilWeights, distil, ids.slice(0, 6));
+  model.forward(ids.slice(0, 6));
+  assert.ok(maxAbsDiff(model.logits(), want.logits) < 2e-5 * Math.max(1, ...want.logits.map(Math.abs)));
+  for (let l = 0; l < 6; l++) assert.ok(maxAbsDiff(model.attention(l, 1), want.attention[l][1]) < 1e-5, `block ${l}`);
+  model.dispose();
+  // gpt2-medium's width without n_head: 16 heads by GPT-2's sizes (one F16 block, a two-token vocabulary).
+  const medium = { layers: 1, heads: 16, dModel: 1024, context: 2, vocab: 3 };
+  const zeros = new Map(gpt2Shapes(medium).map(([name, shape]) => [name, new Float64Array(shape.reduce((a, b) => a * b, 1))]));
+  const wide = await mha.loadModel(new Blob([gpt2File(medium, zeros, { dtype: 'F16', metadata: null })]));
+  assert.deepEqual({ ...wide.config }, { layers: 1, heads: 16, dModel: 1024, context: 2, vocabSize: 3 });
+  wide.forward([0, 2]);
+  assert.deepEqual(Array.from(wide.attention(0, 15)), [1, 0, 0.5, 0.5]);
+  wide.dispose();
 });
 
 test('seeded fuzz of the C loader with hostile bytes under ASan + UBSan (c/fuzz_model.c)', () => {

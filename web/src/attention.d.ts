@@ -257,9 +257,11 @@ export interface Attention {
   loadPoemModel(options?: { model?: string | URL; card?: string | URL }): Promise<PoemModel>;
   /**
    * A model from a .safetensors file with Hugging Face GPT-2's tensor names (F32 or F16). heads may be left out
-   * when the file's __metadata__ has n_head, or for GPT-2's own sizes. Rejects with BAD_MODEL for a broken file.
+   * when the file's __metadata__ has n_head, or for GPT-2's own sizes. A Blob (a picked File) is read a slice at a
+   * time into the model's weights; onProgress follows the reading. Rejects with BAD_MODEL for a broken file,
+   * LOAD_FAILED for a Blob that cannot be read.
    */
-  loadModel(bytes: ArrayBuffer | ArrayBufferView, options?: { heads?: number }): Promise<Model>;
+  loadModel(file: Blob | ArrayBuffer | ArrayBufferView, options?: { heads?: number; onProgress?: (bytesRead: number, fileSize: number) => void }): Promise<Model>;
   createLayer(desc: { dModel: number; heads: number; maxLen: number }): Layer;
   /** A trainer for the two-view task (previous token + first token); see Trainer. */
   createTrainer(options: TrainerOptions): Trainer;

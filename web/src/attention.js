@@ -165,34 +165,47 @@ class Attention {
   }
 
   /**
-   * A GPT-2-style model from the bytes of a .safetensors file (c/gpt.h): Hugging Face GPT-2's tensor names and
-   * layouts, F32 or F16. Layers, dModel, context and vocabSize come from the shapes; heads from the options, else
-   * the file's __metadata__ n_head, else GPT-2's own sizes. A broken, misshaped or non-finite file rejects with
-   * BAD_MODEL naming the problem. The weights are copied into the wasm heap once; the file can be dropped after.
+   * A GPT-2-style model from a .safetensors file (c/gpt.h): Hugging Face GPT-2's tensor names and layouts, F32 or
+   * F16. The file is its bytes (an ArrayBuffer or Uint8Array) or a Blob (a File the learner picked), which is read
+   * a slice at a time straight into the model's weights, so a 548 MB GPT-2 never sits in JavaScript memory whole.
+   * Layers, dModel, context and vocabSize come from the shapes; heads from the options, else the file's
+   * __metadata__ n_head, else GPT-2's own sizes. onProgress(bytesRead, fileSize) follows the reading. A broken,
+   * misshaped or non-finite file rejects with BAD_MODEL naming the problem; a Blob that cannot be read with
+   * LOAD_FAILED. The weights are copied into the wasm heap once; the file can be dropped after.
    */
-  async loadModel(bytes, options) {
-    const { heads } = checkOptions('loadModel', options, ['heads']);
+  async loadModel(source, options) {
+    const { heads, onProgress } = checkOptions('loadModel', options, ['heads', 'onProgress']);
     const headsArg = heads == null ? 0 : intArg('heads', heads);
-    if (!(bytes instanceof ArrayBuffer) && !ArrayBuffer.isView(bytes)) {
-      throw new MHAError('BAD_ARGUMENT', `loadModel takes the bytes of a .safetensors file (an ArrayBuffer or Uint8Array), got ${describe(bytes)}`);
-    }
+    if (onProgress != null && typeof onProgress !== 'function') throw new MHAError('BAD_ARGUMENT', `onProgress must be a function, got ${describe(onProgress)}`);
     const core = this.#core;
-    let file = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    if (file.buffer === core.HEAPU8.buffer) file = file.slice(); // a view of the heap would be detached when it grows
+    const file = modelFile(source, core);
     // The header's length is the file's first 8 bytes (little-endian); the core checks it again.
-    const declared = file.length >= 8 ? new DataView(file.buffer, file.byteOffset, 8).getBigUint64(0, true) : 0n;
-    const headLength = Math.min(file.length, 8 + (declared <= MAX_MODEL_HEADER ? Number(declared) : 0));
+    const first8 = await file.read(0, Math.min(file.size, 8));
+    const declared = first8.length === 8 ? new DataView(first8.buffer, first8.byteOffset, 8).getBigUint64(0, true) : 0n;
+    const headLength = Math.min(file.size, 8 + (declared <= MAX_MODEL_HEADER ? Number(declared) : 0));
+    const headBytes = await file.read(0, headLength);
     const head = core._wasm_malloc(Math.max(headLength, 1));
     if (!head) throw new MHAError('OUT_OF_MEMORY', `not enough memory for a header of ${headLength} bytes`);
-    core.HEAPU8.set(file.subarray(0, headLength), head);
-    const loader = core._wasm_gpt_load_begin(head, headLength, file.length, headsArg);
+    core.HEAPU8.set(headBytes, head);
+    const loader = core._wasm_gpt_load_begin(head, headLength, file.size, headsArg);
     core._wasm_free(head);
     if (!loader) throw coreError(core);
     // Each tensor's bytes straight from the file to where the model keeps them (the core widens F16 in place).
-    for (let i = 0, copies = core._wasm_gpt_loader_copies(loader); i < copies; i++) {
-      const dest = core._wasm_gpt_loader_copy(loader, i, this.#scratch);
-      const [offset, length] = new Float64Array(core.HEAPF64.buffer, this.#scratch, 2);
-      core.HEAPU8.set(file.subarray(offset, offset + length), dest);
+    try {
+      let read = headLength;
+      for (let i = 0, copies = core._wasm_gpt_loader_copies(loader); i < copies; i++) {
+        const dest = core._wasm_gpt_loader_copy(loader, i, this.#scratch);
+        const [offset, length] = new Float64Array(core.HEAPF64.buffer, this.#scratch, 2);
+        for (let done = 0; done < length; done += MODEL_READ_BYTES) {
+          const part = await file.read(offset + done, Math.min(MODEL_READ_BYTES, length - done));
+          core.HEAPU8.set(part, dest + done); // HEAPU8 afresh: the heap may have grown while the slice was read
+          read += part.length;
+          onProgress?.(read, file.size);
+        }
+      }
+    } catch (error) {
+      core._wasm_gpt_loader_destroy(loader);
+      throw error;
     }
     const ptr = core._wasm_gpt_load_finish(loader);
     if (!ptr) throw coreError(core);
@@ -455,6 +468,34 @@ class Layer extends ForwardViews {
 
 // The longest header a .safetensors file may declare (c/safetensors.h's ST_MAX_HEADER_BYTES).
 const MAX_MODEL_HEADER = 16n << 20n;
+
+// A Blob is read this many bytes at a time: what JavaScript holds of the file at once.
+const MODEL_READ_BYTES = 16 << 20;
+
+/** { size, read(offset, length) → Uint8Array } over the bytes or the Blob given to loadModel. */
+function modelFile(source, core) {
+  if (typeof Blob !== 'undefined' && source instanceof Blob) {
+    return {
+      size: source.size,
+      async read(offset, length) {
+        let bytes;
+        try {
+          bytes = new Uint8Array(await source.slice(offset, offset + length).arrayBuffer());
+        } catch (error) {
+          throw new MHAError('LOAD_FAILED', `could not read the model file at byte ${offset}: ${error?.message ?? error}`);
+        }
+        if (bytes.length !== length) throw new MHAError('LOAD_FAILED', `the model file changed while it was read: byte ${offset + bytes.length} is gone`);
+        return bytes;
+      },
+    };
+  }
+  if (!(source instanceof ArrayBuffer) && !ArrayBuffer.isView(source)) {
+    throw new MHAError('BAD_ARGUMENT', `loadModel takes a .safetensors file: a Blob, an ArrayBuffer or a Uint8Array, got ${describe(source)}`);
+  }
+  let bytes = source instanceof ArrayBuffer ? new Uint8Array(source) : new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+  if (bytes.buffer === core.HEAPU8.buffer) bytes = bytes.slice(); // a view of the heap would be detached when it grows
+  return { size: bytes.length, read: async (offset, length) => bytes.subarray(offset, offset + length) };
+}
 
 const modelRegistry = new FinalizationRegistry(({ core, ptr, staging }) => {
   core._wasm_gpt_destroy(ptr);
