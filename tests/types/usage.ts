@@ -1,6 +1,6 @@
 // Compiled (never run) by tests/types.test.js: the shipped declarations must describe the real API.
 import { loadAttention, MHAError } from 'multihead-attention-lesson';
-import type { Model, ModelConfig } from 'multihead-attention-lesson';
+import type { Model, ModelConfig, PoemModel } from 'multihead-attention-lesson';
 import { MultiHeadAttentionElement, defineMultiHeadAttention } from 'multihead-attention-lesson/widget';
 
 async function lesson(): Promise<number> {
@@ -32,6 +32,12 @@ async function lesson(): Promise<number> {
   const scores: Float32Array = model.logits();
   const vocabulary: string | undefined = model.metadata.vocab;
   model.dispose();
+  // The lesson's poetry model, its tokenizer and its card.
+  const poems: PoemModel = await mha.loadPoemModel({ model: new URL('https://example.org/poems.safetensors') });
+  const ids: Int32Array = poems.encode('白日依山尽');
+  const text: string = poems.decode(poems.model.forward(ids).length ? ids : []);
+  const { score, chance } = poems.card.headRoles.best.previous;
+  if (text !== '白日依山尽' || poems.card.heldOutLoss > poems.card.baselines.bigram) return score - chance;
   if (vocabulary === undefined && scores.length !== model.length * vocabSize) return firstHead[0];
   return weights[0] + naive + split + normals[0] + headOne[0] + mha.memoryBytes();
 }
