@@ -1,0 +1,133 @@
+// GPT-2 small in the wasm core: load time, peak heap and the time of one forward of 64 tokens, in Node and in
+// headless Chromium. The repository cannot ship GPT-2's weights, so this writes a file with GPT-2 small's exact
+// tensor names, shapes and F32 layout and random weights (548 MB as Hugging Face's, in the system's temporary folder, deleted
+// at the end) and loads it as a Blob, the way the page loads the file a teacher picks.
+//
+//   node tests/bench/gpt2.js [--no-chromium] [--runs 9]
+import { openAsBlob, openSync, writeSync, closeSync, rmSync, mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadAttention } from '../../web/src/attention.js';
+import { gpt2Shapes } from '../gpt-reference.js';
+
+const GPT2_SMALL = { layers: 12, heads: 12, dModel: 768, context: 1024, vocab: 50257 };
+const TOKENS = 64;
+const args = process.argv.slice(2);
+const runs = Number(args[args.indexOf('--runs') + 1]) || 9;
+const withChromium = !args.includes('--no-chromium');
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+
+/**
+ * Writes GPT-2 small's tensors in Hugging Face's order and layout, a tensor at a time: weights uniform with
+ * GPT-2's initial spread (standard deviation 0.02), LayerNorm scales 1, biases 0.
+ */
+function writeGpt2Small(path) {
+  // Hugging Face's file also holds each block's causal mask, h.i.attn.bias (1×1×1024×1024, read but not used).
+  const shapes = gpt2Shapes(GPT2_SMALL).flatMap((entry) => {
+    const block = entry[0].match(/^h\.(\d+)\.ln_1\.weight$/);
+    return block ? [[`h.${block[1]}.attn.bias`, [1, 1, GPT2_SMALL.context, GPT2_SMALL.context]], entry] : [entry];
+  });
+  const header = { __metadata__: { format: 'pt' } };
+  let offset = 0;
+  for (const [name, shape] of shapes) {
+    const bytes = 4 * shape.reduce((a, b) => a * b, 1);
+    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
+    offset += bytes;
+  }
+  let json = JSON.stringify(header);
+  json += ' '.repeat((8 - (json.length % 8)) % 8);
+  const fd = openSync(path, 'w');
+  const length = new Uint8Array(8);
+  new DataView(length.buffer).setBigUint64(0, BigInt(json.length), true);
+  writeSync(fd, length);
+  writeSync(fd, Buffer.from(json));
+  let state = 2463534242; // xorshift32: fast enough for 124 M numbers
+  const spread = 0.02 * Math.sqrt(3);
+  for (const [name, shape] of shapes) {
+    const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
+    if (/ln_.*weight/.test(name)) values.fill(1);
+    else if (name.endsWith('attn.bias')) values.forEach((_, i, mask) => (mask[i] = i % GPT2_SMALL.context <= Math.floor(i / GPT2_SMALL.context) ? 1 : 0));
+    else if (!name.endsWith('.bias')) {
+      for (let i = 0; i < values.length; i++) {
+        state ^= state << 13; state ^= state >>> 17; state ^= state << 5;
+        values[i] = ((state >>> 0) / 2 ** 32 * 2 - 1) * spread;
+      }
+    }
+    writeSync(fd, new Uint8Array(values.buffer));
+  }
+  closeSync(fd);
+}
+
+const ids = Array.from({ length: TOKENS }, (_, i) => (i * 7919 + 11) % GPT2_SMALL.vocab);
+
+async function inNode(path) {
+  const mha = await loadAttention();
+  const heapBefore = mha.memoryBytes();
+  const start = performance.now();
+  const model = await mha.loadModel(await openAsBlob(path));
+  const loadMs = performance.now() - start;
+  const heapLoaded = mha.memoryBytes();
+  model.forward(ids); // warm-up
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    model.forward(ids);
+    times.push(performance.now() - t0);
+  }
+  const config = { ...model.config };
+  model.dispose();
+  return { config, loadMs, heapBefore, heapLoaded, heapPeak: mha.memoryBytes(), forwardMs: median(times), rssPeak: process.resourceUsage().maxRSS * 1024 };
+}
+
+async function inChromium(path) {
+  const { startBrowserAndServer } = await import('../browser.js');
+  const served = await startBrowserAndServer();
+  try {
+    const page = await served.browser.newPage();
+    const blank = `${served.baseUrl}__gpt2-bench.html`;
+    await page.route(blank, (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>bench</title><input type="file" id="file">' }));
+    await page.goto(blank);
+    await page.setInputFiles('#file', path);
+    return await page.evaluate(async ([ids, runs]) => {
+      const { loadAttention } = await import('/src/attention.js');
+      const mha = await loadAttention();
+      const start = performance.now();
+      const model = await mha.loadModel(document.querySelector('#file').files[0]);
+      const loadMs = performance.now() - start;
+      model.forward(ids);
+      const times = [];
+      for (let i = 0; i < runs; i++) {
+        const t0 = performance.now();
+        model.forward(ids);
+        times.push(performance.now() - t0);
+      }
+      times.sort((a, b) => a - b);
+      const heapPeak = mha.memoryBytes();
+      model.dispose();
+      return { loadMs, forwardMs: times[Math.floor(times.length / 2)], heapPeak, version: navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0] };
+    }, [ids, runs]);
+  } finally {
+    await served.close();
+  }
+}
+
+const folder = mkdtempSync(join(tmpdir(), 'gpt2-bench-'));
+const path = join(folder, 'model.safetensors');
+try {
+  let t0 = performance.now();
+  writeGpt2Small(path);
+  console.log(`wrote a GPT-2 small-shaped file: ${(statSync(path).size / 1e6).toFixed(0)} MB in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const node = await inNode(path);
+  console.log(`config ${JSON.stringify(node.config)}`);
+  console.log(`Node ${process.version}: load ${(node.loadMs / 1000).toFixed(2)} s; heap ${mib(node.heapBefore)} before, ${mib(node.heapLoaded)} loaded, ${mib(node.heapPeak)} after ${runs + 1} forwards; peak RSS ${mib(node.rssPeak)}`);
+  console.log(`Node: forward of ${TOKENS} tokens (12 blocks + logits over ${GPT2_SMALL.vocab} tokens), median of ${runs}: ${node.forwardMs.toFixed(0)} ms`);
+  if (withChromium) {
+    t0 = performance.now();
+    const chromium = await inChromium(path);
+    console.log(`Chromium ${chromium.version}: load ${(chromium.loadMs / 1000).toFixed(2)} s; heap ${mib(chromium.heapPeak)}; forward of ${TOKENS} tokens, median of ${runs}: ${chromium.forwardMs.toFixed(0)} ms`);
+  }
+} finally {
+  rmSync(folder, { recursive: true, force: true });
+}
