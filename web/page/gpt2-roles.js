@@ -1,0 +1,32 @@
+// The head roles of the poetry model (web/model/head-roles.js), measured on GPT-2's tokens: previous token,
+// first token (the attention sink, here <|endoftext|>), copying (induction: the tokens that followed earlier
+// occurrences of the current token) and punctuation. The 对仗 roles need a poem's clauses, so they are left
+// out (no rows). Pure: token ids, which of them are punctuation, attention rows in.
+import { HEAD_ROLES, emptyTally, tallyHead, tallyScores } from '../model/head-roles.js';
+
+/** The roles that make sense for any text, in the card's order. */
+export const GPT2_ROLES = HEAD_ROLES.filter(({ name }) => name !== 'parallel' && name !== 'parallelNext');
+
+/** Where each role looks from each row, as head-roles.js's roleQueries gives it (the 对仗 roles empty). */
+export function gpt2RoleQueries(ids, isPunctuation) {
+  const queries = Object.fromEntries(HEAD_ROLES.map(({ name }) => [name, []]));
+  const punctuationSeen = [];
+  for (let r = 0; r < ids.length; r++) {
+    if (isPunctuation[r]) punctuationSeen.push(r);
+    if (r === 0) continue;
+    queries.previous.push([r, [r - 1]]);
+    queries.first.push([r, [0]]);
+    if (punctuationSeen.length) queries.punctuation.push([r, punctuationSeen.slice()]);
+    const after = [];
+    for (let j = 0; j + 1 < r; j++) if (ids[j] === ids[r]) after.push(j + 1);
+    if (after.length) queries.copying.push([r, after]);
+  }
+  return queries;
+}
+
+/** Every head's role scores on one forward (attention: one L×L array per head), with chance levels and row counts. */
+export function gpt2Roles(ids, isPunctuation, attention) {
+  const queries = gpt2RoleQueries(ids, isPunctuation);
+  const measured = attention.map((weights) => tallyScores(tallyHead(emptyTally(), weights, ids.length, queries)));
+  return { heads: measured.map(({ scores }) => scores), chance: measured[0].chance, rows: measured[0].rows };
+}
