@@ -12,6 +12,8 @@ const entries = [
   { in: `${web}page/main.js`, out: 'page' },
   { in: `${web}widget/define.js`, out: 'widget' },
   { in: `${web}shared/train-worker.js`, out: 'train-worker' },
+  // Fetched only when a teacher opens a GPT-2 file; it alone carries GPT-2's tokenizer.
+  { in: `${web}page/gpt2-worker.js`, out: 'gpt2-worker' },
 ];
 
 const common = { bundle: true, target: 'es2020', minify: true, legalComments: 'eof', logLevel: 'warning' };

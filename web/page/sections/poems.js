@@ -4,6 +4,7 @@ import { section, figure, errorBox } from '../common.js';
 import { attentionTile, heatmap, lineView, legend } from '../../draw/index.js';
 import { loadPoems, inputIds, maxTextLength, fittingText, runText, topNext, textRoles, clearRole, HeldOutPass, Continuation, HEAD_ROLES } from '../poem-model.js';
 import { SEED_MAX } from '../state.js';
+import { gpt2Part, initialGpt2Picks } from './gpt2-heads.js';
 
 /** Work that could hold up the page (the held-out poems, generation) is cut into tasks about this long. */
 const SLICE_MS = 25;
@@ -12,6 +13,8 @@ const TEMPERATURE = { min: 0, max: 1.5, step: 0.1 };
 
 /** The section's pickers and progress (UI-only state): picked head, chosen position, loading, generation. */
 export const initialPoemPicks = () => ({
+  source: 'poems', // whose heads: 'poems' (the shipped model) or 'gpt2' (a file the teacher opens)
+  gpt2: initialGpt2Picks(),
   head: 0,
   position: null, // null: the last character
   load: null, // { received, total } while downloading, 'building', 'ready' or { failed: code }
@@ -27,14 +30,26 @@ const store = { loading: null, poems: null, error: null, heldOut: new Map() };
 const offKey = (off) => off.map(([layer, head]) => `${layer}.${head}`).join(',');
 const fixed = (value, digits = 3) => (value === null || value === undefined ? '—' : value.toFixed(digits));
 
-/** §9: a small GPT trained on Tang poems, its heads shown, measured, switched off, and made to write. */
+/**
+ * §9: a small GPT trained on Tang poems, its heads shown, measured, switched off, and made to write; or GPT-2,
+ * from a file the teacher opens (gpt2-heads.js), with the same tiles, roles, heads off and predictions.
+ */
 export function poemsSection(ctx) {
   const t = ctx.text.poems;
   const picks = () => ctx.ui.poems;
   const pick = (mutate) => ctx.setUi((ui) => mutate(ui.poems));
   const status = h('div', { id: 'poems-status', 'aria-live': 'polite' });
   const body = h('div', { id: 'poems-body', hidden: true });
-  const node = section('poems-section', ctx.text.sections.poems, [h('p', {}, [t.lead]), status, body]);
+  const gpt2 = gpt2Part(ctx);
+  const sourceName = uniqueId('poem-source');
+  const sources = ['poems', 'gpt2'].map((value) => h('input', { type: 'radio', name: sourceName, value, id: `poem-source-${value}`,
+    onchange: () => pick((p) => (p.source = value)) }));
+  const sourceBox = h('fieldset', { class: 'choice', id: 'poem-source' }, [
+    h('legend', {}, [ctx.text.gpt2.sourceTitle]),
+    ...sources.map((input) => h('label', { class: 'check', for: input.id }, [input, h('span', {}, [input.value === 'poems' ? ctx.text.gpt2.sourcePoems : ctx.text.gpt2.sourceGpt2])])),
+  ]);
+  const poemPart = h('div', { id: 'poems-part' }, [h('p', {}, [t.lead]), status, body]);
+  const node = section('poems-section', ctx.text.sections.poems, [sourceBox, poemPart, gpt2.node]);
   const timers = { pass: 0, continuation: 0 };
   let pass = null;
   let analysis = null; // the current text's forwards: { key, run, roles, allOn }
@@ -316,6 +331,11 @@ export function poemsSection(ctx) {
     node,
     reads: ['poems', 'poems-picks'],
     update() {
+      const { source } = picks();
+      sources.forEach((input) => (input.checked = input.value === source));
+      poemPart.hidden = source !== 'poems';
+      gpt2.node.hidden = source !== 'gpt2';
+      if (source === 'gpt2') return gpt2.update();
       showStatus();
       if (!store.poems) return;
       controls ??= buildControls();
@@ -354,6 +374,7 @@ export function poemsSection(ctx) {
       drawContinuation();
     },
     dispose() {
+      gpt2.dispose();
       approach.disconnect();
       clearTimeout(timers.pass);
       clearTimeout(timers.continuation);

@@ -1,0 +1,89 @@
+// §9 with a GPT-2 file, in Chromium: a bad file dropped on the page gives BAD_MODEL naming the problem and the
+// page keeps working; then a small file in GPT-2's exact layout (GPT-2's vocabulary of 50,257 tokens, 2 layers
+// of 2 heads) picked with the file input is read in the worker, its tokens shown as GPT-2's tokenizer split
+// them, every head drawn, and the top 5 with and without a head equal to the API's for the same token ids.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startBrowserAndServer, openPage } from './browser.js';
+import { loadAttention } from '../web/src/attention.js';
+import { gpt2File, randomWeights } from './gpt-reference.js';
+import { seededRandom } from './seeded.js';
+import { gpt2Input } from '../web/page/gpt2-tokens.js';
+
+const config = { layers: 2, heads: 2, dModel: 16, context: 80, vocab: 50257 };
+const weights = randomWeights(config, seededRandom(21), { spread: 0.5 });
+const goodFile = gpt2File(config, weights);
+const mha = await loadAttention();
+const model = await mha.loadModel(goodFile);
+const TEXT = 'The cat sat on the mat. The cat sat on the';
+
+/** The API's 5 likeliest next tokens after the last position: [id, p]. */
+function top(disabled = []) {
+  const ids = gpt2Input(TEXT, 64);
+  const logits = model.forward(ids, { disabled }).logits();
+  const { vocabSize } = model.config;
+  const row = Array.from(logits.subarray((ids.length - 1) * vocabSize, ids.length * vocabSize));
+  const max = Math.max(...row);
+  const sum = row.reduce((total, score) => total + Math.exp(score - max), 0);
+  return row.map((score, id) => [id, Math.exp(score - max) / sum]).sort((a, b) => b[1] - a[1]).slice(0, 5);
+}
+
+let env;
+before(async () => {
+  env = await startBrowserAndServer();
+});
+after(async () => {
+  model.dispose();
+  await env?.close();
+});
+
+/** [id, p] of a shown top-5 list. */
+const shownTop = (page, id) => page.$$eval(`#${id} li`, (items) => items.map((li) => [Number(li.dataset.id), Number(li.dataset.p)]));
+
+test('a bad file dropped gives BAD_MODEL naming the problem; a good GPT-2-layout file then shows its heads, tokens and predictions', async () => {
+  const { page, errors, offline } = await openPage(env.browser, `${env.baseUrl}?lang=en`, { baseUrl: env.baseUrl });
+  await page.locator('#poems-section').scrollIntoViewIfNeeded();
+  await page.check('#poem-source-gpt2');
+  assert.match(await page.textContent('#gpt2-privacy'), /sent nowhere.*cannot go into the address/s);
+  assert.equal(await page.isVisible('#poems-part'), false, 'the poetry model\'s part is put away');
+
+  // A truncated file, dropped on the box.
+  const truncated = Array.from(goodFile.subarray(0, goodFile.length - 100));
+  await page.evaluate((bytes) => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([new Uint8Array(bytes)], 'broken.safetensors'));
+    document.querySelector('#gpt2-drop').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, truncated);
+  await page.waitForSelector('#gpt2-status .error[data-code="BAD_MODEL"]', { timeout: 30000 });
+  assert.match(await page.textContent('#gpt2-status'), /"broken.safetensors" could not be opened.*ln_f.weight: its bytes end at .* past the end of the data/s);
+
+  // The page still works: the poems come back, then a good file.
+  await page.check('#poem-source-poems');
+  assert.equal(await page.isVisible('#poems-part'), true);
+  await page.check('#poem-source-gpt2');
+  await page.setInputFiles('#gpt2-drop input[type=file]', { name: 'tiny-gpt2.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from(goodFile) });
+  await page.waitForSelector('#gpt2-body:not([hidden]) #gpt2-model', { timeout: 60000 });
+  assert.equal(await page.$('#gpt2-status .error'), null, 'the error is gone');
+  assert.match(await page.textContent('#gpt2-model'), /tiny-gpt2.safetensors .*: 2 layers of 2 heads, d_model = 16, at most 80 tokens at once, a vocabulary of 50257 tokens/);
+  await page.fill('#gpt2-body textarea', TEXT);
+  await page.waitForFunction((want) => document.querySelector('#gpt2-tokens')?.dataset.key === `|${want}` && document.querySelector('#gpt2-tiles')?.dataset.drawn === '4', TEXT, { timeout: 30000 });
+  const tokens = await page.$$eval('.gpt2-token', (items) => items.map((item) => item.textContent));
+  assert.deepEqual(tokens, ['<|endoftext|>', 'The', '␣cat', '␣sat', '␣on', '␣the', '␣mat', '.', '␣The', '␣cat', '␣sat', '␣on', '␣the']);
+  assert.equal(await page.$$eval('#gpt2-tiles .poem-tile', (tiles) => tiles.length), 4);
+  assert.deepEqual(await page.$$eval('#gpt2-roles tr[data-role]', (rows) => rows.map((row) => row.dataset.role)), ['previous', 'first', 'copying', 'punctuation']);
+  const close = (shown, want) => shown.forEach(([id, p], i) => {
+    assert.equal(id, want[i][0]);
+    assert.ok(Math.abs(p - want[i][1]) < 1e-5, `${p} against ${want[i][1]}`);
+  });
+  close(await shownTop(page, 'gpt2-top-all'), top());
+
+  // A head switched off: the worker runs it again and the page shows both lists.
+  await page.check('#gpt2-off-1-0');
+  await page.waitForSelector('#gpt2-top-now li', { timeout: 30000 });
+  close(await shownTop(page, 'gpt2-top-now'), top([[1, 0]]));
+  close(await shownTop(page, 'gpt2-top-all'), top());
+  assert.doesNotMatch(page.url(), /gpt2|safetensors/, 'nothing of the file is in the address');
+  assert.deepEqual(errors, []);
+  assert.deepEqual(offline, []);
+  await page.context().close();
+});

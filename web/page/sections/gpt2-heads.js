@@ -1,0 +1,317 @@
+import { h, vh, vdoc, fill, show } from '../../shared/dom.js';
+import { uniqueId } from '../dom.js';
+import { figure } from '../common.js';
+import { attentionTile, heatmap, lineView } from '../../draw/index.js';
+import { clearRole } from '../poem-model.js';
+import { GPT2_ROLES, gpt2Roles } from '../gpt2-roles.js';
+import { openGpt2File, GPT2_TOKEN_LIMIT } from '../gpt2-source.js';
+
+/** Tiles drawn per frame: 144 heads appear in a few frames instead of holding up one. */
+const TILES_PER_FRAME = 36;
+
+/** §9's GPT-2 picks (UI-only: a teacher's file cannot be in the URL, so neither is anything about it). */
+export const initialGpt2Picks = () => ({
+  text: 'When Mary and John went to the store, John gave a drink to',
+  head: 0,
+  position: null, // null: the last token
+  off: [],
+  file: null, // { name, size } of the file opened
+  load: null, // { read, size } while reading, 'ready', or { failed: code }
+  running: false,
+  result: 0, // counts results, so a new one redraws
+});
+
+// Kept across the page's rebuilds (a language switch): the worker, the model's shape, the last result, errors.
+const store = { client: null, config: null, metadata: null, result: null, loadError: null, runError: null, sent: '' };
+
+const offKey = (off) => off.map(([layer, head]) => `${layer}.${head}`).join(',');
+const fixed = (value, digits = 3) => (value === null || value === undefined ? '—' : value.toFixed(digits));
+const mb = (bytes) => (bytes / 1e6).toFixed(0);
+
+/** The GPT-2 part of §9: a file picked or dropped, read in a worker; its heads on a typed sentence. */
+export function gpt2Part(ctx) {
+  const t = ctx.text.gpt2;
+  const tp = ctx.text.poems;
+  const picks = () => ctx.ui.poems.gpt2;
+  const pick = (mutate) => ctx.setUi((ui) => mutate(ui.poems.gpt2));
+  const inputId = uniqueId('gpt2-file');
+  const fileInput = h('input', { type: 'file', id: inputId, accept: '.safetensors', onchange: (e) => e.target.files[0] && open(e.target.files[0]) });
+  const drop = h('div', { class: 'gpt2-drop', id: 'gpt2-drop' }, [
+    h('p', { class: 'muted' }, [t.lead]),
+    h('p', { id: 'gpt2-privacy' }, [t.privacy]),
+    h('p', {}, [h('label', { for: inputId, class: 'field' }, [h('span', {}, [t.pick]), fileInput]), ' ', t.drop]),
+  ]);
+  // The whole box takes a dropped file; dragover must be cancelled for the drop to arrive.
+  drop.addEventListener('dragover', (event) => {
+    event.preventDefault();
+    drop.classList.add('dragging');
+  });
+  drop.addEventListener('dragleave', () => drop.classList.remove('dragging'));
+  drop.addEventListener('drop', (event) => {
+    event.preventDefault();
+    drop.classList.remove('dragging');
+    const file = event.dataTransfer?.files?.[0];
+    if (file) open(file);
+  });
+  const status = h('div', { id: 'gpt2-status', 'aria-live': 'polite' });
+  const body = h('div', { id: 'gpt2-body', hidden: true });
+  const node = h('div', { id: 'gpt2-part' }, [drop, status, body]);
+  let controls = null;
+  let tileFrame = 0;
+  let tilesShown = 0;
+
+  function open(file) {
+    store.client?.close();
+    Object.assign(store, { client: null, config: null, metadata: null, result: null, loadError: null, runError: null, sent: '' });
+    controls = null;
+    fill(body, []);
+    body.hidden = true;
+    pick((p) => Object.assign(p, { file: { name: file.name, size: file.size }, load: { read: 0, size: file.size }, off: [], head: 0, position: null, running: false }));
+    const client = openGpt2File(file, (message) => {
+      if (store.client !== client) return; // a newer file replaced this one
+      if (message.type === 'progress') pick((p) => (p.load = { read: message.read, size: message.size }));
+      else if (message.type === 'ready') {
+        Object.assign(store, { config: message.config, metadata: message.metadata });
+        pick((p) => (p.load = 'ready'));
+      } else if (message.type === 'result') {
+        store.result = message;
+        store.runError = null;
+        pick((p) => Object.assign(p, { running: false, result: p.result + 1 }));
+      } else if (message.type === 'error' && message.during === 'load') {
+        client.close();
+        store.client = null;
+        store.loadError = message;
+        pick((p) => (p.load = { failed: message.code }));
+      } else if (message.type === 'error') {
+        store.runError = message;
+        pick((p) => Object.assign(p, { running: false, result: p.result + 1 }));
+      }
+    });
+    store.client = client;
+  }
+
+  /** The switched-off heads that exist in this model, each once. */
+  function currentOff() {
+    const { layers, heads } = store.config;
+    const seen = new Set();
+    return picks().off.filter(([layer, head]) => layer < layers && head < heads && !seen.has(`${layer}.${head}`) && seen.add(`${layer}.${head}`));
+  }
+
+  /** Asks the worker for the current text and heads off, unless that is what it last computed or is computing. */
+  function request() {
+    const off = currentOff();
+    const key = `${offKey(off)}|${picks().text}`;
+    if (store.sent === key) return;
+    store.sent = key;
+    store.client.run({ key, text: picks().text, off });
+    if (!picks().running) pick((p) => (p.running = true));
+  }
+
+  function modelName() {
+    const { layers, dModel } = store.config;
+    const known = { '12.768': 'gpt2', '6.768': 'distilgpt2', '24.1024': 'gpt2-medium' }[`${layers}.${dModel}`];
+    return known ? `${t.known[known]} · ${picks().file.name}` : picks().file.name;
+  }
+
+  function buildControls() {
+    const { layers, heads } = store.config;
+    const textId = uniqueId('gpt2-text');
+    const text = h('textarea', { id: textId, rows: 3, spellcheck: 'false', oninput: (e) => pick((p) => (p.text = e.target.value)) });
+    const position = h('select', { id: 'gpt2-position', onchange: (e) => pick((p) => (p.position = Number(e.target.value))) });
+    const toggles = [];
+    // One line of checkboxes per layer, the layer named once.
+    const offBox = h('fieldset', { class: 'choice gpt2-off', id: 'gpt2-off' }, [
+      h('legend', {}, [tp.offTitle]),
+      h('p', { class: 'muted' }, [t.offNote]),
+      ...Array.from({ length: layers }, (_, layer) => h('div', { class: 'gpt2-off-layer' }, Array.from({ length: heads }, (_, head) => {
+        const id = `gpt2-off-${layer}-${head}`;
+        const input = h('input', { type: 'checkbox', id, 'data-layer': layer, 'data-head': head, onchange: (e) => pick((p) => {
+          p.off = e.target.checked ? [...p.off, [layer, head]] : p.off.filter(([l, hd]) => l !== layer || hd !== head);
+        }) });
+        toggles.push(input);
+        return h('label', { class: 'check', for: id }, [input, h('span', {}, [tp.offToggle(layer, head)])]);
+      }))),
+    ]);
+    const parts = {
+      text, position, toggles,
+      model: h('p', { id: 'gpt2-model' }),
+      tokens: h('div', { id: 'gpt2-tokens' }),
+      took: h('p', { class: 'muted', id: 'gpt2-took', 'aria-live': 'polite' }),
+      runError: h('div', { id: 'gpt2-run-error' }),
+      tiles: h('div', { class: 'poem-tiles', id: 'gpt2-tiles', role: 'group', 'aria-label': t.tilesTitle(layers * heads),
+        style: { '--heads': heads, '--phone-heads': heads > 4 && heads % 2 === 0 ? heads / 2 : heads } }),
+      big: h('div', { class: 'fig-row', id: 'gpt2-big', onclick: (event) => {
+        const token = event.target.closest?.('.query-token');
+        if (token) pick((p) => (p.position = Number(token.dataset.index)));
+      } }),
+      roles: h('div', { id: 'gpt2-roles' }),
+      prediction: h('div', { id: 'gpt2-prediction' }),
+    };
+    fill(body, [
+      parts.model,
+      h('label', { class: 'field wide', for: textId }, [h('span', {}, [t.textLabel]), text]),
+      parts.tokens,
+      parts.took,
+      parts.runError,
+      h('h3', {}, [t.tilesTitle(layers * heads)]),
+      h('p', { class: 'muted' }, [t.tilesNote]),
+      parts.tiles,
+      h('label', { class: 'field wide', for: 'gpt2-position' }, [h('span', {}, [tp.position]), position]),
+      parts.big,
+      parts.roles,
+      offBox,
+      parts.prediction,
+    ]);
+    body.hidden = false;
+    return parts;
+  }
+
+  function showStatus() {
+    const { load, file } = picks();
+    if (store.loadError) {
+      return fill(status, h('p', { class: 'error', role: 'alert', 'data-code': store.loadError.code }, [
+        h('code', {}, [store.loadError.code]), ` ${t.badFile(file.name)} `, h('span', { id: 'gpt2-error-message' }, [store.loadError.message]),
+      ]));
+    }
+    if (load && typeof load === 'object') {
+      const label = load.read ? t.reading(mb(load.read), mb(load.size)) : t.starting;
+      return fill(status, h('p', { class: 'muted' }, [label, ' ', h('progress', { max: load.size || 1, value: load.read, 'aria-label': label })]));
+    }
+    return fill(status, []);
+  }
+
+  function drawTiles(result, verdicts) {
+    const { heads } = store.config;
+    const offKeys = new Set(currentOff().map(([layer, head]) => layer * heads + head));
+    const length = result.ids.length;
+    const tile = (weights, i) => {
+      const [layer, head] = [Math.floor(i / heads), i % heads];
+      return vh('button', { type: 'button', class: 'poem-tile', 'data-index': i, 'aria-pressed': String(i === picks().head), onclick: () => pick((p) => (p.head = i)) }, [
+        vh('span', { class: 'tile-picture', 'aria-hidden': 'true' }, [attentionTile(vdoc, { weights, length, size: 72, title: tp.tileName(layer, head), off: offKeys.has(i) })]),
+        vh('span', { class: 'tile-name' }, [tp.tileName(layer, head)]),
+        vh('span', { class: 'tile-role' }, [verdicts[i]]),
+      ]);
+    };
+    cancelAnimationFrame(tileFrame);
+    // A new result starts again from the first tiles; the rest follow a frame at a time.
+    const step = () => {
+      tilesShown = Math.min(result.attention.length, tilesShown + TILES_PER_FRAME);
+      show(controls.tiles, result.attention.slice(0, tilesShown).map(tile));
+      controls.tiles.dataset.drawn = String(tilesShown);
+      if (tilesShown < result.attention.length) tileFrame = requestAnimationFrame(step);
+    };
+    tilesShown = 0;
+    step();
+  }
+
+  function drawBig(result, labels, selected, row) {
+    const { heads } = store.config;
+    const [layer, head] = [Math.floor(selected / heads), selected % heads];
+    const L = labels.length;
+    show(controls.big, [
+      figure({
+        id: 'gpt2-heatmap',
+        caption: tp.bigTitle(layer, head),
+        svg: heatmap(vdoc, { values: result.attention[selected], rows: L, cols: L, rowLabels: labels, colLabels: labels, showNumbers: false, cell: L <= 16 ? 26 : 14, title: tp.heatmapTitle(layer, head) }),
+      }),
+      figure({
+        id: 'gpt2-lines',
+        caption: tp.linesTitle(layer, head),
+        svg: lineView(vdoc, { tokens: labels, attention: [result.attention[selected]], visibleHeads: [0], focus: row, rowGap: L > 24 ? 18 : 26, title: tp.linesTitle(layer, head), queryLabel: tp.query, keyLabel: tp.key }),
+      }),
+    ]);
+  }
+
+  function drawRoles(roles, selected) {
+    const { heads } = store.config;
+    const [layer, head] = [Math.floor(selected / heads), selected % heads];
+    const role = clearRole(roles.heads[selected], roles.chance);
+    show(controls.roles, [
+      vh('h3', { id: 'gpt2-roles-title' }, [tp.rolesTitle(layer, head)]),
+      vh('p', { class: 'muted' }, [t.rolesNote]),
+      vh('table', { class: 'poem-roles', 'aria-labelledby': 'gpt2-roles-title' }, [
+        vh('thead', {}, [vh('tr', {}, [tp.roleColumn, t.textColumn].map((name) => vh('th', { scope: 'col' }, [name])))]),
+        vh('tbody', {}, GPT2_ROLES.map(({ name }) => vh('tr', { 'data-role': name }, [
+          vh('th', { scope: 'row' }, [vh('strong', {}, [t.roleNames[name]]), vh('small', {}, [t.roleExplains[name]])]),
+          vh('td', {}, roles.rows[name] ? [
+            vh('span', { class: 'role-score', 'data-role': name, 'data-value': String(roles.heads[selected][name]) }, [fixed(roles.heads[selected][name])]),
+            vh('small', {}, [tp.chance(fixed(roles.chance[name]))]),
+          ] : [vh('small', {}, [t.notApplicable])]),
+        ]))),
+      ]),
+      vh('p', { id: 'gpt2-verdict' }, [role ? tp.verdict(t.roleNames[role]) : tp.verdictMixed, ' ', vh('small', { class: 'muted' }, [t.verdictRule])]),
+    ]);
+  }
+
+  function drawPrediction(result, labels, row, off) {
+    const list = (id, caption, top) => vh('figure', { class: 'poem-top', id }, [
+      vh('figcaption', {}, [caption]),
+      vh('ol', {}, top[row].map(({ id: next, p, label }) => vh('li', { 'data-id': next, 'data-p': String(p) }, [
+        vh('span', { class: 'next-char' }, [label]), ' ', vh('span', { class: 'next-p' }, [p.toFixed(3)]),
+      ]))),
+    ]);
+    show(controls.prediction, [
+      vh('h3', {}, [t.predictionTitle(row, labels[row])]),
+      vh('div', { class: 'fig-row' }, [
+        list('gpt2-top-all', tp.allOnColumn, result.top.all),
+        result.top.now ? list('gpt2-top-now', tp.nowColumn(off.length), result.top.now) : null,
+      ]),
+    ]);
+  }
+
+  return {
+    node,
+    update() {
+      showStatus();
+      if (!store.config || !store.client) return;
+      controls ??= buildControls();
+      const { text, running } = picks();
+      if (controls.text.value !== text) controls.text.value = text;
+      controls.model.textContent = t.model(modelName(), mb(picks().file.size), store.config);
+      const off = currentOff();
+      const { heads } = store.config;
+      const offIndices = new Set(off.map(([layer, head]) => layer * heads + head));
+      controls.toggles.forEach((input, i) => (input.checked = offIndices.has(i)));
+      request();
+      fill(controls.runError, store.runError ? h('p', { class: 'error', role: 'alert', 'data-code': store.runError.code }, [h('code', {}, [store.runError.code]), ` ${t.runFailed} ${store.runError.message}`]) : []);
+      const result = store.result;
+      controls.took.textContent = running ? t.running : result ? t.took(Math.round(result.ms)) : '';
+      if (!result) return;
+      if (controls.tokens.dataset.key !== result.key) {
+        controls.tokens.dataset.key = result.key;
+        const count = result.ids.length;
+        const typed = count >= GPT2_TOKEN_LIMIT ? t.clipped(GPT2_TOKEN_LIMIT) : '';
+        fill(controls.tokens, [
+          h('p', { class: 'muted' }, [t.tokensTitle(count), ' ', typed]),
+          h('p', { class: 'gpt2-token-list' }, result.labels.map((label, i) => h('code', { class: 'gpt2-token', 'data-id': result.ids[i] }, [label]))),
+        ]);
+        const roles = gpt2Roles(result.ids, result.punctuation, result.attention);
+        result.roles = roles;
+        result.verdicts = roles.heads.map((scores) => {
+          const role = clearRole(scores, roles.chance);
+          return role ? t.roleNames[role] : tp.mixed;
+        });
+        drawTiles(result, result.verdicts);
+        result.drawnHead = picks().head;
+      }
+      const labels = result.labels;
+      const selected = Math.min(picks().head, result.attention.length - 1);
+      const row = picks().position === null ? labels.length - 1 : Math.min(picks().position, labels.length - 1);
+      if (result.drawnHead !== selected) {
+        result.drawnHead = selected;
+        controls.tiles.querySelectorAll('.poem-tile').forEach((tile) => tile.setAttribute('aria-pressed', String(Number(tile.dataset.index) === selected)));
+      }
+      if (controls.position.dataset.key !== labels.join('\u0001')) {
+        controls.position.dataset.key = labels.join('\u0001');
+        fill(controls.position, labels.map((label, i) => h('option', { value: i }, [tp.positionOption(i, label)])));
+      }
+      controls.position.value = String(row);
+      drawBig(result, labels, selected, row);
+      drawRoles(result.roles, selected);
+      drawPrediction(result, labels, row, off);
+    },
+    dispose() {
+      cancelAnimationFrame(tileFrame);
+    },
+  };
+}
