@@ -4,7 +4,7 @@
 // them, every head drawn, and the top 5 with and without a head equal to the API's for the same token ids.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowserAndServer, openPage } from './browser.js';
+import { startBrowserAndServer, openPage, seriousAxeViolations } from './browser.js';
 import { loadAttention } from '../web/src/attention.js';
 import { gpt2File, randomWeights } from './gpt-reference.js';
 import { seededRandom } from './seeded.js';
@@ -83,6 +83,7 @@ test('a bad file dropped gives BAD_MODEL naming the problem; a good GPT-2-layout
   close(await shownTop(page, 'gpt2-top-now'), top([[1, 0]]));
   close(await shownTop(page, 'gpt2-top-all'), top());
   assert.doesNotMatch(page.url(), /gpt2|safetensors/, 'nothing of the file is in the address');
+  assert.deepEqual(await seriousAxeViolations(page), [], 'axe finds nothing serious with GPT-2 open');
   assert.deepEqual(errors, []);
   assert.deepEqual(offline, []);
   await page.context().close();
