@@ -30,6 +30,7 @@ const SHIPPED = [
   'web/draw/pipeline.js',
   'web/draw/svg.js',
   'web/draw/table.js',
+  'web/draw/tile.js',
   'web/model/poems.card.json',
   'web/model/poems.safetensors',
   'web/shared/adopt-stylesheet.js',
