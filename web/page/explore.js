@@ -16,6 +16,24 @@ function sharedPopover() {
   return popover;
 }
 
+let placing = 0;
+
+/**
+ * Places the popover at the next frame: measuring the cell right after a redraw would force a layout of
+ * the whole page in the input's task (that made every slider step several times slower), while in the
+ * frame's own callback it is the layout the frame does anyway. Hidden until placed, so it never flashes
+ * at its old place.
+ */
+function placeSoon(box, node) {
+  box.style.setProperty('visibility', 'hidden');
+  cancelAnimationFrame(placing);
+  placing = requestAnimationFrame(() => {
+    if (!node.isConnected || box.hidden) return;
+    place(box, node);
+    box.style.removeProperty('visibility');
+  });
+}
+
 /** Puts the popover under the cell (above it when there is no room below), inside the viewport. */
 function place(box, node) {
   const cell = node.getBoundingClientRect();
@@ -68,7 +86,7 @@ export function cellExplorer(root, { cellSelector, entrySelector = null, groups,
     const box = sharedPopover();
     box.replaceChildren(h('strong', {}, [title]), ...lines.map((line) => h('div', { class: 'explain-line' }, [line])));
     box.hidden = false;
-    place(box, node);
+    placeSoon(box, node);
     if (announce) live.textContent = spoken;
     shown = { node, cell };
   }
