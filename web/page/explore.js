@@ -21,16 +21,16 @@ let placing = 0;
 /**
  * Places the popover at the next frame: measuring the cell right after a redraw would force a layout of
  * the whole page in the input's task (that made every slider step several times slower), while in the
- * frame's own callback it is the layout the frame does anyway. Hidden until placed, so it never flashes
- * at its old place.
+ * frame's own callback it is the layout the frame does anyway. Transparent until placed, so it never
+ * flashes at its old place.
  */
 function placeSoon(box, node) {
-  box.style.setProperty('visibility', 'hidden');
+  box.style.setProperty('opacity', '0'); // not visibility: the text stays readable until then
   cancelAnimationFrame(placing);
   placing = requestAnimationFrame(() => {
     if (!node.isConnected || box.hidden) return;
     place(box, node);
-    box.style.removeProperty('visibility');
+    box.style.removeProperty('opacity');
   });
 }
 
