@@ -8,20 +8,9 @@ import { snapshot } from '../web/shared/session.js';
 import { explainCell, explanationText, cellTitle } from '../web/shared/explain.js';
 import { EXPLAIN_WORDS } from '../web/shared/figure-labels.js';
 import { LESSON_EXAMPLE } from '../web/shared/lesson.js';
+import { seededRandom } from './seeded.js';
 
 const mha = await loadAttention();
-
-/** A small seeded generator (mulberry32), so a failure can be replayed. */
-function generator(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Float32 results against float64 sums of float32 inputs. */
 const close = (actual, expected, what) => assert.ok(Math.abs(actual - expected) <= 2e-5 * Math.max(1, Math.abs(expected)), `${what}: ${actual} against the core's ${expected}`);
@@ -60,7 +49,7 @@ function randomCell(random, snap) {
 }
 
 test('on random models, every explained cell comes back to the core\'s number from the terms it shows', () => {
-  const random = generator(20261201);
+  const random = seededRandom(20261201); // seeded, so a failure can be replayed
   let checked = 0;
   for (let model = 0; model < 60; model++) {
     const { snap, tokens } = randomModel(random, model);

@@ -7,6 +7,16 @@ export function heldOutWindows(poems, context) {
   return poems.flatMap((ids) => evaluationWindows(ids, context));
 }
 
+/** −log softmax(logits of `row`)[next]: the loss in nats of predicting `next` there (L×vocabSize logits). */
+export function nextTokenLoss(logits, row, vocabSize, next) {
+  const scores = logits.subarray(row * vocabSize, (row + 1) * vocabSize);
+  let max = -Infinity;
+  for (const score of scores) max = Math.max(max, score);
+  let sum = 0;
+  for (const score of scores) sum += Math.exp(score - max);
+  return max + Math.log(sum) - scores[next];
+}
+
 /** Mean next-character loss in nats over the poems, and the number of targets it is over. */
 export function heldOutLoss(model, poems) {
   const { context, vocabSize } = model.config;
@@ -15,12 +25,7 @@ export function heldOutLoss(model, poems) {
   for (const { input, target } of heldOutWindows(poems, context)) {
     const logits = model.forward(input).logits();
     target.forEach((next, row) => {
-      const scores = logits.subarray(row * vocabSize, (row + 1) * vocabSize);
-      let max = -Infinity;
-      for (const score of scores) max = Math.max(max, score);
-      let sum = 0;
-      for (const score of scores) sum += Math.exp(score - max);
-      total += max + Math.log(sum) - scores[next];
+      total += nextTokenLoss(logits, row, vocabSize, next);
       targets++;
     });
   }

@@ -2,7 +2,7 @@
 // (attention, next-character probabilities, head roles), the held-out loss and roles measured in slices,
 // and generation. Roles and loss use web/model/'s own definitions, so the page shows the card's numbers.
 import { BOUNDARY_ID } from '../model/vocabulary.js';
-import { heldOutWindows } from '../model/evaluate.js';
+import { heldOutWindows, nextTokenLoss } from '../model/evaluate.js';
 import { HEAD_ROLES, emptyTally, roleQueries, tallyHead, tallyScores, tokenKinds } from '../model/head-roles.js';
 
 export { HEAD_ROLES };
@@ -141,12 +141,7 @@ export class HeldOutPass {
       this.tallies.forEach((tally, i) => tallyHead(tally, model.attention(Math.floor(i / heads), i % heads), input.length, queries));
       const logits = model.logits();
       target.forEach((next, row) => {
-        const scores = logits.subarray(row * vocabSize, (row + 1) * vocabSize);
-        let max = -Infinity;
-        for (const score of scores) max = Math.max(max, score);
-        let sum = 0;
-        for (const score of scores) sum += Math.exp(score - max);
-        this.total += max + Math.log(sum) - scores[next];
+        this.total += nextTokenLoss(logits, row, vocabSize, next);
         this.targets++;
       });
     }
