@@ -98,6 +98,7 @@ const rounded = (values, digits = 2) => Array.from(values, (x) => Math.round(x *
 
 test('the example course page: two widgets, different heads, independent and correct', async () => {
   const { page, context, log } = await open('course-example.html');
+  await settled(page); // the first load's wasm request is done before the counting starts
   const wasmFetches = [];
   page.on('request', (request) => request.url().endsWith('.wasm') && wasmFetches.push(request.url()));
   try {
