@@ -292,22 +292,23 @@ static mha_status diverged(const char *what, double value) {
                     isnan(value) ? "NaN" : "infinite");
 }
 
-mha_status gpt_train_loss(gpt_trainer *tr, const int *tokens, int count, int len, double *loss) {
+/* The batch's forward and mean loss (*loss, when given; and dloss/dlogits too when for_gradient). */
+static mha_status batch_loss(gpt_trainer *tr, const int *tokens, int count, int len, int for_gradient, double *loss) {
     mha_status status = check_batch(tr, tokens, count, len);
     if (!status) status = gpt_run(tr->model, &tr->work, tokens, len, count, len - 1, NULL);
     if (status) return status;
-    const double value = cross_entropy(tr, tokens, len, 0);
+    const double value = cross_entropy(tr, tokens, len, for_gradient);
     if (loss) *loss = value;
     return isfinite(value) ? MHA_OK : diverged("loss", value);
 }
 
+mha_status gpt_train_loss(gpt_trainer *tr, const int *tokens, int count, int len, double *loss) {
+    return batch_loss(tr, tokens, count, len, 0, loss);
+}
+
 mha_status gpt_train_loss_grad(gpt_trainer *tr, const int *tokens, int count, int len, double *loss) {
-    mha_status status = check_batch(tr, tokens, count, len);
-    if (!status) status = gpt_run(tr->model, &tr->work, tokens, len, count, len - 1, NULL);
+    const mha_status status = batch_loss(tr, tokens, count, len, 1, loss);
     if (status) return status;
-    const double value = cross_entropy(tr, tokens, len, 1);
-    if (loss) *loss = value;
-    if (!isfinite(value)) return diverged("loss", value);
     backward(tr, tokens, len);
     double squares = 0.0;
     for (size_t i = 0; i < tr->model->param_count; i++) squares += (double)tr->grads[i] * tr->grads[i];
