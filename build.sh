@@ -37,18 +37,26 @@ for source in c/*.c; do
   case "${source#c/}" in test_* | bench_* | fuzz_* | tool_* | wasm_exports.c) ;; *) core_sources+=("$source") ;; esac
 done
 warnings=(-std=c11 -Wall -Wextra -Werror -pedantic)
-# -sENVIRONMENT=web: the same file runs in browsers and Node: web/src/attention.js compiles the wasm
-# itself (found through the wasmUrl that c/wasm_url.js appends) and hands the glue the module.
+# -sENVIRONMENT=web (the single-threaded core): the same file runs in browsers and Node:
+# web/src/attention.js compiles the wasm itself (found through the wasmUrl that c/wasm_url.js
+# appends) and hands the glue the module.
 # -sDYNAMIC_EXECUTION=0: no eval/new Function, so pages with a strict CSP can use it.
-emcc_flags=(-O3 -msimd128 -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createMhaCore -sENVIRONMENT=web
+emcc_flags=(-O3 -msimd128 -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createMhaCore
   -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sDYNAMIC_EXECUTION=0 -sFILESYSTEM=0 -sASSERTIONS=0
-  -sEXPORTED_RUNTIME_METHODS=HEAPU8,HEAPF32,HEAPF64 --extern-post-js c/wasm_url.js)
+  -sEXPORTED_RUNTIME_METHODS=HEAPU8,HEAPF32,HEAPF64)
+# The threaded core (mha_set_threads): natively always; in wasm the -mt build, which needs
+# cross-origin isolation in browsers. Its pool of Web Workers is sized by the Module's `threads`
+# (web/src/attention.js passes the number it will ask mha_set_threads for): the caller is one of them.
+# -Wno-pthreads-mem-growth: growth with threads only slows the glue's own heap reads (it checks the
+# buffer on each); attention.js re-creates its views after every call that may allocate anyway.
+threads=(-pthread -DMHA_THREADS)
+emcc_threads=("${threads[@]}" -sENVIRONMENT=web,worker '-sPTHREAD_POOL_SIZE=Module["threads"]-1' -Wno-pthreads-mem-growth)
 sanitizers=(-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
 
 # What each target is built from, as one hash: its files' names and contents, and its flags.
 hash_of() { { printf '%s\n' "${@:2}"; printf '%s\n' $1 | sort | xargs sha256sum; } | sha256sum | cut -d' ' -f1; }
-wasm_inputs() { hash_of "${core_sources[*]} c/wasm_exports.c $(ls c/*.h | grep -v -e '^c/test_' -e '^c/fuzz_') c/wasm_url.js" "${emcc_flags[@]}"; }
-native_inputs() { hash_of "$(echo c/*.c c/*.h)" "${sanitizers[@]}"; }
+wasm_inputs() { hash_of "${core_sources[*]} c/wasm_exports.c $(ls c/*.h | grep -v -e '^c/test_' -e '^c/fuzz_') c/wasm_url.js" "${emcc_flags[@]}" "${emcc_threads[@]}"; }
+native_inputs() { hash_of "$(echo c/*.c c/*.h)" "${sanitizers[@]}" "${threads[@]}"; }
 web_inputs() { hash_of "$(find web/src web/shared web/draw web/page web/widget -name '*.js' -o -name '*.css') web/bundle.js package-lock.json"; }
 
 # Builds target $1 unless --if-needed and its stamp file $2 already holds its inputs' hash $3.
@@ -69,16 +77,18 @@ build_wasm_into() {
   need_emcc
   mkdir -p "$1"
   # Debian's emcc runs its optimiser with the system's node modules (acorn).
-  NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH} emcc "${warnings[@]}" "${emcc_flags[@]}" \
-    "${core_sources[@]}" c/wasm_exports.c -o "$1/mha-core.mjs"
+  NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH} emcc "${warnings[@]}" "${emcc_flags[@]}" -sENVIRONMENT=web \
+    --extern-post-js c/wasm_url.js "${core_sources[@]}" c/wasm_exports.c -o "$1/mha-core.mjs"
+  NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH} emcc "${warnings[@]}" "${emcc_flags[@]}" "${emcc_threads[@]}" \
+    "${core_sources[@]}" c/wasm_exports.c -o "$1/mha-core-mt.mjs"
 }
 build_wasm() { build_wasm_into web/dist; }
 
 build_native() {
   mkdir -p c/build
-  gcc "${warnings[@]}" "${sanitizers[@]}" "${core_sources[@]}" c/test_*.c -lm -o c/build/test_native
+  gcc "${warnings[@]}" "${sanitizers[@]}" "${threads[@]}" "${core_sources[@]}" c/test_*.c -lm -o c/build/test_native
   for harness in c/fuzz_*.c; do
-    gcc "${warnings[@]}" "${sanitizers[@]}" "${core_sources[@]}" "$harness" -lm -o "c/build/$(basename "$harness" .c)"
+    gcc "${warnings[@]}" "${sanitizers[@]}" "${threads[@]}" "${core_sources[@]}" "$harness" -lm -o "c/build/$(basename "$harness" .c)"
   done
 }
 

@@ -208,6 +208,7 @@ static void fuzz_misc(program *p) {
     np_random_seed(&rs, (uint32_t)next_byte(p) << 8 | next_byte(p));
     double normals[8];
     np_random_randn(&rs, normals, next_byte(p) % 9);
+    if (next_byte(p) % 8 == 0) check_failure(mha_set_threads(next_size(p, 4))); /* later layers run on these threads */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -5,9 +5,12 @@
 #include "gpt_internal.h"
 #include "mha_internal.h"
 #include "np_random.h"
+#include "pool.h"
 #include "safetensors.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,36 +430,44 @@ mha_status gpt_load(const void *bytes, size_t size, int heads, gpt_model **out) 
 
 static size_t rup(size_t n) { return (n + 15) & ~(size_t)15; } /* keeps every buffer 64-byte aligned */
 
-double gpt_work_floats(const gpt_config *c, int S, int T, int keep) {
-    const double N = (double)S * T, d = c->d_model, L = c->layers, dk = d / c->heads;
-    const double kept = keep ? L : 1;
-    /* the matrix products' widest depth: d and 4d forward; the batch and vocab backward */
-    double depth = 4 * d;
+/* The scratch of one thread: the matrix products' widest depth (d and 4d
+   forward; the batch and vocab backward), or one head's attention scratch and
+   output. */
+static double work_scratch_floats(const gpt_config *c, int S, int T, int keep) {
+    const double N = (double)S * T, dk = c->d_model / c->heads;
+    double depth = 4.0 * c->d_model;
     if (keep) depth = fmax(depth, fmax(N, c->vocab));
-    const double scratch = fmax(mha_matmul_scratch_floats((int)depth), mha_fast_scratch_floats((int)dk, 1, T));
+    return fmax(mha_matmul_scratch_floats((int)depth), mha_fast_scratch_floats((int)dk, 1, T) + T * dk);
+}
+
+double gpt_work_floats(const gpt_config *c, int S, int T, int keep) {
+    const double N = (double)S * T, d = c->d_model, L = c->layers;
+    const double kept = keep ? L : 1;
     return (keep ? 2 * L + 1 : 1) * N * d   /* res */
          + kept * N * (2 * d + 4 + 3 * d + d + 8 * d) /* ln1 ln2, stats, qkv, concat, fc act */
          + L * S * c->heads * (double)T * T  /* att */
          + N * (d + 2 + c->vocab)            /* lnf, its stats, logits */
-         + T * dk + scratch + 16 * 20;       /* head, scratch, alignment */
+         + work_scratch_floats(c, S, T, keep) + 16 * 20; /* scratch, alignment */
 }
 
 mha_status gpt_work_create(gpt_work *w, const gpt_config *c, int S, int T, int keep) {
     memset(w, 0, sizeof *w);
+    const double scratch = work_scratch_floats(c, S, T, keep);
+    mha_status status = mha_pool_reserve(scratch);
+    if (status) return status;
     const double floats = gpt_work_floats(c, S, T, keep);
     float *p = malloc((size_t)floats * sizeof(float));
     if (!p) return mha_fail(MHA_ERR_OUT_OF_MEMORY, "not enough memory for the activations (%.0f MB)", floats * 4 / 1e6);
     w->block = p;
     w->keep = keep;
     w->rows = (size_t)S * T;
+    w->scratch_floats = scratch;
     const size_t N = w->rows, d = (size_t)c->d_model, L = (size_t)c->layers, kept = keep ? L : 1;
-    const size_t dk = d / (size_t)c->heads;
     float **bufs[] = {&w->res, &w->ln1, &w->ln2, &w->ln1_stat, &w->ln2_stat, &w->qkv, &w->concat, &w->fc, &w->act,
-                      &w->att, &w->lnf, &w->lnf_stat, &w->logits, &w->head, &w->scratch};
+                      &w->att, &w->lnf, &w->lnf_stat, &w->logits, &w->scratch};
     const size_t sizes[] = {(keep ? 2 * L + 1 : 1) * N * d, kept * N * d, kept * N * d, kept * N * 2, kept * N * 2,
                             kept * N * 3 * d, kept * N * d, kept * N * 4 * d, kept * N * 4 * d,
-                            L * (size_t)S * (size_t)c->heads * (size_t)T * (size_t)T, N * d, N * 2, N * (size_t)c->vocab,
-                            (size_t)T * dk, 0};
+                            L * (size_t)S * (size_t)c->heads * (size_t)T * (size_t)T, N * d, N * 2, N * (size_t)c->vocab, 0};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) {
         *bufs[i] = p;
         p += rup(sizes[i]);
@@ -497,6 +508,37 @@ static void linear(float *out, const float *in, const float *w, const float *b, 
     mha_matmul_fast(out, n, in, k, w, n, 0, N, k, n, 1, scratch);
 }
 
+/* The heads of one layer over S sequences, a part per sequence and head. */
+typedef struct heads_task {
+    const float *qkv;
+    float *concat, *att;           /* att: this layer's S×h×T×T weights */
+    const unsigned char *enabled;  /* this layer's h, or NULL */
+    int h, dk, T;
+    float scale;
+    atomic_llong failure;          /* (s·h + head)·T + row of the first scores not finite, or LLONG_MAX */
+} heads_task;
+
+static void attend_head(void *task, int part, int parts, float *scratch) {
+    (void)parts;
+    heads_task *t = task;
+    const int h = t->h, dk = t->dk, T = t->T, d = h * dk, s = part / h, i = part % h;
+    const size_t at = (size_t)s * T * 3 * d + (size_t)i * dk;
+    const mha_head_view view = {.q = t->qkv + at, .k = t->qkv + at + d, .v = t->qkv + at + 2 * d,
+                                .stride = 3 * d, .len = T, .dk = dk, .scale = t->scale, .causal = 1};
+    float *head = scratch, *kernel_scratch = scratch + (size_t)T * dk; /* T×d_k, then the kernel's */
+    const int bad_row = mha_attend_fast(&view, t->att + (size_t)part * T * T, head, kernel_scratch);
+    if (bad_row >= 0) {
+        mha_pool_keep_first(&t->failure, (long long)part * T + bad_row);
+        return;
+    }
+    const int on = !t->enabled || t->enabled[i];
+    for (int r = 0; r < T; r++) {
+        float *dst = t->concat + ((size_t)s * T + r) * d + (size_t)i * dk;
+        if (on) memcpy(dst, head + (size_t)r * dk, (size_t)dk * sizeof *dst);
+        else memset(dst, 0, (size_t)dk * sizeof *dst);
+    }
+}
+
 mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int stride, int S, int T, const unsigned char *enabled) {
     const gpt_config *c = &m->config;
     const int d = c->d_model, h = c->heads, dk = d / h, N = S * T;
@@ -521,24 +563,16 @@ mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int strid
 
         layer_norm(ln1, gpt_slice(w, w->ln1_stat, l, rows * 2), in, p[GPT_B_LN1_W], p[GPT_B_LN1_B], N, d);
         linear(qkv, ln1, p[GPT_B_ATTN_W], p[GPT_B_ATTN_B], N, d, 3 * d, 0, w->scratch);
-        for (int s = 0; s < S; s++)
-            for (int i = 0; i < h; i++) {
-                const size_t at = (size_t)s * T * 3 * d + (size_t)i * dk;
-                const mha_head_view view = {.q = qkv + at, .k = qkv + at + d, .v = qkv + at + 2 * d,
-                                            .stride = 3 * d, .len = T, .dk = dk, .scale = scale, .causal = 1};
-                float *att = w->att + (((size_t)l * S + s) * h + i) * T * T;
-                const int bad_row = mha_attend_fast(&view, att, w->head, w->scratch);
-                if (bad_row >= 0)
-                    return mha_fail_at(MHA_ERR_NOT_FINITE, (mha_error_place){"scores", i, bad_row, -1},
-                                       "the scores of layer %d, head %d overflow float32 at row %d: the model's weights are "
-                                       "too large", l, i, bad_row);
-                const int on = !enabled || enabled[l * h + i];
-                for (int r = 0; r < T; r++) {
-                    float *dst = concat + ((size_t)s * T + r) * d + (size_t)i * dk;
-                    if (on) memcpy(dst, w->head + (size_t)r * dk, (size_t)dk * sizeof *dst);
-                    else memset(dst, 0, (size_t)dk * sizeof *dst);
-                }
-            }
+        heads_task task = {qkv, concat, w->att + (size_t)l * S * h * T * T, enabled ? enabled + l * h : NULL,
+                           h, dk, T, scale, LLONG_MAX};
+        mha_pool_run(attend_head, &task, S * h, mha_pool_worth(2.0 * S * T * T * d), w->scratch, w->scratch_floats);
+        const long long failure = atomic_load(&task.failure);
+        if (failure != LLONG_MAX) {
+            const int i = (int)(failure / T % h), bad_row = (int)(failure % T);
+            return mha_fail_at(MHA_ERR_NOT_FINITE, (mha_error_place){"scores", i, bad_row, -1},
+                               "the scores of layer %d, head %d overflow float32 at row %d: the model's weights are "
+                               "too large", l, i, bad_row);
+        }
         if (mid != in) memcpy(mid, in, nd * sizeof *mid);
         linear(mid, concat, p[GPT_B_PROJ_W], p[GPT_B_PROJ_B], N, d, d, 1, w->scratch);
         layer_norm(ln2, gpt_slice(w, w->ln2_stat, l, rows * 2), mid, p[GPT_B_LN2_W], p[GPT_B_LN2_B], N, d);

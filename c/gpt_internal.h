@@ -38,8 +38,8 @@ typedef struct gpt_work {
     float *att;              /* layers × S × heads × T×T, packed for the last run's S and T */
     float *lnf, *lnf_stat;   /* N×d, N×2 */
     float *logits;           /* N×vocab */
-    float *head;             /* T_max×d_k: one head's output on its way into concat */
-    float *scratch;          /* the fast kernels' packing and attention scratch */
+    float *scratch;          /* the fast kernels' packing and attention scratch (a head's output too) */
+    double scratch_floats;   /* its size, which each pool thread's scratch also holds */
     void *block;
 } gpt_work;
 

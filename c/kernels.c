@@ -10,6 +10,7 @@
    GNU vector types become wasm SIMD128 with -msimd128, and natively whatever
    the target has (256-bit with AVX). */
 #include "mha_internal.h"
+#include "pool.h"
 
 #include <math.h>
 #include <string.h>
@@ -262,13 +263,45 @@ double mha_fast_scratch_floats(int d, int heads, int max_len) {
     return w > kv ? w : kv;
 }
 
-void mha_project_fast(float *out, const float *x, const float *w, int L, int d, float *scratch) {
-    if (d % NR == 0 && L < PACK_ROWS) { /* few rows: packing W would cost more than it saves */
-        gemm(out, d, x, d, w, (size_t)d, NR, L, d, d, TRI_NONE, 0, 0);
+/* Columns [j0, j1) of a product, and how a task is cut into such ranges: whole
+   NR-column panels, one range per part. */
+static void part_columns(int n, int part, int parts, int *j0, int *j1) {
+    const int panels = (n + NR - 1) / NR;
+    *j0 = (int)((long long)panels * part / parts) * NR;
+    *j1 = imin(n, (int)((long long)panels * (part + 1) / parts) * NR);
+}
+
+/* Parts for a product of rows×k×n multiply-adds and n columns: one per thread's
+   share of the panels when it is worth spreading, else 1. */
+static int column_parts(int rows, int k, int n) {
+    if (!mha_pool_worth((double)rows * k * n)) return 1;
+    const int panels = (n + NR - 1) / NR, parts = 2 * mha_threads(); /* 2 per thread: a busy core holds up less */
+    return panels < parts ? panels : parts;
+}
+
+typedef struct project_task {
+    float *out;
+    const float *x, *w;
+    int L, d;
+} project_task;
+
+static void project_part(void *task, int part, int parts, float *scratch) {
+    const project_task *t = task;
+    int j0, j1;
+    part_columns(t->d, part, parts, &j0, &j1);
+    if (j0 >= j1) return;
+    if (t->d % NR == 0 && t->L < PACK_ROWS) { /* few rows: packing W would cost more than it saves */
+        gemm(t->out + j0, t->d, t->x, t->d, t->w + j0, (size_t)t->d, NR, t->L, t->d, j1 - j0, TRI_NONE, 0, 0);
         return;
     }
-    pack_b(scratch, w, (size_t)d, 1, d, d);
-    gemm(out, d, x, d, scratch, NR, (size_t)d * NR, L, d, d, TRI_NONE, 0, 0);
+    pack_b(scratch, t->w + j0, (size_t)t->d, 1, t->d, j1 - j0);
+    gemm(t->out + j0, t->d, t->x, t->d, scratch, NR, (size_t)t->d * NR, t->L, t->d, j1 - j0, TRI_NONE, 0, 0);
+}
+
+void mha_project_fast(float *out, const float *x, const float *w, int L, int d, float *scratch) {
+    project_task task = {out, x, w, L, d};
+    const int parts = column_parts(L, d, d);
+    mha_pool_run(project_part, &task, parts, parts > 1, scratch, (double)d * round_up(d, NR));
 }
 
 /* tanh through the vectorised exp: tanh|u| = (1 - e)/(1 + e) with e = e^(-2|u|) <= 1, then u's sign. */
@@ -313,18 +346,35 @@ void mha_gelu_backward_fast(float *dy, const float *x, size_t n) {
 
 double mha_matmul_scratch_floats(int k) { return (double)k * NB; }
 
-void mha_matmul_fast(float *out, int ldo, const float *a, int lda, const float *b, int ldb, int b_transposed, int rows,
-                     int k, int n, int accumulate, float *scratch) {
-    if (!b_transposed && n % NR == 0 && rows < PACK_ROWS) { /* few rows: B's whole panels read in place */
-        gemm(out, ldo, a, lda, b, (size_t)ldb, NR, rows, k, n, TRI_NONE, 0, accumulate);
+typedef struct matmul_task {
+    float *out;
+    const float *a, *b;
+    int ldo, lda, ldb, b_transposed, rows, k, n, accumulate;
+} matmul_task;
+
+static void matmul_part(void *task, int part, int parts, float *scratch) {
+    const matmul_task *t = task;
+    int j0, j1;
+    part_columns(t->n, part, parts, &j0, &j1);
+    if (!t->b_transposed && t->n % NR == 0 && t->rows < PACK_ROWS) { /* few rows: B's whole panels read in place */
+        if (j0 < j1)
+            gemm(t->out + j0, t->ldo, t->a, t->lda, t->b + j0, (size_t)t->ldb, NR, t->rows, t->k, j1 - j0, TRI_NONE, 0,
+                 t->accumulate);
         return;
     }
-    for (int j0 = 0; j0 < n; j0 += NB) {
-        const int w = imin(NB, n - j0);
-        if (b_transposed) pack_b(scratch, b + (size_t)j0 * ldb, 1, (size_t)ldb, k, w); /* B = bᵀ: b's rows are B's columns */
-        else pack_b(scratch, b + j0, (size_t)ldb, 1, k, w);
-        gemm(out + j0, ldo, a, lda, scratch, NR, (size_t)k * NR, rows, k, w, TRI_NONE, 0, accumulate);
+    for (; j0 < j1; j0 += NB) {
+        const int w = imin(NB, j1 - j0);
+        if (t->b_transposed) pack_b(scratch, t->b + (size_t)j0 * t->ldb, 1, (size_t)t->ldb, t->k, w); /* B = bᵀ: b's rows are B's columns */
+        else pack_b(scratch, t->b + j0, (size_t)t->ldb, 1, t->k, w);
+        gemm(t->out + j0, t->ldo, t->a, t->lda, scratch, NR, (size_t)t->k * NR, t->rows, t->k, w, TRI_NONE, 0, t->accumulate);
     }
+}
+
+void mha_matmul_fast(float *out, int ldo, const float *a, int lda, const float *b, int ldb, int b_transposed, int rows,
+                     int k, int n, int accumulate, float *scratch) {
+    matmul_task task = {out, a, b, ldo, lda, ldb, b_transposed, rows, k, n, accumulate};
+    const int parts = column_parts(rows, k, n);
+    mha_pool_run(matmul_part, &task, parts, parts > 1, scratch, mha_matmul_scratch_floats(k));
 }
 
 /* A block of MC query rows at a time: scores into the head's attention rows,

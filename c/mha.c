@@ -3,8 +3,11 @@
    (the fast SIMD kernels); errors go through error.c. */
 #include "mha.h"
 #include "mha_internal.h"
+#include "pool.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +31,7 @@ struct mha_layer {
     float *output;            /* L×d */
     float *scores;            /* L×L scratch for mha_tensor(MHA_T_SCORES) */
     float *scratch;           /* the fast kernels' scratch: a whole B in panels */
+    double scratch_floats;    /* its size, which each pool thread's scratch also holds */
     float *block;             /* the one allocation every buffer above lives in */
 };
 
@@ -74,6 +78,8 @@ mha_status mha_layer_create(const mha_desc *desc, mha_layer **out) {
                         "d_model %d, heads %d, maxLen %d would need %.0f MB, more than the %.0f MB one layer may use",
                         desc->d_model, desc->heads, desc->max_len, bytes / 1e6, MHA_MAX_LAYER_BYTES / 1e6);
 
+    status = mha_pool_reserve(scratch);
+    if (status != MHA_OK) return status;
     mha_layer *layer = calloc(1, sizeof *layer);
     float *block = layer ? malloc((size_t)floats * sizeof(float)) : NULL;
     if (!block) {
@@ -92,6 +98,7 @@ mha_status mha_layer_create(const mha_desc *desc, mha_layer **out) {
     layer->output = p;     p += nd;
     layer->scores = p;     p += nn;
     layer->scratch = p;
+    layer->scratch_floats = scratch;
     layer->block = block;
     layer->d = desc->d_model;
     layer->h = desc->heads;
@@ -191,21 +198,43 @@ static mha_status project_qkv(mha_layer *layer, const mha_input *in, int plain) 
     return MHA_OK;
 }
 
-/* Every head's attention and output, and the concat. */
+/* The heads of one forward, a part each. */
+typedef struct heads_task {
+    mha_layer *layer;
+    const unsigned char *enabled;
+    int plain;
+    atomic_llong failure; /* head·L + row of the first scores that are not finite, or LLONG_MAX */
+} heads_task;
+
+/* Head i's attention and output, and its columns of the concat. */
+static void attend_head(void *task, int i, int parts, float *scratch) {
+    (void)parts;
+    heads_task *t = task;
+    const mha_layer *layer = t->layer;
+    const int L = layer->len, d = layer->d, dk = layer->dk;
+    const mha_head_view view = head_view(layer, i);
+    float *att = layer->attention + (size_t)i * L * L, *head = layer->heads + (size_t)i * L * dk;
+    const int bad_row = t->plain ? mha_attend_plain(&view, att, head, dk) : mha_attend_fast(&view, att, head, scratch);
+    if (bad_row >= 0) {
+        mha_pool_keep_first(&t->failure, (long long)i * L + bad_row);
+        return;
+    }
+    const int on = !t->enabled || t->enabled[i];
+    for (int r = 0; r < L; r++) {
+        float *dst = layer->concat + (size_t)r * d + (size_t)i * dk;
+        if (on) memcpy(dst, head + (size_t)r * dk, (size_t)dk * sizeof(float));
+        else memset(dst, 0, (size_t)dk * sizeof(float));
+    }
+}
+
+/* Every head's attention and output, and the concat: the heads spread over the pool. */
 static mha_status attend_heads(mha_layer *layer, const mha_input *in, int plain) {
     const int L = layer->len, d = layer->d, dk = layer->dk;
-    for (int i = 0; i < layer->h; i++) {
-        const mha_head_view view = head_view(layer, i);
-        float *att = layer->attention + (size_t)i * L * L, *head = layer->heads + (size_t)i * L * dk;
-        const int bad_row = plain ? mha_attend_plain(&view, att, head, dk) : mha_attend_fast(&view, att, head, layer->scratch);
-        if (bad_row >= 0) return scores_overflow(i, bad_row);
-        const int on = !in->enabled || in->enabled[i];
-        for (int r = 0; r < L; r++) {
-            float *dst = layer->concat + (size_t)r * d + (size_t)i * dk;
-            if (on) memcpy(dst, head + (size_t)r * dk, (size_t)dk * sizeof(float));
-            else memset(dst, 0, (size_t)dk * sizeof(float));
-        }
-    }
+    heads_task task = {layer, in->enabled, plain, LLONG_MAX};
+    const int spread = !plain && mha_pool_worth(2.0 * L * L * d);
+    mha_pool_run(attend_head, &task, layer->h, spread, layer->scratch, layer->scratch_floats);
+    const long long failure = atomic_load(&task.failure);
+    if (failure != LLONG_MAX) return scores_overflow((int)(failure / L), (int)(failure % L));
     /* A weighted mean of V's rows stays within V's range, but may round past float32's. */
     const ptrdiff_t at = mha_first_non_finite(layer->heads, (size_t)L * d);
     if (at < 0) return MHA_OK;

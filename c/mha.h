@@ -46,7 +46,7 @@
    failing call. For NOT_FINITE, mha_last_error_place() also says where, as
    numbers a page can translate: which input or stage, and the (0-based) head,
    row and column. A forward that fails leaves no result (NO_FORWARD until the
-   next good one). The library keeps no other global state.
+   next good one). Besides it the library keeps only its thread pool (THREADS).
 
    NUMBERS
    float32 storage and arithmetic; softmax subtracts the row maximum. Finite
@@ -65,7 +65,18 @@
    softmax uses a polynomial exp within about 1 ulp of expf. MHA_PLAIN runs the
    plain loops instead, the readable reference the kernels are tested against;
    the two agree to float rounding. (Toy sizes such as the lesson's 3 tokens ×
-   4 dims take the plain loops anyway: faster there.) */
+   4 dims take the plain loops anyway: faster there.)
+
+   THREADS
+   mha_set_threads(n) starts n-1 threads that share the big steps of every
+   forward (layers, models and their training) with the calling thread: the
+   matrix products by columns, the heads by head. Steps under a few million
+   multiply-adds stay on the calling thread, so small shapes pay nothing. The
+   results do not depend on n (each output is computed by one thread, in the
+   same order). Each thread owns a scratch buffer sized for the largest layer or
+   model created so far: creating one may grow them, a forward never does. Calls
+   into the library must still come from one thread at a time. A build without
+   threads (the single-threaded wasm core) accepts only n = 1. */
 #ifndef MHA_H
 #define MHA_H
 
@@ -145,6 +156,13 @@ mha_status mha_tensor(mha_layer *layer, mha_tensor_id id, int head, const float 
    naive = h · 3 · d²  (h full sets of W_q, W_k, W_v)
    split = 3 · d² + d² (split W_q, W_k, W_v, plus W^O) */
 mha_status mha_param_count(int d_model, int heads, double *naive, double *split);
+
+/* Threads sharing each forward, the caller included: 1 to MHA_MAX_THREADS
+   (BAD_SIZE otherwise, or above 1 in a build without threads; OUT_OF_MEMORY
+   when the system gives fewer, and then 1 thread). */
+#define MHA_MAX_THREADS 64
+mha_status mha_set_threads(int threads);
+int        mha_threads(void); /* 1 until mha_set_threads */
 
 const char *mha_status_name(mha_status status);
 mha_status  mha_last_status(void);

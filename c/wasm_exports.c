@@ -253,3 +253,5 @@ EMSCRIPTEN_KEEPALIVE const float *wasm_gpt_logits(gpt_model *model) {
     gpt_logits(model, &out);
     return out;
 }
+
+EMSCRIPTEN_KEEPALIVE int wasm_set_threads(int threads) { return mha_set_threads(threads); }

@@ -2,3 +2,10 @@
 // form bundlers follow (Vite, webpack and Parcel copy mha-core.wasm and rewrite this URL). Without a
 // bundler it is the file beside this module, or beside the bundle that inlined it.
 export const wasmUrl = new URL('./mha-core.wasm', import.meta.url).href;
+// The threaded core's files, found the same way. Its glue is imported from its URL, not bundled: its
+// pthread workers import that same file again.
+export const threadedUrls = {
+  glue: new URL('./mha-core-mt.mjs', import.meta.url).href,
+  wasm: new URL('./mha-core-mt.wasm', import.meta.url).href,
+  worker: new URL('./mha-core-mt.worker.js', import.meta.url).href,
+};

@@ -19,8 +19,8 @@ export function launchChromium() {
  * Starts the static server on port 0 and Chromium. Returns { browser, baseUrl, close }.
  * `headers` are extra response headers (e.g. a Content-Security-Policy).
  */
-export async function startBrowserAndServer({ headers } = {}) {
-  const { server, url } = await startServer({ port: 0, headers });
+export async function startBrowserAndServer({ headers, isolated } = {}) {
+  const { server, url } = await startServer({ port: 0, headers, isolated });
   let browser;
   try {
     browser = await launchChromium();

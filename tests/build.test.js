@@ -9,14 +9,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const CORE = ['web/dist/mha-core.wasm', 'web/dist/mha-core.mjs', 'web/dist/mha-core.inputs'];
+const BUILT = ['mha-core.wasm', 'mha-core.mjs', 'mha-core-mt.wasm', 'mha-core-mt.mjs', 'mha-core-mt.worker.js'];
+const CORE = [...BUILT, 'mha-core.inputs'].map((file) => `web/dist/${file}`);
 
 test('a second build of the wasm module is byte-identical to web/dist', () => {
   const elsewhere = mkdtempSync(join(tmpdir(), 'mha-build-'));
   try {
     const run = spawnSync('bash', ['build.sh', '--wasm-to', elsewhere], { cwd: root, encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
-    for (const file of ['mha-core.wasm', 'mha-core.mjs']) {
+    for (const file of BUILT) {
       const built = readFileSync(join(root, 'web/dist', file));
       assert.ok(built.equals(readFileSync(join(elsewhere, file))), `${file} differs between two builds`);
     }

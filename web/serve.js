@@ -36,13 +36,24 @@ function answer(res, status, text) {
   res.end(text);
 }
 
-/** Serves web/ (the page, the widget and the built module). Resolves to { server, url }. */
-export function startServer({ port = 8080, host = '127.0.0.1', headers = {} } = {}) {
+/**
+ * Cross-origin isolation: with these the page has SharedArrayBuffer, so the core runs on every core
+ * (web/src/attention.js loads the threaded build). Everything the page loads is its own, so nothing breaks.
+ */
+export const ISOLATION_HEADERS = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+
+/**
+ * Serves web/ (the page, the widget and the built module). Resolves to { server, url }. `isolated: false`
+ * leaves out the isolation headers, as a course page that cannot set them would (the tests of the
+ * single-threaded path use it).
+ */
+export function startServer({ port = 8080, host = '127.0.0.1', headers = {}, isolated = true } = {}) {
+  const sent = { ...(isolated && ISOLATION_HEADERS), ...headers };
   const serveStatic = sirv(webRoot, {
     dev: true,
     extensions: ['html'],
     setHeaders(res) {
-      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+      for (const [name, value] of Object.entries(sent)) res.setHeader(name, value);
     },
   });
   const server = http.createServer((req, res) => {

@@ -272,6 +272,8 @@ export interface Attention {
   memoryBytes(): number;
   /** The compiled core: post it to a worker, which passes it to loadAttention({ wasm }) instead of fetching. */
   readonly wasmModule: WebAssembly.Module;
+  /** How many threads share each big forward (1 on the single-threaded core). */
+  readonly threads: number;
 }
 
 export interface LoadOptions {
@@ -280,7 +282,17 @@ export interface LoadOptions {
    * beside web/dist/mha-core.mjs, or wherever the app's bundler put it.
    */
   wasm?: WebAssembly.Module | BufferSource | URL | string;
+  /**
+   * Threads sharing each big forward. Default: one per core, up to 8. Above 1 the threaded core
+   * (mha-core-mt.wasm) is loaded where it can run: Node, or a cross-origin isolated page (served with
+   * COOP/COEP headers, so SharedArrayBuffer exists); elsewhere the single-threaded core. 1 always loads
+   * the single-threaded core. Ignored when `wasm` is given: that module brings its own kind.
+   */
+  threads?: number;
 }
+
+/** Whether the threaded core can run here (Node, or a cross-origin isolated page). */
+export function threadsAvailable(): boolean;
 
 /**
  * Loads the wasm core once; later calls return the same instance (only the first call's options count).

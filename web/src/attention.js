@@ -11,7 +11,7 @@
 // Arrays returned by a layer are views into the wasm heap, not copies: they hold the
 // result of the last forward and are valid until the next call on that layer, or until
 // any createLayer (which may grow the heap). Copy what you keep (`.slice()`).
-import createMhaCore, { wasmUrl } from '../dist/mha-core.mjs';
+import createMhaCore, { wasmUrl, threadedUrls } from '../dist/mha-core.mjs';
 
 /**
  * An error a learner can read: `.code` is stable (e.g. 'HEADS_NOT_DIVISOR'), `.message` names the values.
@@ -39,15 +39,27 @@ const MAX_RANDOM_DRAW = 2 ** 24;
 
 let loading;
 
+const MAX_THREADS = 8; // past this the lesson's shapes gain nothing; c/mha.h allows 64
+
 /**
  * Loads the wasm core once; every call returns the same instance. `wasm` says where the core comes from
  * (only the first call's counts): a compiled WebAssembly.Module (a worker is handed the page's, see
  * `wasmModule`), the wasm's bytes, or its URL; by default mha-core.wasm beside web/dist/mha-core.mjs, or
- * wherever the app's bundler put it. A core that cannot be fetched or compiled rejects with LOAD_FAILED.
+ * wherever the app's bundler put it. `threads` (default: one per core, up to 8) > 1 loads the threaded
+ * core where it can run (Node, or a cross-origin isolated page: SharedArrayBuffer); elsewhere the core
+ * runs on one thread. A module passed as `wasm` brings its own kind. A core that cannot be fetched or
+ * compiled rejects with LOAD_FAILED.
  */
-export function loadAttention({ wasm = wasmUrl } = {}) {
-  loading ??= instantiate(wasm).then(
-    ([core, module]) => new Attention(core, module),
+export function loadAttention(options = {}) {
+  let wasm, wanted;
+  try {
+    ({ wasm } = checkOptions('loadAttention', options, ['wasm', 'threads']));
+    wanted = options.threads === undefined ? defaultThreads() : intArg('threads', options.threads, 1);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  loading ??= instantiate(wasm, Math.min(wanted, MAX_THREADS)).then(
+    ([core, module, running]) => new Attention(core, module, running),
     (error) => {
       loading = undefined; // let a later call try again
       throw error?.name === 'MHAError' ? error : new MHAError('LOAD_FAILED', `could not load the attention core: ${error?.message ?? error}`);
@@ -56,22 +68,117 @@ export function loadAttention({ wasm = wasmUrl } = {}) {
   return loading;
 }
 
-async function instantiate(wasm) {
-  const module = await compileCore(wasm);
-  // The glue would fetch the wasm itself; handing it the compiled module keeps that module for workers.
+function defaultThreads() {
+  const cores = globalThis.navigator?.hardwareConcurrency ?? globalThis.process?.getBuiltinModule?.('node:os').availableParallelism();
+  return Math.max(1, Math.min(cores || 1, MAX_THREADS));
+}
+
+/** Whether the threaded core can run here: shared memory, and a way to start workers. */
+export function threadsAvailable() {
+  if (typeof SharedArrayBuffer !== 'function') return false;
+  if (globalThis.process?.versions?.node) return typeof globalThis.process.getBuiltinModule === 'function';
+  return globalThis.crossOriginIsolated === true && typeof Worker === 'function';
+}
+
+async function instantiate(wasm, threads) {
+  if (wasm === undefined && threads > 1 && threadsAvailable()) {
+    try {
+      return await startThreaded(await compileCore(threadedUrls.wasm), threads);
+    } catch {
+      // The threaded core's files are missing here (a course copied only the single-threaded core) or
+      // its workers cannot start: the single-threaded core gives the same numbers.
+    }
+  }
+  const module = await compileCore(wasm ?? wasmUrl);
+  if (isThreaded(module)) return startThreaded(module, threads);
+  return [await startCore(createMhaCore, module, {}), module, 1];
+}
+
+async function startThreaded(module, threads) {
+  if (!threadsAvailable()) throw new Error('this is the threaded core, which needs SharedArrayBuffer (a cross-origin isolated page)');
+  const { default: createThreaded } = await import(/* @vite-ignore */ /* webpackIgnore: true */ threadedUrls.glue);
+  const core = await startCore(createThreaded, module, {
+    threads, // the glue's worker pool: threads - 1 (build.sh's PTHREAD_POOL_SIZE)
+    mainScriptUrlOrBlob: threadedUrls.glue,
+    locateFile: (file) => (file.endsWith('.worker.js') ? threadedUrls.worker : file),
+  });
+  // The pool starts threads - 1 workers; if the system gave fewer, run on what there is.
+  const running = core._wasm_set_threads(threads) === 0 ? threads : 1;
+  return [core, module, running];
+}
+
+/** The threaded core imports its memory (shared); the single-threaded one makes its own. */
+function isThreaded(module) {
+  return WebAssembly.Module.imports(module).some((entry) => entry.kind === 'memory');
+}
+
+/**
+ * Runs an Emscripten glue factory on a compiled module (it would fetch the wasm itself otherwise). For the
+ * threaded glue, the pthread workers it makes while the factory runs are ours (see workerClass): a worker
+ * that fails to load rejects here instead of leaving the glue waiting for it forever.
+ */
+async function startCore(factory, module, settings) {
   let failed;
   const instantiated = new Promise((resolve, reject) => (failed = reject));
-  const core = await Promise.race([
-    createMhaCore({
-      instantiateWasm(imports, receive) {
-        WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module), failed);
-        return {};
-      },
-    }),
-    instantiated,
-  ]);
-  return [core, module];
+  const options = {
+    ...settings,
+    instantiateWasm(imports, receive) {
+      WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module), failed);
+      return {};
+    },
+  };
+  const pageWorker = globalThis.Worker;
+  if (settings.threads) globalThis.Worker = workerClass(pageWorker, (error) => failed(new Error(`a thread of the core did not start: ${error?.message ?? 'its script failed to load'}`)));
+  let started;
+  try {
+    started = factory(options);
+  } finally {
+    if (settings.threads && pageWorker) globalThis.Worker = pageWorker;
+    else if (settings.threads) delete globalThis.Worker;
+  }
+  return Promise.race([started, instantiated]);
 }
+
+/** The Worker class for the glue's pthread pool: the browser's, or one over Node's worker_threads. */
+function workerClass(BrowserWorker, onError) {
+  if (!globalThis.process?.versions?.node) {
+    return class extends BrowserWorker {
+      constructor(url, options) {
+        super(url, options);
+        this.addEventListener('error', onError);
+      }
+    };
+  }
+  const { Worker: NodeWorker } = globalThis.process.getBuiltinModule('node:worker_threads');
+  const { readFileSync } = globalThis.process.getBuiltinModule('node:fs');
+  return class {
+    #worker;
+    constructor(url) {
+      const source = readFileSync(new URL(url), 'utf8');
+      this.#worker = new NodeWorker(NODE_WORKER_SCOPE, { eval: true, workerData: { source } });
+      this.#worker.on('message', (data) => {
+        if (data?.cmd === 'loaded') this.#worker.unref(); // loaded: an idle thread must not keep Node running
+        this.onmessage?.({ data });
+      });
+      this.#worker.on('error', onError);
+    }
+    postMessage(message, transfer) {
+      this.#worker.postMessage(message, transfer);
+    }
+    terminate() {
+      this.#worker.terminate();
+    }
+  };
+}
+
+// What a pthread worker of the glue expects of a Web Worker's scope, over node:worker_threads.
+const NODE_WORKER_SCOPE = `
+const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads');
+globalThis.self = globalThis;
+globalThis.postMessage = (message) => parentPort.postMessage(message);
+parentPort.on('message', (data) => self.onmessage({ data }));
+(0, eval)(workerData.source);
+`;
 
 // The poetry model of loadPoemModel: URLs in the form bundlers follow, so an app's build copies the files.
 const POEM_MODEL_URL = new URL('../model/poems.safetensors', import.meta.url);
@@ -118,10 +225,18 @@ class Attention {
   #scratch; // 16 bytes for results passed by pointer
   #randomStates = new FinalizationRegistry((ptr) => this.#core._wasm_free(ptr));
 
-  constructor(core, module) {
+  #threads;
+
+  constructor(core, module, threads) {
     this.#core = core;
     this.#module = module;
+    this.#threads = threads;
     this.#scratch = core._wasm_malloc(16);
+  }
+
+  /** How many threads share each big forward: 1 on the single-threaded core. */
+  get threads() {
+    return this.#threads;
   }
 
   /** The compiled core: post it to a worker, which passes it to loadAttention({ wasm }) instead of fetching. */
@@ -991,5 +1106,5 @@ function cString(core, ptr) {
   const bytes = core.HEAPU8;
   let end = ptr;
   while (bytes[end]) end++;
-  return new TextDecoder().decode(bytes.subarray(ptr, end));
+  return new TextDecoder().decode(bytes.slice(ptr, end)); // a copy: TextDecoder refuses shared memory
 }
