@@ -98,6 +98,10 @@ export function dragNumber({ value, min, max, step = 0.1, label, onInput, onSele
     else return;
     event.preventDefault();
   });
-  node.setValue = show;
+  // The page sets every entry's value after each change: only the one that changed is written, so the
+  // tables around the others need no new layout.
+  node.setValue = (v) => {
+    if (!Object.is(v, current)) show(v);
+  };
   return node;
 }
