@@ -132,6 +132,7 @@ const sameKind = (a, b) => (a instanceof VText ? b instanceof VText : a instance
 
 /** Brings `node` (drawn from `prev`) up to date with `next`, which must be of the same kind. */
 function patch(node, prev, next) {
+  if (prev === next) return; // the same virtual node shown again: it has not changed since
   if (next instanceof VText) {
     if (prev.data !== next.data) node.data = next.data;
     return;

@@ -1,6 +1,6 @@
 import { h, vh, vdoc, fill, show } from '../../shared/dom.js';
 import { checkbox, numberField, uniqueId } from '../dom.js';
-import { section, figure, errorBox, sliceColumns, range } from '../common.js';
+import { section, figure, errorBox, sliceColumns, range, keptDrawings } from '../common.js';
 import { dragNumber } from '../drag-number.js';
 import { holdTouchUntilSideways } from '../../shared/touch.js';
 import { heatmap, matrixView, legend, headColor } from '../../draw/index.js';
@@ -29,6 +29,7 @@ export function handSection(ctx) {
   const outputBox = h('div', { id: 'output' });
   const legendsBox = h('div', { class: 'legends', id: 'hand-legends' });
   const cells = { q: [], k: [], v: [], wo: [] }; // drag numbers by matrix/row/col, to update in place
+  const drawing = keptDrawings(); // each figure is drawn again only when its numbers or labels change
 
   const headChoice = h('fieldset', { class: 'choice' }, [
     h('legend', {}, [t.headsLabel]),
@@ -198,51 +199,56 @@ export function handSection(ctx) {
       legend(vdoc, { scale: 'weights', title: t.weightLegend, id: 'hand-weights' }),
       legend(vdoc, { scale: 'signed', domain: signedDomain, title: t.signedLegend, id: 'hand-signed' }),
     ]);
+    const { causal } = ctx.state.hand;
     const cards = range(heads).map((head) => {
       const color = headColor(head);
-      const slice = (name, values) => figure({
-        caption: t.slice(name),
-        svg: explorable(name, head, matrixView(vdoc, { values: sliceColumns(values, L, dModel, head * dK, dK), ...rows, cols: dK, colLabels: dims(head), headOf: () => head, disabledHeads: off, title: `${t.headTitle(head)} · ${t.slice(name)}`, cell: 40 })),
-      });
+      const headOff = off.includes(head);
+      const slice = (name, values) => {
+        const sliced = sliceColumns(values, L, dModel, head * dK, dK);
+        return drawing(`${name}-${head}`, [sliced, tokens, dK, headOff], () => figure({
+          caption: t.slice(name),
+          svg: explorable(name, head, matrixView(vdoc, { values: sliced, ...rows, cols: dK, colLabels: dims(head), headOf: () => head, disabledHeads: off, title: `${t.headTitle(head)} · ${t.slice(name)}`, cell: 40 })),
+        }));
+      };
       // With the mask on, the scores it will hide are faded and struck through.
-      const masked = ctx.state.hand.causal ? (r, c) => c > r : null;
-      const square = (caption, values, scale, id, name) => figure({
+      const masked = causal ? (r, c) => c > r : null;
+      const square = (caption, values, scale, id, name) => drawing(id, [values, tokens, caption, scale === 'signed' ? [signedDomain, causal] : null], () => figure({
         id,
         caption,
         svg: explorable(name, head, heatmap(vdoc, { values, ...rows, cols: L, colLabels: tokens, scale, domain: scale === 'signed' ? signedDomain : null, masked: scale === 'signed' ? masked : null, title: `${t.headTitle(head)} · ${caption}`, cell: 42 })),
         table: { values, rows: L, cols: L, rowLabels: tokens, colLabels: tokens, caption: `${t.headTitle(head)} · ${caption}`, corner: t.rowHeader },
-      });
+      }));
       const scaled = ctx.state.hand.scale ? result.scores[head] : null;
-      return vh('article', { class: `head-card${off.includes(head) ? ' off' : ''}`, 'data-head': head, style: `--head:${color}` }, [
+      return vh('article', { class: `head-card${headOff ? ' off' : ''}`, 'data-head': head, style: `--head:${color}` }, [
         vh('h3', {}, [vh('span', { class: 'swatch', style: `background:${color}`, 'aria-hidden': 'true' }), t.headTitle(head), vh('small', {}, [' · ', dK > 1 ? t.headDims(head * dK, head * dK + dK - 1) : t.headDim(head * dK)])]),
         vh('div', { class: 'fig-row' }, [slice('q', result.q), slice('k', result.k), slice('v', result.v)]),
         vh('div', { class: 'fig-row' }, [
           square(t.dots, result.dots[head], 'signed', `head-${head}-dots`, 'dots'),
           scaled ? square(t.scaled(dK), scaled, 'signed', `head-${head}-scaled`, 'scores') : vh('p', { class: 'muted scaled-off' }, [t.scaledOff]),
           square(t.weights, result.attention[head], 'weights', `head-${head}-weights`, 'weights'),
-          figure({
+          drawing(`head-${head}-output`, [result.headOutputs[head], tokens, dK], () => figure({
             id: `head-${head}-output`,
             caption: t.headOutput,
             svg: explorable('head', head, matrixView(vdoc, { values: result.headOutputs[head], ...rows, cols: dK, colLabels: dims(head), headOf: () => head, title: `${t.headTitle(head)} · ${t.headOutput}`, cell: 44 })),
             table: { values: result.headOutputs[head], rows: L, cols: dK, rowLabels: tokens, colLabels: dims(head), corner: t.rowHeader },
-          }),
+          })),
         ]),
       ]);
     });
     show(headsBox, cards);
     const allDims = range(dModel).map(String);
-    show(concatBox, figure({
+    show(concatBox, drawing('concat', [result.concat, tokens, dK, off], () => figure({
       id: 'concat-figure',
       caption: `Concat · L×d_model = ${L}×${dModel}`,
       svg: explorable('concat', null, matrixView(vdoc, { values: result.concat, ...rows, cols: dModel, colLabels: allDims, headOf: (c) => Math.floor(c / dK), disabledHeads: off, title: t.concatTitle })),
       table: { values: result.concat, rows: L, cols: dModel, rowLabels: tokens, colLabels: allDims, corner: t.rowHeader },
-    }));
-    show(outputBox, figure({
+    })));
+    show(outputBox, drawing('output', [result.output, tokens, signedDomain], () => figure({
       id: 'output-figure',
       caption: `${t.outputTitle} · ${L}×${dModel}`,
       svg: explorable('output', null, matrixView(vdoc, { values: result.output, ...rows, cols: dModel, colLabels: allDims, fill: 'signed', domain: signedDomain, title: t.outputTitle })),
       table: { values: result.output, rows: L, cols: dModel, rowLabels: tokens, colLabels: allDims, corner: t.rowHeader },
-    }));
+    })));
   }
 
   /** Shows the state's numbers, words and switches in the editors (after a drag, a typed value, a reset). */
