@@ -56,17 +56,24 @@ const position = (node) => ({ row: Number(node.dataset.row), col: Number(node.da
  * - groups(): the figures, one tab stop each; blocksOf(group): its matrices in reading order (the arrow
  *   keys go on to the next one at an edge);
  * - describe(node) → { figure, head, row, col }; label(cell, shownText) → a cell's accessible name (it
- *   must contain the number written in the cell, for speech input);
+ *   must contain the number written in the cell, for speech input); labelKey() → what the names depend
+ *   on besides each cell's place and number (the words, say): when it changes, every cell is named again;
  * - explain(cell) → { title, lines, spoken, sources }, or null while there are no numbers to explain (a
  *   refused link); find(source) → the nodes that show a source cell.
  * Returns refresh(), to call after every redraw.
  */
-export function cellExplorer(root, { cellSelector, entrySelector = null, groups, blocksOf, describe, label, explain, find }) {
+export function cellExplorer(root, { cellSelector, entrySelector = null, groups, blocksOf, describe, label, labelKey = () => '', explain, find }) {
   const live = h('p', { class: 'sr-only', 'aria-live': 'polite' });
   root.append(live);
   const remembered = new WeakMap(); // group → the { block, row, col } holding its tab stop
   let shown = null; // { node, cell }
   let touch = null;
+  // What the redraws changed since the last refresh, as the DOM recorded it: only those cells are named
+  // again (naming every cell on every redraw made a slider step twice as slow).
+  const changes = [];
+  const watcher = new MutationObserver((records) => changes.push(...records));
+  watcher.observe(root, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['data-row', 'data-col', 'data-figure', 'data-head', 'data-matrix'] });
+  let namedFor = null; // labelKey() when the cells were named
 
   const cellNode = (target) => target?.closest?.(entrySelector ? `${cellSelector}, ${entrySelector}` : cellSelector) ?? null;
   const isEntry = (node) => Boolean(entrySelector && node.matches(entrySelector));
@@ -185,24 +192,57 @@ export function cellExplorer(root, { cellSelector, entrySelector = null, groups,
     remembered.set(group, { block: blocksOf(group).findIndex((block) => block.contains(node)), ...position(node) });
   }
 
+  /** The cells that a change recorded by the watcher may have renamed: its own, or the ones it added or moved. */
+  function changedCells(record, cells) {
+    const target = record.target.nodeType === Node.ELEMENT_NODE ? record.target : record.target.parentElement;
+    const cell = target?.closest(cellSelector);
+    if (cell) cells.add(cell);
+    else if (record.type === 'attributes') for (const node of target.querySelectorAll(cellSelector)) cells.add(node);
+    for (const added of record.addedNodes) {
+      if (added.nodeType !== Node.ELEMENT_NODE) continue;
+      if (added.matches(cellSelector)) cells.add(added);
+      for (const node of added.querySelectorAll(cellSelector)) cells.add(node);
+    }
+  }
+
+  /** A cell as a focusable button named by its place and its number. */
+  function name(node) {
+    const text = label(describe(node), node.textContent.trim());
+    if (node.getAttribute('aria-label') !== text) node.setAttribute('aria-label', text);
+    if (node.getAttribute('role') !== 'button') node.setAttribute('role', 'button');
+    if (!node.hasAttribute('tabindex')) node.setAttribute('tabindex', '-1');
+  }
+
+  /** A figure of focusable cells is a group of them, no longer one image, with one tab stop. */
+  function keepTabStop(group) {
+    if (group.getAttribute('role') !== 'group') group.setAttribute('role', 'group');
+    const blocks = blocksOf(group);
+    const keep = remembered.get(group);
+    const kept = keep && blocks[keep.block]?.querySelector(`${cellSelector}[data-row="${keep.row}"][data-col="${keep.col}"]`);
+    const stop = kept ?? blocks[0]?.querySelector(cellSelector);
+    for (const cell of group.querySelectorAll(`${cellSelector}[tabindex="0"]`)) if (cell !== stop) cell.setAttribute('tabindex', '-1');
+    if (stop && stop.getAttribute('tabindex') !== '0') stop.setAttribute('tabindex', '0');
+  }
+
   return {
-    /** After a redraw: every cell focusable and named, one tab stop per figure, the shown cell's new numbers. */
+    /** After a redraw: the cells it changed focusable and named, one tab stop per figure, the shown cell's new numbers. */
     refresh() {
-      for (const group of groups()) {
-        // A figure of focusable cells is a group of them, no longer one image.
-        if (group.getAttribute('role') !== 'group') group.setAttribute('role', 'group');
-        const blocks = blocksOf(group);
-        const keep = remembered.get(group);
-        const cells = blocks.flatMap((block, index) => [...block.querySelectorAll(cellSelector)].map((node) => ({ node, index, ...position(node) })));
-        const stop = cells.find((c) => keep && keep.block === c.index && keep.row === c.row && keep.col === c.col) ?? cells[0];
-        for (const { node } of cells) {
-          const name = label(describe(node), node.textContent.trim());
-          if (node.getAttribute('aria-label') !== name) node.setAttribute('aria-label', name);
-          if (node.getAttribute('role') !== 'button') node.setAttribute('role', 'button');
-          const tabindex = node === stop.node ? '0' : '-1';
-          if (node.getAttribute('tabindex') !== tabindex) node.setAttribute('tabindex', tabindex);
-        }
+      const records = [...changes.splice(0), ...watcher.takeRecords()];
+      const figures = groups();
+      const cells = new Set();
+      const key = labelKey();
+      if (key !== namedFor) {
+        namedFor = key;
+        for (const group of figures) for (const node of group.querySelectorAll(cellSelector)) cells.add(node);
+      } else for (const record of records) changedCells(record, cells);
+      const touched = new Set();
+      for (const node of cells) {
+        const group = node.isConnected && figures.find((figure) => figure.contains(node));
+        if (!group) continue;
+        name(node);
+        touched.add(group);
       }
+      for (const group of touched) keepTabStop(group);
       if (!shown) return;
       // The cell shown may have been redrawn as a new node (a new h, a word added): find it again.
       if (shown.node.isConnected) show(shown.node);

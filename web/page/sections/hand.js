@@ -275,6 +275,8 @@ export function handSection(ctx) {
       return { figure: svg.dataset.figure, head: svg.dataset.head === undefined ? null : Number(svg.dataset.head), row: Number(cell.dataset.row), col: Number(cell.dataset.col) };
     },
     label: (cell, shown) => EXPLAIN_WORDS[ctx.lang].withValue(cellTitle(ctx.hand, cell, { tokens: ctx.hand.tokens, words: EXPLAIN_WORDS[ctx.lang] }), shown),
+    // A cell's name holds the words, d_k (its dimension) and whether the scores are scaled.
+    labelKey: () => `${ctx.hand.tokens.join('\u0001')}/${ctx.hand.dK}/${ctx.hand.scaled}`,
     explain: (cell) => explainedCell(cell),
     find: ({ figure, head, row, col }) => {
       const at = `[data-row="${row}"][data-col="${col}"]`;

@@ -112,6 +112,8 @@ export function pipelineSection(ctx) {
     blocksOf: (group) => [...group.querySelectorAll('g[data-matrix]')],
     describe: pipelineCell,
     label: (cell, shown) => EXPLAIN_WORDS[ctx.lang].withValue(cellTitle(ctx.hand, cell, { tokens: ctx.hand.tokens, words: EXPLAIN_WORDS[ctx.lang] }), shown),
+    // A cell's name holds the words, d_k (its dimension) and whether the scores are scaled.
+    labelKey: () => `${ctx.hand.tokens.join('\u0001')}/${ctx.hand.dK}/${ctx.hand.scaled}`,
     explain: (cell) => {
       if (!ctx.hand || ctx.handError) return null;
       const explanation = explainCell(ctx.hand, cell);
