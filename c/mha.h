@@ -70,7 +70,7 @@
    THREADS
    mha_set_threads(n) starts n-1 threads that share the big steps of every
    forward (layers, models and their training) with the calling thread: the
-   matrix products by columns, the heads by head. Steps under a few million
+   matrix products by columns, the heads by head. Steps under about a million
    multiply-adds stay on the calling thread, so small shapes pay nothing. The
    results do not depend on n (each output is computed by one thread, in the
    same order). Each thread owns a scratch buffer sized for the largest layer or

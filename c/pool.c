@@ -5,8 +5,8 @@
    so a thread still holding an older generation can never claim a newer task's
    part. The caller claims parts too and then spins until all are done: it never
    blocks, because a browser's main thread may not (and it may have to do every
-   part itself if the threads are slow to wake). The threads sleep on a
-   condition variable between tasks. */
+   part itself if the threads are slow to wake). Between tasks the threads spin
+   a moment, then sleep on a condition variable. */
 #include "pool.h"
 
 #include <stdint.h>
@@ -14,9 +14,11 @@
 
 #include "mha_internal.h"
 
-/* About 4 M multiply-adds, a few hundred µs on one core: far above the cost of
-   waking the threads, far below GPT-2's layer; the lesson's shapes stay below. */
-#define WORTH_MACS ((double)(1 << 22))
+/* About 1 M multiply-adds, some tens of µs on one core: above the cost of handing
+   parts to threads that are spinning between a forward's steps (SPIN), and low
+   enough that the poetry model's small products are shared too; the lesson's
+   shapes stay far below. */
+#define WORTH_MACS ((double)(1 << 20))
 
 static double reserved; /* floats a pool thread's scratch must hold */
 
@@ -50,11 +52,19 @@ static void run_parts(unsigned generation, mha_part_fn fn, void *task, int parts
     }
 }
 
+/* Iterations a thread spins, watching for the next task, before it sleeps: the steps of a forward come
+   tens of microseconds apart, and waking a sleeping thread costs about as much. */
+#define SPIN (1 << 16)
+
 static void *thread_main(void *arg) {
     const intptr_t self = (intptr_t)arg;
     unsigned seen = 0;
     pthread_mutex_lock(&pool.lock);
     for (;;) {
+        pthread_mutex_unlock(&pool.lock);
+        for (int spin = 0; spin < SPIN && (unsigned)(atomic_load(&pool.ticket) >> 32) == seen; spin++) {
+        }
+        pthread_mutex_lock(&pool.lock);
         while (pool.generation == seen && !pool.stop) pthread_cond_wait(&pool.wake, &pool.lock);
         if (pool.stop) break;
         seen = pool.generation;

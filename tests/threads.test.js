@@ -24,7 +24,7 @@ test('Node loads the threaded core with a thread per core (up to 8); threads: 1 
   assert.equal(threadedModule(single), false);
 });
 
-// Big enough that the products and the heads are spread over the threads (c/pool.c: from 4 M multiply-adds).
+// Big enough that the products and the heads are spread over the threads (c/pool.c: from 1 M multiply-adds).
 function bigLayerInputs() {
   const random = seededRandom(20261201);
   const d = 256, L = 192;
