@@ -4,6 +4,7 @@
    directions run the core's SIMD kernels (mha_matmul_fast). */
 #include "gpt_internal.h"
 #include "mha_internal.h"
+#include "pool.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@ struct gpt_trainer {
     float *dwide;             /* N×4d: d loss / d the MLP's activation, then its pre-activation */
     float *transposed;        /* 4d×N: an activation transposed, for a weight's gradient */
     float *dwte_t;            /* d×vocab: the read-out's part of wte's gradient, transposed */
-    float *drow;              /* T: one row of d loss / d attention weights */
+    double *row_loss;         /* N: each position's cross-entropy, summed in order after */
     long steps;
     double grad_norm;
     double beta1_t, beta2_t;  /* beta^t for AdamW's bias correction */
@@ -60,7 +61,7 @@ mha_status gpt_trainer_create(gpt_model *m, const gpt_train_desc *desc, gpt_trai
     const gpt_config *c = &m->config;
     const int S = desc->batch, T = desc->seq_len - 1;
     const double N = (double)S * T, d = c->d_model;
-    const double floats = 3.0 * m->param_count + N * (d + d + 3 * d + 4 * d) + 4 * d * N + d * c->vocab + T + 16 * 8;
+    const double floats = 3.0 * m->param_count + N * (d + d + 3 * d + 4 * d) + 4 * d * N + d * c->vocab + 2 * N + 16 * 8;
     const double bytes = (floats + gpt_work_floats(c, S, T, 1)) * sizeof(float);
     if (bytes > GPT_MAX_MODEL_BYTES)
         return mha_fail(MHA_ERR_TOO_LARGE, "training this model on batch %d × %d tokens would need %.0f MB, more than the %.0f MB "
@@ -81,12 +82,13 @@ mha_status gpt_trainer_create(gpt_model *m, const gpt_train_desc *desc, gpt_trai
     tr->beta1_t = tr->beta2_t = 1.0;
     const size_t n = (size_t)N, dd = (size_t)d, np = m->param_count;
     float **bufs[] = {&tr->grads, &tr->adam_m, &tr->adam_v, &tr->dx, &tr->dnorm, &tr->dqkv, &tr->dwide, &tr->transposed,
-                      &tr->dwte_t, &tr->drow};
-    const size_t sizes[] = {np, np, np, n * dd, n * dd, n * 3 * dd, n * 4 * dd, 4 * dd * n, dd * (size_t)c->vocab, (size_t)T};
+                      &tr->dwte_t};
+    const size_t sizes[] = {np, np, np, n * dd, n * dd, n * 3 * dd, n * 4 * dd, 4 * dd * n, dd * (size_t)c->vocab};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) {
         *bufs[i] = p;
         p += (sizes[i] + 7) & ~(size_t)7;
     }
+    tr->row_loss = (double *)p; /* 32-byte aligned, like every buffer above */
     *out = tr;
     return MHA_OK;
 }
@@ -147,73 +149,104 @@ static void layer_norm_backward(float *dx, float *dg, float *db, const float *dy
 }
 
 /* Block l's attention, backward: from d concat (tr->dnorm) to d q|k|v (tr->dqkv), head by head. */
-static void attention_backward(gpt_trainer *tr, int l) {
+/* One sequence and head of a layer's attention backward, a part each: they write disjoint columns of dqkv. */
+typedef struct attention_task {
+    gpt_trainer *tr;
+    int l;
+} attention_task;
+
+static void attention_backward_part(void *task, int part, int parts, float *ds) { /* ds: the scratch, T floats */
+    (void)parts;
+    const attention_task *t = task;
+    gpt_trainer *tr = t->tr;
     const gpt_work *w = &tr->work;
     const gpt_config *c = &tr->model->config;
-    const int d = c->d_model, h = c->heads, dk = d / h, S = w->S, T = w->T, d3 = 3 * d;
+    const int d = c->d_model, h = c->heads, dk = d / h, S = w->S, T = w->T, d3 = 3 * d, s = part / h, i = part % h;
     const float scale = (float)(1.0 / sqrt((double)dk));
-    const float *qkv = gpt_slice(w, w->qkv, l, w->rows * 3 * d);
-    memset(tr->dqkv, 0, (size_t)S * T * d3 * sizeof(float));
-    float *ds = tr->drow;
-    for (int s = 0; s < S; s++)
-        for (int i = 0; i < h; i++) {
-            const float *a = w->att + (((size_t)l * S + s) * h + i) * T * T;
-            const size_t base = (size_t)s * T * d3 + (size_t)i * dk;
-            for (int r = 0; r < T; r++) {
-                const float *arow = a + (size_t)r * T, *dh = tr->dnorm + ((size_t)s * T + r) * d + (size_t)i * dk;
-                /* dA[r][c] = dH[r]·V[c]; dS = A ⊙ (dA - Σ A dA), times the scale */
-                float dot_sum = 0.0f;
-                for (int col = 0; col <= r; col++) {
-                    const float *vc = qkv + base + (size_t)col * d3 + 2 * d;
-                    float dot = 0.0f;
-                    for (int j = 0; j < dk; j++) dot += dh[j] * vc[j];
-                    ds[col] = dot;
-                    dot_sum += arow[col] * dot;
-                }
-                const float *qr = qkv + base + (size_t)r * d3;
-                float *dqr = tr->dqkv + base + (size_t)r * d3;
-                for (int col = 0; col <= r; col++) {
-                    const float weight = arow[col], g = weight * (ds[col] - dot_sum) * scale;
-                    const float *kc = qkv + base + (size_t)col * d3 + d;
-                    float *dkc = tr->dqkv + base + (size_t)col * d3 + d, *dvc = dkc + d;
-                    /* three loops, not one: each vectorises on its own */
-                    for (int j = 0; j < dk; j++) dqr[j] += g * kc[j];
-                    for (int j = 0; j < dk; j++) dkc[j] += g * qr[j];
-                    for (int j = 0; j < dk; j++) dvc[j] += weight * dh[j];
-                }
-            }
+    const float *qkv = gpt_slice(w, w->qkv, t->l, w->rows * 3 * d);
+    const float *a = w->att + (((size_t)t->l * S + s) * h + i) * T * T;
+    const size_t base = (size_t)s * T * d3 + (size_t)i * dk;
+    for (int r = 0; r < T; r++) {
+        const float *arow = a + (size_t)r * T, *dh = tr->dnorm + ((size_t)s * T + r) * d + (size_t)i * dk;
+        /* dA[r][c] = dH[r]·V[c]; dS = A ⊙ (dA - Σ A dA), times the scale */
+        float dot_sum = 0.0f;
+        for (int col = 0; col <= r; col++) {
+            const float *vc = qkv + base + (size_t)col * d3 + 2 * d;
+            float dot = 0.0f;
+            for (int j = 0; j < dk; j++) dot += dh[j] * vc[j];
+            ds[col] = dot;
+            dot_sum += arow[col] * dot;
         }
+        const float *qr = qkv + base + (size_t)r * d3;
+        float *dqr = tr->dqkv + base + (size_t)r * d3;
+        for (int col = 0; col <= r; col++) {
+            const float weight = arow[col], g = weight * (ds[col] - dot_sum) * scale;
+            const float *kc = qkv + base + (size_t)col * d3 + d;
+            float *dkc = tr->dqkv + base + (size_t)col * d3 + d, *dvc = dkc + d;
+            /* three loops, not one: each vectorises on its own */
+            for (int j = 0; j < dk; j++) dqr[j] += g * kc[j];
+            for (int j = 0; j < dk; j++) dkc[j] += g * qr[j];
+            for (int j = 0; j < dk; j++) dvc[j] += weight * dh[j];
+        }
+    }
+}
+
+static void attention_backward(gpt_trainer *tr, int l) {
+    const gpt_work *w = &tr->work;
+    const int d = tr->model->config.d_model, h = tr->model->config.heads, S = w->S, T = w->T;
+    memset(tr->dqkv, 0, (size_t)S * T * 3 * d * sizeof(float));
+    attention_task task = {tr, l};
+    mha_pool_run(attention_backward_part, &task, S * h, mha_pool_worth(2.0 * S * T * T * d), w->scratch, T);
 }
 
 /* ---- loss, backward, AdamW ---- */
 
+/* The cross-entropy of positions [from, to) of the last run, into row_loss. */
+typedef struct entropy_task {
+    gpt_trainer *tr;
+    const int *tokens;
+    int len, grad;
+} entropy_task;
+
+static void entropy_part(void *task, int part, int parts, float *scratch) {
+    (void)scratch;
+    const entropy_task *t = task;
+    const gpt_work *w = &t->tr->work;
+    const int V = t->tr->model->config.vocab, T = w->T, N = w->S * T;
+    const float inv_n = 1.0f / (float)N;
+    for (int row = (int)((long long)N * part / parts), end = (int)((long long)N * (part + 1) / parts); row < end; row++) {
+        float *z = w->logits + (size_t)row * V;
+        const int want = t->tokens[(size_t)(row / T) * t->len + row % T + 1];
+        float max = z[0];
+        for (int v = 1; v < V; v++) max = z[v] > max ? z[v] : max;
+        const float margin = z[want] - max; /* kept before exp can underflow */
+        double sum = 0.0;
+        for (int v = 0; v < V; v++) {
+            const float e = expf(z[v] - max);
+            sum += e;
+            if (t->grad) z[v] = e;
+        }
+        t->tr->row_loss[row] = log(sum) - margin;
+        if (!t->grad) continue;
+        const float norm = (float)(1.0 / sum) * inv_n;
+        for (int v = 0; v < V; v++) z[v] *= norm; /* (p - onehot) / N */
+        z[want] -= inv_n;
+    }
+}
+
 /* Mean cross-entropy of the next token at every position of the last run;
-   with `grad`, the logits become d loss / d logits. */
+   with `grad`, the logits become d loss / d logits. Positions are shared by
+   the threads; their losses are summed in order, so any thread count gives
+   the same total. */
 static double cross_entropy(gpt_trainer *tr, const int *tokens, int len, int grad) {
     const gpt_work *w = &tr->work;
-    const int V = tr->model->config.vocab, S = w->S, T = w->T;
-    const float inv_n = 1.0f / (float)(S * T);
+    const int N = w->S * w->T, V = tr->model->config.vocab;
+    entropy_task task = {tr, tokens, len, grad};
+    const int spread = mha_pool_worth(4.0 * N * V), parts = spread ? 2 * mha_threads() : 1; /* an exp: about 4 multiply-adds */
+    mha_pool_run(entropy_part, &task, parts < N ? parts : N, spread, w->scratch, 0);
     double total = 0.0;
-    for (int s = 0; s < S; s++)
-        for (int t = 0; t < T; t++) {
-            float *z = w->logits + ((size_t)s * T + t) * V;
-            const int want = tokens[(size_t)s * len + t + 1];
-            float max = z[0];
-            for (int v = 1; v < V; v++) max = z[v] > max ? z[v] : max;
-            const float margin = z[want] - max; /* kept before exp can underflow */
-            double sum = 0.0;
-            for (int v = 0; v < V; v++) {
-                const float e = expf(z[v] - max);
-                sum += e;
-                if (grad) z[v] = e;
-            }
-            total += log(sum) - margin;
-            if (!grad) continue;
-            const float norm = (float)(1.0 / sum) * inv_n;
-            for (int v = 0; v < V; v++) z[v] *= norm; /* (p - onehot) / N */
-            z[want] -= inv_n;
-        }
-    return total / ((double)S * T);
+    for (int row = 0; row < N; row++) total += tr->row_loss[row];
+    return total / N;
 }
 
 static void backward(gpt_trainer *tr, const int *tokens, int len) {

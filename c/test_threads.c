@@ -93,12 +93,12 @@ static void failure_same_place(void) {
 
 /* A model's forward and one training step. */
 static void model_same_bits(void) {
-    const gpt_config config = {.layers = 2, .heads = 4, .d_model = 128, .context = 128, .vocab = 300};
+    const gpt_config config = {.layers = 2, .heads = 4, .d_model = 128, .context = 128, .vocab = 1200};
     int tokens[2 * 128];
-    for (int i = 0; i < 2 * 128; i++) tokens[i] = (int)(i * 37u % 300u);
+    for (int i = 0; i < 2 * 128; i++) tokens[i] = (int)(i * 37u % 1200u);
     float *reference = NULL;
     double reference_loss = 0;
-    const size_t n = (size_t)128 * 300;
+    const size_t n = (size_t)128 * 1200;
     for (int threads = 1; threads <= 3; threads++) {
         CHECK(mha_set_threads(threads) == MHA_OK, "set %d threads", threads);
         gpt_model *model = NULL;
