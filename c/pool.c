@@ -7,6 +7,7 @@
    blocks, because a browser's main thread may not (and it may have to do every
    part itself if the threads are slow to wake). Between tasks the threads spin
    a moment, then sleep on a condition variable. */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime */
 #include "pool.h"
 
 #include <stdint.h>
@@ -15,7 +16,7 @@
 #include "mha_internal.h"
 
 /* About 1 M multiply-adds, some tens of µs on one core: above the cost of handing
-   parts to threads that are spinning between a forward's steps (SPIN), and low
+   parts to threads that are spinning between a forward's steps (SPIN_NS), and low
    enough that the poetry model's small products are shared too; the lesson's
    shapes stay far below. */
 #define WORTH_MACS ((double)(1 << 20))
@@ -25,6 +26,7 @@ static double reserved; /* floats a pool thread's scratch must hold */
 #ifdef MHA_THREADS
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 
 static struct {
     int threads; /* the caller included */
@@ -52,9 +54,20 @@ static void run_parts(unsigned generation, mha_part_fn fn, void *task, int parts
     }
 }
 
-/* Iterations a thread spins, watching for the next task, before it sleeps: the steps of a forward come
-   tens of microseconds apart, and waking a sleeping thread costs about as much. */
-#define SPIN (1 << 16)
+/* How long a thread watches for the next task before it sleeps: a small model's steps come tens of
+   microseconds apart, and waking a sleeping thread costs about as much as one. */
+#define SPIN_NS 300000
+
+/* Returns once the generation is past `seen`, or after SPIN_NS. */
+static void spin_for_next(unsigned seen) {
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    do {
+        for (int i = 0; i < 256; i++)
+            if ((unsigned)(atomic_load(&pool.ticket) >> 32) != seen) return;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    } while ((now.tv_sec - start.tv_sec) * 1e9 + (now.tv_nsec - start.tv_nsec) < SPIN_NS);
+}
 
 static void *thread_main(void *arg) {
     const intptr_t self = (intptr_t)arg;
@@ -62,8 +75,7 @@ static void *thread_main(void *arg) {
     pthread_mutex_lock(&pool.lock);
     for (;;) {
         pthread_mutex_unlock(&pool.lock);
-        for (int spin = 0; spin < SPIN && (unsigned)(atomic_load(&pool.ticket) >> 32) == seen; spin++) {
-        }
+        spin_for_next(seen);
         pthread_mutex_lock(&pool.lock);
         while (pool.generation == seen && !pool.stop) pthread_cond_wait(&pool.wake, &pool.lock);
         if (pool.stop) break;
