@@ -1,6 +1,7 @@
 /* bench_native.c — the native side of `npm run bench` (tests/bench/core.js builds it
-   with gcc -O3 -march=native together with the core's sources). Commands on stdin, one a line;
-   each answers one line on stdout:
+   with gcc -O3 -march=native together with the core's sources, once as is and once with
+   -pthread -DMHA_THREADS). `bench_native [THREADS]` runs each forward on THREADS threads
+   (mha_set_threads; 1 by default). Commands on stdin, one a line; each answers one line on stdout:
      load DIR L D H     read DIR/{x,wq,wk,wv,wo}.f32 and make a layer  → "ok"
      time MODE REPS     REPS forwards (MODE fast or plain), causal      → seconds per forward
      dump MODE FILE     one forward, the L×D output written to FILE     → "ok"
@@ -32,7 +33,11 @@ static double now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    if (argc > 1 && mha_set_threads(atoi(argv[1])) != MHA_OK) {
+        fprintf(stderr, "bench_native: %s\n", mha_last_error());
+        return 1;
+    }
     char line[8192], arg[4096], mode[16];
     mha_layer *layer = NULL;
     mha_input in = {0};

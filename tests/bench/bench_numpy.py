@@ -1,12 +1,13 @@
-"""bench_numpy.py: the numpy side of `npm run bench` (float32, one BLAS thread).
-Speaks bench_native.c's protocol on stdin/stdout: load DIR L D H, time fast REPS,
-dump fast FILE, quit."""
+"""bench_numpy.py [THREADS]: the numpy side of `npm run bench` (float32, THREADS BLAS
+threads, 1 by default). Speaks bench_native.c's protocol on stdin/stdout: load DIR L D H,
+time fast REPS, dump fast FILE, quit."""
 import os
+import sys
 
+# The BLAS reads its thread count when numpy loads it.
 for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[var] = "1"
+    os.environ[var] = sys.argv[1] if len(sys.argv) > 1 else "1"
 
-import sys  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402

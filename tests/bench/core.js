@@ -1,16 +1,24 @@
 // npm run bench: times one multi-head attention layer (projection mode, W^O, causal,
-// scaled) at the lesson's sizes up to GPT-2's, side by side and interleaved:
-//   wasm          this module in Node (web/src/attention.js, the fast SIMD kernels)
-//   wasm-chromium this module in headless Chromium (skipped when Chromium cannot start)
-//   wasm-plain    the same module with { plain: true }: the straightforward C loops in wasm
-//   native        the core (c/mha.c, plain.c, kernels.c, error.c) built with gcc -O3 -march=native (fast kernels)
-//   native-plain  the same native build running the straightforward loops (MHA_PLAIN)
-//   js            plain JavaScript (tests/bench/plain.js)
-//   numpy         Debian's numpy, float32, one BLAS thread (skipped when absent)
+// scaled) at the lesson's sizes up to GPT-2's, side by side and interleaved. N is the
+// number of threads of the "-threads" rows: one per core unless --threads says.
+//   wasm                  this module in Node on one thread: the single-threaded core (web/src/attention.js, SIMD kernels)
+//   wasm-threads          the threaded core in Node with N threads (a child process: tests/bench/bench_wasm.js)
+//   wasm-chromium         this module in headless Chromium, a page without cross-origin isolation: one thread
+//   wasm-chromium-threads the same in a cross-origin isolated page: the threaded core, N threads
+//                         (both skipped when Chromium cannot start)
+//   wasm-plain            the single-threaded core with { plain: true }: the straightforward C loops in wasm
+//   native                the core (c/mha.c, plain.c, kernels.c, pool.c, error.c) built with gcc -O3 -march=native
+//   native-threads        the same built with -pthread -DMHA_THREADS, N threads (mha_set_threads)
+//   native-plain          the one-thread native build running the straightforward loops (MHA_PLAIN)
+//   numpy, numpy-threads  Debian's numpy, float32, 1 and N BLAS threads (skipped when absent)
+//   ort, ort-threads      ONNX Runtime Web's wasm backend in Node, 1 and N threads, running
+//                         tests/bench/attention.onnx (tests/bench/bench_ort.js)
+//   js                    plain JavaScript (tests/bench/plain.js)
+// At GPT-2's shape, wasm-threads-K rows (1 < K < N) complete the scaling line: wasm on 1, 2, … N threads.
 // Every result is checked against the float64 reference before timing. Prints median
 // time, GFLOP/s (dense count: 8·L·d² + 4·L²·d) and ratios, and writes JSON.
 //
-//   node tests/bench/core.js [--quick] [--rounds N] [--out FILE] [--no-chromium]
+//   node tests/bench/core.js [--quick] [--rounds N] [--threads N] [--out FILE] [--no-chromium]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -35,6 +43,7 @@ const quick = args.includes('--quick');
 const rounds = Number(option('--rounds', quick ? 3 : 9));
 const outFile = path.resolve(option('--out', path.join(here, '..', 'artifacts', 'core-results.json')));
 const batchSeconds = quick ? 0.02 : 0.05; // each timed sample runs at least this long
+const threads = Number(option('--threads', os.availableParallelism()));
 
 // [L, d_model, h]: the lesson, two in-between sizes, GPT-2 at 256 and 1024 tokens.
 const shapes = [
@@ -45,6 +54,7 @@ const shapes = [
   [1024, 768, 12],
 ];
 const flops = (L, d) => 8 * L * d * d + 4 * L * L * d;
+const isGpt2 = (L) => L === 1024;
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'mha-bench-'));
 process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
@@ -69,17 +79,20 @@ const machine = {
 };
 
 // ---- build the native side --------------------------------------------------------
-const coreSources = ['error.c', 'mha.c', 'plain.c', 'kernels.c'].map((file) => path.join(root, 'c', file));
+const coreSources = ['error.c', 'mha.c', 'plain.c', 'kernels.c', 'pool.c'].map((file) => path.join(root, 'c', file));
 const nativeBinary = path.join(scratch, 'bench_native');
 run('gcc', ['-O3', '-march=native', '-o', nativeBinary, path.join(here, 'bench_native.c'), ...coreSources, '-lm']);
+const nativeThreadedBinary = path.join(scratch, 'bench_native_threads');
+run('gcc', ['-O3', '-march=native', '-pthread', '-DMHA_THREADS', '-o', nativeThreadedBinary, path.join(here, 'bench_native.c'), ...coreSources, '-lm']);
 const expBinary = path.join(scratch, 'exp_error');
 run('gcc', ['-O2', '-ffp-contract=off', '-o', expBinary, path.join(here, 'exp_error.c'), ...coreSources, '-lm']);
 
 /** A child process that answers one line per command line. */
 class Worker {
-  constructor(name, command, argv, env) {
+  constructor(name, command, argv, threads = 1) {
     this.name = name;
-    this.child = spawn(command, argv, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+    this.threads = threads;
+    this.child = spawn(command, argv, { stdio: ['pipe', 'pipe', 'inherit'] });
     this.pending = [];
     createInterface({ input: this.child.stdout }).on('line', (line) => this.pending.shift()?.resolve(line));
     this.child.on('exit', (code) => {
@@ -87,11 +100,15 @@ class Worker {
     });
   }
 
+  /** The next line the child prints (the Node children's first says how many threads run). */
+  next() {
+    return new Promise((resolve, reject) => this.pending.push({ resolve, reject }));
+  }
+
   ask(line) {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ resolve, reject });
-      this.child.stdin.write(`${line}\n`);
-    });
+    const answer = this.next();
+    this.child.stdin.write(`${line}\n`);
+    return answer;
   }
 
   close() {
@@ -100,6 +117,7 @@ class Worker {
 }
 
 const native = new Worker('native', nativeBinary, []);
+const nativeThreaded = new Worker('native-threads', nativeThreadedBinary, [String(threads)], threads);
 // numpy's version and the BLAS library it resolves to (Debian: netlib's reference BLAS unless
 // libopenblas0 is installed, when the alternatives system points libblas.so.3 at OpenBLAS).
 const numpyProbe = `
@@ -115,32 +133,52 @@ print(numpy.__version__ + ', BLAS ' + ('OpenBLAS' if 'openblas' in blas else 'ne
 `;
 const numpyVersion = spawnSync('/usr/bin/python3', ['-c', numpyProbe], { encoding: 'utf8' });
 const hasNumpy = numpyVersion.status === 0;
-const numpy = hasNumpy
-  ? new Worker('numpy', '/usr/bin/python3', [path.join(here, 'bench_numpy.py')], { OPENBLAS_NUM_THREADS: '1' })
-  : null;
+const numpyWorker = (name, count) => new Worker(name, '/usr/bin/python3', [path.join(here, 'bench_numpy.py'), String(count)], count);
+const numpy = hasNumpy ? numpyWorker('numpy', 1) : null;
+const numpyThreaded = hasNumpy ? numpyWorker('numpy-threads', threads) : null;
 machine.numpy = hasNumpy ? numpyVersion.stdout.trim() : 'absent (install python3-numpy)';
 if (!hasNumpy) console.log('numpy: /usr/bin/python3 has no numpy (Debian: apt-get install python3-numpy); skipped');
 
-let chromium = null;
+/** A Node child (bench_wasm.js or bench_ort.js) with `count` threads; resolves once it says how many run. */
+async function nodeWorker(name, script, count) {
+  const worker = new Worker(name, process.execPath, [path.join(here, script), String(count)]);
+  worker.threads = Number(await worker.next());
+  return worker;
+}
+const wasmThreaded = await nodeWorker('wasm-threads', 'bench_wasm.js', threads);
+const ort = await nodeWorker('ort', 'bench_ort.js', 1);
+const ortThreaded = await nodeWorker('ort-threads', 'bench_ort.js', threads);
+machine.onnxruntimeWeb = JSON.parse(readFileSync(path.join(root, 'node_modules', 'onnxruntime-web', 'package.json'), 'utf8')).version;
+
+let chromium = null, chromiumPage = null, chromiumThreadedPage = null;
 if (!args.includes('--no-chromium')) {
   try {
     chromium = await openChromiumBench();
+    chromiumPage = await chromium.openPage({ isolated: false, threads });
+    chromiumThreadedPage = await chromium.openPage({ isolated: true, threads });
     machine.chromium = chromium.version;
   } catch (error) {
+    await chromium?.close();
+    chromium = null;
     machine.chromium = `absent (${String(error.message ?? error).split('\n')[0]})`;
     console.log(`chromium: skipped: ${machine.chromium}`);
   }
 }
 
 // ---- the wasm module ------------------------------------------------------------
-const mha = await loadAttention();
-const wasmFile = readFileSync(path.join(root, 'web', 'dist', 'mha-core.wasm'));
-const wasmSize = { bytes: wasmFile.length, gzipBytes: gzipSync(wasmFile, { level: 9 }).length };
+const mha = await loadAttention({ threads: 1 });
+const wasmSize = Object.fromEntries(['mha-core.wasm', 'mha-core-mt.wasm'].map((file) => {
+  const bytes = readFileSync(path.join(root, 'web', 'dist', file));
+  return [file, { bytes: bytes.length, gzipBytes: gzipSync(bytes, { level: 9 }).length }];
+}));
 const expLine = run(expBinary, []).split(/\s+/);
 const expError = { maxRelative: Number(expLine[0]), units2pow23: Number(expLine[1]), at: Number(expLine[2]), floatsChecked: Number(expLine[3]) };
 
-console.log(`${machine.cpu}, ${machine.logicalCores} logical cores; Node ${machine.node}, Chromium ${machine.chromium ?? 'not run'}, gcc ${machine.gcc}, numpy ${machine.numpy}`);
-console.log(`wasm binary: ${wasmSize.bytes} bytes, ${wasmSize.gzipBytes} gzipped`);
+console.log(`${machine.cpu}, ${machine.logicalCores} logical cores; Node ${machine.node}, Chromium ${machine.chromium ?? 'not run'}, gcc ${machine.gcc}, ` +
+  `numpy ${machine.numpy}, onnxruntime-web ${machine.onnxruntimeWeb}`);
+console.log(`threads of the -threads rows: ${threads} asked; running: wasm ${wasmThreaded.threads}, ` +
+  `Chromium ${chromiumThreadedPage?.threads ?? 'not run'}, ort ${ortThreaded.threads}`);
+for (const [file, size] of Object.entries(wasmSize)) console.log(`${file}: ${size.bytes} bytes, ${size.gzipBytes} gzipped`);
 console.log(`fast exp (softmax): max relative error ${expError.maxRelative.toExponential(2)} ` +
   `(${expError.units2pow23.toFixed(2)} × 2^-23) over all ${expError.floatsChecked} floats in [-87.5, 0]`);
 
@@ -188,24 +226,41 @@ async function benchShape([L, d, h]) {
   const layer = mha.createLayer({ dModel: d, heads: h, maxLen: L });
   const wasmArgs = { ...inputs, causal: true }, wasmPlainArgs = { ...wasmArgs, plain: true };
   const plainJs = createPlainAttention(L, d, h);
-  await native.ask(`load ${dir} ${L} ${d} ${h}`);
-  if (numpy) await numpy.ask(`load ${dir} ${L} ${d} ${h}`);
+  // The scaling line's thread counts between 1 and N, at GPT-2's shape only.
+  const scaling = isGpt2(L) ? await Promise.all(
+    Array.from({ length: Math.max(0, threads - 2) }, (_, i) => nodeWorker(`wasm-threads-${i + 2}`, 'bench_wasm.js', i + 2))) : [];
+  const workers = [native, nativeThreaded, numpy, numpyThreaded, wasmThreaded, ort, ortThreaded, ...scaling].filter(Boolean);
+  await Promise.all(workers.map((worker) => worker.ask(`load ${dir} ${L} ${d} ${h}`)));
+  const fromWorker = (worker, mode = 'fast') => ({
+    threads: worker.threads,
+    once: () => dumpFrom(worker, mode, L * d),
+    time: async (n) => Number(await worker.ask(`time ${mode} ${n}`)),
+  });
+  const fromChromium = (page) => ({
+    threads: page.threads,
+    once: async () => Float32Array.from(await page.setup(L, d, h, P)),
+    time: (n) => page.time(n),
+  });
 
-  // name → { once(): Promise<Float32Array output>, time(reps): Promise<seconds per call> }
+  // name → { threads, once(): Promise<Float32Array output>, time(reps): Promise<seconds per call> }
   const impls = {
-    wasm: { once: () => layer.forward(wasmArgs).output().slice(), time: (n) => timeBatch(() => layer.forward(wasmArgs), n) },
+    wasm: { threads: mha.threads, once: () => layer.forward(wasmArgs).output().slice(), time: (n) => timeBatch(() => layer.forward(wasmArgs), n) },
+    'wasm-threads': fromWorker(wasmThreaded),
+    ...(chromium && { 'wasm-chromium': fromChromium(chromiumPage), 'wasm-chromium-threads': fromChromium(chromiumThreadedPage) }),
     'wasm-plain': {
+      threads: mha.threads,
       once: () => layer.forward(wasmPlainArgs).output().slice(),
       time: (n) => timeBatch(() => layer.forward(wasmPlainArgs), n),
     },
-    native: { once: () => dumpFrom(native, 'fast', L * d), time: async (n) => Number(await native.ask(`time fast ${n}`)) },
-    'native-plain': { once: () => dumpFrom(native, 'plain', L * d), time: async (n) => Number(await native.ask(`time plain ${n}`)) },
-    ...(chromium && {
-      'wasm-chromium': { once: async () => Float32Array.from(await chromium.setup(L, d, h, P)), time: (n) => chromium.time(n) },
-    }),
-    js: { once: () => plainJs(inputs.x, inputs.wq, inputs.wk, inputs.wv, inputs.wo).slice(), time: (n) => timeBatch(() => plainJs(inputs.x, inputs.wq, inputs.wk, inputs.wv, inputs.wo), n) },
+    native: fromWorker(native),
+    'native-threads': fromWorker(nativeThreaded),
+    'native-plain': fromWorker(native, 'plain'),
+    ...(numpy && { numpy: fromWorker(numpy), 'numpy-threads': fromWorker(numpyThreaded) }),
+    ort: fromWorker(ort),
+    'ort-threads': fromWorker(ortThreaded),
+    js: { threads: 1, once: () => plainJs(inputs.x, inputs.wq, inputs.wk, inputs.wv, inputs.wo).slice(), time: (n) => timeBatch(() => plainJs(inputs.x, inputs.wq, inputs.wk, inputs.wv, inputs.wo), n) },
+    ...Object.fromEntries(scaling.map((worker) => [worker.name, fromWorker(worker)])),
   };
-  if (numpy) impls.numpy = { once: () => dumpFrom(numpy, 'fast', L * d), time: async (n) => Number(await numpy.ask(`time fast ${n}`)) };
 
   const check = {};
   const outputs = {};
@@ -243,16 +298,20 @@ async function benchShape([L, d, h]) {
   }
   const heapBytes = mha.memoryBytes();
   layer.dispose();
+  for (const worker of scaling) worker.close();
 
   const result = { shape: { L, dModel: d, heads: h }, flops: flops(L, d), heapBytes, implementations: {} };
   const nativeMedian = median(samples.native), nativePlainMedian = median(samples['native-plain']);
+  const singleThreadedMedian = median(samples.wasm);
   for (const name of names) {
     const m = median(samples[name]);
     result.implementations[name] = {
+      threads: impls[name].threads,
       medianSeconds: m,
       gflops: result.flops / m / 1e9,
       vsNative: m / nativeMedian,
       vsNativePlain: m / nativePlainMedian,
+      vsSingleThreadedCore: m / singleThreadedMedian,
       maxDiffFromReference: check[name],
       repsPerSample: reps[name],
       samples: samples[name],
@@ -282,19 +341,53 @@ try {
     results.push(r);
     const { L, dModel, heads } = r.shape;
     console.log(`\nL ${L}, d_model ${dModel}, h ${heads} (causal; ${(r.flops / 1e6).toFixed(3)} MFLOP dense)`);
-    console.log('  implementation    median      GFLOP/s   × native   × native-plain');
+    console.log('  implementation         threads     median    GFLOP/s   × native  × native-plain  × single-threaded core');
     for (const [name, m] of Object.entries(r.implementations)) {
-      console.log(`  ${name.padEnd(14)} ${formatTime(m.medianSeconds).padStart(10)} ${m.gflops.toFixed(2).padStart(10)} ` +
-        `${m.vsNative.toFixed(2).padStart(9)}× ${m.vsNativePlain.toFixed(2).padStart(12)}×`);
+      console.log(`  ${name.padEnd(22)} ${String(m.threads).padStart(7)} ${formatTime(m.medianSeconds).padStart(10)} ` +
+        `${m.gflops.toFixed(2).padStart(10)} ${m.vsNative.toFixed(2).padStart(9)}× ${m.vsNativePlain.toFixed(2).padStart(13)}× ` +
+        `${m.vsSingleThreadedCore.toFixed(2).padStart(21)}×`);
     }
+    const threaded = ['wasm-threads', 'wasm-chromium-threads'].filter((name) => r.implementations[name]);
+    console.log(`  threaded core ÷ single-threaded core: ${threaded.map((name) => `${name} ${ratioTo(r, name, name.replace('-threads', '')).toFixed(2)}×`).join(', ')}`);
   }
 } finally {
-  native.close();
-  numpy?.close();
+  for (const worker of [native, nativeThreaded, numpy, numpyThreaded, wasmThreaded, ort, ortThreaded]) worker?.close();
   await chromium?.close();
 }
 
-const gpt2 = results.find((r) => r.shape.L === 1024);
+/** The time of implementation a over that of b at one shape. */
+function ratioTo(result, a, b) {
+  return result.implementations[a].medianSeconds / result.implementations[b].medianSeconds;
+}
+
+// ---- the scaling line and the targets ---------------------------------------------------
+const gpt2 = results.find((r) => isGpt2(r.shape.L));
+const scaling = gpt2 && Array.from({ length: threads }, (_, i) => {
+  const name = i === 0 ? 'wasm' : i === threads - 1 ? 'wasm-threads' : `wasm-threads-${i + 1}`;
+  const m = gpt2.implementations[name];
+  return { implementation: name, threads: m.threads, medianSeconds: m.medianSeconds, speedup: gpt2.implementations.wasm.medianSeconds / m.medianSeconds };
+});
+// "ahead of"/"faster than" at GPT-2's shape; "no slower" at the smaller shapes allows this run's noise.
+const noise = 1.05;
+const targets = gpt2 && [
+  ...['ort-threads', 'numpy-threads', 'native'].filter((peer) => gpt2.implementations[peer]).map((peer) => ({
+    target: `GPT-2 layer: wasm-threads faster than ${peer}`,
+    ratio: ratioTo(gpt2, 'wasm-threads', peer),
+    met: ratioTo(gpt2, 'wasm-threads', peer) < 1,
+  })),
+  ...results.filter((r) => r !== gpt2).map((r) => ({
+    target: `L ${r.shape.L}, d ${r.shape.dModel}, h ${r.shape.heads}: wasm-threads no slower than the single-threaded core (within ${Math.round((noise - 1) * 100)} %)`,
+    ratio: ratioTo(r, 'wasm-threads', 'wasm'),
+    met: ratioTo(r, 'wasm-threads', 'wasm') <= noise,
+  })),
+];
+if (scaling) {
+  console.log(`\nscaling, wasm in Node at L 1024, d_model 768, h 12: ${scaling.map((step) =>
+    `${step.threads} thread${step.threads > 1 ? 's' : ''} ${formatTime(step.medianSeconds)}${step.threads > 1 ? ` (speedup ${step.speedup.toFixed(2)})` : ''}`).join(' → ')}`);
+  console.log('targets (time ÷ the other\'s time, one run):');
+  for (const { target, ratio, met } of targets) console.log(`  ${met ? 'met    ' : 'NOT MET'} ${ratio.toFixed(2)}×  ${target}`);
+}
+
 /** Bytes of a JS layer in the wasm build: mha_layer_create's block (c/mha.c; NR = 8 there) and the export layer's staging. */
 function layerBytes(n, d, h) {
   const up = (x, to) => Math.ceil(x / to) * to;
@@ -313,5 +406,5 @@ if (heap) {
 }
 
 mkdirSync(path.dirname(outFile), { recursive: true });
-writeFileSync(outFile, `${JSON.stringify({ machine, wasmSize, expError, heap, rounds, results }, null, 2)}\n`);
+writeFileSync(outFile, `${JSON.stringify({ machine, threads, wasmSize, expError, heap, rounds, scaling, targets, results }, null, 2)}\n`);
 console.log(`wrote ${path.relative(process.cwd(), outFile)}`);
