@@ -209,11 +209,13 @@ test('an attention tile draws each colour band as one path whose cells are the w
   const L = 4;
   const weights = [1, 0, 0, 0, 0.5, 0.5, 0, 0, 0.2, 0.2, 0.6, 0, 0.1, 0.1, 0.1, 0.7];
   const svg = attentionTile(document, { weights, length: L, size: 40, title: 'L1 H1' });
+  assert.equal(svg.getAttribute('width'), '40');
+  assert.equal(svg.getAttribute('viewBox'), '0 0 4 4', 'drawn in cells');
   const cells = new Map();
   for (const path of svg.querySelectorAll('path[data-level]')) {
-    // Each subpath is "Mx yh w…": the run of cells from column x/10 to (x+w)/10 in row y/10.
-    for (const [, x, y, w] of path.getAttribute('d').matchAll(/M([\d.]+) ([\d.]+)h([\d.]+)/g)) {
-      for (let col = Number(x) / 10; col < (Number(x) + Number(w)) / 10 - 1e-9; col++) cells.set(`${Number(y) / 10},${col}`, Number(path.getAttribute('data-level')));
+    // Each subpath is "Mx yh w…": the run of cells from column x to x+w in row y.
+    for (const [, x, y, w] of path.getAttribute('d').matchAll(/M(\d+) (\d+)h(\d+)/g)) {
+      for (let col = Number(x); col < Number(x) + Number(w); col++) cells.set(`${y},${col}`, Number(path.getAttribute('data-level')));
     }
   }
   for (let row = 0; row < L; row++) for (let col = 0; col <= row; col++) assert.equal(cells.get(`${row},${col}`), tileLevel(weights[row * L + col]), `${row},${col}`);

@@ -71,7 +71,7 @@ function heldOutLossWith(disabled) {
 /** Every tile's cells read back from its colour bands: { index → Map('row,col' → level) }. */
 const tileLevels = (page) => page.$$eval('.poem-tile', (tiles) => tiles.map((tile) => {
   const svg = tile.querySelector('svg');
-  const size = Number(svg.getAttribute('width'));
+  const size = Number(svg.getAttribute('viewBox').split(' ')[2]); // the paths' units: one per cell
   return { index: Number(tile.dataset.index), size, paths: [...svg.querySelectorAll('path[data-level]')].map((p) => [Number(p.dataset.level), p.getAttribute('d')]) };
 }));
 

@@ -1,4 +1,4 @@
-import { el, svgRoot, px } from './svg.js';
+import { el, svgRoot } from './svg.js';
 import { weightColor } from './color.js';
 
 /** How finely a tile's colours follow the weights: 32 bands of 1/32 each (the eye tells no more apart on a thumbnail). */
@@ -12,23 +12,28 @@ export const tileLevel = (weight) => Math.min(TILE_LEVELS - 1, Math.max(0, Math.
  * dozen 64×64 heads on every keystroke: the cells of one colour band are a single <path> (runs of
  * neighbouring cells in a row merged into one rectangle), so a tile is a few dozen elements whatever L
  * is. The future, which a causal head cannot see, is one light grey path. Each band's path carries
- * data-level (see tileLevel), so its cells can be read back.
+ * data-level (see tileLevel), so its cells can be read back. The paths are drawn in cells (the viewBox
+ * is L×L, shown `size` pixels wide): a run is a few whole numbers, and a keystroke that adds a row
+ * changes only the future's path and those of the bands that row uses.
  */
 export function attentionTile(doc, { weights, length: L, size = 96, title = '', off = false }) {
-  const cell = size / L;
   const runs = Array.from({ length: TILE_LEVELS }, () => []);
   const future = [];
-  const rect = (row, from, to) => `M${px(from * cell)} ${px(row * cell)}h${px((to - from) * cell)}v${px(cell)}h${px(-(to - from) * cell)}z`;
+  const rect = (row, from, to) => `M${from} ${row}h${to - from}v1h${from - to}z`;
   for (let row = 0; row < L; row++) {
     let start = 0;
+    let level = tileLevel(weights[row * L]);
     for (let col = 1; col <= row + 1; col++) {
-      if (col <= row && tileLevel(weights[row * L + col]) === tileLevel(weights[row * L + start])) continue;
-      runs[tileLevel(weights[row * L + start])].push(rect(row, start, col));
+      const next = col <= row ? tileLevel(weights[row * L + col]) : -1;
+      if (next === level) continue;
+      runs[level].push(rect(row, start, col));
       start = col;
+      level = next;
     }
     if (row + 1 < L) future.push(rect(row, row + 1, L));
   }
   const root = svgRoot(doc, { width: size, height: size, title, className: `mha-tile${off ? ' off' : ''}` });
+  root.setAttribute('viewBox', `0 0 ${L} ${L}`);
   const body = el(doc, 'g', { opacity: off ? 0.35 : null });
   if (future.length) body.appendChild(el(doc, 'path', { class: 'future', d: future.join(''), fill: '#e4e4ea' }));
   runs.forEach((parts, level) => {
