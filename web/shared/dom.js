@@ -13,6 +13,7 @@ class VElement {
   constructor(ns, tag) {
     this.ns = ns;
     this.tag = tag;
+    this.key = null; // set by keyBy(): among its siblings, show() matches it by key instead of by place
     this.attrs = {};
     this.children = [];
     this.listeners = {};
@@ -104,6 +105,16 @@ export function findAll(node, test, found = []) {
   return found;
 }
 
+/**
+ * Keys the virtual elements under `node` that carry every one of `names` (e.g. a heatmap's cells by
+ * data-row and data-col): show() then patches each in the real element that showed the same key, so a
+ * row or column added in the middle adds its own elements and leaves the others untouched.
+ */
+export function keyBy(node, names) {
+  for (const found of findAll(node, (v) => names.every((name) => name in v.attrs))) found.key = names.map((name) => found.attrs[name]).join('/');
+  return node;
+}
+
 const isVirtual = (node) => node instanceof VText || node instanceof VElement;
 const handlers = new WeakMap(); // real node → the handlers of the virtual node it shows, by event type
 
@@ -145,7 +156,39 @@ function patch(node, prev, next) {
   patchChildren(node, prev.children, next.children);
 }
 
+/** Whether show() can match these children by key: each has one, and no two the same. */
+const keyed = (list) => list.length > 0 && list.every((v) => v instanceof VElement && v.key !== null) && new Set(list.map((v) => v.key)).size === list.length;
+
+/** Children that all have keys (see keyBy): each kept key is patched where it is, the others added or removed. */
+function patchKeyedChildren(parent, prevList, nextList) {
+  const doc = parent.ownerDocument;
+  const shown = new Map(); // key → { node, prev }
+  let child = parent.firstChild;
+  for (const prev of prevList) {
+    shown.set(prev.key, { node: child, prev });
+    child = child.nextSibling;
+  }
+  const wanted = new Map(nextList.map((next) => [next.key, next]));
+  for (const [key, { node, prev }] of shown) {
+    if (wanted.has(key) && sameKind(prev, wanted.get(key))) continue;
+    node.remove();
+    shown.delete(key);
+  }
+  let at = parent.firstChild;
+  for (const next of nextList) {
+    const kept = shown.get(next.key);
+    if (!kept) {
+      parent.insertBefore(realize(doc, next), at);
+      continue;
+    }
+    if (kept.node === at) at = at.nextSibling;
+    else parent.insertBefore(kept.node, at); // moved among its siblings
+    patch(kept.node, kept.prev, next);
+  }
+}
+
 function patchChildren(parent, prevList, nextList) {
+  if (keyed(prevList) && keyed(nextList)) return patchKeyedChildren(parent, prevList, nextList);
   const doc = parent.ownerDocument;
   let child = parent.firstChild;
   let aligned = true; // whether `child` still shows prevList[i]
