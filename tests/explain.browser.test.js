@@ -113,6 +113,42 @@ test('keyboard: one tab stop per figure, arrow keys between cells, a live region
   await context.close();
 });
 
+/** Every explained cell of §2 and the pipeline: its place, accessible name, role and tab stop. */
+const cellNames = (page) => page.$$eval('svg[data-figure] .cell, #pipeline rect[data-row]', (cells) => cells.map((cell) => [
+  cell.closest('[data-figure]')?.dataset.figure ?? cell.closest('[data-matrix]').dataset.matrix,
+  cell.closest('[data-head]')?.dataset.head, cell.dataset.row, cell.dataset.col,
+  cell.getAttribute('aria-label'), cell.getAttribute('role'), cell.getAttribute('tabindex'),
+]));
+
+test('after edits every cell is named as a fresh page with the same state names it (only the cells a redraw changed are named again)', async () => {
+  const { page, errors, context } = await load('?lang=en', { width: 1280, height: 900 });
+  // Four heads and a fourth word (new figures and cells), a value (one head's numbers), then a word renamed
+  // and the scores unscaled (the same cells and numbers, other names).
+  await page.check('input[name="hand-heads"][value="4"]');
+  await page.click('#add-token');
+  await page.click('.drag-number[data-matrix="q"][data-row="0"][data-col="0"]');
+  await page.fill('#entry-range', '-1.5');
+  await settle(page);
+  const cell = page.locator(cellAt('#head-0-weights', 0, 0));
+  assert.match(await cell.getAttribute('aria-label'), new RegExp(`: ${await cell.textContent()}$`), 'a changed number is in its name');
+  await page.fill('input.token-name >> nth=1', 'dog');
+  await page.uncheck('#hand-scale');
+  await settle(page);
+  await page.locator('#pipeline').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#pipeline-section:not([data-pending])');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('h') === '4');
+  const edited = await cellNames(page);
+  assert.ok(edited.some(([, , , , name]) => name.includes('dog')), 'the renamed word is in the names');
+
+  const fresh = await load(new URL(page.url()).search, { width: 1280, height: 900 });
+  await fresh.page.locator('#pipeline').scrollIntoViewIfNeeded();
+  await fresh.page.waitForSelector('#pipeline-section:not([data-pending])');
+  assert.deepEqual(edited, await cellNames(fresh.page));
+  assert.deepEqual([...errors, ...fresh.errors], []);
+  await fresh.context.close();
+  await context.close();
+});
+
 test('on a phone a tap explains a cell inside the screen, and a swipe over the cells scrolls and explains nothing', async () => {
   for (const query of ['?lang=en', '']) {
     const { page, errors, context } = await load(query, { width: 375, height: 740 });
