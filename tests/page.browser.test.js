@@ -92,6 +92,33 @@ test('moving a q slider sets the head-1 heatmap cell to exactly what the core co
   await context.close();
 });
 
+test('a section off screen is not redrawn while a slider moves, and shows the core\'s numbers once scrolled into view', async () => {
+  const { page, context, errors } = await load();
+  const concatOf = (selector) => page.$$eval(`${selector} svg g.cell`, (cells) => cells.map((c) => Number(c.dataset.value)));
+  const before = await concatOf('#ablation-concat');
+  await page.click('.drag-number[data-matrix="v"][data-row="2"][data-col="3"]');
+  await page.fill('#entry-range', '-2');
+  await settle(page);
+  const expected = await page.evaluate(async () => {
+    const { loadAttention } = await import('/src/attention.js');
+    const layer = (await loadAttention()).createLayer({ dModel: 4, heads: 2, maxLen: 8 });
+    layer.forward({ q: [[1, 1, 0, 0], [0, 2, 0, 2], [0, 0, 1, 1]], k: [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]], v: [[1, 0, 1, 0], [0, 1, 0, 1], [2, 0, 0, -2]], causal: false, scale: true });
+    const concat = Array.from(layer.concat());
+    layer.dispose();
+    return concat;
+  });
+  assert.deepEqual(await concatOf('#concat-figure'), expected, '§2, on screen, shows the new numbers');
+  assert.notDeepEqual(expected, before);
+  // §7 waits, marked, with the numbers it had.
+  assert.equal(await page.getAttribute('#ablation-section', 'data-pending'), '');
+  assert.deepEqual(await concatOf('#ablation-concat'), before);
+  await page.locator('#ablation-section').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#ablation-section:not([data-pending])');
+  assert.deepEqual(await concatOf('#ablation-concat'), expected);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('dragging a number with the mouse (right or up) and pressing arrow keys both edit it', async () => {
   const { page, context } = await load();
   const handle = page.locator('.drag-number[data-matrix="k"][data-row="1"][data-col="1"]');

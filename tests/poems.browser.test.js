@@ -36,6 +36,12 @@ async function openSection(query = '', viewport = { width: 1280, height: 900 }) 
 
 const lossShown = (page, id) => page.waitForSelector(`#${id}[data-value]:not([data-value=""])`, { timeout: LOAD_MS });
 
+/** Scrolls a part of the section into view and waits for it to catch up: parts away from the screen are drawn when they come near. */
+async function inView(page, selector) {
+  await page.locator(selector).scrollIntoViewIfNeeded();
+  await page.waitForSelector(`${selector}:not([data-pending])`);
+}
+
 /** The text the section analyses, as the page holds it. */
 const shownText = (page) => page.inputValue('#poems-section textarea');
 
@@ -115,10 +121,12 @@ test('scrolled to, the model loads with progress; a held-out poem shows every he
   for (const index of [0, layers * heads - 1, Math.floor(layers * heads / 2)]) {
     await page.click(`.poem-tile[data-index="${index}"]`);
     await page.waitForSelector(`.poem-tile[data-index="${index}"][aria-pressed="true"]`);
+    await inView(page, '#poem-big');
     const values = await page.$$eval('#poem-heatmap g.cell', (cells) => cells.map((c) => Number(c.dataset.value)));
     assert.deepEqual(values, expected[index], `head ${index}: the enlarged heatmap is model.attention()`);
     const scores = tallyScores(tallyHead(emptyTally(), attention[index], L, queries)).scores;
     const recorded = card.headRoles.heads.find((h) => h.layer === Math.floor(index / heads) && h.head === index % heads);
+    await inView(page, '#poem-roles');
     for (const { name } of HEAD_ROLES) {
       const shown = (where) => page.getAttribute(`.role-score[data-role="${name}"][data-where="${where}"]`, 'data-value');
       if (scores[name] === null) assert.equal(await page.$(`.role-score[data-role="${name}"][data-where="text"]`), null, `${name} does not apply`);
@@ -148,6 +156,7 @@ test('switching heads off changes the held-out loss and the top 5 as the API com
 
   const ids = [0, ...encode(text)];
   const shownTop = (id) => page.$$eval(`#${id} li`, (items) => items.map((li) => [Number(li.dataset.id), Number(li.dataset.p)]));
+  await inView(page, '#poem-prediction');
   for (const [id, options] of [['poem-top-all', undefined], ['poem-top-now', { disabled }]]) {
     const want5 = top(model.forward(ids, options).logits(), 5);
     const got = await shownTop(id);
@@ -157,6 +166,33 @@ test('switching heads off changes the held-out loss and the top 5 as the API com
   assert.notDeepEqual(await shownTop('poem-top-all'), await shownTop('poem-top-now'));
   await page.waitForFunction(() => new URLSearchParams(location.search).get('poff') !== null);
   assert.equal(new URL(page.url()).searchParams.get('poff'), `1.1,${layers}.${heads}`);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('typing redraws the tiles on screen at once; the predictions far below wait with their old numbers and show the new ones when scrolled to', async () => {
+  const [first, second] = card.heldOut.poems.map((poem) => poem.body.split('\n')[0]);
+  const { page, context, errors } = await openSection('?pt=' + encodeURIComponent(first));
+  const shownTop = () => page.$$eval('#poem-top-all li', (items) => items.map((li) => Number(li.dataset.id)));
+  const topOf = (text) => {
+    const ids = [0, ...encode(text)];
+    return top(model.forward(ids).logits(), ids.length - 1).map(([id]) => id);
+  };
+  await inView(page, '#poem-prediction');
+  assert.deepEqual(await shownTop(), topOf(first));
+  await page.locator('#poems-section textarea').scrollIntoViewIfNeeded();
+  // Two frames for the page to see what is on the screen now.
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  const typed = `${first}\n${second}`;
+  await page.fill('#poems-section textarea', typed);
+  const length = 1 + encode(typed).length;
+  assert.equal(await page.getAttribute('.poem-tile[data-index="0"] svg', 'viewBox'), `0 0 ${length} ${length}`, 'the tiles show the new text');
+  assert.equal(await page.getAttribute('#poem-tiles', 'data-pending'), null);
+  assert.equal(await page.getAttribute('#poem-prediction', 'data-pending'), '', 'the predictions wait');
+  assert.deepEqual(await shownTop(), topOf(first));
+  await inView(page, '#poem-prediction');
+  assert.deepEqual(await shownTop(), topOf(typed));
+  assert.notDeepEqual(topOf(typed), topOf(first));
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -188,6 +224,7 @@ test('continuing the lines: greedy gives the same text twice; with a temperature
 test('in English at 375 px: nothing overflows, every control is reached with the keyboard, axe finds nothing serious', async () => {
   const { page, context, errors } = await openSection('?lang=en&pp=1', { width: 375, height: 800 });
   assert.equal(await page.textContent('#poems-section-title'), '9. Real heads in a trained model');
+  await inView(page, '#poem-roles');
   assert.match(await page.textContent('#poem-verdict'), /^Verdict: /);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the page is ${overflow} px wider than the screen`);
@@ -206,6 +243,7 @@ test('in English at 375 px: nothing overflows, every control is reached with the
   await tabUntil('.poem-tile[data-index="1"]');
   await page.keyboard.press('Enter');
   await page.waitForSelector('.poem-tile[data-index="1"][aria-pressed="true"]');
+  await inView(page, '#poem-big');
   assert.match(await page.textContent('#poem-heatmap figcaption'), /Layer 1 head 2/);
   await tabUntil('#poem-off-0-0');
   await page.keyboard.press('Space');

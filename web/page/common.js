@@ -68,3 +68,35 @@ export function keptDrawings() {
     return node;
   };
 }
+
+/**
+ * Parts of a section drawn only while they are near the screen (within `margin`): draws(node) says
+ * whether to draw a part now, and remembers one that was not (marked data-pending), so that `onNear()`
+ * is called when it comes near, to draw it then with the numbers of that moment.
+ */
+export function partsNearScreen(onNear, margin = '400px 0px') {
+  const near = new Set();
+  const skipped = new Set();
+  const observer = new IntersectionObserver((entries) => {
+    let wanted = false;
+    for (const { target, isIntersecting } of entries) {
+      if (!isIntersecting) near.delete(target);
+      else {
+        near.add(target);
+        if (skipped.delete(target)) wanted = true;
+      }
+    }
+    if (wanted) onNear();
+  }, { rootMargin: margin });
+  return {
+    watch: (...nodes) => nodes.forEach((node) => observer.observe(node)),
+    draws(node) {
+      const now = near.has(node);
+      if (now) skipped.delete(node);
+      else skipped.add(node);
+      node.toggleAttribute('data-pending', !now);
+      return now;
+    },
+    disconnect: () => observer.disconnect(),
+  };
+}

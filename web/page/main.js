@@ -84,6 +84,10 @@ const ctx = {
     }
     invalidate(...changed, 'url');
   },
+  /** Draws again, at the end of this task, the sections that read these areas (a part of one came into view). */
+  redraw(...areas) {
+    invalidate(...areas);
+  },
   /** Changes the UI-only state (ui above); what changed is redrawn at the end of this task. */
   setUi(mutate) {
     mutate(ui);
@@ -209,14 +213,16 @@ function render() {
   for (const section of sections) {
     const touched = section.reads.filter((area) => areas.has(area));
     if (!touched.length && !(section.visible && section.pending.size)) continue;
-    // Sections off screen only remember what changed, and catch up as they scroll into view.
+    // Sections off screen only remember what changed (marked data-pending), and catch up as they scroll into view.
     if (!section.visible && !drawEverything) {
       for (const dep of touched) section.pending.add(dep);
+      section.node.toggleAttribute('data-pending', true);
       continue;
     }
     const sectionStart = performance.now();
     section.update(new Set([...areas, ...section.pending]));
     section.pending.clear();
+    section.node.removeAttribute('data-pending');
     timings[section.node.id] = performance.now() - sectionStart;
   }
   drawEverything = false;

@@ -1,6 +1,6 @@
-import { h, vh, vdoc, fill, show } from '../../shared/dom.js';
+import { h, vh, vdoc, fill, show, keyBy } from '../../shared/dom.js';
 import { numberField, uniqueId } from '../dom.js';
-import { section, figure, errorBox } from '../common.js';
+import { section, figure, errorBox, partsNearScreen } from '../common.js';
 import { attentionTile, heatmap, lineView, legend } from '../../draw/index.js';
 import { loadPoems, inputIds, maxTextLength, fittingText, runText, topNext, textRoles, clearRole, HeldOutPass, Continuation, HEAD_ROLES } from '../poem-model.js';
 import { SEED_MAX } from '../state.js';
@@ -52,8 +52,10 @@ export function poemsSection(ctx) {
   const node = section('poems-section', ctx.text.sections.poems, [sourceBox, poemPart, gpt2.node]);
   const timers = { pass: 0, continuation: 0 };
   let pass = null;
-  let analysis = null; // the current text's forwards: { key, run, roles, allOn }
+  let analysis = null; // the current text's forwards: { key, run, allOn, roles }, the roles measured when first shown
   let controls = null;
+  // The figures and numbers below the text are drawn only near the screen: typing redraws what is seen.
+  const nearScreen = partsNearScreen(() => ctx.redraw('poems-picks'));
 
   // The model is fetched once the section comes near the screen, not with the page.
   const approach = new IntersectionObserver((entries) => {
@@ -119,14 +121,13 @@ export function poemsSection(ctx) {
     timers.pass = setTimeout(work);
   }
 
-  function analyse(text, off) {
-    const key = `${offKey(off)}|${text}`;
+  function analyse(ids, off) {
+    const key = `${offKey(off)}|${ids.join()}`;
     if (analysis?.key === key) return analysis;
-    const ids = inputIds(store.poems, text);
     const run = runText(store.poems, ids, off);
     // With heads off, the prediction is compared with every head on (kept while only the heads change).
     const allOn = !off.length ? run : analysis?.allOn.ids.join() === ids.join() ? analysis.allOn : runText(store.poems, ids);
-    analysis = { key, run, allOn, roles: textRoles(store.poems, run) };
+    analysis = { key, run, allOn, roles: null };
     return analysis;
   }
 
@@ -211,6 +212,7 @@ export function poemsSection(ctx) {
       h('p', { class: 'muted' }, [t.card(store.poems.card.heldOut.targets, store.poems.card.heldOut.poems.length)]),
     ]);
     body.hidden = false;
+    nearScreen.watch(parts.tiles, parts.big, parts.roles, parts.prediction);
     return parts;
   }
 
@@ -236,7 +238,8 @@ export function poemsSection(ctx) {
       const role = verdicts ? verdicts[i] : t.measuringShort;
       // The button is named by its visible words (the head and its role); the picture is for the eye.
       return vh('button', { type: 'button', class: 'poem-tile', 'data-index': i, 'aria-pressed': String(i === selected), onclick: () => pick((p) => (p.head = i)) }, [
-        vh('span', { class: 'tile-picture', 'aria-hidden': 'true' }, [attentionTile(vdoc, { weights, length: result.length, size: 96, title: t.tileName(layer, head), off: offKeys.has(i) })]),
+        // Its paths matched by colour (one per band), so a band that appears or goes touches no other.
+        vh('span', { class: 'tile-picture', 'aria-hidden': 'true' }, [keyBy(attentionTile(vdoc, { weights, length: result.length, size: 96, title: t.tileName(layer, head), off: offKeys.has(i) }), ['fill'])]),
         vh('span', { class: 'tile-name' }, [t.tileName(layer, head)]),
         vh('span', { class: 'tile-role' }, [role]),
       ]);
@@ -247,14 +250,15 @@ export function poemsSection(ctx) {
     const { heads } = store.poems.model.config;
     const [layer, head] = [Math.floor(selected / heads), selected % heads];
     const L = result.length;
-    // A cell size that stays put while the learner types, so a keystroke patches only the new row and
-    // column (a causal model's earlier rows do not change); the figure scales down to the screen.
+    // A cell size that stays put while the learner types, and cells matched by their place, so a
+    // keystroke adds only the new row and column (a causal model's earlier rows do not change); the
+    // figure scales down to the screen.
     const cell = L <= 16 ? 26 : 14;
     show(controls.big, [
       figure({
         id: 'poem-heatmap',
         caption: t.bigTitle(layer, head),
-        svg: heatmap(vdoc, { values: result.attention[selected], rows: L, cols: L, rowLabels: labels, colLabels: labels, showNumbers: false, cell, title: t.heatmapTitle(layer, head) }),
+        svg: keyBy(heatmap(vdoc, { values: result.attention[selected], rows: L, cols: L, rowLabels: labels, colLabels: labels, showNumbers: false, cell, title: t.heatmapTitle(layer, head) }), ['data-row', 'data-col']),
       }),
       figure({
         id: 'poem-lines',
@@ -346,36 +350,42 @@ export function poemsSection(ctx) {
       controls.menu.value = String(poemIndex());
       controls.clipped.textContent = Array.from(typed ?? '').length > maxTextLength(store.poems) ? t.clipped(maxTextLength(store.poems)) : '';
       const off = currentOff();
-      const { heads } = store.poems.model.config;
+      const { layers, heads } = store.poems.model.config;
       const offIndices = new Set(off.map(([layer, head]) => layer * heads + head));
       controls.toggles.forEach((input, i) => (input.checked = offIndices.has(i)));
       scheduleHeldOut(off);
 
-      const current = analyse(text, off);
-      const { run } = current;
-      const labels = run.ids.map(tokenLabel);
-      const selected = Math.min(picks().head, run.attention.length - 1);
-      const row = picks().position === null ? run.length - 1 : Math.min(picks().position, run.length - 1);
-      if (controls.position.dataset.key !== labels.join('\u0001')) {
-        controls.position.dataset.key = labels.join('\u0001');
-        fill(controls.position, labels.map((label, i) => h('option', { value: i }, [t.positionOption(i, label)])));
-      }
+      const ids = inputIds(store.poems, text);
+      const labels = ids.map(tokenLabel);
+      const selected = Math.min(picks().head, layers * heads - 1);
+      const row = picks().position === null ? ids.length - 1 : Math.min(picks().position, ids.length - 1);
+      show(controls.position, labels.map((label, i) => vh('option', { value: i }, [t.positionOption(i, label)])));
       controls.position.value = String(row);
       const heldOut = store.heldOut.get(offKey(off));
-      const verdicts = heldOut && heldOut.roles.heads.map((scores) => {
-        const role = clearRole(scores, heldOut.roles.chance);
-        return role ? t.roleNames[role] : t.mixed;
-      });
-      drawTiles(run, verdicts, selected);
-      drawBig(run, labels, selected, row);
-      drawRoles(current.roles, heldOut, selected);
+      // The figures and tables away from the screen wait until they come near; the forward runs only when
+      // one of them shows it.
+      const [tiles, big, roles, prediction] = [controls.tiles, controls.big, controls.roles, controls.prediction].map(nearScreen.draws);
+      if (tiles || big || roles || prediction) {
+        const current = analyse(ids, off);
+        const { run } = current;
+        if (tiles) {
+          const verdicts = heldOut && heldOut.roles.heads.map((scores) => {
+            const role = clearRole(scores, heldOut.roles.chance);
+            return role ? t.roleNames[role] : t.mixed;
+          });
+          drawTiles(run, verdicts, selected);
+        }
+        if (big) drawBig(run, labels, selected, row);
+        if (roles) drawRoles(current.roles ??= textRoles(store.poems, run), heldOut, selected);
+        if (prediction) drawPrediction(current, labels, row, off);
+      }
       drawLoss(off);
-      drawPrediction(current, labels, row, off);
       drawContinuation();
     },
     dispose() {
       gpt2.dispose();
       approach.disconnect();
+      nearScreen.disconnect();
       clearTimeout(timers.pass);
       clearTimeout(timers.continuation);
     },
