@@ -16,10 +16,13 @@ class VElement {
     this.key = null; // set by keyBy(): among its siblings, show() matches it by key instead of by place
     this.attrs = {};
     this.children = [];
-    this.listeners = {};
+    this.listeners = null; // by event type, once it has one
     this.styles = {};
-    // Recorded like the CSSOM, so show() can write it as such (a strict style-src allows that).
-    this.style = { setProperty: (property, value) => (this.styles[property] = String(value)) };
+  }
+
+  /** Recorded like the CSSOM, so show() can write it as such (a strict style-src allows that). */
+  get style() {
+    return { setProperty: (property, value) => (this.styles[property] = String(value)) };
   }
 
   setAttribute(name, value) {
@@ -31,7 +34,7 @@ class VElement {
   }
 
   addEventListener(type, handler) {
-    this.listeners[type] = handler;
+    (this.listeners ??= {})[type] = handler;
   }
 
   appendChild(child) {
@@ -120,12 +123,15 @@ const handlers = new WeakMap(); // real node → the handlers of the virtual nod
 
 function listen(node, listeners) {
   let held = handlers.get(node);
-  if (!held) handlers.set(node, (held = {}));
+  if (!held) {
+    if (!listeners) return; // most drawn elements never have one: nothing to keep for them
+    handlers.set(node, (held = {}));
+  }
   for (const type in listeners) {
     if (!(type in held)) node.addEventListener(type, (event) => held[type]?.(event));
     held[type] = listeners[type];
   }
-  for (const type in held) if (!(type in listeners)) held[type] = null;
+  for (const type in held) if (!listeners?.[type]) held[type] = null;
 }
 
 function realize(doc, v) {

@@ -1,4 +1,4 @@
-import { h, vdoc, fill, show } from '../../shared/dom.js';
+import { h, vdoc, fill, show, keyBy } from '../../shared/dom.js';
 import { checkbox, numberField, uniqueId } from '../dom.js';
 import { section, figure, errorBox, range, grouped } from '../common.js';
 import { lineView, headGrid, headKey, legend, headColor } from '../../draw/index.js';
@@ -180,7 +180,8 @@ export function viewsSection(ctx) {
       show(linesBox, figure({
         id: 'lines-figure',
         caption: t.lines,
-        svg: lineView(vdoc, { tokens: result.tokens, attention: result.attention, visibleHeads, focus, title: t.linesTitle, queryLabel: t.query, keyLabel: t.key, rowGap: result.L > 12 ? 24 : 32 }),
+        // Lines matched by head and words: one that comes or goes with the weights leaves the others be.
+        svg: keyBy(lineView(vdoc, { tokens: result.tokens, attention: result.attention, visibleHeads, focus, title: t.linesTitle, queryLabel: t.query, keyLabel: t.key, rowGap: result.L > 12 ? 24 : 32 }), ['data-head', 'data-from', 'data-to']),
       }));
       const grid = figure({
         id: 'grid-figure',
