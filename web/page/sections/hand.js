@@ -255,7 +255,7 @@ export function handSection(ctx) {
   function showValues() {
     const { hand } = ctx.state;
     for (const matrix of ['q', 'k', 'v', 'wo']) cells[matrix].forEach((row, r) => row.forEach((cell, c) => cell.setValue(hand[matrix][r][c])));
-    editors.querySelectorAll('[data-token]').forEach((span) => (span.textContent = hand.tokens[span.dataset.token]));
+    for (const span of editors.querySelectorAll('[data-token]')) if (span.textContent !== hand.tokens[span.dataset.token]) span.textContent = hand.tokens[span.dataset.token];
     editors.querySelectorAll('input.token-name').forEach((input, row) => input !== document.activeElement && (input.value = hand.tokens[row]));
     headChoice.querySelectorAll('input').forEach((input) => (input.checked = Number(input.value) === hand.heads));
     node.querySelector('#hand-mask').checked = hand.causal;
