@@ -83,10 +83,12 @@ test('an overflow in a spread step names the same place, and the threaded core k
   assert.deepEqual(everyTensor(threaded, inputs, { causal: true }), everyTensor(single, inputs, { causal: true }));
 });
 
-test('a worker handed the threaded module loads the threaded core', async () => {
-  const inWorker = await (await fresh('worker')).loadAttention({ wasm: threaded.wasmModule, threads: 2 });
-  assert.equal(threadedModule(inWorker), true);
-  assert.equal(inWorker.threads, 2);
+test('a worker handed the threaded module loads the threaded core, on as many threads as it asks (one too)', async () => {
+  for (const threads of [2, 1]) {
+    const inWorker = await (await fresh(`worker-${threads}`)).loadAttention({ wasm: threaded.wasmModule, threads });
+    assert.equal(threadedModule(inWorker), true);
+    assert.equal(inWorker.threads, threads);
+  }
 });
 
 test('bad thread counts and misspelt options are refused before anything loads', async () => {

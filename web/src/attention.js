@@ -98,7 +98,9 @@ async function startThreaded(module, threads) {
   if (!threadsAvailable()) throw new Error('this is the threaded core, which needs SharedArrayBuffer (a cross-origin isolated page)');
   const { default: createThreaded } = await import(/* @vite-ignore */ /* webpackIgnore: true */ threadedUrls.glue);
   const core = await startCore(createThreaded, module, {
-    threads, // the glue's worker pool: threads - 1 (build.sh's PTHREAD_POOL_SIZE)
+    // The glue's worker pool is threads - 1 (build.sh's PTHREAD_POOL_SIZE); with none it would wait forever
+    // for its workers to load, so a threaded core asked for one thread keeps one idle worker.
+    threads: Math.max(threads, 2),
     mainScriptUrlOrBlob: threadedUrls.glue,
     locateFile: (file) => (file.endsWith('.worker.js') ? threadedUrls.worker : file),
   });
