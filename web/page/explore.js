@@ -3,7 +3,7 @@
 // scrolls: the cells take touch-action pan-y). Keyboard: each figure is one tab stop, the arrow keys move
 // between its cells (a roving tabindex, as in an ARIA grid). Only classes and attributes of the drawn
 // SVG change: no redraw per hover.
-import { h } from '../shared/dom.js';
+import { h, vh, show as showVirtual } from '../shared/dom.js';
 import { touchGesture } from '../shared/touch.js';
 
 let popover = null; // one per page: only one cell is explained at a time
@@ -78,8 +78,14 @@ export function cellExplorer(root, { cellSelector, entrySelector = null, groups,
   const cellNode = (target) => target?.closest?.(entrySelector ? `${cellSelector}, ${entrySelector}` : cellSelector) ?? null;
   const isEntry = (node) => Boolean(entrySelector && node.matches(entrySelector));
 
-  function clearMarks() {
-    for (const node of root.querySelectorAll('.explain-target, .explain-source')) node.classList.remove('explain-target', 'explain-source');
+  /** Outlines exactly these nodes (Map node → its class), touching only those whose outline changes. */
+  function mark(marks = new Map()) {
+    for (const node of root.querySelectorAll('.explain-target, .explain-source')) if (!marks.has(node)) node.classList.remove('explain-target', 'explain-source');
+    for (const [node, name] of marks) {
+      if (node.classList.contains(name)) continue;
+      node.classList.remove('explain-target', 'explain-source');
+      node.classList.add(name);
+    }
   }
 
   function show(node, { announce = false } = {}) {
@@ -87,11 +93,12 @@ export function cellExplorer(root, { cellSelector, entrySelector = null, groups,
     const explained = explain(cell);
     if (!explained) return hide();
     const { title, lines, spoken, sources } = explained;
-    clearMarks();
-    for (const source of sources) for (const found of find(source)) if (found !== node) found.classList.add('explain-source');
-    node.classList.add('explain-target');
+    const marks = new Map();
+    for (const source of sources) for (const found of find(source)) if (found !== node) marks.set(found, 'explain-source');
+    mark(marks.set(node, 'explain-target'));
     const box = sharedPopover();
-    box.replaceChildren(h('strong', {}, [title]), ...lines.map((line) => h('div', { class: 'explain-line' }, [line])));
+    // Patched, not rebuilt: a slider step changes a number or two of the explanation shown.
+    showVirtual(box, [vh('strong', {}, [title]), ...lines.map((line) => vh('div', { class: 'explain-line' }, [line]))]);
     box.hidden = false;
     placeSoon(box, node);
     if (announce) live.textContent = spoken;
@@ -99,7 +106,7 @@ export function cellExplorer(root, { cellSelector, entrySelector = null, groups,
   }
 
   function hide() {
-    clearMarks();
+    mark();
     if (popover) popover.hidden = true;
     shown = null;
   }

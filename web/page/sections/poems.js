@@ -323,7 +323,7 @@ export function poemsSection(ctx) {
 
   function drawContinuation() {
     const { continuation, temperature } = picks();
-    controls.temperatureLabel.textContent = t.temperature(temperature);
+    if (controls.temperatureLabel.textContent !== t.temperature(temperature)) controls.temperatureLabel.textContent = t.temperature(temperature);
     if (Number(controls.temperature.value) !== temperature) controls.temperature.value = String(temperature);
     show(controls.continuation, continuation ? [
       vh('p', { class: 'muted' }, [continuation.done ? t.continued(continuation.temperature, continuation.seed) : t.continuing(continuation.count, CONTINUATION_LENGTH)]),
@@ -337,8 +337,9 @@ export function poemsSection(ctx) {
     update() {
       const { source } = picks();
       sources.forEach((input) => (input.checked = input.value === source));
-      poemPart.hidden = source !== 'poems';
-      gpt2.node.hidden = source !== 'gpt2';
+      // Toggled, so that a keystroke writes nothing here.
+      poemPart.toggleAttribute('hidden', source !== 'poems');
+      gpt2.node.toggleAttribute('hidden', source !== 'gpt2');
       if (source === 'gpt2') return gpt2.update();
       showStatus();
       if (!store.poems) return;
