@@ -122,10 +122,11 @@ const cellNames = (page) => page.$$eval('svg[data-figure] .cell, #pipeline rect[
 
 test('after edits every cell is named as a fresh page with the same state names it (only the cells a redraw changed are named again)', async () => {
   const { page, errors, context } = await load('?lang=en', { width: 1280, height: 900 });
-  // Four heads and a fourth word (new figures and cells), a value (one head's numbers), then a word renamed
-  // and the scores unscaled (the same cells and numbers, other names).
+  // Four heads, a word added and another removed (new figures, cells added, moved and gone), a value (one
+  // head's numbers), then a word renamed and the scores unscaled (the same cells and numbers, other names).
   await page.check('input[name="hand-heads"][value="4"]');
   await page.click('#add-token');
+  await page.click('table[data-matrix="q"] tbody tr:nth-child(2) button');
   await page.click('.drag-number[data-matrix="q"][data-row="0"][data-col="0"]');
   await page.fill('#entry-range', '-1.5');
   await settle(page);

@@ -199,10 +199,9 @@ export function cellExplorer(root, { cellSelector, entrySelector = null, groups,
     remembered.set(group, { block: blocksOf(group).findIndex((block) => block.contains(node)), ...position(node) });
   }
 
-  /** The cells that a change recorded by the watcher may have renamed: its own, or the ones it added or moved. */
-  function changedCells(record, cells) {
-    const target = record.target.nodeType === Node.ELEMENT_NODE ? record.target : record.target.parentElement;
-    const cell = target?.closest(cellSelector);
+  /** The cells a change recorded by the watcher inside a figure may have renamed: its own, or the ones it added or moved. */
+  function changedCells(record, target, cells) {
+    const cell = target.closest(cellSelector);
     if (cell) cells.add(cell);
     else if (record.type === 'attributes') for (const node of target.querySelectorAll(cellSelector)) cells.add(node);
     for (const added of record.addedNodes) {
@@ -236,20 +235,30 @@ export function cellExplorer(root, { cellSelector, entrySelector = null, groups,
     refresh() {
       const records = [...changes.splice(0), ...watcher.takeRecords()];
       const figures = groups();
-      const cells = new Set();
+      const toName = new Map(); // figure → its cells to name (a figure whose cells went may have lost its tab stop)
+      const everyCell = (figure) => toName.set(figure, new Set(figure.querySelectorAll(cellSelector)));
       const key = labelKey();
       if (key !== namedFor) {
         namedFor = key;
-        for (const group of figures) for (const node of group.querySelectorAll(cellSelector)) cells.add(node);
-      } else for (const record of records) changedCells(record, cells);
-      const touched = new Set();
-      for (const node of cells) {
-        const group = node.isConnected && figures.find((figure) => figure.contains(node));
-        if (!group) continue;
-        name(node);
-        touched.add(group);
+        figures.forEach(everyCell);
+      } else {
+        for (const record of records) {
+          const target = record.target.nodeType === Node.ELEMENT_NODE ? record.target : record.target.parentElement;
+          if (!target?.isConnected) continue;
+          const figure = figures.find((group) => group.contains(target));
+          if (!figure) {
+            // Outside the figures: whole figures may have been added.
+            for (const added of record.addedNodes) for (const group of figures) if (added.contains(group)) everyCell(group);
+            continue;
+          }
+          if (!toName.has(figure)) toName.set(figure, new Set());
+          changedCells(record, target, toName.get(figure));
+        }
       }
-      for (const group of touched) keepTabStop(group);
+      for (const [figure, cells] of toName) {
+        for (const cell of cells) if (cell.isConnected) name(cell);
+        keepTabStop(figure);
+      }
       if (!shown) return;
       // The cell shown may have been redrawn as a new node (a new h, a word added): find it again.
       if (shown.node.isConnected) show(shown.node);
