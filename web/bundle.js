@@ -14,6 +14,8 @@ const entries = [
   { in: `${web}shared/train-worker.js`, out: 'train-worker' },
   // Fetched only when a teacher opens a GPT-2 file; it alone carries GPT-2's tokenizer.
   { in: `${web}page/gpt2-worker.js`, out: 'gpt2-worker' },
+  // §9's held-out measure, started once the poetry model has loaded.
+  { in: `${web}page/poems-worker.js`, out: 'poems-worker' },
 ];
 
 const common = { bundle: true, target: 'es2020', minify: true, legalComments: 'eof', logLevel: 'warning' };

@@ -42,20 +42,22 @@ export const range = (n) => Array.from({ length: n }, (_, i) => i);
 /** 21233664 → "21,233,664": big counts with thousands separators, the same in both languages. */
 export const grouped = new Intl.NumberFormat('en-US').format;
 
-/** A copy of drawing inputs, so later changes to the arrays they came from cannot go unnoticed. */
-const copied = (value) => (value !== null && typeof value === 'object' && 'length' in value ? Array.from(value, copied) : value);
+const isList = (value) => Array.isArray(value) || ArrayBuffer.isView(value);
 
-/** Whether two inputs hold the same values (numbers, strings, and arrays of them, compared entry by entry). */
+/** A copy of drawing inputs, so later changes to the arrays they came from cannot go unnoticed. */
+const copied = (value) => (isList(value) ? Array.from(value, copied) : value);
+
+/** Whether two inputs are the same: arrays (and typed arrays) entry by entry, anything else itself. */
 function sameValues(a, b) {
   if (Object.is(a, b)) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object' || a.length !== b.length) return false;
+  if (!isList(a) || !isList(b) || a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (!sameValues(a[i], b[i])) return false;
   return true;
 }
 
 /**
  * Drawings kept by name: `drawing(name, inputs, draw)` calls draw() only when `inputs` (everything the
- * drawing is made from) differ from last time's, and otherwise hands back the same virtual node, which
+ * drawing is made from) differ from last time's, and otherwise hands back the same virtual nodes, which
  * show() then skips. A slider that moves one head's numbers redraws that head's figures only.
  */
 export function keptDrawings() {

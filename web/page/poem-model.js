@@ -16,7 +16,7 @@ const MODEL_URL = new URL('../model/poems.safetensors', import.meta.url);
  */
 export async function loadPoems(mha, onProgress) {
   const response = await fetch(MODEL_URL).catch(() => null);
-  if (!response?.ok || !response.body) return withKinds(await mha.loadPoemModel()); // its own LOAD_FAILED
+  if (!response?.ok || !response.body) return openPoems(mha, null); // its own LOAD_FAILED
   const total = Number(response.headers.get('content-length')) || 0;
   const chunks = [];
   let received = 0;
@@ -27,17 +27,26 @@ export async function loadPoems(mha, onProgress) {
     received += value.length;
     onProgress(received, total);
   }
-  const url = URL.createObjectURL(new Blob(chunks));
+  return openPoems(mha, new Blob(chunks));
+}
+
+/**
+ * The poetry model from its file's bytes (a Blob), or with `file` null from where loadPoemModel looks by
+ * default. The result keeps `file`, to hand to a worker that needs a model of its own.
+ */
+export async function openPoems(mha, file) {
+  if (!file) return withKinds(await mha.loadPoemModel(), null);
+  const url = URL.createObjectURL(file);
   try {
-    return withKinds(await mha.loadPoemModel({ model: url }));
+    return withKinds(await mha.loadPoemModel({ model: url }), file);
   } finally {
     URL.revokeObjectURL(url);
   }
 }
 
-function withKinds(poems) {
+function withKinds(poems, file) {
   const vocabulary = JSON.parse(poems.model.metadata.vocabulary);
-  return { ...poems, vocabulary, kinds: tokenKinds(vocabulary) };
+  return { ...poems, vocabulary, kinds: tokenKinds(vocabulary), file };
 }
 
 /** The model's input for a text: the poem-opening token, then one token per character, at most the context. */

@@ -1,12 +1,13 @@
 import { h, vh, vdoc, fill, show, keyBy } from '../../shared/dom.js';
 import { numberField, uniqueId } from '../dom.js';
-import { section, figure, errorBox, partsNearScreen } from '../common.js';
+import { section, figure, errorBox, partsNearScreen, keptDrawings } from '../common.js';
 import { attentionTile, heatmap, lineView, legend } from '../../draw/index.js';
-import { loadPoems, inputIds, maxTextLength, fittingText, runText, topNext, textRoles, clearRole, HeldOutPass, Continuation, HEAD_ROLES } from '../poem-model.js';
+import { loadPoems, inputIds, maxTextLength, fittingText, runText, topNext, textRoles, clearRole, Continuation, HEAD_ROLES } from '../poem-model.js';
+import { heldOutMeasurer } from '../held-out.js';
 import { SEED_MAX } from '../state.js';
 import { gpt2Part, initialGpt2Picks } from './gpt2-heads.js';
 
-/** Work that could hold up the page (the held-out poems, generation) is cut into tasks about this long. */
+/** Work that could hold up the page (generation) is cut into tasks about this long. */
 const SLICE_MS = 25;
 const CONTINUATION_LENGTH = 24;
 const TEMPERATURE = { min: 0, max: 1.5, step: 0.1 };
@@ -24,8 +25,9 @@ export const initialPoemPicks = () => ({
   continuation: null, // { prompt, added, temperature, seed, done } of the last continuation
 });
 
-// Kept across the page's rebuilds (a language switch): the model, and the held-out results by switched-off set.
-const store = { loading: null, poems: null, error: null, heldOut: new Map() };
+// Kept across the page's rebuilds (a language switch): the model, the held-out results by switched-off set,
+// their measurer (held-out.js) and the set it is measuring.
+const store = { loading: null, poems: null, error: null, heldOut: new Map(), measurer: null, measuring: null };
 
 const offKey = (off) => off.map(([layer, head]) => `${layer}.${head}`).join(',');
 const fixed = (value, digits = 3) => (value === null || value === undefined ? '—' : value.toFixed(digits));
@@ -50,12 +52,13 @@ export function poemsSection(ctx) {
   ]);
   const poemPart = h('div', { id: 'poems-part' }, [h('p', {}, [t.lead]), status, body]);
   const node = section('poems-section', ctx.text.sections.poems, [sourceBox, poemPart, gpt2.node]);
-  const timers = { pass: 0, continuation: 0 };
-  let pass = null;
+  let continuing = 0; // the timer of the continuation's next slice
   let analysis = null; // the current text's forwards: { key, run, allOn, roles }, the roles measured when first shown
   let controls = null;
   // The figures and numbers below the text are drawn only near the screen: typing redraws what is seen.
   const nearScreen = partsNearScreen(() => ctx.redraw('poems-picks'));
+  // And only when what they show changed: not for each step of the held-out measure's progress, say.
+  const drawing = keptDrawings();
 
   // The model is fetched once the section comes near the screen, not with the page.
   const approach = new IntersectionObserver((entries) => {
@@ -102,23 +105,23 @@ export function poemsSection(ctx) {
   const nextLabel = (id) => (id === 0 ? t.endToken : tokenLabel(id));
   const continuationText = (ids) => ids.map((id) => (id === 1 ? '□' : store.poems.vocabulary[id])).join('');
 
-  /** Runs the held-out poems with every head on, then with the current heads off, a slice per task. */
+  /** Measures the held-out poems with every head on, then with the current heads off (off the main thread). */
   function scheduleHeldOut(off) {
     const wanted = [[], off].find((set) => !store.heldOut.has(offKey(set)));
     if (!wanted) return;
-    if (pass && (pass.key === offKey(wanted) || pass.key === '')) return;
-    clearTimeout(timers.pass);
-    pass = Object.assign(new HeldOutPass(store.poems, wanted), { key: offKey(wanted) });
-    const work = () => {
-      const finished = pass.advance(SLICE_MS);
-      const { key, done, windows } = pass;
-      if (finished) {
-        store.heldOut.set(key, pass.result());
-        pass = null;
-      } else timers.pass = setTimeout(work);
-      pick((p) => (p.heldOut = finished ? null : { key, done, total: windows.length }));
-    };
-    timers.pass = setTimeout(work);
+    // The measure with every head on is never replaced; one with heads off gives way to the newest set.
+    if (store.measuring !== null && (store.measuring === offKey(wanted) || store.measuring === '')) return;
+    store.measuring = offKey(wanted);
+    store.measurer ??= heldOutMeasurer(store.poems, {
+      onProgress: (key, done, total) => key === store.measuring && pick((p) => (p.heldOut = { key, done, total })),
+      onResult: (key, result) => {
+        store.heldOut.set(key, result);
+        if (key === store.measuring) store.measuring = null;
+        pick((p) => (p.heldOut = null));
+        ctx.redraw('poems-picks');
+      },
+    });
+    store.measurer.measure(store.measuring, wanted);
   }
 
   function analyse(ids, off) {
@@ -132,14 +135,14 @@ export function poemsSection(ctx) {
   }
 
   function continueText() {
-    clearTimeout(timers.continuation);
+    clearTimeout(continuing);
     const { temperature, seed } = picks();
     const prompt = currentText();
     const continuation = new Continuation(store.poems, ctx.mha, { ids: inputIds(store.poems, prompt), off: currentOff(), count: CONTINUATION_LENGTH, temperature, seed });
     const work = () => {
       const finished = continuation.advance(SLICE_MS);
       pick((p) => (p.continuation = { prompt, added: continuationText(continuation.added), temperature, seed, done: finished, count: continuation.added.length }));
-      if (!finished) timers.continuation = setTimeout(work);
+      if (!finished) continuing = setTimeout(work);
     };
     work();
   }
@@ -232,8 +235,9 @@ export function poemsSection(ctx) {
 
   function drawTiles(result, verdicts, selected) {
     const { heads } = store.poems.model.config;
-    const offKeys = new Set(currentOff().map(([layer, head]) => layer * heads + head));
-    show(controls.tiles, result.attention.map((weights, i) => {
+    const off = currentOff();
+    const offKeys = new Set(off.map(([layer, head]) => layer * heads + head));
+    show(controls.tiles, drawing('tiles', [result, verdicts, selected, off], () => result.attention.map((weights, i) => {
       const [layer, head] = [Math.floor(i / heads), i % heads];
       const role = verdicts ? verdicts[i] : t.measuringShort;
       // The button is named by its visible words (the head and its role); the picture is for the eye.
@@ -243,7 +247,7 @@ export function poemsSection(ctx) {
         vh('span', { class: 'tile-name' }, [t.tileName(layer, head)]),
         vh('span', { class: 'tile-role' }, [role]),
       ]);
-    }));
+    })));
   }
 
   function drawBig(result, labels, selected, row) {
@@ -254,7 +258,7 @@ export function poemsSection(ctx) {
     // keystroke adds only the new row and column (a causal model's earlier rows do not change); the
     // figure scales down to the screen.
     const cell = L <= 16 ? 26 : 14;
-    show(controls.big, [
+    show(controls.big, drawing('big', [result, selected, row], () => [
       figure({
         id: 'poem-heatmap',
         caption: t.bigTitle(layer, head),
@@ -265,7 +269,7 @@ export function poemsSection(ctx) {
         caption: t.linesTitle(layer, head),
         svg: lineView(vdoc, { tokens: labels, attention: [result.attention[selected]], visibleHeads: [0], focus: row, rowGap: L > 24 ? 18 : 26, title: t.linesTitle(layer, head), queryLabel: t.query, keyLabel: t.key }),
       }),
-    ]);
+    ]));
   }
 
   function drawRoles(roles, heldOut, selected) {
@@ -274,7 +278,7 @@ export function poemsSection(ctx) {
     const held = heldOut?.roles;
     const number = (value, where, name) => vh('span', { class: 'role-score', 'data-role': name, 'data-where': where, 'data-value': value === null ? '' : String(value) }, [fixed(value)]);
     const role = held ? clearRole(held.heads[selected], held.chance) : null;
-    show(controls.roles, [
+    show(controls.roles, drawing('roles', [roles, heldOut, selected], () => [
       vh('h3', { id: 'poem-roles-title' }, [t.rolesTitle(layer, head)]),
       vh('p', { class: 'muted' }, [t.rolesNote]),
       vh('table', { class: 'poem-roles', 'aria-labelledby': 'poem-roles-title' }, [
@@ -286,7 +290,7 @@ export function poemsSection(ctx) {
         ]))),
       ]),
       held ? vh('p', { id: 'poem-verdict' }, [role ? t.verdict(t.roleNames[role]) : t.verdictMixed, ' ', vh('small', { class: 'muted' }, [t.verdictRule])]) : null,
-    ]);
+    ]));
   }
 
   function drawLoss(off) {
@@ -312,13 +316,13 @@ export function poemsSection(ctx) {
         vh('span', { class: 'next-char' }, [nextLabel(next)]), ' ', vh('span', { class: 'next-p' }, [p.toFixed(3)]),
       ]))),
     ]);
-    show(controls.prediction, [
+    show(controls.prediction, drawing('prediction', [run, allOn, row, off], () => [
       vh('h3', {}, [t.predictionTitle(row, labels[row])]),
       vh('div', { class: 'fig-row' }, [
         list('poem-top-all', t.allOnColumn, allOn),
         off.length ? list('poem-top-now', t.nowColumn(off.length), run) : null,
       ]),
-    ]);
+    ]));
   }
 
   function drawContinuation() {
@@ -387,8 +391,7 @@ export function poemsSection(ctx) {
       gpt2.dispose();
       approach.disconnect();
       nearScreen.disconnect();
-      clearTimeout(timers.pass);
-      clearTimeout(timers.continuation);
+      clearTimeout(continuing);
     },
   };
 }
