@@ -57,7 +57,7 @@ const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(
 
 const { browser, baseUrl, close } = await startBrowserAndServer();
 const results = [];
-// 'screen': a 1280×900 window, where sections off screen wait until they scroll into view;
+// 'screen': a 1280×900 window, where sections (and §9's figures) off screen wait until they scroll into view;
 // 'whole page': a window as tall as the page, so every view on the page is redrawn on every event.
 const windows = [['screen', 900], ['whole page', 16000]];
 try {
