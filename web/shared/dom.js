@@ -193,8 +193,11 @@ function patchKeyedChildren(parent, prevList, nextList) {
   }
 }
 
+/** Whether children keep their keys in the same places (then patching by place is patching by key). */
+const samePlaces = (prevList, nextList) => prevList.length === nextList.length && prevList.every((prev, i) => prev.key === nextList[i].key);
+
 function patchChildren(parent, prevList, nextList) {
-  if (keyed(prevList) && keyed(nextList)) return patchKeyedChildren(parent, prevList, nextList);
+  if (!samePlaces(prevList, nextList) && keyed(prevList) && keyed(nextList)) return patchKeyedChildren(parent, prevList, nextList);
   const doc = parent.ownerDocument;
   let child = parent.firstChild;
   let aligned = true; // whether `child` still shows prevList[i]
