@@ -70,7 +70,7 @@ export function loadAttention(options = {}) {
 
 function defaultThreads() {
   const cores = globalThis.navigator?.hardwareConcurrency ?? globalThis.process?.getBuiltinModule?.('node:os').availableParallelism();
-  return Math.max(1, Math.min(cores || 1, MAX_THREADS));
+  return Math.max(1, cores || 1); // loadAttention caps it at MAX_THREADS
 }
 
 /** Whether the threaded core can run here: shared memory, and a way to start workers. */
