@@ -137,7 +137,11 @@ test('after edits every cell is named as a fresh page with the same state names 
   await settle(page);
   await page.locator('#pipeline').scrollIntoViewIfNeeded();
   await page.waitForSelector('#pipeline-section:not([data-pending])');
-  await page.waitForFunction(() => new URLSearchParams(location.search).get('h') === '4');
+  // The address follows the state a moment later: wait until it has the last edits too.
+  await page.waitForFunction(() => {
+    const params = new URLSearchParams(location.search);
+    return params.get('h') === '4' && params.has('scale') && (params.get('t') ?? '').includes('dog');
+  });
   const edited = await cellNames(page);
   assert.ok(edited.some(([, , , , name]) => name.includes('dog')), 'the renamed word is in the names');
 
