@@ -78,12 +78,18 @@ static inline float hmax(vf v) {
     return m;
 }
 
-/* 1 when a[0..n) has no NaN or infinity, i.e. no float with all exponent bits set. */
+/* 1 when a[0..n) has no NaN or infinity, i.e. no float with all exponent bits set.
+   Two vectors a step, each into its own flags, so the ORs do not wait on each other:
+   every forward checks its weights, and this loop was a sixth of a small layer's time. */
 static int all_finite(const float *a, size_t n) {
     const vi exponent = (vi){0} + 0x7f800000;
-    vi bad = (vi){0};
+    vi bad0 = (vi){0}, bad1 = bad0;
     size_t i = 0;
-    for (; i + VW <= n; i += VW) bad |= ((vi)vload(a + i) & exponent) == exponent;
+    for (; i + 2 * VW <= n; i += 2 * VW) {
+        bad0 |= ((vi)vload(a + i) & exponent) == exponent;
+        bad1 |= ((vi)vload(a + i + VW) & exponent) == exponent;
+    }
+    const vi bad = bad0 | bad1;
     int any = 0;
     for (int j = 0; j < VW; j++) any |= bad[j];
     for (; i < n; i++) any |= !isfinite(a[i]);

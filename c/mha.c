@@ -116,6 +116,12 @@ void mha_layer_destroy(mha_layer *layer) {
 
 int mha_layer_len(const mha_layer *layer) { return layer ? layer->len : 0; }
 
+/* The steps attend_heads and the products share: L·d·d for a projection, 2·L·L·d for the heads. */
+int mha_layer_may_thread(int d_model, int max_len) {
+    const double d = d_model, L = max_len;
+    return d > 0 && L > 0 && (mha_pool_big(L * d * d) || mha_pool_big(2.0 * L * L * d));
+}
+
 /* Names the first NaN or infinity of a rows×cols input, for a learner to find it. */
 static mha_status check_finite(const char *name, const float *a, int rows, int cols) {
     const ptrdiff_t i = mha_first_non_finite(a, (size_t)rows * cols);

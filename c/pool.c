@@ -199,4 +199,5 @@ void mha_pool_keep_first(atomic_llong *first, long long key) {
     }
 }
 
-int mha_pool_worth(double macs) { return mha_threads() > 1 && macs >= WORTH_MACS; }
+int mha_pool_big(double macs) { return macs >= WORTH_MACS; }
+int mha_pool_worth(double macs) { return mha_threads() > 1 && mha_pool_big(macs); }

@@ -23,6 +23,10 @@ typedef void (*mha_part_fn)(void *task, int part, int parts, float *scratch);
    false with one thread, and for the lesson's small shapes. */
 int mha_pool_worth(double macs);
 
+/* Whether a step of about `macs` multiply-adds is big enough to share, whatever
+   the thread count. */
+int mha_pool_big(double macs);
+
 /* Runs fn for every part, spread over the threads when `spread` and the pool's
    scratch holds `need` floats, else all on the caller with `scratch`. */
 void mha_pool_run(mha_part_fn fn, void *task, int parts, int spread, float *scratch, double need);

@@ -132,11 +132,24 @@ static void bad_counts(void) {
     CHECK(mha_threads() == 1, "a refused count leaves 1 thread");
 }
 
+/* The sizes whose steps reach the pool's million multiply-adds: 64 rows × 128² is the first. */
+static void which_layers_thread(void) {
+    CHECK(!mha_layer_may_thread(4, 3), "the lesson's layer stays on one thread");
+    CHECK(!mha_layer_may_thread(64, 16), "d 64, 16 words stays on one thread");
+    CHECK(!mha_layer_may_thread(128, 63), "63 × 128² is under a million");
+    CHECK(mha_layer_may_thread(128, 64), "64 × 128² is 2^20");
+    CHECK(mha_layer_may_thread(16, 2048), "2 · 2048² · 16: the heads alone");
+    CHECK(mha_layer_may_thread(768, 1024), "GPT-2's layer");
+    CHECK(!mha_layer_may_thread(0, 1024) && !mha_layer_may_thread(768, -1), "sizes no layer has");
+    CHECK(mha_layer_may_thread(1 << 30, 1 << 30), "sizes past int's products");
+}
+
 int test_threads(void) {
     layer_same_bits(MHA_SCALE);
     layer_same_bits(MHA_SCALE | MHA_CAUSAL);
     failure_same_place();
     model_same_bits();
     bad_counts();
+    which_layers_thread();
     return failures;
 }

@@ -255,3 +255,6 @@ EMSCRIPTEN_KEEPALIVE const float *wasm_gpt_logits(gpt_model *model) {
 }
 
 EMSCRIPTEN_KEEPALIVE int wasm_set_threads(int threads) { return mha_set_threads(threads); }
+#ifdef MHA_THREADS /* asked of the threaded core only: the single-threaded one's bytes count in the widget's download */
+EMSCRIPTEN_KEEPALIVE int wasm_layer_may_thread(int d_model, int max_len) { return mha_layer_may_thread(d_model, max_len); }
+#endif
