@@ -1,6 +1,6 @@
 // Both ways the core runs in a browser: served with COOP/COEP (web/serve.js's default) the page is cross-origin
-// isolated and loads the threaded core; without them (a course page that cannot set headers) it loads the
-// single-threaded one. Either way the page and the widget show the same numbers; an isolated page whose
+// isolated and loads the threaded core (and the single-threaded one beside it, for small layers); without them
+// (a course page that cannot set headers) it loads the single-threaded one alone. Either way the page and the widget show the same numbers; an isolated page whose
 // threaded files are missing falls back to one thread instead of failing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -44,7 +44,7 @@ test('isolated: the threaded core; not isolated: the single-threaded one; the pa
   const single = await lessonPage(servers.plain);
   try {
     assert.equal(threaded.isolated, true);
-    assert.deepEqual(threaded.wasm, ['mha-core-mt.wasm'], 'the isolated page loads only the threaded core');
+    assert.deepEqual(threaded.wasm.sort(), ['mha-core-mt.wasm', 'mha-core.wasm'], 'the isolated page loads the threaded core, and the single-threaded one for small layers');
     assert.ok((await threadsIn(threaded.page)) > 1, 'its core runs on more than one thread');
     assert.equal(single.isolated, false);
     assert.deepEqual(single.wasm, ['mha-core.wasm'], 'the page that is not isolated loads only the single-threaded core');
@@ -75,9 +75,29 @@ test('the widget works on both, with the same numbers', async () => {
       await context.close();
     }
   }
-  assert.deepEqual(results[0].wasm, ['mha-core-mt.wasm']);
+  assert.deepEqual(results[0].wasm.sort(), ['mha-core-mt.wasm', 'mha-core.wasm']);
   assert.deepEqual(results[1].wasm, ['mha-core.wasm']);
   assert.deepEqual(results[0].attention, results[1].attention);
+});
+
+test('an isolated page without the single-threaded core runs every layer on the threaded one', async () => {
+  const { page, context, errors, lesson, big } = await lessonPage(servers.isolated, { block: ['mha-core.wasm'] });
+  try {
+    assert.deepEqual(lesson.slice(0, 3), ['0.25', '0.25', '0.50'], "the lesson's numbers");
+    assert.ok(big.length > 0);
+    assert.ok((await threadsIn(page)) > 1);
+    const sharedLesson = await page.evaluate(async () => {
+      const mha = await (await import('/src/attention.js')).loadAttention();
+      const layer = mha.createLayer({ dModel: 4, heads: 2, maxLen: 3 });
+      const shared = layer.forward({ q: new Float32Array(12), k: new Float32Array(12), v: new Float32Array(12) }).output().buffer instanceof SharedArrayBuffer;
+      layer.dispose();
+      return shared;
+    });
+    assert.equal(sharedLesson, true, "the lesson's layer is on the threaded core");
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
 });
 
 test('an isolated page whose threaded core is missing, or whose threads cannot start, runs on one thread', async () => {

@@ -50,6 +50,34 @@ test('a layer spread over the threads gives the same bits as on one (causal or n
   }
 });
 
+test('beside the threaded core, a layer too small to share a step runs on the single-threaded one', () => {
+  const sharedViews = (mha, dModel, maxLen) => {
+    const layer = mha.createLayer({ dModel, heads: 4, maxLen });
+    const random = seededRandom(dModel * 1000 + maxLen);
+    const m = (n) => Float32Array.from(randomMatrix(random, n, 0.3));
+    const output = layer.forward({ x: m(maxLen * dModel), wq: m(dModel * dModel), wk: m(dModel * dModel), wv: m(dModel * dModel), wo: m(dModel * dModel) }).output();
+    const result = { shared: output.buffer instanceof SharedArrayBuffer, output: output.slice() };
+    layer.dispose();
+    return result;
+  };
+  // c/pool.c shares steps from 2^20 multiply-adds: 64 rows × 128² is the first such layer, 63 rows stay under.
+  for (const [dModel, maxLen, spread] of [[4, 3, false], [64, 16, false], [128, 63, false], [128, 64, true], [256, 192, true]]) {
+    const many = sharedViews(threaded, dModel, maxLen), one = sharedViews(single, dModel, maxLen);
+    assert.equal(many.shared, spread, `d ${dModel}, L ${maxLen}: ${spread ? 'the threaded core' : 'the single-threaded core'}`);
+    assert.equal(one.shared, false);
+    assert.deepEqual(many.output, one.output, `d ${dModel}, L ${maxLen}: the same bits`);
+  }
+  const bad = (mha) => {
+    try {
+      mha.createLayer({ dModel: 6, heads: 4, maxLen: 3 });
+    } catch (error) {
+      return [error.code, error.message];
+    }
+  };
+  assert.deepEqual(bad(threaded), bad(single), 'a bad size is reported the same way from either core');
+  assert.equal(bad(threaded)[0], 'HEADS_NOT_DIVISOR');
+});
+
 test('the poetry model: the same logits and attention on the threaded core', async () => {
   const [a, b] = await Promise.all([threaded.loadPoemModel(), single.loadPoemModel()]);
   const tokens = a.encode('白日依山尽，黄河入海流。欲穷千里目，更上一层楼。').slice(0, 24);

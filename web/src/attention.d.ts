@@ -262,13 +262,18 @@ export interface Attention {
    * LOAD_FAILED for a Blob that cannot be read.
    */
   loadModel(file: Blob | ArrayBuffer | ArrayBufferView, options?: { heads?: number; onProgress?: (bytesRead: number, fileSize: number) => void }): Promise<Model>;
+  /**
+   * A layer for sequences up to maxLen. Beside the threaded core, a layer too small for any step to be shared
+   * (under about a million multiply-adds, as the lesson's sizes) runs on the single-threaded core: the same
+   * numbers, without shared memory's slower copies.
+   */
   createLayer(desc: { dModel: number; heads: number; maxLen: number }): Layer;
   /** A trainer for the two-view task (previous token + first token); see Trainer. */
   createTrainer(options: TrainerOptions): Trainer;
   /** naive = h·3·d², split = 3·d² + d². */
   paramCount(shape: { dModel: number; heads: number }): { naive: number; split: number };
   randomState(seed: number): RandomState;
-  /** Current size of the wasm heap in bytes. */
+  /** Current size of the wasm heap in bytes (both heaps' when the single-threaded core runs beside the threaded one). */
   memoryBytes(): number;
   /** The compiled core: post it to a worker, which passes it to loadAttention({ wasm }) instead of fetching. */
   readonly wasmModule: WebAssembly.Module;
@@ -285,8 +290,8 @@ export interface LoadOptions {
   /**
    * Threads sharing each big forward. Default: one per core, up to 8. Above 1 the threaded core
    * (mha-core-mt.wasm) is loaded where it can run: Node, or a cross-origin isolated page (served with
-   * COOP/COEP headers, so SharedArrayBuffer exists); elsewhere the single-threaded core. 1 always loads
-   * the single-threaded core. Ignored when `wasm` is given: that module brings its own kind.
+   * COOP/COEP headers, so SharedArrayBuffer exists), with the single-threaded core beside it for small
+   * layers; elsewhere the single-threaded core alone. 1 always loads the single-threaded core alone. Ignored when `wasm` is given: that module brings its own kind.
    */
   threads?: number;
 }

@@ -46,8 +46,8 @@ const MAX_THREADS = 8; // past this the lesson's shapes gain nothing; c/mha.h al
  * (only the first call's counts): a compiled WebAssembly.Module (a worker is handed the page's, see
  * `wasmModule`), the wasm's bytes, or its URL; by default mha-core.wasm beside web/dist/mha-core.mjs, or
  * wherever the app's bundler put it. `threads` (default: one per core, up to 8) > 1 loads the threaded
- * core where it can run (Node, or a cross-origin isolated page: SharedArrayBuffer); elsewhere the core
- * runs on one thread. A module passed as `wasm` brings its own kind. A core that cannot be fetched or
+ * core where it can run (Node, or a cross-origin isolated page: SharedArrayBuffer), with the single-threaded
+ * core beside it for layers too small to share a step; elsewhere the core runs on one thread. A module passed as `wasm` brings its own kind. A core that cannot be fetched or
  * compiled rejects with LOAD_FAILED.
  */
 export function loadAttention(options = {}) {
@@ -59,7 +59,7 @@ export function loadAttention(options = {}) {
     return Promise.reject(error);
   }
   loading ??= instantiate(wasm, Math.min(wanted, MAX_THREADS)).then(
-    ([core, module, running]) => new Attention(core, module, running),
+    ([core, module, running, single]) => new Attention(core, module, running, single),
     (error) => {
       loading = undefined; // let a later call try again
       throw error?.name === 'MHAError' ? error : new MHAError('LOAD_FAILED', `could not load the attention core: ${error?.message ?? error}`);
@@ -80,18 +80,31 @@ export function threadsAvailable() {
   return globalThis.crossOriginIsolated === true && typeof Worker === 'function';
 }
 
+/** [core, its module, threads running, the single-threaded core beside a threaded one (if it loaded)] */
 async function instantiate(wasm, threads) {
   if (wasm === undefined && threads > 1 && threadsAvailable()) {
+    // Both cores: the single-threaded one runs the layers too small to share a step (mha_layer_may_thread),
+    // where the threaded core's shared memory only makes copying in and out slower; it is the fallback too.
+    const single = startSingle(wasmUrl);
+    single.catch(() => {}); // awaited below, whichever way the threaded core goes
     try {
-      return await startThreaded(await compileCore(threadedUrls.wasm), threads);
+      const [core, module, running] = await startThreaded(await compileCore(threadedUrls.wasm), threads);
+      return [core, module, running, (await single.catch(() => undefined))?.[0]];
     } catch {
       // The threaded core's files are missing here (a course copied only the single-threaded core) or
       // its workers cannot start: the single-threaded core gives the same numbers.
     }
+    return [...(await single), 1];
   }
   const module = await compileCore(wasm ?? wasmUrl);
   if (isThreaded(module)) return startThreaded(module, threads);
-  return [await startCore(createMhaCore, module, {}), module, 1];
+  return [...(await startSingle(module)), 1];
+}
+
+/** [core, module] of the single-threaded build. */
+async function startSingle(wasm) {
+  const module = await compileCore(wasm);
+  return [await startCore(createMhaCore, module, {}), module];
 }
 
 async function startThreaded(module, threads) {
@@ -228,11 +241,13 @@ class Attention {
   #randomStates = new FinalizationRegistry((ptr) => this.#core._wasm_free(ptr));
 
   #threads;
+  #single; // beside a threaded core: the single-threaded one, for small layers
 
-  constructor(core, module, threads) {
+  constructor(core, module, threads, single) {
     this.#core = core;
     this.#module = module;
     this.#threads = threads;
+    this.#single = single;
     this.#scratch = core._wasm_malloc(16);
   }
 
@@ -246,13 +261,17 @@ class Attention {
     return this.#module;
   }
 
-  /** A layer sized for sequences up to maxLen; it owns its buffers until dispose(). */
+  /**
+   * A layer sized for sequences up to maxLen; it owns its buffers until dispose(). Beside a threaded core, a
+   * layer no step of which is big enough to share runs on the single-threaded one.
+   */
   createLayer(options) {
     const { dModel, heads, maxLen } = checkOptions('createLayer', options, ['dModel', 'heads', 'maxLen']);
     const args = [intArg('d_model', dModel), intArg('heads', heads), intArg('maxLen', maxLen)];
-    const ptr = this.#core._wasm_layer_create(...args);
-    if (!ptr) throw this.lastError();
-    return new Layer(this.#core, ptr, { dModel, heads, maxLen });
+    const core = this.#single && !this.#core._wasm_layer_may_thread(args[0], args[2]) ? this.#single : this.#core;
+    const ptr = core._wasm_layer_create(...args);
+    if (!ptr) throw coreError(core);
+    return new Layer(core, ptr, { dModel, heads, maxLen });
   }
 
   /**
@@ -414,9 +433,9 @@ class Attention {
     return state;
   }
 
-  /** Current size of the wasm heap in bytes. */
+  /** Current size of the wasm heap in bytes (both heaps' beside a threaded core). */
   memoryBytes() {
-    return this.#core.HEAPU8.buffer.byteLength;
+    return this.#core.HEAPU8.buffer.byteLength + (this.#single?.HEAPU8.buffer.byteLength ?? 0);
   }
 
   /** The MHAError for the core's last failing call. */
