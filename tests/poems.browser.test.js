@@ -109,6 +109,7 @@ test('scrolled to, the model loads with progress; a held-out poem shows every he
     pageModel.forward(ids);
     return Array.from({ length: layers * heads }, (_, i) => Array.from(pageModel.attention(Math.floor(i / heads), i % heads)));
   }, { ids, layers, heads });
+  await inView(page, '#poem-tiles'); // the training section above may have grown since, and pushed them off screen
   const tiles = await tileLevels(page);
   assert.equal(tiles.length, layers * heads);
   for (const { index, size, paths } of tiles) {
