@@ -18,7 +18,8 @@
 // Every result is checked against the float64 reference before timing. Prints median
 // time, GFLOP/s (dense count: 8·L·d² + 4·L²·d) and ratios, and writes JSON.
 //
-//   node tests/bench/core.js [--quick] [--rounds N] [--threads N] [--out FILE] [--no-chromium]
+//   node tests/bench/core.js [--quick] [--rounds N] [--threads N] [--up-to L] [--out FILE] [--no-chromium]
+// --up-to L keeps the shapes of at most L tokens (the small ones alone: --up-to 128).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -52,7 +53,7 @@ const shapes = [
   [128, 256, 8],
   [256, 768, 12],
   [1024, 768, 12],
-];
+].filter(([L]) => L <= Number(option('--up-to', Infinity)));
 const flops = (L, d) => 8 * L * d * d + 4 * L * L * d;
 const isGpt2 = (L) => L === 1024;
 
