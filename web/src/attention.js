@@ -47,7 +47,8 @@ const MAX_THREADS = 8; // past this the lesson's shapes gain nothing; c/mha.h al
  * `wasmModule`), the wasm's bytes, or its URL; by default mha-core.wasm beside web/dist/mha-core.mjs, or
  * wherever the app's bundler put it. `threads` (default: one per core, up to 8) > 1 loads the threaded
  * core where it can run (Node, or a cross-origin isolated page: SharedArrayBuffer), with the single-threaded
- * core beside it for layers too small to share a step; elsewhere the core runs on one thread. A module passed as `wasm` brings its own kind. A core that cannot be fetched or
+ * core beside it for layers too small to share a step; elsewhere the core runs on one thread. A module
+ * passed as `wasm` brings its own kind (and comes alone). A core that cannot be fetched or
  * compiled rejects with LOAD_FAILED.
  */
 export function loadAttention(options = {}) {
