@@ -18,7 +18,7 @@ const entries = [
   { in: `${web}page/poems-worker.js`, out: 'poems-worker' },
 ];
 
-const common = { bundle: true, target: 'es2020', minify: true, legalComments: 'eof', logLevel: 'warning' };
+const common = { bundle: true, target: 'es2022', minify: true, legalComments: 'eof', logLevel: 'warning' };
 
 await build({ ...common, entryPoints: entries, outdir: dist, format: 'esm' });
 
