@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds what the page and the tests need, by target:
-#   wasm    web/dist/mha-core.mjs + mha-core.wasm: the C core as an ES module (Emscripten). Committed, so
+#   wasm    web/dist/mha-core.mjs + mha-core.wasm: the C core as an ES module (Emscripten), with the threaded
+#           core mha-core-mt.* and the fused-multiply-add wasm of both (mha-core-fma.wasm, mha-core-mt-fma.wasm). Committed, so
 #           serving the page needs no compiler; web/dist/mha-core.inputs holds the hash of what they were
 #           built from, and tests/build.test.js checks a rebuild gives the same bytes.
 #   native  c/build/test_native (the C unit tests) and c/build/fuzz_api (the C API's fuzz harness), both
@@ -51,11 +52,14 @@ emcc_flags=(-O3 -msimd128 -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createMhaC
 # buffer on each); attention.js re-creates its views after every call that may allocate anyway.
 threads=(-pthread -DMHA_THREADS)
 emcc_threads=("${threads[@]}" -sENVIRONMENT=web,worker '-sPTHREAD_POOL_SIZE=Module["threads"]-1' -Wno-pthreads-mem-growth)
+# The -fma builds (see build_wasm_into): clang 14 emits relaxed SIMD's fused multiply-add only with
+# -mrelaxed-simd, where c/kernels.c asks for it.
+emcc_fma=(-mrelaxed-simd)
 sanitizers=(-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
 
 # What each target is built from, as one hash: its files' names and contents, and its flags.
 hash_of() { { printf '%s\n' "${@:2}"; printf '%s\n' $1 | sort | xargs sha256sum; } | sha256sum | cut -d' ' -f1; }
-wasm_inputs() { hash_of "${core_sources[*]} c/wasm_exports.c $(ls c/*.h | grep -v -e '^c/test_' -e '^c/fuzz_') c/wasm_url.js" "${emcc_flags[@]}" "${emcc_threads[@]}"; }
+wasm_inputs() { hash_of "${core_sources[*]} c/wasm_exports.c $(ls c/*.h | grep -v -e '^c/test_' -e '^c/fuzz_') c/wasm_url.js c/relaxed_madd.js" "${emcc_flags[@]}" "${emcc_threads[@]}" "${emcc_fma[@]}"; }
 native_inputs() { hash_of "$(echo c/*.c c/*.h)" "${sanitizers[@]}" "${threads[@]}"; }
 web_inputs() { hash_of "$(find web/src web/shared web/draw web/page web/widget -name '*.js' -o -name '*.css') web/bundle.js package-lock.json"; }
 
@@ -73,14 +77,33 @@ need_emcc() {
     sudo apt-get update && sudo apt-get install -y emscripten"
 }
 
+# Both cores into folder $1; extra flags after it.
+build_cores() {
+  local into=$1
+  shift
+  mkdir -p "$into"
+  # Debian's emcc runs its optimiser with the system's node modules (acorn).
+  NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH} emcc "${warnings[@]}" "${emcc_flags[@]}" "$@" -sENVIRONMENT=web \
+    --extern-post-js c/wasm_url.js "${core_sources[@]}" c/wasm_exports.c -o "$into/mha-core.mjs"
+  NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH} emcc "${warnings[@]}" "${emcc_flags[@]}" "$@" "${emcc_threads[@]}" \
+    "${core_sources[@]}" c/wasm_exports.c -o "$into/mha-core-mt.mjs"
+}
+
 build_wasm_into() {
   need_emcc
-  mkdir -p "$1"
-  # Debian's emcc runs its optimiser with the system's node modules (acorn).
-  NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH} emcc "${warnings[@]}" "${emcc_flags[@]}" -sENVIRONMENT=web \
-    --extern-post-js c/wasm_url.js "${core_sources[@]}" c/wasm_exports.c -o "$1/mha-core.mjs"
-  NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH} emcc "${warnings[@]}" "${emcc_flags[@]}" "${emcc_threads[@]}" \
-    "${core_sources[@]}" c/wasm_exports.c -o "$1/mha-core-mt.mjs"
+  build_cores "$1"
+  # The -fma pair: the same C with relaxed SIMD's fused multiply-add in the matrix kernel, for the
+  # engines that have it (web/src/attention.js loads it beside the threaded core). Only the wasm differs:
+  # the glue must be the same bytes, so one copy of it serves both.
+  local fused
+  fused=$(mktemp -d)
+  build_cores "$fused" "${emcc_fma[@]}"
+  for glue in mha-core.mjs mha-core-mt.mjs mha-core-mt.worker.js; do
+    cmp -s "$1/$glue" "$fused/$glue" || fail "$glue of the -fma build differs from the other's: it cannot share it"
+  done
+  node c/relaxed_madd.js "$fused/mha-core.wasm" "$1/mha-core-fma.wasm"
+  node c/relaxed_madd.js "$fused/mha-core-mt.wasm" "$1/mha-core-mt-fma.wasm"
+  rm -rf "$fused"
 }
 build_wasm() { build_wasm_into web/dist; }
 

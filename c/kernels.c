@@ -67,6 +67,16 @@ static inline vf vmax(vf a, vf b) {
     return (vf)((a_bigger & (vi)a) | (~a_bigger & (vi)b));
 #endif
 }
+/* acc + a·b. With relaxed SIMD (the -fma builds, see build.sh) one fused multiply-add, rounded once;
+   clang 14 emits it as the proposal's early f32x4.fma, which build.sh turns into the standard
+   f32x4.relaxed_madd (a·b + acc). Natively gcc fuses acc + a * b itself where the target has FMA. */
+static inline vf vmadd(vf a, vf b, vf acc) {
+#ifdef __wasm_relaxed_simd__
+    return (vf)__builtin_wasm_fma_f32x4(a, b, acc);
+#else
+    return acc + a * b;
+#endif
+}
 static inline float hsum(vf v) {
     float s = 0.0f;
     for (int i = 0; i < VW; i++) s += v[i];
@@ -178,7 +188,7 @@ static void kernel(int kc, const float *a, int lda, const float *restrict bp, si
         for (int v = 0; v < NV; v++) b[v] = vload(bp + v * VW);
         for (int i = 0; i < MR; i++) {
             const vf ai = vsplat(row[i][k]);
-            for (int v = 0; v < NV; v++) acc[i][v] += ai * b[v];
+            for (int v = 0; v < NV; v++) acc[i][v] = vmadd(ai, b[v], acc[i][v]);
         }
     }
     if (m == MR && n == NR) {

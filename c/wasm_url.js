@@ -9,3 +9,8 @@ export const threadedUrls = {
   wasm: new URL('./mha-core-mt.wasm', import.meta.url).href,
   worker: new URL('./mha-core-mt.worker.js', import.meta.url).href,
 };
+// Both cores' wasm with fused multiply-add (relaxed SIMD), loaded beside the threaded core's glue.
+export const fusedUrls = {
+  single: new URL('./mha-core-fma.wasm', import.meta.url).href,
+  threaded: new URL('./mha-core-mt-fma.wasm', import.meta.url).href,
+};

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const BUILT = ['mha-core.wasm', 'mha-core.mjs', 'mha-core-mt.wasm', 'mha-core-mt.mjs', 'mha-core-mt.worker.js'];
+const BUILT = ['mha-core.wasm', 'mha-core.mjs', 'mha-core-mt.wasm', 'mha-core-mt.mjs', 'mha-core-mt.worker.js', 'mha-core-fma.wasm', 'mha-core-mt-fma.wasm'];
 const CORE = [...BUILT, 'mha-core.inputs'].map((file) => `web/dist/${file}`);
 
 test('a second build of the wasm module is byte-identical to web/dist', () => {

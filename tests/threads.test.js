@@ -126,6 +126,8 @@ test('bad thread counts and misspelt options are refused before anything loads',
     [{ threads: 2.5 }, 'BAD_SIZE', /threads must be a positive whole number/],
     [{ threads: '4' }, 'BAD_SIZE', /threads must be a positive whole number/],
     [{ thread: 2 }, 'BAD_ARGUMENT', /unknown option 'thread' for loadAttention; did you mean 'threads'\?/],
+    [{ fma: 'yes' }, 'BAD_ARGUMENT', /fma must be true or false, got "yes"/],
+    [{ fam: false }, 'BAD_ARGUMENT', /unknown option 'fam' for loadAttention; did you mean 'fma'\?/],
     [null, 'BAD_ARGUMENT', /loadAttention takes an options object/],
   ]) {
     await assert.rejects(loadAttention(options), (error) => error.code === code && pattern.test(error.message), JSON.stringify(options));

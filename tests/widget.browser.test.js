@@ -141,8 +141,9 @@ test('the example course page: two widgets, different heads, independent and cor
     assert.deepEqual(rounded(after_[0][0], 4), rounded(refEdited.attention[0], 4), 'q 猫 dim 0 = 0 recomputed');
     assert.deepEqual(rounded(after_[0][0].slice(0, 3)), [0.2, 0.4, 0.4], "the page's hint: 吃 and 鱼 get 0.40 each");
 
-    // One shared core: on this isolated page the threaded core and the single-threaded one beside it, each fetched once.
-    assert.deepEqual(wasmFetches.map((url) => url.split('/').pop()).sort(), ['mha-core-mt.wasm', 'mha-core.wasm'], 'one shared core');
+    // One shared core: on this isolated page the threaded core and the single-threaded one beside it, each fetched
+    // once, in their fused multiply-add builds (Chromium has relaxed SIMD).
+    assert.deepEqual(wasmFetches.map((url) => url.split('/').pop()).sort(), ['mha-core-fma.wasm', 'mha-core-mt-fma.wasm'], 'one shared core');
     assert.deepEqual(log.errors, []);
     assert.deepEqual(log.warnings, []);
     assert.deepEqual(log.offsite, [], 'nothing is fetched from another host');

@@ -1,5 +1,5 @@
 // Compiled (never run) by tests/types.test.js: the shipped declarations must describe the real API.
-import { loadAttention, MHAError } from 'multihead-attention-lesson';
+import { fmaAvailable, loadAttention, MHAError } from 'multihead-attention-lesson';
 import type { Model, ModelConfig, PoemModel } from 'multihead-attention-lesson';
 import { MultiHeadAttentionElement, defineMultiHeadAttention } from 'multihead-attention-lesson/widget';
 
@@ -24,6 +24,8 @@ async function lesson(): Promise<number> {
   const inWorker = await loadAttention({ wasm: mha.wasmModule });
   const fromUrl = loadAttention({ wasm: new URL('https://example.org/mha-core.wasm') });
   if (inWorker !== (await fromUrl)) return -1;
+  // The fused multiply-add builds, or not.
+  const fused: boolean = (await loadAttention({ threads: 2, fma: false })).fma === fmaAvailable();
   // A GPT-2-style model from a .safetensors file's bytes.
   const model: Model = await mha.loadModel(new Uint8Array(8), { heads: 2 });
   const { layers, vocabSize }: ModelConfig = model.config;

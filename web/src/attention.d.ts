@@ -279,6 +279,8 @@ export interface Attention {
   readonly wasmModule: WebAssembly.Module;
   /** How many threads share each big forward (1 on the single-threaded core). */
   readonly threads: number;
+  /** Whether the core's matrix products use fused multiply-add (relaxed SIMD; see LoadOptions.fma). */
+  readonly fma: boolean;
 }
 
 export interface LoadOptions {
@@ -294,10 +296,19 @@ export interface LoadOptions {
    * layers; elsewhere the single-threaded core alone. 1 always loads the single-threaded core alone. Ignored when `wasm` is given: that module brings its own kind.
    */
   threads?: number;
+  /**
+   * Beside the threaded core, take both cores' builds with fused multiply-add (mha-core-mt-fma.wasm,
+   * mha-core-fma.wasm) where the engine has relaxed SIMD (fmaAvailable()): faster products, rounded once
+   * per multiply-add, so their last bits differ from the other builds'. Default true.
+   */
+  fma?: boolean;
 }
 
 /** Whether the threaded core can run here (Node, or a cross-origin isolated page). */
 export function threadsAvailable(): boolean;
+
+/** Whether the engine runs relaxed SIMD's fused multiply-add (Chromium 114+, Node 22+; Node 20 with --experimental-wasm-relaxed-simd). */
+export function fmaAvailable(): boolean;
 
 /**
  * Loads the wasm core once; later calls return the same instance (only the first call's options count).

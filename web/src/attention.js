@@ -11,7 +11,7 @@
 // Arrays returned by a layer are views into the wasm heap, not copies: they hold the
 // result of the last forward and are valid until the next call on that layer, or until
 // any createLayer (which may grow the heap). Copy what you keep (`.slice()`).
-import createMhaCore, { wasmUrl, threadedUrls } from '../dist/mha-core.mjs';
+import createMhaCore, { wasmUrl, threadedUrls, fusedUrls } from '../dist/mha-core.mjs';
 
 /**
  * An error a learner can read: `.code` is stable (e.g. 'HEADS_NOT_DIVISOR'), `.message` names the values.
@@ -47,19 +47,21 @@ const MAX_THREADS = 8; // past this the lesson's shapes gain nothing; c/mha.h al
  * `wasmModule`), the wasm's bytes, or its URL; by default mha-core.wasm beside web/dist/mha-core.mjs, or
  * wherever the app's bundler put it. `threads` (default: one per core, up to 8) > 1 loads the threaded
  * core where it can run (Node, or a cross-origin isolated page: SharedArrayBuffer), with the single-threaded
- * core beside it for layers too small to share a step; elsewhere the core runs on one thread. A module
- * passed as `wasm` brings its own kind (and comes alone). A core that cannot be fetched or
- * compiled rejects with LOAD_FAILED.
+ * core beside it for layers too small to share a step; elsewhere the core runs on one thread. Beside the
+ * threaded core, `fma` (default true) takes both cores' fused multiply-add builds where the engine has
+ * relaxed SIMD (fmaAvailable()). A module passed as `wasm` brings its own kind (and comes alone). A core
+ * that cannot be fetched or compiled rejects with LOAD_FAILED.
  */
 export function loadAttention(options = {}) {
-  let wasm, wanted;
+  let wasm, wanted, fma;
   try {
-    ({ wasm } = checkOptions('loadAttention', options, ['wasm', 'threads']));
+    ({ wasm, fma = true } = checkOptions('loadAttention', options, ['wasm', 'threads', 'fma']));
     wanted = options.threads === undefined ? defaultThreads() : intArg('threads', options.threads, 1);
+    if (typeof fma !== 'boolean') throw new MHAError('BAD_ARGUMENT', `fma must be true or false, got ${describe(fma)}`);
   } catch (error) {
     return Promise.reject(error);
   }
-  loading ??= instantiate(wasm, Math.min(wanted, MAX_THREADS)).then(
+  loading ??= instantiate(wasm, Math.min(wanted, MAX_THREADS), fma).then(
     ([core, module, running, single]) => new Attention(core, module, running, single),
     (error) => {
       loading = undefined; // let a later call try again
@@ -81,25 +83,48 @@ export function threadsAvailable() {
   return globalThis.crossOriginIsolated === true && typeof Worker === 'function';
 }
 
+// A module with one function using f32x4.relaxed_madd: valid where the engine has relaxed SIMD.
+const RELAXED_MADD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 8, 1, 96, 3, 123, 123, 123, 1, 123, 3, 2, 1, 0,
+  10, 13, 1, 11, 0, 32, 0, 32, 1, 32, 2, 253, 133, 2, 11]);
+
+/** Whether the engine runs relaxed SIMD's fused multiply-add, which the cores' -fma builds use. */
+export function fmaAvailable() {
+  return WebAssembly.validate(RELAXED_MADD_PROBE);
+}
+
 /** [core, its module, threads running, the single-threaded core beside a threaded one (if it loaded)] */
-async function instantiate(wasm, threads) {
+async function instantiate(wasm, threads, fma) {
   if (wasm === undefined && threads > 1 && threadsAvailable()) {
     // Both cores: the single-threaded one runs the layers too small to share a step (mha_layer_may_thread),
     // where the threaded core's shared memory only makes copying in and out slower; it is the fallback too.
-    const single = startSingle(wasmUrl);
-    single.catch(() => {}); // awaited below, whichever way the threaded core goes
-    try {
-      const [core, module, running] = await startThreaded(await compileCore(threadedUrls.wasm), threads);
-      return [core, module, running, (await single.catch(() => undefined))?.[0]];
-    } catch {
-      // The threaded core's files are missing here (a course copied only the single-threaded core) or
-      // its workers cannot start: the single-threaded core gives the same numbers.
+    // Both of one kind, so every layer of an instance computes alike.
+    if (fma && fmaAvailable()) {
+      const fused = await startBeside(fusedUrls.single, fusedUrls.threaded, threads);
+      if (fused.threaded) return fused.threaded;
+      // Not there (a course copied only the other builds): the cores without fused multiply-add.
     }
-    return [...(await single), 1];
+    const both = await startBeside(wasmUrl, threadedUrls.wasm, threads);
+    return both.threaded ?? [...(await both.single), 1];
   }
   const module = await compileCore(wasm ?? wasmUrl);
   if (isThreaded(module)) return startThreaded(module, threads);
   return [...(await startSingle(module)), 1];
+}
+
+/**
+ * The threaded core from threadedWasm with the single-threaded one from singleWasm beside it: { threaded }
+ * as instantiate returns it, or, when the threaded core's files are missing here or its workers cannot
+ * start, { single } (a promise of [core, module]), which gives the same numbers on one thread.
+ */
+async function startBeside(singleWasm, threadedWasm, threads) {
+  const single = startSingle(singleWasm);
+  single.catch(() => {}); // awaited below, whichever way the threaded core goes
+  try {
+    const [core, module, running] = await startThreaded(await compileCore(threadedWasm), threads);
+    return { threaded: [core, module, running, (await single.catch(() => undefined))?.[0]] };
+  } catch {
+    return { single };
+  }
 }
 
 /** [core, module] of the single-threaded build. */
@@ -255,6 +280,11 @@ class Attention {
   /** How many threads share each big forward: 1 on the single-threaded core. */
   get threads() {
     return this.#threads;
+  }
+
+  /** Whether the core's matrix products use fused multiply-add (its -fma build; build.sh marks those). */
+  get fma() {
+    return WebAssembly.Module.customSections(this.#module, 'mha-fused-multiply-add').length > 0;
   }
 
   /** The compiled core: post it to a worker, which passes it to loadAttention({ wasm }) instead of fetching. */
