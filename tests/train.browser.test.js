@@ -42,8 +42,8 @@ const HTML = `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><tit
   window.training = mountTraining(document.getElementById('host'), { lang: 'zh', heads: 2, stepsPerTick: 25, maxSteps: 600 });
 </script></body></html>`;
 
-async function openTraining() {
-  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
+async function openTraining({ viewport = { width: 1280, height: 900 }, workerHeld } = {}) {
+  const context = await env.browser.newContext({ viewport });
   const page = await context.newPage();
   const errors = [];
   page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
@@ -51,11 +51,36 @@ async function openTraining() {
   const js = (body) => ({ status: 200, contentType: 'text/javascript; charset=utf-8', body });
   await context.route('**/__train-test.html', (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: HTML }));
   await context.route('**/dist/__train-section.js', (route) => route.fulfill(js(bundles['train-section.js'])));
-  await context.route('**/dist/train-worker.js', (route) => route.fulfill(js(bundles['train-worker.js'])));
+  await context.route('**/dist/train-worker.js', async (route) => {
+    await workerHeld; // until the test lets the trainer start
+    await route.fulfill(js(bundles['train-worker.js']));
+  });
   await page.goto(`${env.baseUrl}__train-test.html`);
-  await page.waitForSelector('.mha-train[data-state="ready"]', { timeout: 20000 });
+  if (!workerHeld) await page.waitForSelector('.mha-train[data-state="ready"]', { timeout: 20000 });
   return { page, context, errors };
 }
+
+test('the section is as tall while the trainer loads as once its numbers arrive (nothing below it moves)', async (t) => {
+  for (const viewport of [{ width: 1280, height: 900 }, { width: 375, height: 740 }]) {
+    let release;
+    const { page, context, errors } = await openTraining({ viewport, workerHeld: new Promise((resolve) => (release = resolve)) });
+    try {
+      const height = () => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve(document.querySelector('.mha-train').getBoundingClientRect().height))));
+      await page.waitForSelector('.mha-train[data-state="loading"] .train-placeholder', { state: 'attached' });
+      const loading = await height();
+      release();
+      await page.waitForSelector('.mha-train[data-state="ready"]', { timeout: 20000 });
+      const ready = await height();
+      t.diagnostic(`${viewport.width} px wide: ${loading} px while loading, ${ready} px ready`);
+      assert.ok(Math.abs(ready - loading) <= 24, `${viewport.width} px wide: ${loading} px while loading, ${ready} px ready`);
+      assert.equal(await page.locator('.mha-train .train-placeholder').count(), 0, 'the placeholders are gone');
+      assert.equal(await page.locator('.mha-train figure.train-head').count(), 2);
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  }
+});
 
 
 test('training in a worker: the loss falls and the two heads take two different views', async () => {

@@ -28,7 +28,8 @@ const STYLE = `
 .mha-train fieldset legend{float:left;margin-right:8px;font-size:.9rem;color:#5b5b63}
 .mha-train .h-choice{display:inline-flex;align-items:center;gap:4px;min-height:40px;padding:0 8px;border:1px solid #b9b9c3;border-radius:8px;cursor:pointer}
 .mha-train .h-choice:has(input:checked){background:#e6f0fb;border-color:#0b5cad}
-.mha-train .train-status{font-variant-numeric:tabular-nums;min-height:1.6em}
+.mha-train .train-status{font-variant-numeric:tabular-nums;min-height:1.6em;display:grid}
+.mha-train .train-status>*{grid-area:1/1}
 .mha-train .train-figs{display:flex;flex-wrap:wrap;gap:12px 20px;align-items:flex-start;margin:8px 0}
 .mha-train figure{margin:0}
 .mha-train figcaption{font-size:.9rem;color:#5b5b63;margin-bottom:4px}
@@ -40,8 +41,12 @@ const STYLE = `
 .mha-train .right{color:#006b3c}.mha-train .wrong{color:#a4000f}
 .mha-train .bar{display:inline-block;height:10px;background:#0b5cad;border-radius:2px;vertical-align:middle;margin-left:6px}
 .mha-train .train-error{color:#a4000f}
+.mha-train .train-placeholder{visibility:hidden}
 .mha-train .sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
 `;
+
+// A progress message with the widest numbers, for the hidden status line that keeps the real ones' place.
+const LONG_STATUS = { steps: 1500, eval: { loss: 0.888, accuracy: 0.888, previous: { accuracy: 0.888 }, first: { accuracy: 0.888 } } };
 
 /** Mean weight of rows r ≥ 2 on the previous position and on position 0: the two views. */
 export function headViews(attention, L) {
@@ -127,6 +132,8 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
   if (!adoptStylesheet(scope.nodeType === 11 && 'host' in scope ? scope : doc, STYLE)) root.prepend(node('style', {}, [STYLE]));
   container.append(root);
 
+  const placeholder = (text) => node('span', { class: 'train-placeholder', 'aria-hidden': 'true' }, [text]);
+
   // ---- messages from the trainer ----
   let frame = 0;
   const raf = doc.defaultView?.requestAnimationFrame?.bind(doc.defaultView) ?? ((fn) => setTimeout(fn, 16));
@@ -170,6 +177,7 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
 
   const host = startTrainingHost(onMessage, workerUrl);
   host.send({ type: 'init', heads: state.heads, seed, example: TRAIN_EXAMPLE, stepsPerTick, maxSteps });
+  render(); // the placeholders, until the trainer answers
 
   function archive() {
     if (state.history.length > 1) state.past.set(state.ready?.heads ?? state.heads, state.history.slice());
@@ -213,12 +221,17 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
     root.dataset.steps = p ? String(p.steps) : '0';
     errorLine.hidden = !state.error;
     errorLine.textContent = state.error ? `${t.error}${state.error.code} — ${errorSentence(ERROR_TEXT[lang] ?? ERROR_TEXT.zh, state.error)}` : '';
-    if (!p) status.textContent = state.error ? '' : t.loading; // not "starting…" forever when it cannot start
+    // Not "starting…" forever when it cannot start; under it, hidden, a status line as long as the real ones.
+    if (!p) status.replaceChildren(node('span', {}, [state.error ? '' : t.loading]), placeholder(t.status(LONG_STATUS)));
     startButton.disabled = !p;
     resetButton.disabled = !p;
     startButton.textContent = state.running ? t.pause : p?.steps && !p.done ? t.resume : t.start;
     if (r) params.textContent = t.params(r.paramCount, r.dK);
-    if (!p || !r || p.attention.length !== state.heads) return;
+    else params.replaceChildren(placeholder(t.params(8888, 8)));
+    if (!p || !r || p.attention.length !== state.heads) {
+      drawPlaceholders();
+      return;
+    }
     status.textContent = t.status(p);
     drawLoss();
     drawHeads(p, r);
@@ -235,7 +248,18 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
     }));
   }
 
-  function drawHeads(p, r) {
+  // Until the trainer's first numbers: the loss axes, and the heads and predictions drawn hidden at the size
+  // they will have, so what follows the section does not move down when the numbers arrive (the section
+  // grew by about 900 px on a desktop, 1,300 on a phone).
+  function drawPlaceholders() {
+    drawLoss();
+    const L = TRAIN_EXAMPLE.length;
+    const blank = { attention: Array.from({ length: state.heads }, () => new Float32Array(L * L)), predict: { previous: TRAIN_EXAMPLE, first: TRAIN_EXAMPLE } };
+    drawHeads(blank, { seqLen: L, example: TRAIN_EXAMPLE }, true);
+    drawPredictions(blank, { example: TRAIN_EXAMPLE }, true);
+  }
+
+  function drawHeads(p, r, placeholder = false) {
     const L = r.seqLen;
     const labels = r.example.map((id) => words[id]);
     const cell = state.heads === 4 ? 34 : 36;
@@ -243,7 +267,9 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
       const view = headViews(a, L);
       const name = viewName(view, p.attention.length);
       const svg = heatmap(vdoc, { values: a, rows: L, cols: L, rowLabels: labels, colLabels: labels, cell, digits: 2, showNumbers: state.heads < 4, title: t.heatmapTitle(i, labels), rowHeader: t.query, colHeader: t.key, accent: headColor(i) });
-      return vh('figure', { class: 'train-head', 'data-head': i, 'data-view': name, 'data-previous': view.previous.toFixed(4), 'data-first': view.first.toFixed(4) }, [
+      const marks = placeholder ? { class: 'train-placeholder', 'aria-hidden': 'true' }
+        : { class: 'train-head', 'data-head': i, 'data-view': name, 'data-previous': view.previous.toFixed(4), 'data-first': view.first.toFixed(4) };
+      return vh('figure', marks, [
         vh('figcaption', {}, [vh('span', { class: 'swatch', style: { background: headColor(i) }, 'aria-hidden': 'true' }), vh('strong', {}, [t.head(i)]), ` · ${t.views[name]}`]),
         svg,
         vh('div', { class: 'head-view muted' }, [t.viewShare(view)]),
@@ -252,7 +278,7 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
     }));
   }
 
-  function drawPredictions(p, r) {
+  function drawPredictions(p, r, placeholder = false) {
     const ex = r.example;
     const mark = (got, want) => vh('td', { class: got === want ? 'right' : 'wrong' }, [`${words[got]} ${got === want ? '✓' : '✗'}`]);
     const rows = ex.map((id, i) => vh('tr', {}, [
@@ -262,7 +288,7 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
       mark(p.predict.first[i], ex[0]),
     ]));
     show(predictions, [
-      vh('table', { class: 'train-table' }, [
+      vh('table', placeholder ? { class: 'train-table train-placeholder', 'aria-hidden': 'true' } : { class: 'train-table' }, [
         vh('caption', { class: 'muted' }, [t.predictions]),
         vh('thead', {}, [vh('tr', {}, [t.position, t.token, t.predPrev, t.predFirst].map((h) => vh('th', { scope: 'col' }, [h])))]),
         vh('tbody', {}, rows),
