@@ -4,19 +4,20 @@ import { ISOLATION_HEADERS } from '../../web/serve.js';
 import { seededRandom, randomMatrix } from '../seeded.js';
 
 /**
- * Resolves to { version, openPage({ isolated, threads }), close() }, or throws if Chromium cannot start.
- * An isolated page (sent the cross-origin isolation headers) runs the threaded core; a page without
- * them, as on a host that cannot send them, runs the single-threaded one whatever `threads` asks.
+ * Resolves to { version, openPage({ isolated, threads, fma }), close() }, or throws if Chromium cannot start.
+ * An isolated page (sent the cross-origin isolation headers) runs the threaded core, and with `fma` (the
+ * default) its fused multiply-add build; a page without them, as on a host that cannot send them, runs the
+ * single-threaded one whatever `threads` asks.
  */
 export async function openChromiumBench() {
   const { startBrowserAndServer } = await import('../browser.js');
   const served = await startBrowserAndServer();
   return {
     version: served.browser.version(),
-    /** Resolves to { threads (as running), setup(L, d, h, rows), time(reps) }. */
-    async openPage({ isolated, threads }) {
+    /** Resolves to { threads (as running), fma (as running), setup(L, d, h, rows), time(reps) }. */
+    async openPage({ isolated, threads, fma = true }) {
       const page = await served.browser.newPage();
-      const url = `${served.baseUrl}__bench${isolated ? '-isolated' : ''}.html`;
+      const url = `${served.baseUrl}__bench${isolated ? '-isolated' : ''}${fma ? '' : '-no-fma'}.html`;
       await page.route(url, (route) =>
         route.fulfill({ contentType: 'text/html', headers: isolated ? ISOLATION_HEADERS : {}, body: '<!doctype html><title>bench</title>' }));
       await page.goto(url);
@@ -24,13 +25,13 @@ export async function openChromiumBench() {
         throw new Error(`the ${isolated ? '' : 'non-'}isolated bench page is${isolated ? ' not' : ''} cross-origin isolated`);
       }
       await page.addScriptTag({ content: `window.seededRandom = ${seededRandom}; window.randomMatrix = ${randomMatrix};` });
-      const running = await page.evaluate(async (threads) => {
+      const running = await page.evaluate(async ([threads, fma]) => {
         const { loadAttention } = await import('/src/attention.js');
-        window.mha = await loadAttention({ threads });
-        return window.mha.threads;
-      }, threads);
+        window.mha = await loadAttention({ threads, fma });
+        return { threads: window.mha.threads, fma: window.mha.fma };
+      }, [threads, fma]);
       return {
-        threads: running,
+        ...running,
         /** Makes the layer and inputs (as core.js's inputsFor does); returns the first `rows` rows of one forward. */
         setup: (L, d, h, rows) =>
           page.evaluate(([L, d, h, rows]) => {

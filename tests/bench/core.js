@@ -1,11 +1,16 @@
 // npm run bench: times one multi-head attention layer (projection mode, W^O, causal,
 // scaled) at the lesson's sizes up to GPT-2's, side by side and interleaved. N is the
 // number of threads of the "-threads" rows: one per core unless --threads says.
-//   wasm                  this module in Node on one thread: the single-threaded core (web/src/attention.js, SIMD kernels)
+//   wasm                  this module in Node on one thread: the single-threaded core (web/src/attention.js, SIMD kernels),
+//                         in a child process like the threaded rows, so both run in the same harness
 //   wasm-threads          the threaded core in Node with N threads (a child process: tests/bench/bench_wasm.js)
+//   wasm-fma-threads      the same with the fused multiply-add builds (Node 20: --experimental-wasm-relaxed-simd;
+//                         skipped where the engine has no relaxed SIMD)
 //   wasm-chromium         this module in headless Chromium, a page without cross-origin isolation: one thread
-//   wasm-chromium-threads the same in a cross-origin isolated page: the threaded core, N threads
-//                         (both skipped when Chromium cannot start)
+//   wasm-chromium-threads the same in a cross-origin isolated page: the threaded core, N threads, with fused
+//                         multiply-add where Chromium has relaxed SIMD (as the lesson page runs it)
+//   wasm-chromium-threads-no-fma  the isolated page with loadAttention({ fma: false })
+//                         (the Chromium rows are skipped when Chromium cannot start)
 //   wasm-plain            the single-threaded core with { plain: true }: the straightforward C loops in wasm
 //   native                the core (c/mha.c, plain.c, kernels.c, pool.c, error.c) built with gcc -O3 -march=native
 //   native-threads        the same built with -pthread -DMHA_THREADS, N threads (mha_set_threads)
@@ -15,6 +20,10 @@
 //                         tests/bench/attention.onnx (tests/bench/bench_ort.js)
 //   js                    plain JavaScript (tests/bench/plain.js)
 // At GPT-2's shape, wasm-threads-K rows (1 < K < N) complete the scaling line: wasm on 1, 2, … N threads.
+// Each sample of a peer on several threads follows one untimed call: after the other peers' turns its
+// threads sleep, and on a VM an idle core takes milliseconds to come back to speed. After a sample of
+// numpy on several threads the machine rests a moment: OpenBLAS's threads spin for about 0.1 s after a
+// call, on the cores the next peer's turn would use.
 // Every result is checked against the float64 reference before timing. Prints median
 // time, GFLOP/s (dense count: 8·L·d² + 4·L²·d) and ratios, and writes JSON.
 //
@@ -44,6 +53,7 @@ const quick = args.includes('--quick');
 const rounds = Number(option('--rounds', quick ? 3 : 9));
 const outFile = path.resolve(option('--out', path.join(here, '..', 'artifacts', 'core-results.json')));
 const batchSeconds = quick ? 0.02 : 0.05; // each timed sample runs at least this long
+const SETTLE_MS = 250; // the rest after a sample of numpy-threads (see the top)
 const threads = Number(option('--threads', os.availableParallelism()));
 
 // [L, d_model, h]: the lesson, two in-between sizes, GPT-2 at 256 and 1024 tokens.
@@ -141,22 +151,31 @@ machine.numpy = hasNumpy ? numpyVersion.stdout.trim() : 'absent (install python3
 if (!hasNumpy) console.log('numpy: /usr/bin/python3 has no numpy (Debian: apt-get install python3-numpy); skipped');
 
 /** A Node child (bench_wasm.js or bench_ort.js) with `count` threads; resolves once it says how many run. */
-async function nodeWorker(name, script, count) {
-  const worker = new Worker(name, process.execPath, [path.join(here, script), String(count)]);
-  worker.threads = Number(await worker.next());
+async function nodeWorker(name, script, count, nodeFlags = []) {
+  const worker = new Worker(name, process.execPath, [...nodeFlags, path.join(here, script), String(count)]);
+  const [running, kind] = (await worker.next()).split(' ');
+  worker.threads = Number(running);
+  worker.fma = kind === 'fma';
   return worker;
 }
+const wasmSingle = await nodeWorker('wasm', 'bench_wasm.js', 1);
 const wasmThreaded = await nodeWorker('wasm-threads', 'bench_wasm.js', threads);
+const wasmFusedThreaded = await nodeWorker('wasm-fma-threads', 'bench_wasm.js', threads, ['--experimental-wasm-relaxed-simd']);
+if (!wasmFusedThreaded.fma) {
+  console.log('wasm-fma-threads: this Node has no relaxed SIMD; skipped');
+  wasmFusedThreaded.close();
+}
 const ort = await nodeWorker('ort', 'bench_ort.js', 1);
 const ortThreaded = await nodeWorker('ort-threads', 'bench_ort.js', threads);
 machine.onnxruntimeWeb = JSON.parse(readFileSync(path.join(root, 'node_modules', 'onnxruntime-web', 'package.json'), 'utf8')).version;
 
-let chromium = null, chromiumPage = null, chromiumThreadedPage = null;
+let chromium = null, chromiumPage = null, chromiumThreadedPage = null, chromiumUnfusedPage = null;
 if (!args.includes('--no-chromium')) {
   try {
     chromium = await openChromiumBench();
     chromiumPage = await chromium.openPage({ isolated: false, threads });
     chromiumThreadedPage = await chromium.openPage({ isolated: true, threads });
+    chromiumUnfusedPage = await chromium.openPage({ isolated: true, threads, fma: false });
     machine.chromium = chromium.version;
   } catch (error) {
     await chromium?.close();
@@ -168,7 +187,7 @@ if (!args.includes('--no-chromium')) {
 
 // ---- the wasm module ------------------------------------------------------------
 const mha = await loadAttention({ threads: 1 });
-const wasmSize = Object.fromEntries(['mha-core.wasm', 'mha-core-mt.wasm'].map((file) => {
+const wasmSize = Object.fromEntries(['mha-core.wasm', 'mha-core-mt.wasm', 'mha-core-fma.wasm', 'mha-core-mt-fma.wasm'].map((file) => {
   const bytes = readFileSync(path.join(root, 'web', 'dist', file));
   return [file, { bytes: bytes.length, gzipBytes: gzipSync(bytes, { level: 9 }).length }];
 }));
@@ -178,7 +197,8 @@ const expError = { maxRelative: Number(expLine[0]), units2pow23: Number(expLine[
 console.log(`${machine.cpu}, ${machine.logicalCores} logical cores; Node ${machine.node}, Chromium ${machine.chromium ?? 'not run'}, gcc ${machine.gcc}, ` +
   `numpy ${machine.numpy}, onnxruntime-web ${machine.onnxruntimeWeb}`);
 console.log(`threads of the -threads rows: ${threads} asked; running: wasm ${wasmThreaded.threads}, ` +
-  `Chromium ${chromiumThreadedPage?.threads ?? 'not run'}, ort ${ortThreaded.threads}`);
+  `Chromium ${chromiumThreadedPage?.threads ?? 'not run'}, ort ${ortThreaded.threads}; fused multiply-add: ` +
+  `wasm-fma-threads ${wasmFusedThreaded.fma ? 'yes' : 'not run'}, wasm-chromium-threads ${chromiumThreadedPage ? (chromiumThreadedPage.fma ? 'yes' : 'no') : 'not run'}`);
 for (const [file, size] of Object.entries(wasmSize)) console.log(`${file}: ${size.bytes} bytes, ${size.gzipBytes} gzipped`);
 console.log(`fast exp (softmax): max relative error ${expError.maxRelative.toExponential(2)} ` +
   `(${expError.units2pow23.toFixed(2)} × 2^-23) over all ${expError.floatsChecked} floats in [-87.5, 0]`);
@@ -230,7 +250,8 @@ async function benchShape([L, d, h]) {
   // The scaling line's thread counts between 1 and N, at GPT-2's shape only.
   const scaling = isGpt2(L) ? await Promise.all(
     Array.from({ length: Math.max(0, threads - 2) }, (_, i) => nodeWorker(`wasm-threads-${i + 2}`, 'bench_wasm.js', i + 2))) : [];
-  const workers = [native, nativeThreaded, numpy, numpyThreaded, wasmThreaded, ort, ortThreaded, ...scaling].filter(Boolean);
+  const fusedWorker = wasmFusedThreaded.fma ? wasmFusedThreaded : null;
+  const workers = [native, nativeThreaded, numpy, numpyThreaded, wasmSingle, wasmThreaded, fusedWorker, ort, ortThreaded, ...scaling].filter(Boolean);
   await Promise.all(workers.map((worker) => worker.ask(`load ${dir} ${L} ${d} ${h}`)));
   const fromWorker = (worker, mode = 'fast') => ({
     threads: worker.threads,
@@ -245,9 +266,14 @@ async function benchShape([L, d, h]) {
 
   // name → { threads, once(): Promise<Float32Array output>, time(reps): Promise<seconds per call> }
   const impls = {
-    wasm: { threads: mha.threads, once: () => layer.forward(wasmArgs).output().slice(), time: (n) => timeBatch(() => layer.forward(wasmArgs), n) },
+    wasm: fromWorker(wasmSingle),
     'wasm-threads': fromWorker(wasmThreaded),
-    ...(chromium && { 'wasm-chromium': fromChromium(chromiumPage), 'wasm-chromium-threads': fromChromium(chromiumThreadedPage) }),
+    ...(fusedWorker && { 'wasm-fma-threads': fromWorker(fusedWorker) }),
+    ...(chromium && {
+      'wasm-chromium': fromChromium(chromiumPage),
+      'wasm-chromium-threads': fromChromium(chromiumThreadedPage),
+      'wasm-chromium-threads-no-fma': fromChromium(chromiumUnfusedPage),
+    }),
     'wasm-plain': {
       threads: mha.threads,
       once: () => layer.forward(wasmPlainArgs).output().slice(),
@@ -294,7 +320,9 @@ async function benchShape([L, d, h]) {
     const order = names.map((_, i) => names[(i + round) % names.length]); // rotate: drift hits all alike
     for (const name of order) {
       if (name === 'js' && round >= slowRounds && reps.js === 1) continue;
+      if (impls[name].threads > 1) await impls[name].time(1); // wake its threads (see the top)
       samples[name].push(await impls[name].time(reps[name]));
+      if (name === 'numpy-threads') await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     }
   }
   const heapBytes = mha.memoryBytes();
@@ -342,17 +370,18 @@ try {
     results.push(r);
     const { L, dModel, heads } = r.shape;
     console.log(`\nL ${L}, d_model ${dModel}, h ${heads} (causal; ${(r.flops / 1e6).toFixed(3)} MFLOP dense)`);
-    console.log('  implementation         threads     median    GFLOP/s   × native  × native-plain  × single-threaded core');
+    console.log(`  ${'implementation'.padEnd(28)} threads     median    GFLOP/s   × native  × native-plain  × single-threaded core`);
     for (const [name, m] of Object.entries(r.implementations)) {
-      console.log(`  ${name.padEnd(22)} ${String(m.threads).padStart(7)} ${formatTime(m.medianSeconds).padStart(10)} ` +
+      console.log(`  ${name.padEnd(28)} ${String(m.threads).padStart(7)} ${formatTime(m.medianSeconds).padStart(10)} ` +
         `${m.gflops.toFixed(2).padStart(10)} ${m.vsNative.toFixed(2).padStart(9)}× ${m.vsNativePlain.toFixed(2).padStart(13)}× ` +
         `${m.vsSingleThreadedCore.toFixed(2).padStart(21)}×`);
     }
-    const threaded = ['wasm-threads', 'wasm-chromium-threads'].filter((name) => r.implementations[name]);
-    console.log(`  threaded core ÷ single-threaded core: ${threaded.map((name) => `${name} ${ratioTo(r, name, name.replace('-threads', '')).toFixed(2)}×`).join(', ')}`);
+    const threaded = ['wasm-threads', 'wasm-fma-threads', 'wasm-chromium-threads', 'wasm-chromium-threads-no-fma'].filter((name) => r.implementations[name]);
+    const single = (name) => (name.startsWith('wasm-chromium') ? 'wasm-chromium' : 'wasm');
+    console.log(`  threaded core ÷ single-threaded core: ${threaded.map((name) => `${name} ${ratioTo(r, name, single(name)).toFixed(2)}×`).join(', ')}`);
   }
 } finally {
-  for (const worker of [native, nativeThreaded, numpy, numpyThreaded, wasmThreaded, ort, ortThreaded]) worker?.close();
+  for (const worker of [native, nativeThreaded, numpy, numpyThreaded, wasmSingle, wasmThreaded, wasmFusedThreaded.fma && wasmFusedThreaded, ort, ortThreaded]) worker?.close?.();
   await chromium?.close();
 }
 
@@ -370,17 +399,20 @@ const scaling = gpt2 && Array.from({ length: threads }, (_, i) => {
 });
 // "ahead of"/"faster than" at GPT-2's shape; "no slower" at the smaller shapes allows this run's noise.
 const noise = 1.05;
+// Each multi-threaded wasm row that ran, against its single-threaded core (Node's or the page's).
+const oursThreaded = gpt2 && ['wasm-threads', 'wasm-fma-threads', 'wasm-chromium-threads'].filter((name) => gpt2.implementations[name]);
+const singleFor = (name) => (name.startsWith('wasm-chromium') ? 'wasm-chromium' : 'wasm');
 const targets = gpt2 && [
-  ...['ort-threads', 'numpy-threads', 'native'].filter((peer) => gpt2.implementations[peer]).map((peer) => ({
-    target: `GPT-2 layer: wasm-threads faster than ${peer}`,
-    ratio: ratioTo(gpt2, 'wasm-threads', peer),
-    met: ratioTo(gpt2, 'wasm-threads', peer) < 1,
-  })),
-  ...results.filter((r) => r !== gpt2).map((r) => ({
-    target: `L ${r.shape.L}, d ${r.shape.dModel}, h ${r.shape.heads}: wasm-threads no slower than the single-threaded core (within ${Math.round((noise - 1) * 100)} %)`,
-    ratio: ratioTo(r, 'wasm-threads', 'wasm'),
-    met: ratioTo(r, 'wasm-threads', 'wasm') <= noise,
-  })),
+  ...oursThreaded.flatMap((ours) => ['ort-threads', 'numpy-threads', 'native'].filter((peer) => gpt2.implementations[peer]).map((peer) => ({
+    target: `GPT-2 layer: ${ours} faster than ${peer}`,
+    ratio: ratioTo(gpt2, ours, peer),
+    met: ratioTo(gpt2, ours, peer) < 1,
+  }))),
+  ...results.filter((r) => r !== gpt2).flatMap((r) => oursThreaded.map((ours) => ({
+    target: `L ${r.shape.L}, d ${r.shape.dModel}, h ${r.shape.heads}: ${ours} no slower than ${singleFor(ours)}, its single-threaded core (within ${Math.round((noise - 1) * 100)} %)`,
+    ratio: ratioTo(r, ours, singleFor(ours)),
+    met: ratioTo(r, ours, singleFor(ours)) <= noise,
+  }))),
 ];
 if (scaling) {
   console.log(`\nscaling, wasm in Node at L 1024, d_model 768, h 12: ${scaling.map((step) =>
