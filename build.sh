@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds what the page and the tests need, by target:
-#   wasm    web/dist/mha-core.mjs + mha-core.wasm: the C core as an ES module (Emscripten), with the threaded
-#           core mha-core-mt.* and the fused-multiply-add wasm of both (mha-core-fma.wasm, mha-core-mt-fma.wasm). Committed, so
-#           serving the page needs no compiler; web/dist/mha-core.inputs holds the hash of what they were
-#           built from, and tests/build.test.js checks a rebuild gives the same bytes.
+#   wasm    web/dist/mha-core.mjs + mha-core.wasm: the C core as an ES module (Emscripten), with the
+#           threaded core mha-core-mt.* and both cores' fused multiply-add wasm (mha-core-fma.wasm,
+#           mha-core-mt-fma.wasm). Committed, so serving the page needs no compiler;
+#           web/dist/mha-core.inputs holds the hash of what they were built from, and tests/build.test.js
+#           checks a rebuild gives the same bytes.
 #   native  c/build/test_native (the C unit tests) and c/build/fuzz_api (the C API's fuzz harness), both
 #           with gcc under ASan + UBSan.
 #   web     web/dist/page.js, widget.js, widget.classic.js, train-worker.js and katex/ (esbuild, web/bundle.js).
