@@ -255,11 +255,11 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
     drawLoss();
     const L = TRAIN_EXAMPLE.length;
     const blank = { attention: Array.from({ length: state.heads }, () => new Float32Array(L * L)), predict: { previous: TRAIN_EXAMPLE, first: TRAIN_EXAMPLE } };
-    drawHeads(blank, { seqLen: L, example: TRAIN_EXAMPLE }, true);
-    drawPredictions(blank, { example: TRAIN_EXAMPLE }, true);
+    drawHeads(blank, { seqLen: L, example: TRAIN_EXAMPLE }, { hidden: true });
+    drawPredictions(blank, { example: TRAIN_EXAMPLE }, { hidden: true });
   }
 
-  function drawHeads(p, r, placeholder = false) {
+  function drawHeads(p, r, { hidden = false } = {}) {
     const L = r.seqLen;
     const labels = r.example.map((id) => words[id]);
     const cell = state.heads === 4 ? 34 : 36;
@@ -267,7 +267,7 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
       const view = headViews(a, L);
       const name = viewName(view, p.attention.length);
       const svg = heatmap(vdoc, { values: a, rows: L, cols: L, rowLabels: labels, colLabels: labels, cell, digits: 2, showNumbers: state.heads < 4, title: t.heatmapTitle(i, labels), rowHeader: t.query, colHeader: t.key, accent: headColor(i) });
-      const marks = placeholder ? { class: 'train-placeholder', 'aria-hidden': 'true' }
+      const marks = hidden ? { class: 'train-placeholder', 'aria-hidden': 'true' }
         : { class: 'train-head', 'data-head': i, 'data-view': name, 'data-previous': view.previous.toFixed(4), 'data-first': view.first.toFixed(4) };
       return vh('figure', marks, [
         vh('figcaption', {}, [vh('span', { class: 'swatch', style: { background: headColor(i) }, 'aria-hidden': 'true' }), vh('strong', {}, [t.head(i)]), ` · ${t.views[name]}`]),
@@ -278,7 +278,7 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
     }));
   }
 
-  function drawPredictions(p, r, placeholder = false) {
+  function drawPredictions(p, r, { hidden = false } = {}) {
     const ex = r.example;
     const mark = (got, want) => vh('td', { class: got === want ? 'right' : 'wrong' }, [`${words[got]} ${got === want ? '✓' : '✗'}`]);
     const rows = ex.map((id, i) => vh('tr', {}, [
@@ -288,7 +288,7 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
       mark(p.predict.first[i], ex[0]),
     ]));
     show(predictions, [
-      vh('table', placeholder ? { class: 'train-table train-placeholder', 'aria-hidden': 'true' } : { class: 'train-table' }, [
+      vh('table', hidden ? { class: 'train-table train-placeholder', 'aria-hidden': 'true' } : { class: 'train-table' }, [
         vh('caption', { class: 'muted' }, [t.predictions]),
         vh('thead', {}, [vh('tr', {}, [t.position, t.token, t.predPrev, t.predFirst].map((h) => vh('th', { scope: 'col' }, [h])))]),
         vh('tbody', {}, rows),
