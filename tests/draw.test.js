@@ -198,10 +198,28 @@ test('a compact head grid keeps 16 heads of 9 words within a phone\'s width and 
   matchGolden('grid-compact', phone);
 });
 
-test('head grid has one tile per head', () => {
-  const svg = headGrid(document, { tokens, attention: [head1, head2, head2, head1], columns: 2, enabled: [true, true, false, true] });
+/** The colour band of each cell that a figure's band paths (data-level; "Mx yh w…" runs in cell units) colour. */
+function bandsOf(root) {
+  const cells = new Map();
+  for (const path of root.querySelectorAll('path[data-level]')) {
+    for (const [, x, y, w] of path.getAttribute('d').matchAll(/M(\d+) (\d+)h(\d+)/g)) {
+      for (let col = Number(x); col < Number(x) + Number(w); col++) cells.set(`${y},${col}`, Number(path.getAttribute('data-level')));
+    }
+  }
+  return cells;
+}
+
+test('head grid has one tile per head, each cell in its weight\'s colour band', () => {
+  const heads = [head1, head2, head2, head1];
+  const svg = headGrid(document, { tokens, attention: heads, columns: 2, enabled: [true, true, false, true] });
   assert.equal(svg.querySelectorAll('g.tile').length, 4);
   assert.equal(svg.querySelector('g.tile[data-head="2"]').getAttribute('opacity'), '0.35');
+  const L = tokens.length;
+  svg.querySelectorAll('g.tile').forEach((tile, head) => {
+    const cells = bandsOf(tile);
+    assert.equal(cells.size, L * L, `head ${head}: every cell, the masked ones too`);
+    for (let row = 0; row < L; row++) for (let col = 0; col < L; col++) assert.equal(cells.get(`${row},${col}`), tileLevel(heads[head][row * L + col]), `head ${head}, ${row},${col}`);
+  });
   matchGolden('grid', svg);
 });
 
@@ -211,13 +229,7 @@ test('an attention tile draws each colour band as one path whose cells are the w
   const svg = attentionTile(document, { weights, length: L, size: 40, title: 'L1 H1' });
   assert.equal(svg.getAttribute('width'), '40');
   assert.equal(svg.getAttribute('viewBox'), '0 0 4 4', 'drawn in cells');
-  const cells = new Map();
-  for (const path of svg.querySelectorAll('path[data-level]')) {
-    // Each subpath is "Mx yh w…": the run of cells from column x to x+w in row y.
-    for (const [, x, y, w] of path.getAttribute('d').matchAll(/M(\d+) (\d+)h(\d+)/g)) {
-      for (let col = Number(x); col < Number(x) + Number(w); col++) cells.set(`${y},${col}`, Number(path.getAttribute('data-level')));
-    }
-  }
+  const cells = bandsOf(svg);
   for (let row = 0; row < L; row++) for (let col = 0; col <= row; col++) assert.equal(cells.get(`${row},${col}`), tileLevel(weights[row * L + col]), `${row},${col}`);
   assert.equal(cells.size, 10, 'only the causal triangle is coloured');
   assert.equal(svg.querySelectorAll('path[data-level="3"]').length, 1, 'a band is one path');

@@ -1,5 +1,6 @@
 import { el, svgRoot, textWidth } from './svg.js';
-import { headColor, headInk, weightColor } from './color.js';
+import { headColor, headInk } from './color.js';
+import { bandColor, bandPaths } from './tile.js';
 
 /**
  * All heads at a glance: one small heatmap (no numbers) per head, in a grid, for larger h and longer
@@ -60,11 +61,13 @@ export function headGrid(doc, {
     const tile = el(doc, 'g', { class: 'tile', 'data-head': head, opacity: enabled[head] ? 1 : 0.35 });
     // The label in the head's colour darkened to read on white (yellow h8 stays legible).
     tile.appendChild(el(doc, 'text', { x: x0, y: y0 - 5, 'font-size': 11, 'font-weight': 600, fill: headInk(head) }, [headLabel(head)]));
-    for (let i = 0; i < L; i++) {
-      for (let j = 0; j < L; j++) {
-        tile.appendChild(el(doc, 'rect', { x: x0 + j * size, y: y0 + i * size, width: size, height: size, fill: weightColor(weights[i * L + j]) }));
-      }
-    }
+    // A path per colour band, not a rect per cell: the browser records and rasters a few dozen shapes a
+    // head instead of L² on every slider step.
+    const cells = el(doc, 'g', { transform: `translate(${x0} ${y0}) scale(${size})` });
+    bandPaths(weights, L).bands.forEach((d, level) => {
+      if (d) cells.appendChild(el(doc, 'path', { 'data-level': level, d, fill: bandColor(level) }));
+    });
+    tile.appendChild(cells);
     tile.appendChild(el(doc, 'rect', { x: x0, y: y0, width: tileWidth, height: tileWidth, fill: 'none', stroke: headColor(head), 'stroke-width': 1.5 }));
     if (showLabels && col === 0) {
       tokens.forEach((token, i) => {
