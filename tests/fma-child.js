@@ -2,6 +2,7 @@
 // each way and prints, as JSON, what the test checks. Each `import(…?core=…)` is a fresh copy of attention.js,
 // so a fresh core.
 import { readFileSync } from 'node:fs';
+import { LESSON_EXAMPLE } from '../web/shared/lesson.js';
 import { referenceAttention } from './reference.js';
 import { seededRandom, randomMatrix, maxAbsDiff, round2 } from './seeded.js';
 
@@ -26,13 +27,9 @@ const outputOf = (mha) => {
 };
 const want = referenceAttention({ ...big, d, h, scale: true }).output;
 
-const lesson = {
-  q: [1, 1, 0, 0, 0, 2, 0, 2, 0, 0, 1, 1],
-  k: [1, 0, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0],
-  v: [1, 0, 1, 0, 0, 1, 0, 1, 2, 0, 0, 2],
-};
+const { q, k, v } = LESSON_EXAMPLE;
 const lessonLayer = fused.createLayer({ dModel: 4, heads: 2, maxLen: 3 });
-lessonLayer.forward({ ...lesson, causal: false });
+lessonLayer.forward({ q, k, v, causal: false });
 
 const outputs = { fused: outputOf(fused), unfused: outputOf(unfused), fusedSingle: outputOf(fusedSingle) };
 console.log(JSON.stringify({

@@ -160,10 +160,11 @@ async function nodeWorker(name, script, count, nodeFlags = []) {
 }
 const wasmSingle = await nodeWorker('wasm', 'bench_wasm.js', 1);
 const wasmThreaded = await nodeWorker('wasm-threads', 'bench_wasm.js', threads);
-const wasmFusedThreaded = await nodeWorker('wasm-fma-threads', 'bench_wasm.js', threads, ['--experimental-wasm-relaxed-simd']);
+let wasmFusedThreaded = await nodeWorker('wasm-fma-threads', 'bench_wasm.js', threads, ['--experimental-wasm-relaxed-simd']);
 if (!wasmFusedThreaded.fma) {
   console.log('wasm-fma-threads: this Node has no relaxed SIMD; skipped');
   wasmFusedThreaded.close();
+  wasmFusedThreaded = null;
 }
 const ort = await nodeWorker('ort', 'bench_ort.js', 1);
 const ortThreaded = await nodeWorker('ort-threads', 'bench_ort.js', threads);
@@ -198,7 +199,7 @@ console.log(`${machine.cpu}, ${machine.logicalCores} logical cores; Node ${machi
   `numpy ${machine.numpy}, onnxruntime-web ${machine.onnxruntimeWeb}`);
 console.log(`threads of the -threads rows: ${threads} asked; running: wasm ${wasmThreaded.threads}, ` +
   `Chromium ${chromiumThreadedPage?.threads ?? 'not run'}, ort ${ortThreaded.threads}; fused multiply-add: ` +
-  `wasm-fma-threads ${wasmFusedThreaded.fma ? 'yes' : 'not run'}, wasm-chromium-threads ${chromiumThreadedPage ? (chromiumThreadedPage.fma ? 'yes' : 'no') : 'not run'}`);
+  `wasm-fma-threads ${wasmFusedThreaded ? 'yes' : 'not run'}, wasm-chromium-threads ${chromiumThreadedPage ? (chromiumThreadedPage.fma ? 'yes' : 'no') : 'not run'}`);
 for (const [file, size] of Object.entries(wasmSize)) console.log(`${file}: ${size.bytes} bytes, ${size.gzipBytes} gzipped`);
 console.log(`fast exp (softmax): max relative error ${expError.maxRelative.toExponential(2)} ` +
   `(${expError.units2pow23.toFixed(2)} × 2^-23) over all ${expError.floatsChecked} floats in [-87.5, 0]`);
@@ -250,8 +251,7 @@ async function benchShape([L, d, h]) {
   // The scaling line's thread counts between 1 and N, at GPT-2's shape only.
   const scaling = isGpt2(L) ? await Promise.all(
     Array.from({ length: Math.max(0, threads - 2) }, (_, i) => nodeWorker(`wasm-threads-${i + 2}`, 'bench_wasm.js', i + 2))) : [];
-  const fusedWorker = wasmFusedThreaded.fma ? wasmFusedThreaded : null;
-  const workers = [native, nativeThreaded, numpy, numpyThreaded, wasmSingle, wasmThreaded, fusedWorker, ort, ortThreaded, ...scaling].filter(Boolean);
+  const workers = [native, nativeThreaded, numpy, numpyThreaded, wasmSingle, wasmThreaded, wasmFusedThreaded, ort, ortThreaded, ...scaling].filter(Boolean);
   await Promise.all(workers.map((worker) => worker.ask(`load ${dir} ${L} ${d} ${h}`)));
   const fromWorker = (worker, mode = 'fast') => ({
     threads: worker.threads,
@@ -268,7 +268,7 @@ async function benchShape([L, d, h]) {
   const impls = {
     wasm: fromWorker(wasmSingle),
     'wasm-threads': fromWorker(wasmThreaded),
-    ...(fusedWorker && { 'wasm-fma-threads': fromWorker(fusedWorker) }),
+    ...(wasmFusedThreaded && { 'wasm-fma-threads': fromWorker(wasmFusedThreaded) }),
     ...(chromium && {
       'wasm-chromium': fromChromium(chromiumPage),
       'wasm-chromium-threads': fromChromium(chromiumThreadedPage),
@@ -356,6 +356,9 @@ async function dumpFrom(worker, mode, count) {
   return new Float32Array(bytes.buffer, bytes.byteOffset, count).slice();
 }
 
+/** The single-threaded row a threaded wasm row is compared with: the page's for Chromium's, else Node's. */
+const singleFor = (name) => (name.startsWith('wasm-chromium') ? 'wasm-chromium' : 'wasm');
+
 function formatTime(s) {
   if (s < 1e-3) return `${(s * 1e6).toFixed(s < 1e-5 ? 2 : 1)} µs`;
   if (s < 1) return `${(s * 1e3).toFixed(s < 1e-2 ? 2 : 1)} ms`;
@@ -377,11 +380,10 @@ try {
         `${m.vsSingleThreadedCore.toFixed(2).padStart(21)}×`);
     }
     const threaded = ['wasm-threads', 'wasm-fma-threads', 'wasm-chromium-threads', 'wasm-chromium-threads-no-fma'].filter((name) => r.implementations[name]);
-    const single = (name) => (name.startsWith('wasm-chromium') ? 'wasm-chromium' : 'wasm');
-    console.log(`  threaded core ÷ single-threaded core: ${threaded.map((name) => `${name} ${ratioTo(r, name, single(name)).toFixed(2)}×`).join(', ')}`);
+    console.log(`  threaded core ÷ single-threaded core: ${threaded.map((name) => `${name} ${ratioTo(r, name, singleFor(name)).toFixed(2)}×`).join(', ')}`);
   }
 } finally {
-  for (const worker of [native, nativeThreaded, numpy, numpyThreaded, wasmSingle, wasmThreaded, wasmFusedThreaded.fma && wasmFusedThreaded, ort, ortThreaded]) worker?.close?.();
+  for (const worker of [native, nativeThreaded, numpy, numpyThreaded, wasmSingle, wasmThreaded, wasmFusedThreaded, ort, ortThreaded]) worker?.close();
   await chromium?.close();
 }
 
@@ -401,7 +403,6 @@ const scaling = gpt2 && Array.from({ length: threads }, (_, i) => {
 const noise = 1.05;
 // Each multi-threaded wasm row that ran, against its single-threaded core (Node's or the page's).
 const oursThreaded = gpt2 && ['wasm-threads', 'wasm-fma-threads', 'wasm-chromium-threads'].filter((name) => gpt2.implementations[name]);
-const singleFor = (name) => (name.startsWith('wasm-chromium') ? 'wasm-chromium' : 'wasm');
 const targets = gpt2 && [
   ...oursThreaded.flatMap((ours) => ['ort-threads', 'numpy-threads', 'native'].filter((peer) => gpt2.implementations[peer]).map((peer) => ({
     target: `GPT-2 layer: ${ours} faster than ${peer}`,
