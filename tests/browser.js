@@ -93,6 +93,25 @@ export function scrollSettled(page) {
   }));
 }
 
+/**
+ * Scrolls a figure of the lesson page near the screen and waits until it shows the current numbers: a
+ * part far off screen (a head card, §2's concat or output, a whole section) is marked data-pending and
+ * drawn only when it comes near.
+ */
+export async function drawnNear(page, selector) {
+  await page.locator(selector).scrollIntoViewIfNeeded();
+  await page.waitForSelector(`${selector}:not([data-pending] *)`);
+}
+
+/** Brings every waiting part under `scope` near the screen in turn, until none waits. */
+export async function drawAllParts(page, scope) {
+  const waiting = `${scope} [data-pending], ${scope}[data-pending]`;
+  for (let part; (part = await page.$(waiting)); ) {
+    await part.scrollIntoViewIfNeeded();
+    await page.waitForFunction((node) => !node.hasAttribute('data-pending'), part);
+  }
+}
+
 /** Runs axe-core in the page and returns its violations with impact 'serious' or 'critical'. */
 export async function seriousAxeViolations(page) {
   await page.addScriptTag({ path: axePath });

@@ -3,7 +3,7 @@
 // sources, at 1280 and 375 px, in zh and en. Screenshots go to tests/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowserAndServer, openPage, seriousAxeViolations, ensureArtifactsDir, touchDrag, scrollSettled } from './browser.js';
+import { startBrowserAndServer, openPage, seriousAxeViolations, ensureArtifactsDir, touchDrag, scrollSettled, drawnNear, drawAllParts } from './browser.js';
 
 let env;
 before(async () => {
@@ -130,6 +130,7 @@ test('after edits every cell is named as a fresh page with the same state names 
   await page.click('.drag-number[data-matrix="q"][data-row="0"][data-col="0"]');
   await page.fill('#entry-range', '-1.5');
   await settle(page);
+  await drawnNear(page, '#head-0-weights');
   const cell = page.locator(cellAt('#head-0-weights', 0, 0));
   assert.match(await cell.getAttribute('aria-label'), new RegExp(`: ${await cell.textContent()}$`), 'a changed number is in its name');
   await page.fill('input.token-name >> nth=1', 'dog');
@@ -137,6 +138,8 @@ test('after edits every cell is named as a fresh page with the same state names 
   await settle(page);
   await page.locator('#pipeline').scrollIntoViewIfNeeded();
   await page.waitForSelector('#pipeline-section:not([data-pending])');
+  // §2's head cards, concat and output far from the screen were left as they were: bring each near.
+  await drawAllParts(page, '#hand');
   // The address follows the state a moment later: wait until it has the last edits too.
   await page.waitForFunction(() => {
     const params = new URLSearchParams(location.search);

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { startBrowserAndServer, openPage, seriousAxeViolations, ensureArtifactsDir, touchDrag, scrollSettled } from './browser.js';
+import { startBrowserAndServer, openPage, seriousAxeViolations, ensureArtifactsDir, touchDrag, scrollSettled, drawnNear } from './browser.js';
 
 let env;
 before(async () => {
@@ -38,9 +38,13 @@ const taskBound = (ordinary) => Math.max(200, 3 * ordinary);
 /** Two animation frames: the page redraws on the next frame after an input. */
 const settle = (page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
 
-const weightsOf = (page, head) => page.$$eval(`#head-${head}-weights svg g.cell`, (cells) => cells.map((c) => ({
-  row: Number(c.dataset.row), col: Number(c.dataset.col), value: Number(c.dataset.value), text: c.querySelector('text').textContent,
-})));
+/** A head's softmax weights as drawn, once its card is near the screen (see drawnNear). */
+async function weightsOf(page, head) {
+  await drawnNear(page, `#head-${head}-weights`);
+  return page.$$eval(`#head-${head}-weights svg g.cell`, (cells) => cells.map((c) => ({
+    row: Number(c.dataset.row), col: Number(c.dataset.col), value: Number(c.dataset.value), text: c.querySelector('text').textContent,
+  })));
+}
 
 const rowText = (cells, row) => cells.filter((c) => c.row === row).map((c) => c.text);
 
@@ -92,10 +96,10 @@ test('moving a q slider sets the head-1 heatmap cell to exactly what the core co
   await context.close();
 });
 
-test('a section off screen is not redrawn while a slider moves, and shows the core\'s numbers once scrolled into view', async () => {
+test('parts off screen are not redrawn while a slider moves, and show the core\'s numbers once scrolled into view', async () => {
   const { page, context, errors } = await load();
   const concatOf = (selector) => page.$$eval(`${selector} svg g.cell`, (cells) => cells.map((c) => Number(c.dataset.value)));
-  const before = await concatOf('#ablation-concat');
+  const before = { hand: await concatOf('#concat-figure'), ablation: await concatOf('#ablation-concat') };
   await page.click('.drag-number[data-matrix="v"][data-row="2"][data-col="3"]');
   await page.fill('#entry-range', '-2');
   await settle(page);
@@ -107,14 +111,38 @@ test('a section off screen is not redrawn while a slider moves, and shows the co
     layer.dispose();
     return concat;
   });
-  assert.deepEqual(await concatOf('#concat-figure'), expected, '§2, on screen, shows the new numbers');
-  assert.notDeepEqual(expected, before);
-  // §7 waits, marked, with the numbers it had.
+  assert.notDeepEqual(expected, before.hand);
+  // §2's concat, far below the editor, and all of §7 wait, marked, with the numbers they had.
+  assert.equal(await page.getAttribute('#concat', 'data-pending'), '');
+  assert.deepEqual(await concatOf('#concat-figure'), before.hand);
   assert.equal(await page.getAttribute('#ablation-section', 'data-pending'), '');
-  assert.deepEqual(await concatOf('#ablation-concat'), before);
-  await page.locator('#ablation-section').scrollIntoViewIfNeeded();
-  await page.waitForSelector('#ablation-section:not([data-pending])');
+  assert.deepEqual(await concatOf('#ablation-concat'), before.ablation);
+  await drawnNear(page, '#concat-figure');
+  assert.deepEqual(await concatOf('#concat-figure'), expected, '§2 shows the new numbers as they come near');
+  await drawnNear(page, '#ablation-concat');
   assert.deepEqual(await concatOf('#ablation-concat'), expected);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('printing draws the parts waiting off screen first, so the printed page shows the current numbers', async () => {
+  const { page, context, errors } = await load();
+  const valuesOf = (selector) => page.$$eval(`${selector} svg g.cell`, (cells) => cells.map((c) => Number(c.dataset.value)));
+  const before = await valuesOf('#concat-figure');
+  await page.click('.drag-number[data-matrix="v"][data-row="2"][data-col="3"]');
+  await page.fill('#entry-range', '-2');
+  await settle(page);
+  assert.ok(await page.locator('[data-pending]').count() > 0, 'parts off screen wait');
+  // What is printed: the page as it stands after its own beforeprint handler (registered before this one).
+  await page.evaluate(() => addEventListener('beforeprint', () => {
+    const values = (selector) => [...document.querySelectorAll(`${selector} svg g.cell`)].map((c) => Number(c.dataset.value));
+    window.printed = { waiting: [...document.querySelectorAll('[data-pending]')].map((node) => node.id), concat: values('#concat-figure'), ablation: values('#ablation-concat') };
+  }));
+  await page.pdf({ path: `${ensureArtifactsDir()}page-print.pdf` });
+  const printed = await page.evaluate(() => window.printed);
+  assert.deepEqual(printed.waiting, [], 'nothing waits in print');
+  assert.notDeepEqual(printed.concat, before);
+  assert.deepEqual(printed.ablation, printed.concat, '§2 and §7 show the same new numbers');
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -276,9 +304,7 @@ test('switching a head off zeroes its concat columns', async () => {
   assert.ok(concat.filter(([col]) => col >= 2).every(([, v]) => v === 0));
   assert.ok(concat.filter(([col]) => col < 2).some(([, v]) => v !== 0));
   // The hand section, off screen meanwhile, catches up when it scrolls into view.
-  await page.locator('#concat-figure').scrollIntoViewIfNeeded();
-  await settle(page);
-  await settle(page);
+  await drawnNear(page, '#concat-figure');
   assert.deepEqual(await concatOf('#concat-figure'), concat);
   const diff = await page.$$eval('#ablation-diff svg g.cell', (cells) => cells.map((c) => Number(c.dataset.value)));
   assert.ok(diff.some((v) => v !== 0));

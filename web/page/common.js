@@ -74,11 +74,15 @@ export function keptDrawings() {
 /**
  * Parts of a section drawn only while they are near the screen (within `margin`): draws(node) says
  * whether to draw a part now, and remembers one that was not (marked data-pending), so that `onNear()`
- * is called when it comes near, to draw it then with the numbers of that moment.
+ * is called when it comes near, to draw it then with the numbers of that moment. Options of draws():
+ * `anyway` draws it wherever it is (the first time, or when its size changes); `version` names what it
+ * would show, so a part away from the screen that already shows that version is not pending (a redraw
+ * for another part leaves it be).
  */
 export function partsNearScreen(onNear, margin = '400px 0px') {
   const near = new Set();
   const skipped = new Set();
+  const drawnAt = new WeakMap(); // part → the version it shows
   const observer = new IntersectionObserver((entries) => {
     let wanted = false;
     for (const { target, isIntersecting } of entries) {
@@ -92,11 +96,21 @@ export function partsNearScreen(onNear, margin = '400px 0px') {
   }, { rootMargin: margin });
   return {
     watch: (...nodes) => nodes.forEach((node) => observer.observe(node)),
-    draws(node) {
-      const now = near.has(node);
-      if (now) skipped.delete(node);
-      else skipped.add(node);
-      node.toggleAttribute('data-pending', !now);
+    /** Stops watching parts that left the page. */
+    unwatch(...nodes) {
+      for (const node of nodes) {
+        observer.unobserve(node);
+        near.delete(node);
+        skipped.delete(node);
+      }
+    },
+    draws(node, { anyway = false, version } = {}) {
+      const now = anyway || near.has(node);
+      if (now) {
+        skipped.delete(node);
+        drawnAt.set(node, version);
+      } else if (version === undefined || drawnAt.get(node) !== version) skipped.add(node);
+      node.toggleAttribute('data-pending', skipped.has(node));
       return now;
     },
     disconnect: () => observer.disconnect(),

@@ -69,6 +69,10 @@ const ctx = {
   get text() {
     return TEXT[this.state.lang];
   },
+  /** Whether this redraw draws every part of every section, near the screen or not (see drawAll). */
+  get drawingEverything() {
+    return drawEverything;
+  },
   /** The views' sentence: the typed one, or the default for the current language. */
   sentence() {
     return this.state.views.sentence ?? DEFAULT_SENTENCE[this.state.lang];
@@ -212,7 +216,7 @@ function render() {
   if (areas.has('url-written')) areas.add('url');
   for (const section of sections) {
     const touched = section.reads.filter((area) => areas.has(area));
-    if (!touched.length && !(section.visible && section.pending.size)) continue;
+    if (!touched.length && !((section.visible || drawEverything) && section.pending.size)) continue;
     // Sections off screen only remember what changed (marked data-pending), and catch up as they scroll into view.
     if (!section.visible && !drawEverything) {
       for (const dep of touched) section.pending.add(dep);
@@ -322,6 +326,14 @@ async function start() {
   drawAll();
   // The pipeline turns vertical on narrow screens; redraw when the width crosses that line.
   addEventListener('resize', () => ctx.setUi((u) => (u.wide = wideScreen())));
+  // A printed page shows every section: what waits off screen (and the address, for the share link) is
+  // brought up to date before the browser lays it out.
+  addEventListener('beforeprint', () => {
+    clearTimeout(urlTimer);
+    writeUrl();
+    drawAll();
+    render();
+  });
 }
 
 start();

@@ -1,6 +1,6 @@
 import { h, vh, vdoc, fill, show } from '../../shared/dom.js';
 import { checkbox, numberField, uniqueId } from '../dom.js';
-import { section, figure, errorBox, sliceColumns, range, keptDrawings } from '../common.js';
+import { section, figure, errorBox, sliceColumns, range, keptDrawings, partsNearScreen } from '../common.js';
 import { dragNumber } from '../drag-number.js';
 import { holdTouchUntilSideways } from '../../shared/touch.js';
 import { heatmap, matrixView, legend, headColor } from '../../draw/index.js';
@@ -30,6 +30,11 @@ export function handSection(ctx) {
   const legendsBox = h('div', { class: 'legends', id: 'hand-legends' });
   const cells = { q: [], k: [], v: [], wo: [] }; // drag numbers by matrix/row/col, to update in place
   const drawing = keptDrawings(); // each figure is drawn again only when its numbers or labels change
+  // The head cards, the concat and the output are drawn only near the screen: a drag in the editors at
+  // the top redraws what is seen, and the figures below catch up as they come near.
+  const nearScreen = partsNearScreen(() => ctx.redraw('hand'));
+  nearScreen.watch(concatBox, outputBox);
+  let shownCards = []; // the virtual head cards last shown, one per head
 
   const headChoice = h('fieldset', { class: 'choice' }, [
     h('legend', {}, [t.headsLabel]),
@@ -186,7 +191,8 @@ export function handSection(ctx) {
     ]);
   }
 
-  function drawHeads(result) {
+  /** Draws the heads, the concat and the output: those near the screen, or all of them when `everywhere`. */
+  function drawHeads(result, everywhere) {
     const { tokens, L, dModel, heads, dK } = result;
     const rows = { rows: L, rowLabels: tokens };
     const dims = (head) => range(dK).map((c) => String(head * dK + c));
@@ -200,7 +206,11 @@ export function handSection(ctx) {
       legend(vdoc, { scale: 'signed', domain: signedDomain, title: t.signedLegend, id: 'hand-signed' }),
     ]);
     const { causal } = ctx.state.hand;
+    // Every figure below is made from the hand state alone: it is the version a part shows.
+    const near = { anyway: everywhere, version: JSON.stringify(ctx.state.hand) };
+    const cardNodes = [...headsBox.children];
     const cards = range(heads).map((head) => {
+      if (!everywhere && cardNodes[head] && !nearScreen.draws(cardNodes[head], near)) return shownCards[head];
       const color = headColor(head);
       const headOff = off.includes(head);
       const slice = (name, values) => {
@@ -236,14 +246,20 @@ export function handSection(ctx) {
       ]);
     });
     show(headsBox, cards);
+    shownCards = cards;
+    if (everywhere) {
+      nearScreen.unwatch(...cardNodes.filter((card) => !card.isConnected));
+      nearScreen.watch(...headsBox.children);
+      for (const card of headsBox.children) nearScreen.draws(card, near);
+    }
     const allDims = range(dModel).map(String);
-    show(concatBox, drawing('concat', [result.concat, tokens, dK, off], () => figure({
+    if (nearScreen.draws(concatBox, near)) show(concatBox, drawing('concat', [result.concat, tokens, dK, off], () => figure({
       id: 'concat-figure',
       caption: `Concat · L×d_model = ${L}×${dModel}`,
       svg: explorable('concat', null, matrixView(vdoc, { values: result.concat, ...rows, cols: dModel, colLabels: allDims, headOf: (c) => Math.floor(c / dK), disabledHeads: off, title: t.concatTitle })),
       table: { values: result.concat, rows: L, cols: dModel, rowLabels: tokens, colLabels: allDims, corner: t.rowHeader },
     })));
-    show(outputBox, drawing('output', [result.output, tokens, signedDomain], () => figure({
+    if (nearScreen.draws(outputBox, near)) show(outputBox, drawing('output', [result.output, tokens, signedDomain], () => figure({
       id: 'output-figure',
       caption: `${t.outputTitle} · ${L}×${dModel}`,
       svg: explorable('output', null, matrixView(vdoc, { values: result.output, ...rows, cols: dModel, colLabels: allDims, fill: 'signed', domain: signedDomain, title: t.outputTitle })),
@@ -308,9 +324,11 @@ export function handSection(ctx) {
       // The slider follows a typed value too, so a drag starts from what was typed.
       showEntryEditor(areas.has('structure') || areas.has('selected'));
       fill(status, ctx.handError ? errorBox(ctx.text, ctx.handError, { cellName: entryName }) : null);
-      if (ctx.hand) drawHeads(ctx.hand);
+      // A new word or head count changes every figure's size: then all are drawn, near the screen or not.
+      if (ctx.hand) drawHeads(ctx.hand, areas.has('structure') || ctx.drawingEverything);
       node.classList.toggle('stale', Boolean(ctx.handError));
       if (ctx.hand) explorer.refresh();
     },
+    dispose: () => nearScreen.disconnect(),
   };
 }

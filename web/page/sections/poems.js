@@ -369,7 +369,7 @@ export function poemsSection(ctx) {
       const heldOut = store.heldOut.get(offKey(off));
       // The figures and tables away from the screen wait until they come near; the forward runs only when
       // one of them shows it.
-      const [tiles, big, roles, prediction] = [controls.tiles, controls.big, controls.roles, controls.prediction].map(nearScreen.draws);
+      const [tiles, big, roles, prediction] = [controls.tiles, controls.big, controls.roles, controls.prediction].map((part) => nearScreen.draws(part, { anyway: ctx.drawingEverything }));
       if (tiles || big || roles || prediction) {
         const current = analyse(ids, off);
         const { run } = current;
