@@ -94,8 +94,15 @@ test('keyboard: one tab stop per figure, arrow keys between cells, a live region
   assert.equal((await focused()).figure, 'head-0-output');
   await page.keyboard.press('Shift+Tab');
   assert.deepEqual(await focused(), { figure: 'head-0-weights', row: '1', col: '2', tabindex: '0' });
-  // The mask switched on elsewhere: the explanation shown is redone with the new numbers.
-  await page.evaluate(() => document.getElementById('hand-mask').click());
+  // The mask switched on elsewhere: the explanation shown is redone with the new numbers, and stays in
+  // sight meanwhile (it turns transparent only to move to another cell, until placed at the next frame).
+  await settle(page);
+  const opacityAfterRedraw = await page.evaluate(async () => {
+    document.getElementById('hand-mask').click();
+    await Promise.resolve(); // after the page's redraw, queued as a microtask by the click, and before the next frame
+    return document.getElementById('cell-explanation').style.opacity;
+  });
+  assert.equal(opacityAfterRedraw, '');
   await settle(page);
   assert.match(await popoverText(page), /the causal mask hides 鱼 \(it comes after 吃\)/);
   await page.keyboard.press('Escape');

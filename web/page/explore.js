@@ -17,19 +17,22 @@ function sharedPopover() {
 }
 
 let placing = 0;
+let placedAt = null; // the cell the popover was last placed at, while it stays shown
 
 /**
  * Places the popover at the next frame: measuring the cell right after a redraw would force a layout of
  * the whole page in the input's task (that made every slider step several times slower), while in the
- * frame's own callback it is the layout the frame does anyway. Transparent until placed, so it never
- * flashes at its old place.
+ * frame's own callback it is the layout the frame does anyway. At a new cell it is transparent until
+ * placed, so it never flashes at its old place; at the same cell redrawn (a slider step) it stays visible,
+ * and only moves if its size changed.
  */
 function placeSoon(box, node) {
-  box.style.setProperty('opacity', '0'); // not visibility: the text stays readable until then
+  if (node !== placedAt) box.style.setProperty('opacity', '0'); // not visibility: the text stays readable until then
   cancelAnimationFrame(placing);
   placing = requestAnimationFrame(() => {
     if (!node.isConnected || box.hidden) return;
     place(box, node);
+    placedAt = node;
     box.style.removeProperty('opacity');
   });
 }
@@ -108,6 +111,7 @@ export function cellExplorer(root, { cellSelector, entrySelector = null, groups,
   function hide() {
     mark();
     if (popover) popover.hidden = true;
+    placedAt = null;
     shown = null;
   }
 
