@@ -1,6 +1,8 @@
 // Benchmark (not a test): how long from an input event until every view on the lesson page shows the
 // new numbers, in Chromium. Run: node tests/bench/page-latency.js [events]   (default 200 per scenario)
-// Prints a table and writes tests/artifacts/page-latency.json.
+// Prints a table and writes tests/artifacts/page-latency.json. Beside each row, the same page's frames
+// with no input, measured in blocks between the input's: the frame cadence of this browser on this
+// machine, the floor of 'input → next frame' (a page that did nothing on input would measure that).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { startBrowserAndServer, openPage, ensureArtifactsDir } from '../browser.js';
 
@@ -74,10 +76,21 @@ try {
     const valuesList = Array.from({ length: events }, (_, i) => scenario.values(i));
     // Each event: set the input's value and fire 'input' (what a drag does), then wait for the page's
     // 'lesson:rendered' (all views redrawn from the core) and for the frame after it to be presented.
-    const samples = await page.evaluate(async ({ selector, valuesList }) => {
+    const { samples, idle } = await page.evaluate(async ({ selector, valuesList }) => {
       const input = document.querySelector(selector);
+      const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
       const out = [];
-      for (const value of valuesList) {
+      const idleFrames = [];
+      for (const [i, value] of valuesList.entries()) {
+        // Every 25 events, 25 frames with no input, after one to let the last event's frame pass.
+        if (i % 25 === 0) {
+          await frame();
+          for (let n = 0; n < 25; n++) {
+            const start = performance.now();
+            await frame();
+            idleFrames.push(performance.now() - start);
+          }
+        }
         const rendered = new Promise((resolve) => document.addEventListener('lesson:rendered', (e) => resolve(e.detail), { once: true }));
         const start = performance.now();
         input.value = value;
@@ -87,14 +100,14 @@ try {
         await new Promise((resolve) => requestAnimationFrame(() => resolve()));
         out.push({ updated: updated - start, painted: performance.now() - start, work: detail.ms });
       }
-      return out;
+      return { samples: out, idle: idleFrames.map((ms) => ({ ms })) };
     }, { selector: scenario.input, valuesList });
     if (errors.length) throw new Error(`${scenario.name}: console errors ${errors.join('; ')}`);
-    const stats = (key) => {
-      const sorted = samples.map((s) => s[key]).sort((a, b) => a - b);
+    const stats = (key, list = samples) => {
+      const sorted = list.map((s) => s[key]).sort((a, b) => a - b);
       return { p50: +percentile(sorted, 50).toFixed(2), p95: +percentile(sorted, 95).toFixed(2), max: +sorted.at(-1).toFixed(2) };
     };
-    results.push({ scenario: scenario.name, window: windowName, events, work: stats('work'), updated: stats('updated'), nextFrame: stats('painted') });
+    results.push({ scenario: scenario.name, window: windowName, events, work: stats('work'), updated: stats('updated'), nextFrame: stats('painted'), idleFrame: stats('ms', idle) });
     await context.close();
   }
 } catch (error) {
@@ -125,10 +138,10 @@ let forward = null;
 }
 await close();
 
-const line = (cells) => cells.map((c, i) => String(c).padEnd([58, 12, 20, 22, 24][i])).join('');
-console.log(line(['scenario', 'window', 'core+draw p50/p95', 'input→views p50/p95', 'input→next frame p50/p95']));
+const line = (cells) => cells.map((c, i) => String(c).padEnd([58, 12, 20, 22, 26, 20][i])).join('');
+console.log(line(['scenario', 'window', 'core+draw p50/p95', 'input→views p50/p95', 'input→next frame p50/p95', 'idle frame p50/p95']));
 for (const r of results) {
-  console.log(line([r.scenario, r.window, `${r.work.p50} / ${r.work.p95} ms`, `${r.updated.p50} / ${r.updated.p95} ms`, `${r.nextFrame.p50} / ${r.nextFrame.p95} ms`]));
+  console.log(line([r.scenario, r.window, `${r.work.p50} / ${r.work.p95} ms`, `${r.updated.p50} / ${r.updated.p95} ms`, `${r.nextFrame.p50} / ${r.nextFrame.p95} ms`, `${r.idleFrame.p50} / ${r.idleFrame.p95} ms`]));
 }
 console.log(`poetry model forward of ${forward.tokens} characters: p50 ${forward.p50.toFixed(2)} ms, p95 ${forward.p95.toFixed(2)} ms, fastest ${forward.min.toFixed(2)} ms`);
 const file = `${ensureArtifactsDir()}page-latency.json`;
