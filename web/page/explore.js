@@ -24,7 +24,7 @@ let placedAt = null; // the cell the popover was last placed at, while it stays 
  * the whole page in the input's task (that made every slider step several times slower), while in the
  * frame's own callback it is the layout the frame does anyway. At a new cell it is transparent until
  * placed, so it never flashes at its old place; at the same cell redrawn (a slider step) it stays visible,
- * and only moves if its size changed.
+ * and is moved at that frame if the cell moved or its own size changed.
  */
 function placeSoon(box, node) {
   if (node !== placedAt) box.style.setProperty('opacity', '0'); // not visibility: the text stays readable until then
