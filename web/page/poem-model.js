@@ -68,14 +68,15 @@ export function fittingText(poems, body) {
 
 /**
  * One forward of `ids` with the heads in `off` ([layer, head] pairs) switched off: every head's attention
- * (index layer · heads + head) and the logits, copied out of the wasm heap.
+ * (index layer · heads + head) and, when `logits` is true, the logits (L × vocabulary, 1.5 MB for a full
+ * context: copied only for the predictions that read them), copied out of the wasm heap.
  */
-export function runText(poems, ids, off = []) {
+export function runText(poems, ids, off = [], { logits = true } = {}) {
   const { model } = poems;
   const { layers, heads } = model.config;
   model.forward(ids, { disabled: off });
   const attention = Array.from({ length: layers * heads }, (_, i) => model.attention(Math.floor(i / heads), i % heads).slice());
-  return { ids, length: ids.length, attention, logits: model.logits().slice() };
+  return { ids, length: ids.length, attention, logits: logits ? model.logits().slice() : null };
 }
 
 /** The k likeliest next tokens after position `row`: [{ id, p }], most probable first. */

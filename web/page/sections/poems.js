@@ -124,12 +124,15 @@ export function poemsSection(ctx) {
     store.measurer.measure(store.measuring, wanted);
   }
 
-  function analyse(ids, off) {
+  /** The forwards of the text, kept while it and the heads stay; with the logits when the predictions are drawn. */
+  function analyse(ids, off, { logits }) {
     const key = `${offKey(off)}|${ids.join()}`;
-    if (analysis?.key === key) return analysis;
-    const run = runText(store.poems, ids, off);
+    const enough = (run) => !logits || run.logits !== null;
+    if (analysis?.key === key && enough(analysis.run) && enough(analysis.allOn)) return analysis;
+    const run = runText(store.poems, ids, off, { logits });
     // With heads off, the prediction is compared with every head on (kept while only the heads change).
-    const allOn = !off.length ? run : analysis?.allOn.ids.join() === ids.join() ? analysis.allOn : runText(store.poems, ids);
+    const kept = analysis?.allOn.ids.join() === ids.join() && enough(analysis.allOn) ? analysis.allOn : null;
+    const allOn = !off.length ? run : kept ?? runText(store.poems, ids, [], { logits });
     analysis = { key, run, allOn, roles: null };
     return analysis;
   }
@@ -371,7 +374,7 @@ export function poemsSection(ctx) {
       // one of them shows it.
       const [tiles, big, roles, prediction] = [controls.tiles, controls.big, controls.roles, controls.prediction].map((part) => nearScreen.draws(part, { anyway: ctx.drawingEverything }));
       if (tiles || big || roles || prediction) {
-        const current = analyse(ids, off);
+        const current = analyse(ids, off, { logits: prediction });
         const { run } = current;
         if (tiles) {
           const verdicts = heldOut && heldOut.roles.heads.map((scores) => {
