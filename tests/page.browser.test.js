@@ -267,9 +267,6 @@ test('a shared URL restores the state', async () => {
   await page.click('#step-forward');
   await page.waitForFunction(() => location.search.includes('step=1') && location.search.includes('h=4'));
   const url = page.url();
-  await page.locator('#head-3-weights').scrollIntoViewIfNeeded();
-  await settle(page);
-  await settle(page);
   const before = await weightsOf(page, 3);
   await context.close();
 

@@ -100,14 +100,15 @@ try {
         await new Promise((resolve) => requestAnimationFrame(() => resolve()));
         out.push({ updated: updated - start, painted: performance.now() - start, work: detail.ms });
       }
-      return { samples: out, idle: idleFrames.map((ms) => ({ ms })) };
+      return { samples: out, idle: idleFrames };
     }, { selector: scenario.input, valuesList });
     if (errors.length) throw new Error(`${scenario.name}: console errors ${errors.join('; ')}`);
-    const stats = (key, list = samples) => {
-      const sorted = list.map((s) => s[key]).sort((a, b) => a - b);
+    const stats = (values) => {
+      const sorted = [...values].sort((a, b) => a - b);
       return { p50: +percentile(sorted, 50).toFixed(2), p95: +percentile(sorted, 95).toFixed(2), max: +sorted.at(-1).toFixed(2) };
     };
-    results.push({ scenario: scenario.name, window: windowName, events, work: stats('work'), updated: stats('updated'), nextFrame: stats('painted'), idleFrame: stats('ms', idle) });
+    const of = (key) => stats(samples.map((s) => s[key]));
+    results.push({ scenario: scenario.name, window: windowName, events, work: of('work'), updated: of('updated'), nextFrame: of('painted'), idleFrame: stats(idle) });
     await context.close();
   }
 } catch (error) {
