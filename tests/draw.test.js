@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { parseHTML } from 'linkedom';
 import {
-  heatmap, matrixView, legend, headKey, pipeline, lineView, headGrid, tableFor, attentionTile, tileLevel,
+  heatmap, matrixView, legend, headKey, pipeline, lineView, headGrid, tableFor, tilePixels, tileLevel, FUTURE_COLOR,
   textColorFor, weightColor, formatNumber, PIPELINE_STEPS, lossCurve,
 } from '../web/draw/index.js';
 import { headInk } from '../web/draw/color.js';
@@ -223,18 +223,25 @@ test('head grid has one tile per head, each cell in its weight\'s colour band', 
   matchGolden('grid', svg);
 });
 
-test('an attention tile draws each colour band as one path whose cells are the weights in that band', () => {
+test('an attention tile is one opaque pixel per cell: the seen cells in their colour band\'s colour, the future grey', () => {
   const L = 4;
   const weights = [1, 0, 0, 0, 0.5, 0.5, 0, 0, 0.2, 0.2, 0.6, 0, 0.1, 0.1, 0.1, 0.7];
-  const svg = attentionTile(document, { weights, length: L, size: 40, title: 'L1 H1' });
-  assert.equal(svg.getAttribute('width'), '40');
-  assert.equal(svg.getAttribute('viewBox'), '0 0 4 4', 'drawn in cells');
-  const cells = bandsOf(svg);
-  for (let row = 0; row < L; row++) for (let col = 0; col <= row; col++) assert.equal(cells.get(`${row},${col}`), tileLevel(weights[row * L + col]), `${row},${col}`);
-  assert.equal(cells.size, 10, 'only the causal triangle is coloured');
-  assert.equal(svg.querySelectorAll('path[data-level="3"]').length, 1, 'a band is one path');
-  assert.equal(svg.querySelector('path[data-level="3"]').getAttribute('d').split('M').length - 1, 1, 'the three 0.1s of a row are one run');
-  matchGolden('attention-tile', svg);
+  const pixels = tilePixels({ weights, length: L });
+  assert.ok(pixels instanceof Uint8ClampedArray && pixels.length === L * L * 4, 'an ImageData\'s layout');
+  const hex = (at) => `#${[...pixels.subarray(at, at + 3)].map((byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+  // The colours as the page's other figures draw the same weights, from the colour scale itself.
+  const bands = new Map(Array.from({ length: 32 }, (_, level) => [weightColor((level + 0.5) / 32), level]));
+  for (let row = 0; row < L; row++) {
+    for (let col = 0; col < L; col++) {
+      const at = (row * L + col) * 4;
+      assert.equal(pixels[at + 3], 255, `${row},${col} opaque`);
+      if (col > row) assert.equal(hex(at), FUTURE_COLOR, `${row},${col} is the future`);
+      else assert.equal(bands.get(hex(at)), tileLevel(weights[row * L + col]), `${row},${col}`);
+    }
+  }
+  assert.equal(hex(0), '#f4e61e', 'a weight of 1: the top of viridis');
+  assert.equal(hex((3 * L + 0) * 4), hex((3 * L + 2) * 4), 'the three 0.1s of a row, one colour');
+  assert.deepEqual(tilePixels({ weights: [], length: 0 }), new Uint8ClampedArray(0));
 });
 
 test('tableFor gives a screen-reader table with scoped headers', () => {

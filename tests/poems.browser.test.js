@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { startBrowserAndServer, openPage, seriousAxeViolations, axePath } from './browser.js';
 import { loadAttention } from '../web/src/attention.js';
 import { evaluationWindows } from '../web/model/baselines.js';
+import { TILE_LEVELS, FUTURE_COLOR, weightColor } from '../web/draw/index.js';
 import { HEAD_ROLES, emptyTally, roleQueries, tallyHead, tallyScores, tokenKinds } from '../web/model/head-roles.js';
 
 const mha = await loadAttention();
@@ -85,12 +86,16 @@ function heldOutLossWith(disabled) {
   return total / targets;
 }
 
-/** Every tile's cells read back from its colour bands: { index → Map('row,col' → level) }. */
-const tileLevels = (page) => page.$$eval('.poem-tile', (tiles) => tiles.map((tile) => {
-  const svg = tile.querySelector('svg');
-  const size = Number(svg.getAttribute('viewBox').split(' ')[2]); // the paths' units: one per cell
-  return { index: Number(tile.dataset.index), size, paths: [...svg.querySelectorAll('path[data-level]')].map((p) => [Number(p.dataset.level), p.getAttribute('d')]) };
+/** Every tile's pixels read back from its canvas, as colours: { index, size, colors: ['#rrggbb' of each cell] }. */
+const tileColors = (page) => page.$$eval('.poem-tile', (tiles) => tiles.map((tile) => {
+  const canvas = tile.querySelector('canvas');
+  const bytes = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+  const colors = [];
+  for (let at = 0; at < bytes.length; at += 4) colors.push(`#${[...bytes.subarray(at, at + 3)].map((byte) => byte.toString(16).padStart(2, '0')).join('')}${bytes[at + 3] === 255 ? '' : '?'}`);
+  return { index: Number(tile.dataset.index), size: canvas.width, colors };
 }));
+/** The colour band each colour is, as draw/color.js's scale gives them. */
+const bandOfColor = new Map(Array.from({ length: TILE_LEVELS }, (_, level) => [weightColor((level + 0.5) / TILE_LEVELS), level]));
 
 test('scrolled to, the model loads with progress; a held-out poem shows every head as the API computes it, with the roles of head-roles.js and the card', async () => {
   const { page, context, errors } = await openSection();
@@ -110,20 +115,17 @@ test('scrolled to, the model loads with progress; a held-out poem shows every he
     return Array.from({ length: layers * heads }, (_, i) => Array.from(pageModel.attention(Math.floor(i / heads), i % heads)));
   }, { ids, layers, heads });
   await inView(page, '#poem-tiles'); // the training section above may have grown since, and pushed them off screen
-  const tiles = await tileLevels(page);
+  const tiles = await tileColors(page);
   assert.equal(tiles.length, layers * heads);
-  for (const { index, size, paths } of tiles) {
-    const cell = size / L;
-    let cells = 0;
-    for (const [level, d] of paths) {
-      for (const [, x, y, w] of d.matchAll(/M([\d.]+) ([\d.]+)h([\d.]+)/g)) {
-        const row = Math.round(Number(y) / cell);
-        for (let col = Math.round(Number(x) / cell); col < Math.round((Number(x) + Number(w)) / cell); col++, cells++) {
-          assert.equal(level, Math.min(31, Math.floor(expected[index][row * L + col] * 32)), `tile ${index} cell ${row},${col}`);
-        }
+  for (const { index, size, colors } of tiles) {
+    assert.equal(size, L, `tile ${index}: a pixel per cell`);
+    for (let row = 0; row < L; row++) {
+      for (let col = 0; col < L; col++) {
+        const color = colors[row * L + col];
+        if (col > row) assert.equal(color, FUTURE_COLOR, `tile ${index} cell ${row},${col}: the future`);
+        else assert.equal(bandOfColor.get(color), Math.min(31, Math.floor(expected[index][row * L + col] * 32)), `tile ${index} cell ${row},${col} (${color})`);
       }
     }
-    assert.equal(cells, (L * (L + 1)) / 2, `tile ${index} colours the whole causal triangle`);
   }
 
   // The enlarged head: every cell's value is the API's, exactly. Then the roles, for a few heads.
@@ -176,6 +178,9 @@ test('switching heads off changes the held-out loss and the top 5 as the API com
     got.forEach(([, p], i) => assert.ok(Math.abs(p - want5[i][1]) < 1e-5, `${id} ${i}: ${p} vs ${want5[i][1]}`));
   }
   assert.notDeepEqual(await shownTop('poem-top-all'), await shownTop('poem-top-now'));
+  await inView(page, '#poem-tiles');
+  const faded = await page.$$eval('.poem-tile canvas', (canvases) => canvases.map((canvas) => [canvas.classList.contains('off'), getComputedStyle(canvas).opacity]));
+  assert.deepEqual(faded, Array.from({ length: layers * heads }, (_, i) => (i === 0 || i === layers * heads - 1 ? [true, '0.35'] : [false, '1'])), 'the switched-off heads\' tiles are faded');
   await page.waitForFunction(() => new URLSearchParams(location.search).get('poff') !== null);
   assert.equal(new URL(page.url()).searchParams.get('poff'), `1.1,${layers}.${heads}`);
   assert.deepEqual(errors, []);
@@ -198,7 +203,7 @@ test('typing redraws the tiles on screen at once; the predictions far below wait
   const typed = `${first}\n${second}`;
   await page.fill('#poems-section textarea', typed);
   const length = 1 + encode(typed).length;
-  assert.equal(await page.getAttribute('.poem-tile[data-index="0"] svg', 'viewBox'), `0 0 ${length} ${length}`, 'the tiles show the new text');
+  assert.equal(await page.$eval('.poem-tile[data-index="0"] canvas', (canvas) => canvas.width), length, 'the tiles show the new text');
   assert.equal(await page.getAttribute('#poem-tiles', 'data-pending'), null);
   assert.equal(await page.getAttribute('#poem-prediction', 'data-pending'), '', 'the predictions wait');
   assert.deepEqual(await shownTop(), topOf(first));

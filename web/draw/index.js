@@ -1,11 +1,11 @@
-// Pure drawing functions, data → SVG, shared by the lesson page and the embeddable widget.
+// Pure drawing functions, data → SVG (and a thumbnail's pixels), shared by the lesson page and the embeddable widget.
 export { heatmap } from './heatmap.js';
 export { matrixView } from './matrix.js';
 export { legend, headKey } from './legend.js';
 export { pipeline, PIPELINE_STEPS, PIPELINE_LABELS } from './pipeline.js';
 export { lineView } from './lines.js';
 export { headGrid } from './grid.js';
-export { attentionTile, tileLevel, TILE_LEVELS } from './tile.js';
+export { tilePixels, tileLevel, TILE_LEVELS, FUTURE_COLOR } from './tile.js';
 export { tableFor } from './table.js';
 export { compose } from './compose.js';
 export { lossCurve } from './loss.js';

@@ -1,5 +1,4 @@
-import { el, svgRoot } from './svg.js';
-import { weightColor } from './color.js';
+import { weightColor, parseColor } from './color.js';
 
 /** How finely a tile's colours follow the weights: 32 bands of 1/32 each (the eye tells no more apart on a thumbnail). */
 export const TILE_LEVELS = 32;
@@ -7,27 +6,38 @@ export const TILE_LEVELS = 32;
 /** The colour band of a weight in [0, 1]: what a tile draws for it. */
 export const tileLevel = (weight) => Math.min(TILE_LEVELS - 1, Math.max(0, Math.floor(weight * TILE_LEVELS)));
 
+/** The colour of a cell a causal head cannot see (the future). */
+export const FUTURE_COLOR = '#e4e4ea';
+
 /**
- * One head's causal attention (L×L, row-major) as a thumbnail without numbers, cheap enough to draw a
- * dozen 64×64 heads on every keystroke: the cells of one colour band are a single <path> (runs of
- * neighbouring cells in a row merged into one rectangle), so a tile is a few dozen elements whatever L
- * is. The future, which a causal head cannot see, is one light grey path. Each band's path carries
- * data-level (see tileLevel), so its cells can be read back. The paths are drawn in cells (the viewBox
- * is L×L, shown `size` pixels wide): a run is a few whole numbers, and a keystroke that adds a row
- * changes only the future's path and those of the bands that row uses.
+ * One head's causal attention (L×L, row-major) as a thumbnail without numbers: its pixels, one per cell,
+ * RGBA row by row (an ImageData's layout), cheap enough for every head of a model on every keystroke.
+ * A seen cell has its colour band's colour (bandColor(tileLevel(weight))), the future FUTURE_COLOR; all
+ * are opaque. Shown L×L pixels large, scaled up without smoothing, the thumbnail costs the browser a
+ * bitmap where a vector drawing would cost it the raster of every run of cells on every redraw.
  */
-export function attentionTile(doc, { weights, length: L, size = 96, title = '', off = false }) {
-  const { bands, future } = bandPaths(weights, L, (row) => row + 1);
-  const root = svgRoot(doc, { width: size, height: size, title, className: `mha-tile${off ? ' off' : ''}` });
-  root.setAttribute('viewBox', `0 0 ${L} ${L}`);
-  const body = el(doc, 'g', { opacity: off ? 0.35 : null });
-  if (future) body.appendChild(el(doc, 'path', { class: 'future', d: future, fill: '#e4e4ea' }));
-  bands.forEach((d, level) => {
-    if (d) body.appendChild(el(doc, 'path', { 'data-level': level, d, fill: bandColor(level) }));
-  });
-  root.appendChild(body);
-  return root;
+export function tilePixels({ weights, length: L }) {
+  const pixels = new Uint8ClampedArray(L * L * 4);
+  const words = new Uint32Array(pixels.buffer); // one word per pixel, written whole
+  const { bands, future } = (packed ??= packColors());
+  for (let row = 0; row < L; row++) {
+    const at = row * L;
+    for (let col = 0; col <= row; col++) words[at + col] = bands[tileLevel(weights[at + col])];
+    words.fill(future, at + row + 1, at + L);
+  }
+  return pixels;
 }
+
+/** Each band's colour and the future's as a pixel word: RGBA in memory order, whatever the machine's byte order. */
+function packColors() {
+  const word = (color) => {
+    const bytes = new Uint8ClampedArray([...parseColor(color), 255]);
+    return new Uint32Array(bytes.buffer)[0];
+  };
+  return { bands: Uint32Array.from({ length: TILE_LEVELS }, (_, level) => word(bandColor(level))), future: word(FUTURE_COLOR) };
+}
+
+let packed = null; // made at the first tile
 
 /** The colour a band's cells are drawn in: the weight at its middle. */
 export const bandColor = (level) => weightColor((level + 0.5) / TILE_LEVELS);

@@ -1,6 +1,6 @@
 // Pieces shared by the sections: section frames, figures with screen-reader tables, inline errors.
 import { h, vh, vdoc } from '../shared/dom.js';
-import { tableFor } from '../draw/index.js';
+import { tableFor, tilePixels } from '../draw/index.js';
 import { errorSentence, errorCode } from '../shared/errors.js';
 
 export function section(id, title, children) {
@@ -17,6 +17,26 @@ export function figure({ svg, caption, table, id, className = '' }) {
     vh('div', { class: 'fig-svg' }, [svg]),
     table ? tableFor(vdoc, { ...table, caption: table.caption ?? caption }) : null,
   ]);
+}
+
+/**
+ * The thumbnails of a section's heads, one canvas each, kept across redraws: `paint(i, { weights, length, off })`
+ * repaints head i's canvas with draw/tile.js's pixels (one per cell) and hands it back, to be shown among
+ * virtual nodes as it is. A canvas keeps room for `capacity` cells a side and shows its top-left length × length
+ * (CSS scales them up unsmoothed, its box crops the rest): resizing a canvas would allocate its bitmap afresh,
+ * and a keystroke changes the length of every tile.
+ */
+export function tileCanvases(capacity) {
+  const canvases = [];
+  return function paint(i, { weights, length, off }) {
+    const canvas = (canvases[i] ??= h('canvas', { class: 'mha-tile' }));
+    if (canvas.width < length) canvas.width = canvas.height = Math.max(capacity, length);
+    if (length) canvas.getContext('2d').putImageData(new ImageData(tilePixels({ weights, length }), length, length), 0, 0);
+    canvas.style.width = `${(100 * canvas.width) / Math.max(1, length)}%`;
+    canvas.dataset.cells = String(length);
+    canvas.classList.toggle('off', off);
+    return canvas;
+  };
 }
 
 /**

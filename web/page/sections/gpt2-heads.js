@@ -1,13 +1,10 @@
 import { h, vh, vdoc, fill, show } from '../../shared/dom.js';
 import { uniqueId } from '../dom.js';
-import { figure } from '../common.js';
-import { attentionTile, heatmap, lineView } from '../../draw/index.js';
+import { figure, tileCanvases } from '../common.js';
+import { heatmap, lineView } from '../../draw/index.js';
 import { clearRole } from '../poem-model.js';
 import { GPT2_ROLES, gpt2Roles } from '../gpt2-roles.js';
 import { openGpt2File, GPT2_TOKEN_LIMIT } from '../gpt2-source.js';
-
-/** Tiles drawn per frame: 144 heads appear in a few frames instead of holding up one. */
-const TILES_PER_FRAME = 36;
 
 /** §9's GPT-2 picks (UI-only: a teacher's file cannot be in the URL, so neither is anything about it). */
 export const initialGpt2Picks = () => ({
@@ -57,8 +54,6 @@ export function gpt2Part(ctx) {
   const body = h('div', { id: 'gpt2-body', hidden: true });
   const node = h('div', { id: 'gpt2-part' }, [drop, status, body]);
   let controls = null;
-  let tileFrame = 0;
-  let tilesShown = 0;
 
   function open(file) {
     store.client?.close();
@@ -138,6 +133,7 @@ export function gpt2Part(ctx) {
       tokens: h('div', { id: 'gpt2-tokens' }),
       took: h('p', { class: 'muted', id: 'gpt2-took', 'aria-live': 'polite' }),
       runError: h('div', { id: 'gpt2-run-error' }),
+      paintTile: tileCanvases(GPT2_TOKEN_LIMIT),
       tiles: h('div', { class: 'poem-tiles', id: 'gpt2-tiles', role: 'group', 'aria-label': t.tilesTitle(layers * heads),
         style: { '--heads': heads, '--phone-heads': heads > 4 && heads % 2 === 0 ? heads / 2 : heads } }),
       big: h('div', { class: 'fig-row', id: 'gpt2-big', onclick: (event) => {
@@ -184,24 +180,15 @@ export function gpt2Part(ctx) {
     const { heads } = store.config;
     const offKeys = new Set(currentOff().map(([layer, head]) => layer * heads + head));
     const length = result.ids.length;
-    const tile = (weights, i) => {
+    show(controls.tiles, result.attention.map((weights, i) => {
       const [layer, head] = [Math.floor(i / heads), i % heads];
       return vh('button', { type: 'button', class: 'poem-tile', 'data-index': i, 'aria-pressed': String(i === picks().head), onclick: () => pick((p) => (p.head = i)) }, [
-        vh('span', { class: 'tile-picture', 'aria-hidden': 'true' }, [attentionTile(vdoc, { weights, length, size: 72, title: tp.tileName(layer, head), off: offKeys.has(i) })]),
+        vh('span', { class: 'tile-picture', 'aria-hidden': 'true' }, [controls.paintTile(i, { weights, length, off: offKeys.has(i) })]),
         vh('span', { class: 'tile-name' }, [tp.tileName(layer, head)]),
         vh('span', { class: 'tile-role' }, [verdicts[i]]),
       ]);
-    };
-    cancelAnimationFrame(tileFrame);
-    // A new result starts again from the first tiles; the rest follow a frame at a time.
-    const step = () => {
-      tilesShown = Math.min(result.attention.length, tilesShown + TILES_PER_FRAME);
-      show(controls.tiles, result.attention.slice(0, tilesShown).map(tile));
-      controls.tiles.dataset.drawn = String(tilesShown);
-      if (tilesShown < result.attention.length) tileFrame = requestAnimationFrame(step);
-    };
-    tilesShown = 0;
-    step();
+    }));
+    controls.tiles.dataset.drawn = String(result.attention.length);
   }
 
   function drawBig(result, labels, selected, row) {
@@ -309,9 +296,6 @@ export function gpt2Part(ctx) {
       drawBig(result, labels, selected, row);
       drawRoles(result.roles, selected);
       drawPrediction(result, labels, row, off);
-    },
-    dispose() {
-      cancelAnimationFrame(tileFrame);
     },
   };
 }

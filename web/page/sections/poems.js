@@ -1,7 +1,7 @@
 import { h, vh, vdoc, fill, show, keyBy } from '../../shared/dom.js';
 import { numberField, uniqueId } from '../dom.js';
-import { section, figure, errorBox, partsNearScreen, keptDrawings } from '../common.js';
-import { attentionTile, heatmap, lineView, legend } from '../../draw/index.js';
+import { section, figure, errorBox, partsNearScreen, keptDrawings, tileCanvases } from '../common.js';
+import { heatmap, lineView, legend } from '../../draw/index.js';
 import { loadPoems, inputIds, maxTextLength, fittingText, runText, topNext, textRoles, clearRole, Continuation, HEAD_ROLES } from '../poem-model.js';
 import { heldOutMeasurer } from '../held-out.js';
 import { SEED_MAX } from '../state.js';
@@ -177,6 +177,7 @@ export function poemsSection(ctx) {
       text, menu, toggles, position, temperature, temperatureLabel,
       clipped: h('p', { class: 'muted', id: 'poem-clipped' }),
       // One row of tiles per layer (two on a phone when a layer has more than four heads).
+      paintTile: tileCanvases(store.poems.model.config.context),
       tiles: h('div', { class: 'poem-tiles', id: 'poem-tiles', role: 'group', 'aria-label': t.tilesTitle,
         style: { '--heads': heads, '--phone-heads': heads > 4 && heads % 2 === 0 ? heads / 2 : heads } }),
       // Clicking a character on the left of the lines view chooses that position.
@@ -245,8 +246,7 @@ export function poemsSection(ctx) {
       const role = verdicts ? verdicts[i] : t.measuringShort;
       // The button is named by its visible words (the head and its role); the picture is for the eye.
       return vh('button', { type: 'button', class: 'poem-tile', 'data-index': i, 'aria-pressed': String(i === selected), onclick: () => pick((p) => (p.head = i)) }, [
-        // Its paths matched by colour (one per band), so a band that appears or goes touches no other.
-        vh('span', { class: 'tile-picture', 'aria-hidden': 'true' }, [keyBy(attentionTile(vdoc, { weights, length: result.length, size: 96, title: t.tileName(layer, head), off: offKeys.has(i) }), ['fill'])]),
+        vh('span', { class: 'tile-picture', 'aria-hidden': 'true' }, [controls.paintTile(i, { weights, length: result.length, off: offKeys.has(i) })]),
         vh('span', { class: 'tile-name' }, [t.tileName(layer, head)]),
         vh('span', { class: 'tile-role' }, [role]),
       ]);
@@ -391,7 +391,6 @@ export function poemsSection(ctx) {
       drawContinuation();
     },
     dispose() {
-      gpt2.dispose();
       approach.disconnect();
       nearScreen.disconnect();
       clearTimeout(continuing);
