@@ -118,6 +118,40 @@ static mha_status load_in_steps(const unsigned char *file, size_t size, int head
     return gpt_load_finish(loader, out);
 }
 
+/* After a good forward of tokens: an edit of them (some kept, some changed, a length of its own)
+   forwarded reusing that forward gives the bits of a forward of every row. */
+static void check_reuse(program *p, gpt_model *m, const int *tokens, int len, const unsigned char *enabled) {
+    const gpt_config *c = gpt_model_config(m);
+    int again[8];
+    const int len2 = 1 + (int)(next_byte(p) % 8);
+    if (len2 > c->context) return;
+    for (int i = 0; i < len2; i++) again[i] = i < len && (next_byte(p) & 3) ? tokens[i] : (int)(next_byte(p) % (unsigned)c->vocab);
+    const size_t heads = (size_t)c->layers * c->heads, logit_floats = (size_t)len2 * c->vocab, att_floats = (size_t)len2 * len2;
+    float *kept = malloc(sizeof *kept * (logit_floats + heads * att_floats));
+    if (!kept) fail("out of memory");
+    const mha_status status = gpt_forward_reusing(m, again, len2, enabled);
+    check_failure(status);
+    const float *logits, *a;
+    if (status == MHA_OK) {
+        gpt_logits(m, &logits);
+        memcpy(kept, logits, sizeof *kept * logit_floats);
+        for (size_t i = 0; i < heads; i++) {
+            gpt_attention(m, (int)(i / c->heads), (int)(i % c->heads), &a);
+            memcpy(kept + logit_floats + i * att_floats, a, sizeof *kept * att_floats);
+        }
+    }
+    if (gpt_forward(m, again, len2, enabled) != status) fail("reusing a forward changed its status");
+    if (status == MHA_OK) {
+        gpt_logits(m, &logits);
+        if (memcmp(kept, logits, sizeof *kept * logit_floats)) fail("reusing a forward changed the logits");
+        for (size_t i = 0; i < heads; i++) {
+            gpt_attention(m, (int)(i / c->heads), (int)(i % c->heads), &a);
+            if (memcmp(kept + logit_floats + i * att_floats, a, sizeof *kept * att_floats)) fail("reusing a forward changed the attention");
+        }
+    }
+    free(kept);
+}
+
 static void check_model(program *p, gpt_model *m) {
     const gpt_config *c = gpt_model_config(m);
     int tokens[8];
@@ -156,6 +190,7 @@ static void check_model(program *p, gpt_model *m) {
                 if (fabs(sum - 1) > 1e-4) fail("a row of attention does not sum to 1");
             }
         }
+    check_reuse(p, m, tokens, len, c->layers * c->heads <= 6 ? enabled : NULL);
 }
 
 /* Saving a loaded model and loading that gives the same weights. */

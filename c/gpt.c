@@ -89,7 +89,9 @@ static mha_status model_alloc(const gpt_config *c, gpt_model **out) {
     m->tensor_count = GPT_T_BLOCKS + c->layers * GPT_B_COUNT + 2;
     m->tensors = calloc((size_t)m->tensor_count, sizeof *m->tensors);
     m->params = calloc((size_t)param_floats(c), sizeof(float)); /* zeros: a tensor never copied in is no garbage */
-    status = m->tensors && m->params ? gpt_work_create(&m->work, c, 1, c->context, 0)
+    m->tokens = calloc((size_t)c->context, sizeof *m->tokens);
+    m->enabled = calloc((size_t)c->layers * c->heads, 1);
+    status = m->tensors && m->params && m->tokens && m->enabled ? gpt_work_create(&m->work, c, 1, c->context, 0)
                                      : mha_fail(MHA_ERR_OUT_OF_MEMORY, "not enough memory for the weights (%.0f MB)",
                                                 param_floats(c) * sizeof(float) / 1e6);
     if (status) {
@@ -106,6 +108,8 @@ void gpt_model_destroy(gpt_model *m) {
     gpt_work_free(&m->work);
     free(m->tensors);
     free(m->params);
+    free(m->tokens);
+    free(m->enabled);
     free(m->metadata);
     free(m->metadata_strings);
     free(m);
@@ -125,7 +129,7 @@ mha_status gpt_tensor(gpt_model *m, int i, const char **name, float **values, in
         return mha_fail(MHA_ERR_BAD_INPUT, "tensor %d does not exist (0 to %d)", i, m->tensor_count - 1);
     const gpt_tensor_info *t = &m->tensors[i];
     if (name) *name = t->name;
-    if (values) *values = gpt_param(m, i);
+    if (values) *values = gpt_param(m, i), m->reusable = 0; /* they may be written to */
     if (rows) *rows = t->rows;
     if (cols) *cols = t->cols;
     if (offset) *offset = t->offset;
@@ -134,7 +138,9 @@ mha_status gpt_tensor(gpt_model *m, int i, const char **name, float **values, in
 
 float *gpt_model_params(gpt_model *m, size_t *count) {
     if (count) *count = m ? m->param_count : 0;
-    return m ? m->params : NULL;
+    if (!m) return NULL;
+    m->reusable = 0; /* they may be written to */
+    return m->params;
 }
 
 /* ---- random initialisation (GPT-2's) ---- */
@@ -444,7 +450,8 @@ double gpt_work_floats(const gpt_config *c, int S, int T, int keep) {
     const double N = (double)S * T, d = c->d_model, L = c->layers;
     const double kept = keep ? L : 1;
     return (keep ? 2 * L + 1 : 1) * N * d   /* res */
-         + kept * N * (2 * d + 4 + 3 * d + d + 8 * d) /* ln1 ln2, stats, qkv, concat, fc act */
+         + kept * N * (2 * d + 4 + d + 8 * d) /* ln1 ln2, stats, concat, fc act */
+         + L * N * 3 * d                     /* qkv */
          + L * S * c->heads * (double)T * T  /* att */
          + N * (d + 2 + c->vocab)            /* lnf, its stats, logits */
          + work_scratch_floats(c, S, T, keep) + 16 * 20; /* scratch, alignment */
@@ -466,7 +473,7 @@ mha_status gpt_work_create(gpt_work *w, const gpt_config *c, int S, int T, int k
     float **bufs[] = {&w->res, &w->ln1, &w->ln2, &w->ln1_stat, &w->ln2_stat, &w->qkv, &w->concat, &w->fc, &w->act,
                       &w->att, &w->lnf, &w->lnf_stat, &w->logits, &w->scratch};
     const size_t sizes[] = {(keep ? 2 * L + 1 : 1) * N * d, kept * N * d, kept * N * d, kept * N * 2, kept * N * 2,
-                            kept * N * 3 * d, kept * N * d, kept * N * 4 * d, kept * N * 4 * d,
+                            L * N * 3 * d, kept * N * d, kept * N * 4 * d, kept * N * 4 * d,
                             L * (size_t)S * (size_t)c->heads * (size_t)T * (size_t)T, N * d, N * 2, N * (size_t)c->vocab, 0};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) {
         *bufs[i] = p;
@@ -513,7 +520,7 @@ typedef struct heads_task {
     const float *qkv;
     float *concat, *att;           /* att: this layer's S×h×T×T weights */
     const unsigned char *enabled;  /* this layer's h, or NULL */
-    int h, dk, T;
+    int h, dk, T, from;            /* query rows from .. T-1 */
     float scale;
     atomic_llong failure;          /* (s·h + head)·T + row of the first scores not finite, or LLONG_MAX */
 } heads_task;
@@ -524,7 +531,7 @@ static void attend_head(void *task, int part, int parts, float *scratch) {
     const int h = t->h, dk = t->dk, T = t->T, d = h * dk, s = part / h, i = part % h;
     const size_t at = (size_t)s * T * 3 * d + (size_t)i * dk;
     const mha_head_view view = {.q = t->qkv + at, .k = t->qkv + at + d, .v = t->qkv + at + 2 * d,
-                                .stride = 3 * d, .len = T, .dk = dk, .scale = t->scale, .causal = 1};
+                                .stride = 3 * d, .len = T, .dk = dk, .scale = t->scale, .causal = 1, .from = t->from};
     float *head = scratch, *kernel_scratch = scratch + (size_t)T * dk; /* T×d_k, then the kernel's */
     const int bad_row = mha_attend_fast(&view, t->att + (size_t)part * T * T, head, kernel_scratch);
     if (bad_row >= 0) {
@@ -532,40 +539,41 @@ static void attend_head(void *task, int part, int parts, float *scratch) {
         return;
     }
     const int on = !t->enabled || t->enabled[i];
-    for (int r = 0; r < T; r++) {
+    for (int r = t->from; r < T; r++) {
         float *dst = t->concat + ((size_t)s * T + r) * d + (size_t)i * dk;
         if (on) memcpy(dst, head + (size_t)r * dk, (size_t)dk * sizeof *dst);
         else memset(dst, 0, (size_t)dk * sizeof *dst);
     }
 }
 
-mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int stride, int S, int T, const unsigned char *enabled) {
+mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int stride, int S, int T, int from,
+                   const unsigned char *enabled) {
     const gpt_config *c = &m->config;
-    const int d = c->d_model, h = c->heads, dk = d / h, N = S * T;
-    const size_t nd = (size_t)N * d, rows = w->rows;
+    const int d = c->d_model, h = c->heads, dk = d / h, N = S * T, F = from, n = N - F; /* rows F .. N-1 are computed */
+    const size_t rows = w->rows, fd = (size_t)F * d;
     w->S = S, w->T = T;
     const float *wte = gpt_param(m, GPT_T_WTE), *wpe = gpt_param(m, GPT_T_WPE);
     for (int s = 0; s < S; s++)
-        for (int t = 0; t < T; t++) {
+        for (int t = F; t < T; t++) {
             const float *e = wte + (size_t)tokens[(size_t)s * stride + t] * d, *p = wpe + (size_t)t * d;
             float *x = w->res + ((size_t)s * T + t) * d;
             for (int j = 0; j < d; j++) x[j] = e[j] + p[j];
         }
     const float scale = (float)(1.0 / sqrt((double)dk));
-    for (int l = 0; l < c->layers; l++) {
+    for (int l = 0; l < c->layers && n > 0; l++) {
         const float *p[GPT_B_COUNT];
         for (int b = 0; b < GPT_B_COUNT; b++) p[b] = gpt_param(m, gpt_block_tensor(l, b));
-        const float *in = gpt_slice(w, w->res, 2 * l, rows * d);
-        float *mid = gpt_slice(w, w->res, 2 * l + 1, rows * d), *out = gpt_slice(w, w->res, 2 * l + 2, rows * d);
-        float *ln1 = gpt_slice(w, w->ln1, l, rows * d), *ln2 = gpt_slice(w, w->ln2, l, rows * d);
-        float *qkv = gpt_slice(w, w->qkv, l, rows * 3 * d), *concat = gpt_slice(w, w->concat, l, rows * d);
-        float *fc = gpt_slice(w, w->fc, l, rows * 4 * d), *act = gpt_slice(w, w->act, l, rows * 4 * d);
+        const float *in = gpt_slice(w, w->res, 2 * l, rows * d) + fd;
+        float *mid = gpt_slice(w, w->res, 2 * l + 1, rows * d) + fd, *out = gpt_slice(w, w->res, 2 * l + 2, rows * d) + fd;
+        float *ln1 = gpt_slice(w, w->ln1, l, rows * d) + fd, *ln2 = gpt_slice(w, w->ln2, l, rows * d) + fd;
+        float *qkv = w->qkv + (size_t)l * rows * 3 * d, *concat = gpt_slice(w, w->concat, l, rows * d);
+        float *fc = gpt_slice(w, w->fc, l, rows * 4 * d) + 4 * fd, *act = gpt_slice(w, w->act, l, rows * 4 * d) + 4 * fd;
 
-        layer_norm(ln1, gpt_slice(w, w->ln1_stat, l, rows * 2), in, p[GPT_B_LN1_W], p[GPT_B_LN1_B], N, d);
-        linear(qkv, ln1, p[GPT_B_ATTN_W], p[GPT_B_ATTN_B], N, d, 3 * d, 0, w->scratch);
+        layer_norm(ln1, gpt_slice(w, w->ln1_stat, l, rows * 2) + 2 * F, in, p[GPT_B_LN1_W], p[GPT_B_LN1_B], n, d);
+        linear(qkv + 3 * fd, ln1, p[GPT_B_ATTN_W], p[GPT_B_ATTN_B], n, d, 3 * d, 0, w->scratch);
         heads_task task = {qkv, concat, w->att + (size_t)l * S * h * T * T, enabled ? enabled + l * h : NULL,
-                           h, dk, T, scale, LLONG_MAX};
-        mha_pool_run(attend_head, &task, S * h, mha_pool_worth(2.0 * S * T * T * d), w->scratch, w->scratch_floats);
+                           h, dk, T, F, scale, LLONG_MAX};
+        mha_pool_run(attend_head, &task, S * h, mha_pool_worth(2.0 * S * (T - F) * T * d), w->scratch, w->scratch_floats);
         const long long failure = atomic_load(&task.failure);
         if (failure != LLONG_MAX) {
             const int i = (int)(failure / T % h), bad_row = (int)(failure % T);
@@ -573,20 +581,22 @@ mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int strid
                                "the scores of layer %d, head %d overflow float32 at row %d: the model's weights are "
                                "too large", l, i, bad_row);
         }
-        if (mid != in) memcpy(mid, in, nd * sizeof *mid);
-        linear(mid, concat, p[GPT_B_PROJ_W], p[GPT_B_PROJ_B], N, d, d, 1, w->scratch);
-        layer_norm(ln2, gpt_slice(w, w->ln2_stat, l, rows * 2), mid, p[GPT_B_LN2_W], p[GPT_B_LN2_B], N, d);
-        linear(fc, ln2, p[GPT_B_FC_W], p[GPT_B_FC_B], N, d, 4 * d, 0, w->scratch);
-        mha_gelu_fast(act, fc, (size_t)N * 4 * d);
-        if (out != mid) memcpy(out, mid, nd * sizeof *out);
-        linear(out, act, p[GPT_B_OUT_W], p[GPT_B_OUT_B], N, 4 * d, d, 1, w->scratch);
+        if (mid != in) memcpy(mid, in, (size_t)n * d * sizeof *mid);
+        linear(mid, concat + fd, p[GPT_B_PROJ_W], p[GPT_B_PROJ_B], n, d, d, 1, w->scratch);
+        layer_norm(ln2, gpt_slice(w, w->ln2_stat, l, rows * 2) + 2 * F, mid, p[GPT_B_LN2_W], p[GPT_B_LN2_B], n, d);
+        linear(fc, ln2, p[GPT_B_FC_W], p[GPT_B_FC_B], n, d, 4 * d, 0, w->scratch);
+        mha_gelu_fast(act, fc, (size_t)n * 4 * d);
+        if (out != mid) memcpy(out, mid, (size_t)n * d * sizeof *out);
+        linear(out, act, p[GPT_B_OUT_W], p[GPT_B_OUT_B], n, 4 * d, d, 1, w->scratch);
     }
     const int lnf = gpt_block_tensor(c->layers, 0);
-    layer_norm(w->lnf, w->lnf_stat, gpt_slice(w, w->res, 2 * c->layers, rows * d), gpt_param(m, lnf), gpt_param(m, lnf + 1), N, d);
-    mha_matmul_fast(w->logits, c->vocab, w->lnf, d, wte, d, 1, N, d, c->vocab, 0, w->scratch); /* · wteᵀ */
-    const ptrdiff_t at = mha_first_non_finite(w->logits, (size_t)N * c->vocab);
+    float *logits = w->logits + (size_t)F * c->vocab;
+    layer_norm(w->lnf + fd, w->lnf_stat + 2 * F, gpt_slice(w, w->res, 2 * c->layers, rows * d) + fd, gpt_param(m, lnf),
+               gpt_param(m, lnf + 1), n, d);
+    mha_matmul_fast(logits, c->vocab, w->lnf + fd, d, wte, d, 1, n, d, c->vocab, 0, w->scratch); /* · wteᵀ */
+    const ptrdiff_t at = mha_first_non_finite(logits, (size_t)n * c->vocab);
     if (at < 0) return MHA_OK;
-    const int row = (int)(at / c->vocab), column = (int)(at % c->vocab);
+    const int row = F + (int)(at / c->vocab), column = (int)(at % c->vocab);
     return mha_fail_at(MHA_ERR_NOT_FINITE, (mha_error_place){"logits", -1, row, column},
                        "the logits overflow float32 at row %d, column %d: the model's weights are too large", row, column);
 }
@@ -606,17 +616,66 @@ mha_status gpt_check_tokens(const gpt_model *m, const int *tokens, int count, in
     return MHA_OK;
 }
 
-mha_status gpt_forward(gpt_model *m, const int *tokens, int len, const unsigned char *enabled) {
+/* Moves the first `kept` rows of each of the `blocks` T×T attention maps to
+   their places in maps of T2×T2, in place; their columns past both Ts are the
+   causal mask's zeros. Growing moves the last rows first, shrinking the first:
+   no row lands on one not yet moved. */
+static void relayout(float *att, int blocks, int kept, int T, int T2) {
+    const size_t old_size = (size_t)T * T, new_size = (size_t)T2 * T2;
+    const int width = T < T2 ? T : T2;
+    if (T2 > T) {
+        for (int b = blocks - 1; b >= 0; b--)
+            for (int r = kept - 1; r >= 0; r--) {
+                float *dst = att + b * new_size + (size_t)r * T2;
+                memmove(dst, att + b * old_size + (size_t)r * T, (size_t)width * sizeof *dst);
+                memset(dst + width, 0, (size_t)(T2 - width) * sizeof *dst);
+            }
+    } else if (T2 < T) {
+        for (int b = 0; b < blocks; b++)
+            for (int r = 0; r < kept; r++)
+                memmove(att + b * new_size + (size_t)r * T2, att + b * old_size + (size_t)r * T, (size_t)width * sizeof *att);
+    }
+}
+
+/* The first position where tokens (or the heads on) part from the last good forward's, at most len. */
+static int shared_rows(const gpt_model *m, const int *tokens, int len, const unsigned char *enabled) {
+    if (!m->reusable || !m->len) return 0;
+    const int heads = m->config.layers * m->config.heads;
+    for (int i = 0; i < heads; i++)
+        if ((enabled ? enabled[i] != 0 : 1) != m->enabled[i]) return 0;
+    const int most = len < m->len ? len : m->len;
+    int shared = 0;
+    while (shared < most && tokens[shared] == m->tokens[shared]) shared++;
+    return shared;
+}
+
+static mha_status forward(gpt_model *m, const int *tokens, int len, const unsigned char *enabled, int reuse) {
     if (!m || !tokens) return mha_fail(MHA_ERR_NULL_ARGUMENT, "gpt_forward needs a model and tokens");
-    m->len = 0;
+    const int shared = reuse ? shared_rows(m, tokens, len, enabled) : 0, last_len = m->len;
+    m->len = 0, m->reused = 0, m->reusable = 0;
     if (len < 1) return mha_fail(MHA_ERR_BAD_SIZE, "the sequence is empty (length %d); give at least one token", len);
     if (len > m->config.context)
         return mha_fail(MHA_ERR_SEQ_TOO_LONG, "the sequence has %d tokens but this model's context is %d", len, m->config.context);
     mha_status status = gpt_check_tokens(m, tokens, 1, len);
-    if (!status) status = gpt_run(m, &m->work, tokens, len, 1, len, enabled);
-    if (!status) m->len = len;
-    return status;
+    if (status) return status;
+    if (shared) relayout(m->work.att, m->config.layers * m->config.heads, shared, last_len, len);
+    if ((status = gpt_run(m, &m->work, tokens, len, 1, len, shared, enabled))) return status;
+    const int heads = m->config.layers * m->config.heads;
+    for (int i = 0; i < heads; i++) m->enabled[i] = enabled ? enabled[i] != 0 : 1;
+    memcpy(m->tokens, tokens, (size_t)len * sizeof *tokens);
+    m->len = len, m->reused = shared, m->reusable = 1;
+    return MHA_OK;
 }
+
+mha_status gpt_forward(gpt_model *m, const int *tokens, int len, const unsigned char *enabled) {
+    return forward(m, tokens, len, enabled, 0);
+}
+
+mha_status gpt_forward_reusing(gpt_model *m, const int *tokens, int len, const unsigned char *enabled) {
+    return forward(m, tokens, len, enabled, 1);
+}
+
+int gpt_model_reused(const gpt_model *m) { return m ? m->reused : 0; }
 
 int gpt_model_len(const gpt_model *m) { return m ? m->len : 0; }
 

@@ -54,8 +54,8 @@
    MEMORY
    Loading or creating a model allocates everything its forward will use,
    sized for `context` tokens: the parameters (fp32), one block's activations,
-   every block's attention weights (layers·heads·context² floats) and the
-   logits (context·vocab). gpt_forward, gpt_attention and gpt_logits allocate
+   every block's queries, keys and values (layers·context·3d floats) and
+   attention weights (layers·heads·context²) and the logits (context·vocab). gpt_forward, gpt_attention and gpt_logits allocate
    nothing; pointers they hand out belong to the model and hold the last
    forward. A loader copies each used tensor's bytes once, straight into the
    model's parameters (gpt_load_begin / gpt_loader_copy / gpt_load_finish, so
@@ -79,8 +79,8 @@
    row maximum; masked attention weights are exactly 0. The matrix products run
    the core's SIMD kernels (kernels.c). Limits: the model with its forward
    buffers must fit GPT_MAX_MODEL_BYTES (GPT-2 small at its full context of
-   1024 needs about 1.4 GB: 0.5 GB of weights, 0.6 GB of attention weights,
-   0.2 GB of logits). */
+   1024 needs about 1.5 GB: 0.5 GB of weights, 0.6 GB of attention weights,
+   0.1 GB of queries, keys and values, 0.2 GB of logits). */
 #ifndef GPT_H
 #define GPT_H
 
@@ -147,6 +147,19 @@ const gpt_metadata *gpt_model_metadata(const gpt_model *model, int i); /* NULL p
 /* len tokens (1 .. context); enabled: layers·heads bytes, 0 switches head
    [layer·heads + head] off (its output becomes zeros before c_proj), NULL = all on. */
 mha_status gpt_forward(gpt_model *model, const int *tokens, int len, const unsigned char *enabled);
+
+/* The same result, bit for bit, computed only from the first position where
+   tokens (or the heads on) part from the last good forward's: the rows before
+   it, their keys and values in every block, their attention and logits, are
+   that forward's. In a causal model row r depends on tokens 0 .. r alone, so
+   a text typed a token at a time costs one new row per block, not L (a key and
+   value cache, as models generate text). A trainer's step and every call of
+   gpt_tensor or gpt_model_params (which hand out parameters to write) make the
+   next forward compute every row; so does a forward that failed. Parameters
+   written through a pointer kept from before the last forward are not
+   noticed: call gpt_forward (or gpt_model_params) after writing them. */
+mha_status gpt_forward_reusing(gpt_model *model, const int *tokens, int len, const unsigned char *enabled);
+int        gpt_model_reused(const gpt_model *model); /* rows the last forward took from the one before */
 int        gpt_model_len(const gpt_model *model); /* L of the last good forward, 0 before */
 mha_status gpt_attention(gpt_model *model, int layer, int head, const float **out); /* L×L */
 mha_status gpt_logits(gpt_model *model, const float **out);                         /* L×vocab */

@@ -32,7 +32,7 @@ typedef struct gpt_work {
                                 (slice 2l), after its attention (2l+1), after its MLP (2l+2) */
     float *ln1, *ln2;        /* (keep ? layers : 1) × N×d: LayerNorm outputs */
     float *ln1_stat, *ln2_stat; /* (keep ? layers : 1) × N×2: each row's mean and 1/std */
-    float *qkv;              /* (keep ? layers : 1) × N×3d */
+    float *qkv;              /* layers × N×3d, every block's: a forward reuses the keys and values of the rows it shares */
     float *concat;           /* (keep ? layers : 1) × N×d: the heads side by side, before c_proj */
     float *fc, *act;         /* (keep ? layers : 1) × N×4d: the MLP before and after GELU */
     float *att;              /* layers × S × heads × T×T, packed for the last run's S and T */
@@ -54,6 +54,10 @@ struct gpt_model {
     char *metadata_strings;
     gpt_work work;           /* one sequence of up to `context` tokens */
     int len;                 /* L of the last good forward, 0 before */
+    int *tokens;             /* context: the last good forward's tokens */
+    unsigned char *enabled;  /* layers·heads: and its heads on (1) and off (0) */
+    int reusable;            /* its rows still hold for these parameters (see gpt_forward_reusing) */
+    int reused;              /* rows the last forward took from the one before */
 };
 
 static inline int gpt_block_tensor(int layer, int which) { return GPT_T_BLOCKS + layer * GPT_B_COUNT + which; }
@@ -71,8 +75,11 @@ void       gpt_work_free(gpt_work *w);
 
 /* The forward pass of S sequences of T tokens (token t of sequence s is
    tokens[s·stride + t], already checked) up to the logits, into w. enabled as
-   in gpt_forward. MHA_ERR_NOT_FINITE when float32 overflowed. */
-mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int stride, int S, int T, const unsigned char *enabled);
+   in gpt_forward. Positions before `from` (0 unless S is 1) are not computed:
+   their rows of every buffer, at this T's layout, are the caller's (a forward
+   of the same first tokens). MHA_ERR_NOT_FINITE when float32 overflowed. */
+mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int stride, int S, int T, int from,
+                   const unsigned char *enabled);
 
 /* TOKEN_RANGE for the first of count·len tokens outside 0 .. vocab-1. */
 mha_status gpt_check_tokens(const gpt_model *m, const int *tokens, int count, int len);

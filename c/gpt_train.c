@@ -163,7 +163,7 @@ static void attention_backward_part(void *task, int part, int parts, float *ds) 
     const gpt_config *c = &tr->model->config;
     const int d = c->d_model, h = c->heads, dk = d / h, S = w->S, T = w->T, d3 = 3 * d, s = part / h, i = part % h;
     const float scale = (float)(1.0 / sqrt((double)dk));
-    const float *qkv = gpt_slice(w, w->qkv, t->l, w->rows * 3 * d);
+    const float *qkv = w->qkv + (size_t)t->l * w->rows * 3 * d;
     const float *a = w->att + (((size_t)t->l * S + s) * h + i) * T * T;
     const size_t base = (size_t)s * T * d3 + (size_t)i * dk;
     for (int r = 0; r < T; r++) {
@@ -328,7 +328,7 @@ static mha_status diverged(const char *what, double value) {
 /* The batch's forward and mean loss (*loss, when given; and dloss/dlogits too when for_gradient). */
 static mha_status batch_loss(gpt_trainer *tr, const int *tokens, int count, int len, int for_gradient, double *loss) {
     mha_status status = check_batch(tr, tokens, count, len);
-    if (!status) status = gpt_run(tr->model, &tr->work, tokens, len, count, len - 1, NULL);
+    if (!status) status = gpt_run(tr->model, &tr->work, tokens, len, count, len - 1, 0, NULL);
     if (status) return status;
     const double value = cross_entropy(tr, tokens, len, for_gradient);
     if (loss) *loss = value;
@@ -361,7 +361,8 @@ mha_status gpt_train_step(gpt_trainer *tr, const int *tokens, int count, int len
     tr->beta2_t *= desc->beta2;
     const float b1 = desc->beta1, b2 = desc->beta2, eps = desc->eps;
     const float correct1 = (float)(1.0 / (1.0 - tr->beta1_t)), correct2 = (float)(1.0 / (1.0 - tr->beta2_t));
-    const gpt_model *m = tr->model;
+    gpt_model *m = tr->model;
+    m->reusable = 0; /* the model's last forward was of the old parameters */
     for (int i = 0; i < m->tensor_count; i++) {
         const gpt_tensor_info *t = &m->tensors[i];
         const size_t n = (size_t)t->rows * t->cols;

@@ -388,13 +388,17 @@ static void matmul_part(void *task, int part, int parts, float *scratch) {
 
 void mha_matmul_fast(float *out, int ldo, const float *a, int lda, const float *b, int ldb, int b_transposed, int rows,
                      int k, int n, int accumulate, float *scratch) {
+    if (rows < 1) return; /* nothing to pack B for (a forward that reuses every row) */
     matmul_task task = {out, a, b, ldo, lda, ldb, b_transposed, rows, k, n, accumulate};
     const int parts = column_parts(rows, k, n);
     mha_pool_run(matmul_part, &task, parts, parts > 1, scratch, mha_matmul_scratch_floats(k));
 }
 
-/* A block of MC query rows at a time: scores into the head's attention rows,
-   softmax in place, then those rows times V_i. */
+/* A block of MC query rows at a time, from head->from: scores into the head's
+   attention rows, softmax in place, then those rows times V_i. Each output is
+   a sum in the same order whatever rows share its tile (a tile cut further
+   down under the causal mask only adds exact zeros), so a row's bits do not
+   depend on where the blocks start. */
 int mha_attend_fast(const mha_head_view *head, float *a, float *out, float *scratch) {
     const int L = head->len, d = head->stride, dk = head->dk, causal = head->causal;
     const float scale = head->scale;
@@ -405,7 +409,7 @@ int mha_attend_fast(const mha_head_view *head, float *a, float *out, float *scra
     const float *vb = v_in_place ? head->v : vp;
     const size_t v_ldb = v_in_place ? (size_t)d : NR, v_panel = v_in_place ? NR : (size_t)L * NR;
     const int tri_n = causal ? TRI_N : TRI_NONE, tri_k = causal ? TRI_K : TRI_NONE;
-    for (int r0 = 0; r0 < L; r0 += MC) {
+    for (int r0 = head->from; r0 < L; r0 += MC) {
         const int rows = imin(MC, L - r0), seen = causal ? r0 + rows : L;
         float *block = a + (size_t)r0 * L;
         gemm(block, L, head->q + (size_t)r0 * d, d, kt, NR, (size_t)dk * NR, rows, dk, seen, tri_n, r0, 0);

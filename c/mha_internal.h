@@ -42,11 +42,15 @@ typedef struct mha_head_view {
     int stride, len, dk; /* d, L, d_k */
     float scale;         /* 1/√d_k, or 1 */
     int causal;          /* row r sees columns c <= r only */
+    int from;            /* the first query row computed (0: all); att's and out's rows before it are left as they are */
 } mha_head_view;
 
 /* The head's weights att (L×L; masked entries exactly 0) and output out =
-   att·V_i (L×d_k, rows out_stride apart). Returns the first query row whose
-   scores are not finite (then stops), or -1. Plain loops. */
+   att·V_i (L×d_k, rows out_stride apart), for query rows from .. L-1. Returns
+   the first query row whose scores are not finite (then stops), or -1. Plain
+   loops. A row's numbers do not depend on which other rows are computed with
+   it, in either version: computing rows from a later `from` gives the same
+   bits as computing them all. */
 int mha_attend_plain(const mha_head_view *head, float *att, float *out, int out_stride);
 
 /* The same with the fast kernels; out rows are d_k apart; scratch holds

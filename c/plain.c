@@ -36,7 +36,7 @@ static int score_row(const mha_head_view *head, int r, int cols, float *row) {
 
 int mha_attend_plain(const mha_head_view *head, float *a, float *out, int out_stride) {
     const int L = head->len, dk = head->dk;
-    for (int r = 0; r < L; r++) {
+    for (int r = head->from; r < L; r++) {
         float *row = a + (size_t)r * L;
         const int visible = head->causal ? r + 1 : L; /* the masked half is never computed */
         if (!score_row(head, r, visible, row)) return r;

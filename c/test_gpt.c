@@ -207,6 +207,89 @@ static void test_forward(void) {
     gpt_model_destroy(m);
 }
 
+/* ---- a forward that reuses the last one's rows ---- */
+
+/* Whether model a's last forward gave the same bits as b's: every head's attention and the logits. */
+static int same_bits(gpt_model *a, gpt_model *b, int L) {
+    const gpt_config *c = gpt_model_config(a);
+    const float *x, *y;
+    if (gpt_logits(a, &x) || gpt_logits(b, &y) || memcmp(x, y, sizeof *x * (size_t)L * c->vocab)) return 0;
+    for (int l = 0; l < c->layers; l++)
+        for (int hd = 0; hd < c->heads; hd++)
+            if (gpt_attention(a, l, hd, &x) || gpt_attention(b, l, hd, &y) || memcmp(x, y, sizeof *x * (size_t)L * L)) return 0;
+    return 1;
+}
+
+/* Seeded edits of a text (tokens appended, cut, changed in the middle, heads switched off): a model
+   forwarding each with gpt_forward_reusing gives the bits of a twin computing every row, across the
+   kernels' 64-row blocks and tiles, on one thread and on two. */
+static void test_forward_reusing(void) {
+    const gpt_config shapes[] = {
+        {.layers = 2, .heads = 4, .d_model = 32, .context = 80, .vocab = 37},
+        {.layers = 1, .heads = 2, .d_model = 20, .context = 70, .vocab = 29},
+    };
+    for (int threads = 1; threads <= 2; threads++) {
+        mha_set_threads(threads);
+        for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+            const gpt_config c = shapes[k];
+            gpt_model *reusing = random_model(c, 11 + (unsigned)k, 0.3), *fresh = random_model(c, 11 + (unsigned)k, 0.3);
+            if (!reusing || !fresh) return;
+            int tokens[80] = {0}, last[80], len = 0, last_len = 0, longest = 0, reused_rows = 0;
+            unsigned char enabled[8] = {1, 1, 1, 1, 1, 1, 1, 1}, last_enabled[8];
+            unsigned state = 5 + (unsigned)k;
+            for (int step = 0; step < 120; step++) {
+                state = state * 1664525u + 1013904223u;
+                const unsigned pick = state >> 24;
+                memcpy(last, tokens, sizeof tokens), memcpy(last_enabled, enabled, sizeof enabled);
+                if (pick < 150 && len < c.context) tokens[len++] = (int)((state >> 8) % (unsigned)c.vocab);           /* type one */
+                else if (pick < 180) for (int n = 1 + (int)(state >> 4) % 20; n-- && len < c.context;) tokens[len++] = (int)((state >> (n % 8)) % (unsigned)c.vocab); /* paste */
+                else if (pick < 210 && len > 1) len -= 1 + (int)(state >> 4) % (len - 1);                 /* delete */
+                else if (pick < 235 && len > 0) tokens[(state >> 4) % (unsigned)len] = (int)((state >> 12) % (unsigned)c.vocab); /* change one */
+                else enabled[(state >> 4) % (unsigned)(c.layers * c.heads)] ^= 1;                         /* a head on or off */
+                if (!len) tokens[len++] = 0;
+                int shared = 0;
+                if (!memcmp(enabled, last_enabled, sizeof enabled))
+                    while (shared < len && shared < last_len && tokens[shared] == last[shared]) shared++;
+                CHECK(gpt_forward_reusing(reusing, tokens, len, enabled) == MHA_OK, "forward: %s", mha_last_error());
+                CHECK(gpt_forward(fresh, tokens, len, enabled) == MHA_OK, "forward: %s", mha_last_error());
+                CHECK(gpt_model_reused(reusing) == (step ? shared : 0), "step %d: reused %d rows, shared %d", step,
+                      gpt_model_reused(reusing), shared);
+                CHECK(gpt_model_reused(fresh) == 0, "gpt_forward reuses nothing");
+                CHECK(same_bits(reusing, fresh, len), "threads %d, shape %zu, step %d (L %d, from %d): not the same bits",
+                      threads, k, step, len, shared);
+                reused_rows += shared, longest = len > longest ? len : longest;
+                last_len = len;
+            }
+            CHECK(reused_rows > 1000 && longest > 64, "the edits reused rows (%d) and crossed a block (longest %d)", reused_rows, longest);
+
+            /* What ends the reuse: parameters handed out, a trainer's step, a failed forward. */
+            const int one = 1;
+            float *params = gpt_model_params(reusing, NULL);
+            params[0] += 0.5f; /* wte[0][0]: the token 0 of tokens[0] */
+            gpt_model_params(fresh, NULL)[0] += 0.5f;
+            CHECK(gpt_forward_reusing(reusing, tokens, len, enabled) == MHA_OK && gpt_model_reused(reusing) == 0,
+                  "after gpt_model_params: every row computed (reused %d)", gpt_model_reused(reusing));
+            CHECK(gpt_forward(fresh, tokens, len, enabled) == MHA_OK && same_bits(reusing, fresh, len), "the new parameters");
+            gpt_forward_reusing(reusing, tokens, len, enabled);
+            CHECK(gpt_model_reused(reusing) == len, "the same text again: every row reused");
+            CHECK(gpt_forward_reusing(reusing, &one, 1, NULL) == MHA_OK, "one token");
+            int bad[2] = {0, c.vocab};
+            CHECK(gpt_forward_reusing(reusing, bad, 2, NULL) == MHA_ERR_TOKEN_RANGE, "a bad token");
+            CHECK(gpt_forward_reusing(reusing, &one, 1, NULL) == MHA_OK && gpt_model_reused(reusing) == 0, "after a failed forward");
+            gpt_trainer *trainer;
+            const gpt_train_desc desc = gpt_train_default_desc(1, 4);
+            int batch[4] = {1, 2, 3, 4};
+            CHECK(gpt_trainer_create(reusing, &desc, &trainer) == MHA_OK, "trainer: %s", mha_last_error());
+            gpt_forward_reusing(reusing, batch, 4, NULL);
+            CHECK(gpt_train_step(trainer, batch, 1, 4, 1e-2f, NULL) == MHA_OK, "step: %s", mha_last_error());
+            CHECK(gpt_forward_reusing(reusing, batch, 4, NULL) == MHA_OK && gpt_model_reused(reusing) == 0, "after a training step");
+            gpt_trainer_destroy(trainer);
+            gpt_model_destroy(reusing), gpt_model_destroy(fresh);
+        }
+    }
+    mha_set_threads(1);
+}
+
 /* ---- gradient check ---- */
 
 static const char *const kinds[] = {"wte", "wpe", "ln_1.w", "ln_1.b", "c_attn.w", "c_attn.b", "attn.c_proj.w", "attn.c_proj.b",
@@ -466,6 +549,7 @@ static void test_bad_files(void) {
 int test_gpt(void) {
     failures = 0;
     test_forward();
+    test_forward_reusing();
     test_gradients();
     test_adamw_step();
     test_training();

@@ -240,7 +240,12 @@ EMSCRIPTEN_KEEPALIVE int wasm_gpt_forward(gpt_model *model, const int *tokens, i
     return gpt_forward(model, tokens, len, enabled);
 }
 
+EMSCRIPTEN_KEEPALIVE int wasm_gpt_forward_reusing(gpt_model *model, const int *tokens, int len, const unsigned char *enabled) {
+    return gpt_forward_reusing(model, tokens, len, enabled);
+}
+
 EMSCRIPTEN_KEEPALIVE int wasm_gpt_len(gpt_model *model) { return gpt_model_len(model); }
+EMSCRIPTEN_KEEPALIVE int wasm_gpt_reused(gpt_model *model) { return gpt_model_reused(model); }
 
 EMSCRIPTEN_KEEPALIVE const float *wasm_gpt_attention(gpt_model *model, int layer, int head) {
     const float *out = NULL;

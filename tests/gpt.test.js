@@ -64,6 +64,40 @@ test('a GPT-2-layout F32 file: config from the shapes and n_head, logits and eve
   model.dispose();
 });
 
+test('a text typed a token at a time: each forward keeps the positions it shares with the last, with the bits of a forward of every position', async () => {
+  const typing = await mha.loadModel(goodFile);
+  const fresh = await mha.loadModel(goodFile);
+  const copies = (model) => [Array.from(model.logits()), ...[0, 1].flatMap((l) => [0, 1].map((h) => Array.from(model.attention(l, h))))];
+  const everyPosition = (tokens, options) => {
+    fresh.forward([(tokens[0] + 1) % 50], options); // a different first token: nothing is shared
+    fresh.forward(tokens, options);
+    assert.equal(fresh.reused, 0);
+    return copies(fresh);
+  };
+  for (let n = 1; n <= ids.length; n++) {
+    typing.forward(ids.slice(0, n));
+    assert.equal(typing.reused, n - 1, `${n} tokens: the first ${n - 1} kept`);
+    assert.deepEqual(copies(typing), everyPosition(ids.slice(0, n)), `${n} tokens`);
+  }
+  matchesReference(typing, weights, ids);
+  // An edit in the middle keeps what comes before it; switching a head off keeps nothing.
+  const edited = ids.slice(0, 12);
+  edited[5] = 49;
+  typing.forward(edited);
+  assert.equal(typing.reused, 5);
+  assert.deepEqual(copies(typing), everyPosition(edited));
+  typing.forward(edited, { disabled: [[1, 0]] });
+  assert.equal(typing.reused, 0);
+  typing.forward(edited.slice(0, 8), { disabled: [[1, 0]] });
+  assert.equal(typing.reused, 8, 'a shorter text: every position kept');
+  assert.deepEqual(copies(typing), everyPosition(edited.slice(0, 8), { disabled: [[1, 0]] }));
+  assert.throws(() => typing.forward([1, 50]), { code: 'TOKEN_RANGE' });
+  typing.forward([1]);
+  assert.equal(typing.reused, 0, 'nothing is kept across a forward that failed');
+  typing.dispose();
+  fresh.dispose();
+});
+
 test('F16 files, the transformer. prefix, heads from the caller, and unused tensors all load', async () => {
   const half = randomWeights(config, seededRandom(8), { dtype: 'F16' });
   const model = await mha.loadModel(gpt2File(config, half, { dtype: 'F16', prefix: 'transformer.', metadata: null }), { heads: 2 });

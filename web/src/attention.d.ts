@@ -214,7 +214,12 @@ export interface Model {
   readonly metadata: Readonly<Record<string, string>>;
   /** L of the last forward, 0 before the first. */
   readonly length: number;
-  /** 1 .. context token ids; `disabled` switches [layer, head] pairs off (zeros before c_proj). */
+  /** Positions the last forward kept from the one before: the ids they share at the start, with the same heads off. */
+  readonly reused: number;
+  /**
+   * 1 .. context token ids; `disabled` switches [layer, head] pairs off (zeros before c_proj). Positions shared at
+   * the start with the last forward are kept, not computed again (the same bits).
+   */
   forward(ids: Int32Array | ArrayLike<number>, options?: { disabled?: ArrayLike<readonly [number, number]> }): this;
   /** Head `head` of block `layer`: L×L softmax weights of the last forward. */
   attention(layer: number, head: number): Float32Array;
