@@ -89,10 +89,11 @@ function heldOutLossWith(disabled) {
 /** Every tile's pixels read back from its canvas, as colours: { index, size, colors: ['#rrggbb' of each cell] }. */
 const tileColors = (page) => page.$$eval('.poem-tile', (tiles) => tiles.map((tile) => {
   const canvas = tile.querySelector('canvas');
-  const bytes = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+  const cells = Number(canvas.dataset.cells); // the canvas keeps room for the longest text: its top-left corner shows
+  const bytes = canvas.getContext('2d').getImageData(0, 0, cells, cells).data;
   const colors = [];
   for (let at = 0; at < bytes.length; at += 4) colors.push(`#${[...bytes.subarray(at, at + 3)].map((byte) => byte.toString(16).padStart(2, '0')).join('')}${bytes[at + 3] === 255 ? '' : '?'}`);
-  return { index: Number(tile.dataset.index), size: canvas.width, colors };
+  return { index: Number(tile.dataset.index), size: cells, colors };
 }));
 /** The colour band each colour is, as draw/color.js's scale gives them. */
 const bandOfColor = new Map(Array.from({ length: TILE_LEVELS }, (_, level) => [weightColor((level + 0.5) / TILE_LEVELS), level]));
@@ -203,7 +204,17 @@ test('typing redraws the tiles on screen at once; the predictions far below wait
   const typed = `${first}\n${second}`;
   await page.fill('#poems-section textarea', typed);
   const length = 1 + encode(typed).length;
-  assert.equal(await page.$eval('.poem-tile[data-index="0"] canvas', (canvas) => canvas.width), length, 'the tiles show the new text');
+  assert.equal(await page.$eval('.poem-tile[data-index="0"] canvas', (canvas) => canvas.dataset.cells), String(length), 'the tiles show the new text');
+  // Its length × length cells, and no more, fill the tile's picture: the canvas is scaled up so, and cropped.
+  const shown = await page.$eval('.poem-tile[data-index="0"] .tile-picture', (picture) => {
+    const canvas = picture.querySelector('canvas');
+    const box = picture.getBoundingClientRect();
+    const drawn = canvas.getBoundingClientRect(); // transformed: the whole canvas, as drawn
+    return { box: [box.width, box.height], cellsShown: (box.width / drawn.width) * canvas.width, corner: [drawn.left - box.left, drawn.top - box.top], overflow: getComputedStyle(picture).overflow };
+  });
+  assert.ok(Math.abs(shown.box[0] - shown.box[1]) < 0.5 && shown.box[0] > 50, `a square picture: ${shown.box}`);
+  assert.ok(Math.abs(shown.cellsShown - length) < 1e-3, `${shown.cellsShown} cells across the picture, want ${length}`);
+  assert.deepEqual([shown.corner, shown.overflow], [[0, 0], 'hidden'], 'the canvas starts at the picture\'s corner; the rest is cropped');
   assert.equal(await page.getAttribute('#poem-tiles', 'data-pending'), null);
   assert.equal(await page.getAttribute('#poem-prediction', 'data-pending'), '', 'the predictions wait');
   assert.deepEqual(await shownTop(), topOf(first));

@@ -22,9 +22,9 @@ export function figure({ svg, caption, table, id, className = '' }) {
 /**
  * The thumbnails of a section's heads, one canvas each, kept across redraws: `paint(i, { weights, length, off })`
  * repaints head i's canvas with draw/tile.js's pixels (one per cell) and hands it back, to be shown among
- * virtual nodes as it is. A canvas keeps room for `capacity` cells a side and shows its top-left length × length
- * (CSS scales them up unsmoothed, its box crops the rest): resizing a canvas would allocate its bitmap afresh,
- * and a keystroke changes the length of every tile.
+ * virtual nodes as it is. A canvas keeps room for `capacity` cells a side and shows its top-left length × length,
+ * scaled up unsmoothed by a transform (its box crops the rest): resizing a canvas would allocate its bitmap
+ * afresh, and a keystroke changes the length of every tile; a transform, unlike a width, needs no layout.
  */
 export function tileCanvases(capacity) {
   const canvases = [];
@@ -32,7 +32,7 @@ export function tileCanvases(capacity) {
     const canvas = (canvases[i] ??= h('canvas', { class: 'mha-tile' }));
     if (canvas.width < length) canvas.width = canvas.height = Math.max(capacity, length);
     if (length) canvas.getContext('2d').putImageData(new ImageData(tilePixels({ weights, length }), length, length), 0, 0);
-    canvas.style.width = `${(100 * canvas.width) / Math.max(1, length)}%`;
+    canvas.style.transform = `scale(${canvas.width / Math.max(1, length)})`;
     canvas.dataset.cells = String(length);
     canvas.classList.toggle('off', off);
     return canvas;
