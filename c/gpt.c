@@ -649,9 +649,9 @@ static int shared_rows(const gpt_model *m, const int *tokens, int len, const uns
     return shared;
 }
 
-static mha_status forward(gpt_model *m, const int *tokens, int len, const unsigned char *enabled, int reuse) {
+mha_status gpt_forward_reusing(gpt_model *m, const int *tokens, int len, const unsigned char *enabled) {
     if (!m || !tokens) return mha_fail(MHA_ERR_NULL_ARGUMENT, "gpt_forward needs a model and tokens");
-    const int shared = reuse ? shared_rows(m, tokens, len, enabled) : 0, last_len = m->len;
+    const int shared = shared_rows(m, tokens, len, enabled), last_len = m->len;
     m->len = 0, m->reused = 0, m->reusable = 0;
     if (len < 1) return mha_fail(MHA_ERR_BAD_SIZE, "the sequence is empty (length %d); give at least one token", len);
     if (len > m->config.context)
@@ -668,11 +668,8 @@ static mha_status forward(gpt_model *m, const int *tokens, int len, const unsign
 }
 
 mha_status gpt_forward(gpt_model *m, const int *tokens, int len, const unsigned char *enabled) {
-    return forward(m, tokens, len, enabled, 0);
-}
-
-mha_status gpt_forward_reusing(gpt_model *m, const int *tokens, int len, const unsigned char *enabled) {
-    return forward(m, tokens, len, enabled, 1);
+    if (m) m->reusable = 0; /* nothing shared: every row computed */
+    return gpt_forward_reusing(m, tokens, len, enabled);
 }
 
 int gpt_model_reused(const gpt_model *m) { return m ? m->reused : 0; }
