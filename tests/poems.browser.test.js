@@ -179,6 +179,21 @@ test('switching heads off changes the held-out loss and the top 5 as the API com
     got.forEach(([, p], i) => assert.ok(Math.abs(p - want5[i][1]) < 1e-5, `${id} ${i}: ${p} vs ${want5[i][1]}`));
   }
   assert.notDeepEqual(await shownTop('poem-top-all'), await shownTop('poem-top-now'));
+  // Typing on with the heads off: both lists are the API's for the new last character (every head on, from
+  // the page's twin of the model once it has loaded; the heads off, from the model itself).
+  for (const more of ['春', '春眠', '春眠不']) {
+    const typed = `${Array.from(text).slice(0, 20).join('')}${more}`;
+    await page.fill('#poems-section textarea', typed);
+    const typedIds = [0, ...encode(typed)];
+    await page.selectOption('#poem-position', String(typedIds.length - 1));
+    await inView(page, '#poem-prediction');
+    for (const [id, options] of [['poem-top-all', undefined], ['poem-top-now', { disabled }]]) {
+      const want5 = top(model.forward(typedIds, options).logits(), typedIds.length - 1);
+      const got = await shownTop(id);
+      assert.deepEqual(got.map(([next]) => next), want5.map(([next]) => next), `${id} after ${typed}`);
+      got.forEach(([, p], i) => assert.ok(Math.abs(p - want5[i][1]) < 1e-5, `${id} ${i}: ${p} vs ${want5[i][1]}`));
+    }
+  }
   await inView(page, '#poem-tiles');
   const faded = await page.$$eval('.poem-tile canvas', (canvases) => canvases.map((canvas) => [canvas.classList.contains('off'), getComputedStyle(canvas).opacity]));
   assert.deepEqual(faded, Array.from({ length: layers * heads }, (_, i) => (i === 0 || i === layers * heads - 1 ? [true, '0.35'] : [false, '1'])), 'the switched-off heads\' tiles are faded');

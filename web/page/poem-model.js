@@ -69,10 +69,10 @@ export function fittingText(poems, body) {
 /**
  * One forward of `ids` with the heads in `off` ([layer, head] pairs) switched off: every head's attention
  * (index layer · heads + head) and, when `logits` is true, the logits (L × vocabulary, 1.5 MB for a full
- * context: copied only for the predictions that read them), copied out of the wasm heap.
+ * context: copied only for the predictions that read them), copied out of the wasm heap. On `model`, the
+ * poems' own or another instance of it (whose forward keeps what the ids share with its own last one).
  */
-export function runText(poems, ids, off = [], { logits = true } = {}) {
-  const { model } = poems;
+export function runText(poems, ids, off = [], { logits = true, model = poems.model } = {}) {
   const { layers, heads } = model.config;
   model.forward(ids, { disabled: off });
   const attention = Array.from({ length: layers * heads }, (_, i) => model.attention(Math.floor(i / heads), i % heads).slice());

@@ -25,9 +25,9 @@ export const initialPoemPicks = () => ({
   continuation: null, // { prompt, added, temperature, seed, done } of the last continuation
 });
 
-// Kept across the page's rebuilds (a language switch): the model, the held-out results by switched-off set,
-// their measurer (held-out.js) and the set it is measuring.
-const store = { loading: null, poems: null, error: null, heldOut: new Map(), measurer: null, measuring: null };
+// Kept across the page's rebuilds (a language switch): the model and its twin (see twin()), the held-out
+// results by switched-off set, their measurer (held-out.js) and the set it is measuring.
+const store = { loading: null, poems: null, twin: null, error: null, heldOut: new Map(), measurer: null, measuring: null };
 
 const offKey = (off) => off.map(([layer, head]) => `${layer}.${head}`).join(',');
 const fixed = (value, digits = 3) => (value === null || value === undefined ? '—' : value.toFixed(digits));
@@ -124,15 +124,27 @@ export function poemsSection(ctx) {
     store.measurer.measure(store.measuring, wanted);
   }
 
+  /**
+   * A second instance of the model for the forwards with every head on, beside those with heads off: each
+   * instance's forward keeps what the text shares with its own last one, which one instance switching its
+   * heads on and off at every keystroke would never do. The model itself until the twin has loaded.
+   */
+  function twin() {
+    store.twin ??= (store.poems.file ? ctx.mha.loadModel(store.poems.file) : ctx.mha.loadPoemModel().then((poems) => poems.model))
+      .then((model) => (store.twin = model), () => (store.twin = store.poems.model));
+    return store.twin instanceof Promise ? store.poems.model : store.twin;
+  }
+
   /** The forwards of the text, kept while it and the heads stay; with the logits when the predictions are drawn. */
   function analyse(ids, off, { logits }) {
     const key = `${offKey(off)}|${ids.join()}`;
-    const enough = (run) => !logits || run.logits !== null;
+    const enough = (run) => !logits || run?.logits != null;
     if (analysis?.key === key && enough(analysis.run) && enough(analysis.allOn)) return analysis;
     const run = runText(store.poems, ids, off, { logits });
-    // With heads off, the prediction is compared with every head on (kept while only the heads change).
-    const kept = analysis?.allOn.ids.join() === ids.join() && enough(analysis.allOn) ? analysis.allOn : null;
-    const allOn = !off.length ? run : kept ?? runText(store.poems, ids, [], { logits });
+    // With heads off, the predictions are compared with every head on: that forward runs only for them (kept
+    // while only the heads change), on the twin.
+    const kept = analysis?.allOn?.ids.join() === ids.join() && enough(analysis.allOn) ? analysis.allOn : null;
+    const allOn = !off.length ? run : kept ?? (logits ? runText(store.poems, ids, [], { logits, model: twin() }) : null);
     analysis = { key, run, allOn, roles: null };
     return analysis;
   }
