@@ -17,12 +17,13 @@ const mha = await loadAttention();
 const model = await mha.loadModel(goodFile);
 const TEXT = 'The cat sat on the mat. The cat sat on the';
 
-/** The API's 5 likeliest next tokens after the last position: [id, p]. */
-function top(disabled = []) {
-  const ids = gpt2Input(TEXT, 64);
+/** The API's 5 likeliest next tokens after position `at` (the last by default): [id, p]. */
+function top(disabled = [], text = TEXT, at = null) {
+  const ids = gpt2Input(text, 64);
   const logits = model.forward(ids, { disabled }).logits();
   const { vocabSize } = model.config;
-  const row = Array.from(logits.subarray((ids.length - 1) * vocabSize, ids.length * vocabSize));
+  const r = at ?? ids.length - 1;
+  const row = Array.from(logits.subarray(r * vocabSize, (r + 1) * vocabSize));
   const max = Math.max(...row);
   const sum = row.reduce((total, score) => total + Math.exp(score - max), 0);
   return row.map((score, id) => [id, Math.exp(score - max) / sum]).sort((a, b) => b[1] - a[1]).slice(0, 5);
@@ -76,6 +77,16 @@ test('a bad file dropped gives BAD_MODEL naming the problem; a good GPT-2-layout
     assert.ok(Math.abs(p - want[i][1]) < 1e-5, `${p} against ${want[i][1]}`);
   });
   close(await shownTop(page, 'gpt2-top-all'), top());
+  // Typed on: the worker keeps the tokens before and their predictions; an earlier position shows the API's.
+  const longer = `${TEXT} mat`;
+  await page.fill('#gpt2-body textarea', longer);
+  await page.waitForFunction((want) => document.querySelector('#gpt2-tokens')?.dataset.key === `|${want}`, longer, { timeout: 30000 });
+  close(await shownTop(page, 'gpt2-top-all'), top([], longer));
+  await page.selectOption('#gpt2-position', '5');
+  close(await shownTop(page, 'gpt2-top-all'), top([], longer, 5));
+  await page.selectOption('#gpt2-position', '13');
+  await page.fill('#gpt2-body textarea', TEXT);
+  await page.waitForFunction((want) => document.querySelector('#gpt2-tokens')?.dataset.key === `|${want}`, TEXT, { timeout: 30000 });
 
   // A head switched off: the worker runs it again and the page shows both lists.
   await page.check('#gpt2-off-1-0');

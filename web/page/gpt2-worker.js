@@ -14,19 +14,26 @@ import { topNext } from './poem-model.js';
 import { gpt2Input, gpt2TokenLabel, isPunctuationToken } from './gpt2-tokens.js';
 
 let model = null;
+let lastTop = []; // topOfEveryRow() of the model's last forward
 
 const fail = (during, error) => postMessage({ type: 'error', during, code: error?.code ?? 'UNEXPECTED', message: error?.message ?? String(error) });
 
-/** The 5 likeliest next tokens after every row of the last forward. */
+/**
+ * The 5 likeliest next tokens after every row of the last forward: the rows it kept from the forward before
+ * (the same tokens up to there, the same heads) have that forward's, the rest are read from the logits.
+ */
 function topOfEveryRow() {
   const { vocabSize } = model.config;
   const logits = model.logits();
-  return Array.from({ length: model.length }, (_, row) => topNext(logits, row, vocabSize).map(({ id, p }) => ({ id, p, label: gpt2TokenLabel(id) })));
+  lastTop = Array.from({ length: model.length }, (_, row) => (row < model.reused ? lastTop[row]
+    : topNext(logits, row, vocabSize).map(({ id, p }) => ({ id, p, label: gpt2TokenLabel(id) }))));
+  return lastTop;
 }
 
 async function load({ file, wasm }) {
   model?.dispose();
   model = null;
+  lastTop = [];
   const mha = await loadAttention({ wasm });
   model = await mha.loadModel(file, { onProgress: (read, size) => postMessage({ type: 'progress', read, size }) });
   postMessage({ type: 'ready', config: { ...model.config }, metadata: { ...model.metadata } });
