@@ -236,10 +236,7 @@ EMSCRIPTEN_KEEPALIVE const char *wasm_gpt_metadata(gpt_model *model, int i, int 
     return !entry ? NULL : value ? entry->value : entry->key;
 }
 
-EMSCRIPTEN_KEEPALIVE int wasm_gpt_forward(gpt_model *model, const int *tokens, int len, const unsigned char *enabled) {
-    return gpt_forward(model, tokens, len, enabled);
-}
-
+/* Model.forward: JS cannot write the parameters, so what a forward kept always still holds. */
 EMSCRIPTEN_KEEPALIVE int wasm_gpt_forward_reusing(gpt_model *model, const int *tokens, int len, const unsigned char *enabled) {
     return gpt_forward_reusing(model, tokens, len, enabled);
 }

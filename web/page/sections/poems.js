@@ -188,8 +188,8 @@ export function poemsSection(ctx) {
     const parts = {
       text, menu, toggles, position, temperature, temperatureLabel,
       clipped: h('p', { class: 'muted', id: 'poem-clipped' }),
-      // One row of tiles per layer (two on a phone when a layer has more than four heads).
       paintTile: tileCanvases(store.poems.model.config.context),
+      // One row of tiles per layer (two on a phone when a layer has more than four heads).
       tiles: h('div', { class: 'poem-tiles', id: 'poem-tiles', role: 'group', 'aria-label': t.tilesTitle,
         style: { '--heads': heads, '--phone-heads': heads > 4 && heads % 2 === 0 ? heads / 2 : heads } }),
       // Clicking a character on the left of the lines view chooses that position.
