@@ -64,7 +64,7 @@ export function headGrid(doc, {
     // A path per colour band, not a rect per cell: the browser records and rasters a few dozen shapes a
     // head instead of L² on every slider step.
     const cells = el(doc, 'g', { transform: `translate(${x0} ${y0}) scale(${size})` });
-    bandPaths(weights, L).bands.forEach((d, level) => {
+    bandPaths(weights, L).forEach((d, level) => {
       if (d) cells.appendChild(el(doc, 'path', { 'data-level': level, d, fill: bandColor(level) }));
     });
     tile.appendChild(cells);

@@ -44,26 +44,22 @@ export const bandColor = (level) => weightColor((level + 0.5) / TILE_LEVELS);
 
 /**
  * An L×L map of weights (row-major) as one path per colour band, in cell units (cell (r, c) is the square
- * from (c, r) to (c + 1, r + 1)): `bands[level]` holds the runs of neighbouring cells of that band in each
- * row, merged into rectangles ('' where none). Only the first `seen(row)` cells of a row are drawn; the rest
- * of the row is `future`'s.
+ * from (c, r) to (c + 1, r + 1)): entry `level` holds the runs of neighbouring cells of that band in each
+ * row, merged into rectangles ('' where none).
  */
-export function bandPaths(weights, L, seen = () => L) {
+export function bandPaths(weights, L) {
   const runs = Array.from({ length: TILE_LEVELS }, () => []);
-  const future = [];
   const rect = (row, from, to) => `M${from} ${row}h${to - from}v1h${from - to}z`;
   for (let row = 0; row < L; row++) {
-    const visible = seen(row);
     let start = 0;
     let level = tileLevel(weights[row * L]);
-    for (let col = 1; col <= visible; col++) {
-      const next = col < visible ? tileLevel(weights[row * L + col]) : -1;
+    for (let col = 1; col <= L; col++) {
+      const next = col < L ? tileLevel(weights[row * L + col]) : -1;
       if (next === level) continue;
       runs[level].push(rect(row, start, col));
       start = col;
       level = next;
     }
-    if (visible < L) future.push(rect(row, visible, L));
   }
-  return { bands: runs.map((parts) => parts.join('')), future: future.join('') };
+  return runs.map((parts) => parts.join(''));
 }
