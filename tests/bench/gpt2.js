@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAttention } from '../../web/src/attention.js';
 import { gpt2Shapes } from '../gpt-reference.js';
+import { timeForwards } from './forwards.js';
 
 const GPT2_SMALL = { layers: 12, heads: 12, dModel: 768, context: 1024, vocab: 50257 };
 const TOKENS = 64;
@@ -62,30 +63,6 @@ function writeGpt2Small(path) {
 
 const ids = Array.from({ length: TOKENS }, (_, i) => (i * 7919 + 11) % GPT2_SMALL.vocab);
 
-/**
- * Medians of `runs` forwards of every position (the first token changed, so nothing is kept from the last
- * forward) and of one token added to the 63 before it (those kept: typing's case).
- */
-function timeForwards(model, ids, runs) {
-  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]; // its own: it runs in the page too
-  const other = [(ids[0] + 1) % model.config.vocabSize, ...ids.slice(1)];
-  const full = [];
-  const added = [];
-  model.forward(ids); // warm-up
-  for (let i = 0; i < runs; i++) {
-    let start = performance.now();
-    model.forward(other);
-    full.push(performance.now() - start);
-    if (model.reused !== 0) throw new Error(`a forward of every position kept ${model.reused}`);
-    model.forward(ids.slice(0, -1));
-    start = performance.now();
-    model.forward(ids);
-    added.push(performance.now() - start);
-    if (model.reused !== ids.length - 1) throw new Error(`a forward of one token more kept ${model.reused}`);
-  }
-  return { full: median(full), added: median(added) };
-}
-
 async function inNode(path) {
   const mha = await loadAttention();
   const heapBefore = mha.memoryBytes();
@@ -96,7 +73,7 @@ async function inNode(path) {
   const { full, added } = timeForwards(model, ids, runs);
   const config = { ...model.config };
   model.dispose();
-  return { config, loadMs, heapBefore, heapLoaded, heapPeak: mha.memoryBytes(), forwardMs: full, addedMs: added, rssPeak: process.resourceUsage().maxRSS * 1024 };
+  return { config, loadMs, heapBefore, heapLoaded, heapPeak: mha.memoryBytes(), forwardMs: median(full), addedMs: median(added), rssPeak: process.resourceUsage().maxRSS * 1024 };
 }
 
 async function inChromium(path) {
@@ -114,12 +91,12 @@ async function inChromium(path) {
       const start = performance.now();
       const model = await mha.loadModel(document.querySelector('#file').files[0]);
       const loadMs = performance.now() - start;
-      const timeForwards = (0, eval)(`(${timing})`); // the same function as in Node, sent as its source
+      const timeForwards = (0, eval)(`(${timing})`); // forwards.js's, sent as its source
       const { full, added } = timeForwards(model, ids, runs);
       const heapPeak = mha.memoryBytes();
       model.dispose();
-      return { loadMs, forwardMs: full, addedMs: added, heapPeak, version: navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0] };
-    }, [ids, runs, timeForwards.toString()]);
+      return { loadMs, full, added, heapPeak, version: navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0] };
+    }, [ids, runs, timeForwards.toString()]).then(({ full, added, ...rest }) => ({ ...rest, forwardMs: median(full), addedMs: median(added) }));
   } finally {
     await served.close();
   }
@@ -182,7 +159,7 @@ try {
   console.log(`wrote a GPT-2 small-shaped file: ${(statSync(path).size / 1e6).toFixed(0)} MB in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const node = await inNode(path);
   console.log(`config ${JSON.stringify(node.config)}`);
-  console.log(`Node ${process.version}: load ${(node.loadMs / 1000).toFixed(2)} s; heap ${mib(node.heapBefore)} before, ${mib(node.heapLoaded)} loaded, ${mib(node.heapPeak)} after ${runs + 1} forwards; peak RSS ${mib(node.rssPeak)}`);
+  console.log(`Node ${process.version}: load ${(node.loadMs / 1000).toFixed(2)} s; heap ${mib(node.heapBefore)} before, ${mib(node.heapLoaded)} loaded, ${mib(node.heapPeak)} after the forwards timed; peak RSS ${mib(node.rssPeak)}`);
   console.log(`Node: forward of ${TOKENS} tokens (12 blocks + logits over ${GPT2_SMALL.vocab} tokens), median of ${runs}: ${node.forwardMs.toFixed(0)} ms; one token added to ${TOKENS - 1} kept: ${node.addedMs.toFixed(1)} ms`);
   if (withChromium) {
     const chromium = await inChromium(path);

@@ -5,6 +5,7 @@
 // machine, the floor of 'input → next frame' (a page that did nothing on input would measure that).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { startBrowserAndServer, openPage, ensureArtifactsDir } from '../browser.js';
+import { timeForwards } from './forwards.js';
 
 // The poetry model's section is typed into with the opening lines of a held-out poem, one length after another.
 const card = JSON.parse(readFileSync(new URL('../../web/model/poems.card.json', import.meta.url), 'utf8'));
@@ -122,28 +123,18 @@ try {
 let forward = null;
 {
   const { page, context } = await openPage(browser, baseUrl, { baseUrl });
-  forward = await page.evaluate(async (runs) => {
+  const stats = (times) => {
+    const sorted = [...times].sort((a, b) => a - b);
+    return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), min: sorted[0] };
+  };
+  const { tokens, full, added } = await page.evaluate(async ([runs, timing]) => {
     const { loadAttention } = await import('/src/attention.js');
     const { model, card: poemCard, encode } = await (await loadAttention()).loadPoemModel();
     const ids = Array.from(encode(poemCard.heldOut.poems.map((poem) => poem.body).join(''))).slice(0, model.config.context);
-    const other = [(ids[0] + 1) % model.config.vocabSize, ...ids.slice(1)];
-    const full = [];
-    const typed = [];
-    for (let i = 0; i < runs + 10; i++) {
-      let start = performance.now();
-      model.forward(other); // the last forward was of ids: nothing shared
-      if (i >= 10) full.push(performance.now() - start);
-      model.forward(ids.slice(0, -1));
-      start = performance.now();
-      model.forward(ids);
-      if (i >= 10) typed.push(performance.now() - start);
-    }
-    const stats = (times) => {
-      times.sort((a, b) => a - b);
-      return { p50: times[Math.floor(runs / 2)], p95: times[Math.floor(runs * 0.95)], min: times[0] };
-    };
-    return { tokens: ids.length, full: stats(full), typed: stats(typed) };
-  }, 200);
+    const timeForwards = (0, eval)(`(${timing})`); // forwards.js's, sent as its source
+    return { tokens: ids.length, ...timeForwards(model, ids, runs, 10) };
+  }, [200, timeForwards.toString()]);
+  forward = { tokens, full: stats(full), typed: stats(added) };
   await context.close();
 }
 await close();
