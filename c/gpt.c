@@ -29,14 +29,16 @@ static void describe_tensors(gpt_model *m) {
     gpt_tensor_info *t = m->tensors;
     t[GPT_T_WTE] = (gpt_tensor_info){"wte.weight", 2, c->vocab, d, 0, 1};
     t[GPT_T_WPE] = (gpt_tensor_info){"wpe.weight", 2, c->context, d, 0, 1};
-    /* rows × cols of each block tensor; rows 1 is a vector */
+    /* rank, rows × cols of each block tensor (a vector is 1 × cols); the rank is
+       the tensor's kind, not its rows: at d_model 1 a matrix has one row too */
+    const int ranks[GPT_B_COUNT] = {1, 1, 2, 1, 2, 1, 1, 1, 2, 1, 2, 1};
     const int rows[GPT_B_COUNT] = {1, 1, d, 1, d, 1, 1, 1, d, 1, 4 * d, 1};
     const int cols[GPT_B_COUNT] = {d, d, 3 * d, 3 * d, d, d, d, d, 4 * d, 4 * d, d, d};
     for (int l = 0; l < c->layers; l++)
         for (int b = 0; b < GPT_B_COUNT; b++) {
             gpt_tensor_info *ti = &t[gpt_block_tensor(l, b)];
             snprintf(ti->name, sizeof ti->name, "h.%d.%s", l, block_names[b]);
-            ti->rank = rows[b] == 1 ? 1 : 2;
+            ti->rank = ranks[b];
             ti->rows = rows[b], ti->cols = cols[b];
             ti->decays = ti->rank == 2;
         }
@@ -675,6 +677,10 @@ mha_status gpt_forward(gpt_model *m, const int *tokens, int len, const unsigned 
 int gpt_model_reused(const gpt_model *m) { return m ? m->reused : 0; }
 
 int gpt_model_len(const gpt_model *m) { return m ? m->len : 0; }
+
+void gpt_model_forget(gpt_model *m) {
+    if (m) m->len = 0, m->reused = 0, m->reusable = 0;
+}
 
 mha_status gpt_attention(gpt_model *m, int layer, int head, const float **out) {
     if (!m || !out) return mha_fail(MHA_ERR_NULL_ARGUMENT, "gpt_attention needs a model and an output pointer");

@@ -161,6 +161,10 @@ mha_status gpt_forward(gpt_model *model, const int *tokens, int len, const unsig
 mha_status gpt_forward_reusing(gpt_model *model, const int *tokens, int len, const unsigned char *enabled);
 int        gpt_model_reused(const gpt_model *model); /* rows the last forward took from the one before */
 int        gpt_model_len(const gpt_model *model); /* L of the last good forward, 0 before */
+/* Drops the last forward's results, as a failed forward does (NO_FORWARD until
+   the next one, which computes every row): for a caller whose own checks
+   refused a forward. */
+void       gpt_model_forget(gpt_model *model); /* NULL is fine */
 mha_status gpt_attention(gpt_model *model, int layer, int head, const float **out); /* L×L */
 mha_status gpt_logits(gpt_model *model, const float **out);                         /* L×vocab */
 

@@ -116,6 +116,10 @@ void mha_layer_destroy(mha_layer *layer) {
 
 int mha_layer_len(const mha_layer *layer) { return layer ? layer->len : 0; }
 
+void mha_layer_forget(mha_layer *layer) {
+    if (layer) layer->len = 0;
+}
+
 /* The steps attend_heads and the products share: L·d·d for a projection, 2·L·L·d for the heads. */
 int mha_layer_may_thread(int d_model, int max_len) {
     const double d = d_model, L = max_len;

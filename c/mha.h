@@ -150,6 +150,9 @@ void       mha_layer_destroy(mha_layer *layer); /* NULL is fine */
 int        mha_layer_len(const mha_layer *layer); /* L of the last forward, 0 before */
 
 mha_status mha_forward(mha_layer *layer, const mha_input *in);
+/* Drops the last forward's results, as a failed forward does (NO_FORWARD until
+   the next one): for a caller whose own checks refused a forward. */
+void       mha_layer_forget(mha_layer *layer); /* NULL is fine */
 mha_status mha_tensor(mha_layer *layer, mha_tensor_id id, int head, const float **out);
 
 /* The lesson's parameter bill (section 一), as doubles so wasm returns them whole:

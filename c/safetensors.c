@@ -256,6 +256,7 @@ static int by_begin(const void *a, const void *b) {
 
 /* Each tensor's bytes match its shape and lie in the file; no two overlap; no name twice. */
 static mha_status check_tensors(st_header *h, uint64_t data_bytes) {
+    if (!h->tensor_count) return MHA_OK; /* a header of no tensors ({}) has no list to sort: qsort may not get NULL */
     for (int i = 0; i < h->tensor_count; i++) {
         const st_tensor *t = &h->tensors[i];
         const uint64_t bytes = (uint64_t)t->count * (uint64_t)t->dtype_bytes; /* count <= 2^53, dtype <= 8: fits */
@@ -349,5 +350,6 @@ void st_free(st_header *header) {
 
 const st_tensor *st_find(const st_header *header, const char *name) {
     const st_tensor key = {.name = name};
+    if (!header->tensor_count) return NULL; /* no list (bsearch may not get NULL) */
     return bsearch(&key, header->tensors, (size_t)header->tensor_count, sizeof key, by_name); /* sorted by st_parse */
 }

@@ -202,6 +202,12 @@ static void test_forward(void) {
     CHECK(gpt_logits(m, &t) == MHA_ERR_NO_FORWARD, "a failed forward leaves no result");
     CHECK(gpt_forward(m, tokens, 13, NULL) == MHA_ERR_SEQ_TOO_LONG, "13 tokens, context 12");
     CHECK(gpt_forward(m, tokens, 0, NULL) == MHA_ERR_BAD_SIZE, "no tokens");
+    tokens[4] = 0;
+    CHECK(gpt_forward_reusing(m, tokens, L, NULL) == MHA_OK, "a good forward: %s", mha_last_error());
+    gpt_model_forget(m);
+    CHECK(gpt_model_len(m) == 0 && gpt_logits(m, &t) == MHA_ERR_NO_FORWARD, "a forgotten forward leaves no result");
+    CHECK(gpt_forward_reusing(m, tokens, L, NULL) == MHA_OK && gpt_model_reused(m) == 0, "and the next computes every row");
+    gpt_model_forget(NULL);
     free(logits), free(att);
     ref_free(&r);
     gpt_model_destroy(m);
@@ -496,6 +502,36 @@ static void test_save_load(void) {
     gpt_model_destroy(m);
 }
 
+/* d_model 1: every matrix has one row, and is still a matrix in the file ([1, 3] for c_attn). */
+static void test_one_dimension(void) {
+    const gpt_config c = {.layers = 1, .heads = 1, .d_model = 1, .context = 3, .vocab = 5};
+    gpt_model *m = random_model(c, 5, 0.5);
+    if (!m) return;
+    size_t size;
+    unsigned char *bytes = save(m, NULL, 0, &size);
+    CHECK(strstr((char *)bytes + 8, "\"h.0.attn.c_attn.weight\":{\"dtype\":\"F32\",\"shape\":[1,3]") != NULL, "saved as a [1, 3] matrix");
+    gpt_model *back = NULL;
+    CHECK(gpt_load(bytes, size, 0, &back) == MHA_OK, "a d_model 1 file loads: %s", mha_last_error());
+    if (back) {
+        size_t n, nb;
+        const float *p = gpt_model_params(m, &n), *q = gpt_model_params(back, &nb);
+        CHECK(n == nb && !memcmp(p, q, n * sizeof *p), "the same weights");
+        const int tokens[3] = {4, 0, 2};
+        double logits[3 * 5];
+        ref_model r = ref_from(back);
+        ref_forward(&r, tokens, 3, NULL, logits, NULL);
+        const float *got;
+        CHECK(gpt_forward(back, tokens, 3, NULL) == MHA_OK && gpt_logits(back, &got) == MHA_OK, "forward: %s", mha_last_error());
+        double worst = 0;
+        for (int i = 0; i < 3 * 5 && got; i++) worst = fmax(worst, fabs(got[i] - logits[i]));
+        CHECK(worst < 1e-5, "d_model 1 logits differ from float64 by %.3g", worst);
+        ref_free(&r);
+        gpt_model_destroy(back);
+    }
+    free(bytes);
+    gpt_model_destroy(m);
+}
+
 /* Replaces the first `from` in a saved file's header by `to` (same length), or truncates. */
 static void expect_bad(const unsigned char *good, size_t size, const char *from, const char *to, size_t keep, const char *fragment) {
     unsigned char *bytes = malloc(size);
@@ -554,6 +590,7 @@ int test_gpt(void) {
     test_adamw_step();
     test_training();
     test_save_load();
+    test_one_dimension();
     test_bad_files();
     return failures;
 }

@@ -146,6 +146,10 @@ static void test_bad_input(void) {
     CHECK(mha_last_status() == MHA_ERR_HEAD_INDEX, "the last status: %d", mha_last_status());
     CHECK(strcmp(mha_status_name(MHA_ERR_HEAD_INDEX), "HEAD_INDEX") == 0, "status name");
     CHECK(strcmp(mha_status_name((mha_status)99), "UNKNOWN") == 0, "unknown status");
+    mha_layer_forget(layer);
+    CHECK(mha_layer_len(layer) == 0 && mha_tensor(layer, MHA_T_OUTPUT, 0, &t) == MHA_ERR_NO_FORWARD, "a forgotten forward leaves no result");
+    CHECK(mha_forward(layer, &in) == MHA_OK && mha_layer_len(layer) == 3, "a forward after forgetting: %s", mha_last_error());
+    mha_layer_forget(NULL);
     mha_layer_destroy(layer);
     mha_layer_destroy(NULL);
 }

@@ -10,15 +10,30 @@
 #include "mha_internal.h"
 #include "np_random.h"
 
+/* What the exports hand back by pointer. JS allocates one of these (its size
+   from wasm_results_bytes) and reads the member the call it made filled, so no
+   call can write past what JS allocated. */
+typedef union wasm_results {
+    int error_place[3];      /* head, row, column */
+    double param_count[2];   /* naive, split */
+    double loader_copy[2];   /* the copy's offset in the file, its length */
+    int gpt_config[5];       /* layers, heads, d_model, context, vocab */
+    double evaluation[6];    /* loss, accuracy, then loss and accuracy of targets 0 and 1 */
+    int param_shape[2];      /* rows, cols */
+} wasm_results;
+
+EMSCRIPTEN_KEEPALIVE int wasm_results_bytes(void) { return (int)sizeof(wasm_results); }
+
 EMSCRIPTEN_KEEPALIVE int wasm_last_status(void) { return mha_last_status(); }
 EMSCRIPTEN_KEEPALIVE const char *wasm_last_error(void) { return mha_last_error(); }
 EMSCRIPTEN_KEEPALIVE const char *wasm_status_name(int status) { return mha_status_name((mha_status)status); }
 
-/* Where the last failure was: out[0..2] = head, row, column (-1 where they do not
-   apply); returns the name of the input or stage, or NULL. */
-EMSCRIPTEN_KEEPALIVE const char *wasm_last_error_place(int *out) {
+/* Where the last failure was: head, row, column (-1 where they do not apply);
+   returns the name of the input or stage, or NULL. */
+EMSCRIPTEN_KEEPALIVE const char *wasm_last_error_place(wasm_results *out) {
     const mha_error_place *place = mha_last_error_place();
-    out[0] = place->head, out[1] = place->row, out[2] = place->column;
+    int *at = out->error_place;
+    at[0] = place->head, at[1] = place->row, at[2] = place->column;
     return place->name;
 }
 
@@ -61,6 +76,7 @@ EMSCRIPTEN_KEEPALIVE void wasm_layer_destroy(js_layer *js) {
 /* The core's layer, for wasm_tensor and wasm_layer_len. */
 EMSCRIPTEN_KEEPALIVE mha_layer *wasm_layer_core(js_layer *js) { return js->layer; }
 EMSCRIPTEN_KEEPALIVE int wasm_layer_len(mha_layer *layer) { return mha_layer_len(layer); }
+EMSCRIPTEN_KEEPALIVE void wasm_layer_forget(mha_layer *layer) { mha_layer_forget(layer); }
 
 /* Where JS writes input `slot` (0 for a slot that does not exist). */
 EMSCRIPTEN_KEEPALIVE void *wasm_layer_staging(js_layer *js, int slot) {
@@ -92,9 +108,8 @@ EMSCRIPTEN_KEEPALIVE const float *wasm_tensor(mha_layer *layer, int id, int head
     return out;
 }
 
-/* Writes naive and split to out[0], out[1]. */
-EMSCRIPTEN_KEEPALIVE int wasm_param_count(int d_model, int heads, double *out) {
-    return mha_param_count(d_model, heads, &out[0], &out[1]);
+EMSCRIPTEN_KEEPALIVE int wasm_param_count(int d_model, int heads, wasm_results *out) {
+    return mha_param_count(d_model, heads, &out->param_count[0], &out->param_count[1]);
 }
 
 EMSCRIPTEN_KEEPALIVE np_random *wasm_random_create(unsigned seed) {
@@ -145,23 +160,24 @@ EMSCRIPTEN_KEEPALIVE float wasm_trainer_loss(mha_trainer *tr) { return mha_train
 EMSCRIPTEN_KEEPALIVE double wasm_trainer_steps(mha_trainer *tr) { return (double)mha_trainer_steps(tr); }
 EMSCRIPTEN_KEEPALIVE int wasm_trainer_param_count(mha_trainer *tr) { return mha_trainer_param_count(tr); }
 
-/* out[0..5] = loss, accuracy, loss and accuracy of target 0 (previous), of target 1 (first). */
-EMSCRIPTEN_KEEPALIVE int wasm_trainer_evaluate(mha_trainer *tr, const unsigned char *enabled, double *out) {
+/* Target 0 is the previous token, target 1 the first. */
+EMSCRIPTEN_KEEPALIVE int wasm_trainer_evaluate(mha_trainer *tr, const unsigned char *enabled, wasm_results *out) {
     mha_train_eval ev;
     const int status = mha_trainer_evaluate(tr, enabled, &ev);
     if (status == MHA_OK) {
-        out[0] = ev.loss, out[1] = ev.accuracy;
-        out[2] = ev.target_loss[0], out[3] = ev.target_accuracy[0];
-        out[4] = ev.target_loss[1], out[5] = ev.target_accuracy[1];
+        double *at = out->evaluation;
+        at[0] = ev.loss, at[1] = ev.accuracy;
+        at[2] = ev.target_loss[0], at[3] = ev.target_accuracy[0];
+        at[4] = ev.target_loss[1], at[5] = ev.target_accuracy[1];
     }
     return status;
 }
 
-/* A parameter block (values, or its gradient when gradient != 0); shape[0..1] = rows, cols. */
-EMSCRIPTEN_KEEPALIVE float *wasm_trainer_param(mha_trainer *tr, int id, int gradient, int *shape) {
+/* A parameter block (values, or its gradient when gradient != 0), and its shape. */
+EMSCRIPTEN_KEEPALIVE float *wasm_trainer_param(mha_trainer *tr, int id, int gradient, wasm_results *shape) {
     float *values = NULL;
     const float *grad = NULL;
-    if (mha_trainer_param(tr, (mha_train_param)id, &values, &grad, &shape[0], &shape[1])) return NULL;
+    if (mha_trainer_param(tr, (mha_train_param)id, &values, &grad, &shape->param_shape[0], &shape->param_shape[1])) return NULL;
     return gradient ? (float *)grad : values;
 }
 
@@ -202,13 +218,13 @@ EMSCRIPTEN_KEEPALIVE gpt_loader *wasm_gpt_load_begin(const unsigned char *head, 
 
 EMSCRIPTEN_KEEPALIVE int wasm_gpt_loader_copies(gpt_loader *loader) { return gpt_loader_copies(loader); }
 
-/* Copy i: range[0] = its offset in the file, range[1] = its length; returns where its bytes go. */
-EMSCRIPTEN_KEEPALIVE void *wasm_gpt_loader_copy(gpt_loader *loader, int i, double *range) {
+/* Copy i: its range in the file; returns where its bytes go. */
+EMSCRIPTEN_KEEPALIVE void *wasm_gpt_loader_copy(gpt_loader *loader, int i, wasm_results *range) {
     uint64_t offset;
     size_t bytes;
     void *dest = NULL;
     if (gpt_loader_copy(loader, i, &offset, &bytes, &dest)) return NULL;
-    range[0] = (double)offset, range[1] = (double)bytes;
+    range->loader_copy[0] = (double)offset, range->loader_copy[1] = (double)bytes;
     return dest;
 }
 
@@ -222,10 +238,10 @@ EMSCRIPTEN_KEEPALIVE gpt_model *wasm_gpt_load_finish(gpt_loader *loader) {
 EMSCRIPTEN_KEEPALIVE void wasm_gpt_loader_destroy(gpt_loader *loader) { gpt_loader_destroy(loader); }
 EMSCRIPTEN_KEEPALIVE void wasm_gpt_destroy(gpt_model *model) { gpt_model_destroy(model); }
 
-/* out[0..4] = layers, heads, d_model, context, vocab. */
-EMSCRIPTEN_KEEPALIVE void wasm_gpt_config(gpt_model *model, int *out) {
+EMSCRIPTEN_KEEPALIVE void wasm_gpt_config(gpt_model *model, wasm_results *out) {
     const gpt_config *c = gpt_model_config(model);
-    out[0] = c->layers, out[1] = c->heads, out[2] = c->d_model, out[3] = c->context, out[4] = c->vocab;
+    int *at = out->gpt_config;
+    at[0] = c->layers, at[1] = c->heads, at[2] = c->d_model, at[3] = c->context, at[4] = c->vocab;
 }
 
 EMSCRIPTEN_KEEPALIVE int wasm_gpt_metadata_count(gpt_model *model) { return gpt_model_metadata_count(model); }
@@ -243,6 +259,7 @@ EMSCRIPTEN_KEEPALIVE int wasm_gpt_forward_reusing(gpt_model *model, const int *t
 
 EMSCRIPTEN_KEEPALIVE int wasm_gpt_len(gpt_model *model) { return gpt_model_len(model); }
 EMSCRIPTEN_KEEPALIVE int wasm_gpt_reused(gpt_model *model) { return gpt_model_reused(model); }
+EMSCRIPTEN_KEEPALIVE void wasm_gpt_forget(gpt_model *model) { gpt_model_forget(model); }
 
 EMSCRIPTEN_KEEPALIVE const float *wasm_gpt_attention(gpt_model *model, int layer, int head) {
     const float *out = NULL;

@@ -85,6 +85,7 @@ test('a sequence longer than maxLen, lengths that do not fit, missing inputs', (
   rejects(() => layer.forward({ x: lesson.q, wq: new Float32Array(16) }), 'BAD_INPUT', /projection mode needs wk/);
   rejects(() => layer.forward({ q: lesson.q, k: lesson.k }), 'BAD_INPUT', /v is missing/);
   rejects(() => layer.forward({ x: lesson.q, ...lesson }), 'BAD_INPUT', /not both/);
+  rejects(() => layer.forward({ ...lesson, wq: lesson.q }), 'BAD_INPUT', /wq, wk and wv project x/);
   rejects(() => layer.forward({ q: [], k: [], v: [] }), 'BAD_SIZE', /the sequence is empty/);
   rejects(() => layer.forward({ q: 'abc', k: [], v: [] }), 'BAD_ARGUMENT', /q must be an array of numbers/);
   rejects(() => layer.forward({ ...lesson, enabled: [true] }), 'BAD_LENGTH', /one true\/false per head \(2\)/);
@@ -99,6 +100,21 @@ test('a head index out of range, and results before any forward', () => {
   rejects(() => layer.scores(-1), 'HEAD_INDEX', /head -1 does not exist/);
   rejects(() => layer.headOutput(0.5), 'HEAD_INDEX', /head 0.5 does not exist/);
   rejects(() => layer.attention('0'), 'HEAD_INDEX', /head "0" does not exist/);
+  layer.dispose();
+});
+
+test('a forward refused by the checks leaves no result, as one the core refuses does', () => {
+  const layer = mha.createLayer({ dModel: 4, heads: 2, maxLen: 3 });
+  const refusals = [[{ ...lesson, v: lesson.v.slice(0, 2) }, 'BAD_LENGTH'], [{ q: [], k: [], v: [] }, 'BAD_SIZE'],
+    [{ ...lesson, enabled: [true] }, 'BAD_LENGTH'], [{ ...lesson, mask: true }, 'BAD_ARGUMENT'], [{ ...lesson, wo: [1, 0, 0, 1] }, 'BAD_LENGTH'], [{ ...lesson, q: [[NaN, 1, 0, 0], ...lesson.q.slice(1)] }, 'NOT_FINITE']];
+  for (const [options, code] of refusals) {
+    layer.forward({ ...lesson });
+    rejects(() => layer.forward(options), code, /./);
+    assert.equal(layer.length, 0, `${code}: no length`);
+    for (const read of [() => layer.output(), () => layer.attention(0), () => layer.q()]) rejects(read, 'NO_FORWARD', /call forward first/);
+  }
+  layer.forward({ ...lesson });
+  assert.equal(layer.length, 3);
   layer.dispose();
 });
 

@@ -179,6 +179,64 @@ function withWeight(name, index, value) {
   return file;
 }
 
+test('a forward refused by the checks leaves no result, as one the core refuses does; the next computes every row', async () => {
+  const model = await mha.loadModel(goodFile);
+  const refusals = [[[1, 50], 'TOKEN_RANGE'], [new Array(17).fill(0), 'SEQ_TOO_LONG'], [[1.5], 'BAD_ARGUMENT'],
+    [[1], 'HEAD_INDEX', { disabled: [[0, 2]] }], [[1], 'BAD_ARGUMENT', { disable: [] }], [[], 'BAD_SIZE']];
+  for (const [tokens, code, options] of refusals) {
+    model.forward(ids.slice(0, 4));
+    assert.throws(() => model.forward(tokens, options), (error) => error.code === code);
+    assert.equal(model.length, 0, `${code}: no length`);
+    assert.equal(model.reused, 0);
+    assert.throws(() => model.logits(), (error) => error.code === 'NO_FORWARD', `${code}: no logits`);
+    assert.throws(() => model.attention(0, 0), (error) => error.code === 'NO_FORWARD', `${code}: no attention`);
+    matchesReference(model, weights, ids.slice(0, 5));
+    assert.equal(model.reused, 0, 'nothing kept from before the refused forward');
+  }
+  model.dispose();
+});
+
+/**
+ * Loads, runs and disposes models of odd vocabularies in a fresh process, as the first thing it does: what a
+ * write past a buffer breaks depends on the heap's history, and a fresh heap is where it showed.
+ */
+const oddVocabularies = `
+  import assert from 'node:assert/strict';
+  import { loadAttention } from ${JSON.stringify(new URL('../web/src/attention.js', import.meta.url).href)};
+  import { gpt2File, randomWeights } from ${JSON.stringify(new URL('./gpt-reference.js', import.meta.url).href)};
+  import { seededRandom } from ${JSON.stringify(new URL('./seeded.js', import.meta.url).href)};
+  const instance = await loadAttention({ threads: Number(process.argv[1]) });
+  for (const context of [16, 8]) {
+    for (const vocab of [1, 3, 9, 17, 51, 1001, 50257]) {
+      const shape = { layers: 2, heads: 2, dModel: 16, context, vocab };
+      const file = gpt2File(shape, randomWeights(shape, seededRandom(vocab)));
+      for (let cycle = 0; cycle < 3; cycle++) {
+        const model = await instance.loadModel(file);
+        assert.deepEqual({ ...model.config }, { layers: 2, heads: 2, dModel: 16, context, vocabSize: vocab });
+        model.forward([0, vocab - 1, Math.floor(vocab / 2)]);
+        assert.ok(model.logits().every(Number.isFinite), 'finite logits');
+        model.dispose();
+      }
+    }
+  }`;
+
+test('odd vocabularies: load, forward and dispose again and again, on one thread and on two (the config fits its scratch)', () => {
+  for (const threads of ['1', '2']) {
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', oddVocabularies, threads], { encoding: 'utf8' });
+    assert.equal(run.status, 0, `threads ${threads}: ${run.stderr}`);
+  }
+});
+
+test('d_model 1: a matrix of one row is still a matrix ([1, 3] for c_attn), and the model matches the reference', async () => {
+  const shape = { layers: 1, heads: 1, dModel: 1, context: 4, vocab: 5 };
+  const oneWeights = randomWeights(shape, seededRandom(11));
+  const model = await mha.loadModel(gpt2File(shape, oneWeights));
+  model.forward([4, 0, 2]);
+  const want = referenceGpt(oneWeights, shape, [4, 0, 2]);
+  assert.ok(maxAbsDiff(model.logits(), want.logits) < 1e-5, `logits differ by ${maxAbsDiff(model.logits(), want.logits)}`);
+  model.dispose();
+});
+
 test('hostile files give BAD_MODEL naming the problem, and nothing breaks', async () => {
   const length = Number(new DataView(goodFile.buffer).getBigUint64(0, true));
   await rejects(goodFile.subarray(0, 5), 'BAD_MODEL', /too few for a .safetensors file/);

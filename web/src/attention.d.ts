@@ -89,7 +89,7 @@ export interface Layer extends Results {
   readonly heads: number;
   readonly dK: number;
   readonly maxLen: number;
-  /** L of the last forward, 0 before the first. */
+  /** L of the last forward; 0 before the first, and after one that was refused (its results are gone: NO_FORWARD). */
   readonly length: number;
   forward(input: ProjectionInput | QKVInput): this;
   dispose(): void;
@@ -212,7 +212,7 @@ export interface Model {
   readonly config: Readonly<ModelConfig>;
   /** The file's __metadata__ strings: n_head, and for the lesson's model its vocabulary. */
   readonly metadata: Readonly<Record<string, string>>;
-  /** L of the last forward, 0 before the first. */
+  /** L of the last forward; 0 before the first, and after one that was refused (its results are gone: NO_FORWARD). */
   readonly length: number;
   /** Positions the last forward kept from the one before: the ids they share at the start, with the same heads off. */
   readonly reused: number;

@@ -263,7 +263,7 @@ async function compileCore(wasm) {
 class Attention {
   #core;
   #module;
-  #scratch; // 16 bytes for results passed by pointer
+  #scratch; // where the core writes what it hands back by pointer (c/wasm_exports.c's wasm_results)
   #randomStates = new FinalizationRegistry((ptr) => this.#core._wasm_free(ptr));
 
   #threads;
@@ -274,7 +274,7 @@ class Attention {
     this.#module = module;
     this.#threads = threads;
     this.#single = single;
-    this.#scratch = core._wasm_malloc(16);
+    this.#scratch = core._wasm_malloc(core._wasm_results_bytes());
   }
 
   /** How many threads share each big forward: 1 on the single-threaded core. */
@@ -323,7 +323,7 @@ class Attention {
     const flags = (causal ? FLAG.causal : 0) | (scale ? FLAG.scale : 0);
     const ptr = core._wasm_trainer_create(...args, flags, seed, lr);
     if (!ptr) throw coreError(core);
-    const scratch = core._wasm_malloc(trainerScratch(heads, seqLen).bytes);
+    const scratch = core._wasm_malloc(trainerScratch(core, heads, seqLen).bytes);
     if (!scratch) {
       core._wasm_trainer_destroy(ptr);
       throw new MHAError('OUT_OF_MEMORY', 'not enough memory for a trainer');
@@ -538,6 +538,19 @@ function tensorView(core, layer, id, head, count, heads, owner) {
   return new Float32Array(core.HEAPF32.buffer, ptr, count);
 }
 
+/**
+ * Runs a forward; when anything refuses it (a check in JavaScript or the core), `forget` drops the owner's
+ * last results, so a caller never reads the forward before this one as if it were this one's.
+ */
+function forgettingOnFailure(forward, forget) {
+  try {
+    return forward();
+  } catch (error) {
+    forget();
+    throw error;
+  }
+}
+
 const layerRegistry = new FinalizationRegistry(({ core, ptr }) => core._wasm_layer_destroy(ptr));
 
 class Layer extends ForwardViews {
@@ -554,7 +567,7 @@ class Layer extends ForwardViews {
     this.heads = heads;
     this.dK = dModel / heads;
     this.maxLen = maxLen;
-    /** L of the last forward (0 before the first). */
+    /** L of the last forward (0 before the first, and after one that was refused). */
     this.length = 0;
     layerRegistry.register(this, { core, ptr }, this);
   }
@@ -565,9 +578,17 @@ class Layer extends ForwardViews {
    * Arrays are row-major (flat or nested); L is the length of x (or q) over dModel.
    * wo defaults to the identity; causal and scale default to true.
    * plain: true runs the C core's plain reference loops instead of its SIMD kernels (for tests).
+   * A forward refused here, as one the core refuses, leaves no result: NO_FORWARD until the next.
    */
   forward(options) {
     this.#live();
+    return forgettingOnFailure(() => this.#forward(options), () => {
+      if (this.#ptr) this.#core._wasm_layer_forget(this.#layer);
+      this.length = 0;
+    });
+  }
+
+  #forward(options) {
     const { x, wq, wk, wv, q, k, v, wo, causal = true, scale = true, enabled, plain = false } =
       checkOptions('forward', options, LAYER_FORWARD_OPTIONS);
     // Every input is read and checked into memory of our own first: an array's getter may run any code,
@@ -576,6 +597,9 @@ class Layer extends ForwardViews {
     const projection = x != null;
     if (projection && (q != null || k != null || v != null)) {
       throw new MHAError('BAD_INPUT', 'give either x with wq, wk, wv (projection mode) or q, k, v, not both');
+    }
+    if (!projection && (wq != null || wk != null || wv != null)) {
+      throw new MHAError('BAD_INPUT', 'wq, wk and wv project x: give x with them (projection mode), or q, k, v without them');
     }
     const name = projection ? 'x' : 'q';
     const first = toFloat32(name, projection ? x : q, this.maxLen * d, (count, rows) => this.#tooLong(name, count, rows));
@@ -686,7 +710,7 @@ class Model {
     this.config = Object.freeze(config);
     /** The file's __metadata__ strings (n_head; for the lesson's model, its vocabulary). */
     this.metadata = Object.freeze(metadata);
-    /** L of the last forward (0 before the first, and after one that failed). */
+    /** L of the last forward (0 before the first, and after one that was refused). */
     this.length = 0;
     /** Positions the last forward took from the one before (see forward). */
     this.reused = 0;
@@ -699,9 +723,18 @@ class Model {
    * share at the start with the last forward's (with the same heads off) are not computed again: in a causal
    * model they depend on those ids alone, so their keys, values, attention and logits are kept, and a text
    * typed one token at a time costs one new position per block. The numbers are the same bits either way.
+   * A forward refused here, as one the core refuses, leaves no result: NO_FORWARD until the next.
    */
   forward(ids, options) {
     this.#live();
+    return forgettingOnFailure(() => this.#forward(ids, options), () => {
+      if (this.#ptr) this.#core._wasm_gpt_forget(this.#ptr);
+      this.length = 0;
+      this.reused = 0;
+    });
+  }
+
+  #forward(ids, options) {
     const { disabled } = checkOptions('forward', options, ['disabled']);
     const { layers, heads, context, vocabSize } = this.config;
     const length = arrayLength('ids', ids, context,
@@ -788,15 +821,14 @@ const TRAIN_PARAMS = ['tokenEmbedding', 'positionEmbedding', 'wq', 'wk', 'wv', '
 
 /**
  * A trainer's scratch in the wasm heap, for what crosses by pointer: the byte offset of each part.
- *   evaluation  6 doubles: wasm_trainer_evaluate's results
- *   shape       2 ints: a parameter block's rows and columns
+ *   results     what a call hands back (c/wasm_exports.c's wasm_results): an evaluation, a block's shape
  *   enabled     h bytes: which heads are on
  *   tokens      2·seqLen ints: the example's tokens, or its predictions
  */
-function trainerScratch(heads, seqLen) {
-  const enabled = 64;
+function trainerScratch(core, heads, seqLen) {
+  const enabled = Math.ceil(core._wasm_results_bytes() / 8) * 8;
   const tokens = enabled + Math.ceil(heads / 8) * 8;
-  return { evaluation: 0, shape: 48, enabled, tokens, bytes: tokens + 8 * seqLen };
+  return { results: 0, enabled, tokens, bytes: tokens + 8 * seqLen };
 }
 
 const trainerRegistry = new FinalizationRegistry(({ core, ptr, scratch }) => {
@@ -823,7 +855,7 @@ class Trainer extends ForwardViews {
     this.#core = core;
     this.#ptr = ptr;
     this.#scratch = scratch;
-    this.#at = trainerScratch(options.heads, options.seqLen);
+    this.#at = trainerScratch(core, options.heads, options.seqLen);
     Object.assign(this, options);
     this.dK = options.dModel / options.heads;
     /** Every parameter together; the same for every h at one dModel (the lesson's point). */
@@ -858,7 +890,7 @@ class Trainer extends ForwardViews {
   evaluate(options) {
     const heads = this.#enabledOption('evaluate', options);
     const core = this.#core;
-    const results = this.#scratch + this.#at.evaluation;
+    const results = this.#scratch + this.#at.results;
     const status = core._wasm_trainer_evaluate(this.#ptr, heads, results);
     if (status) throw coreError(core);
     const [loss, accuracy, prevLoss, prevAccuracy, firstLoss, firstAccuracy] = new Float64Array(core.HEAPF64.buffer, results, 6);
@@ -918,7 +950,7 @@ class Trainer extends ForwardViews {
   weights() {
     const core = this.#live();
     const out = {};
-    const shape = this.#scratch + this.#at.shape;
+    const shape = this.#scratch + this.#at.results;
     TRAIN_PARAMS.forEach((name, id) => {
       const ptr = core._wasm_trainer_param(this.#ptr, id, 0, shape);
       if (!ptr) throw coreError(core);
@@ -1147,7 +1179,7 @@ function describe(value) {
 /** The MHAError for the core's last failing call: its status code, sentence and, when it has one, place. */
 function coreError(core) {
   const code = cString(core, core._wasm_status_name(core._wasm_last_status()));
-  const at = core._wasm_malloc(12);
+  const at = core._wasm_malloc(core._wasm_results_bytes());
   const name = at ? core._wasm_last_error_place(at) : 0;
   let details;
   if (name) {
