@@ -1,28 +1,39 @@
 /* fuzz_model.c — a fuzz harness for the GPT model loader (gpt.h, safetensors.c)
    with hostile bytes.
 
-   Each input is a program. Its first byte picks the file: either the input's
-   remaining bytes as they are, or a valid small GPT-2 .safetensors file (of a
-   shape the next bytes pick, written by gpt_save) damaged by the rest: bytes
-   overwritten (mostly in the header), digits of the JSON changed (shapes,
-   offsets, the header's numbers), the header's length replaced, the file cut
-   short. Then it loads the file whole (gpt_load) or in the three steps a page
-   uses (gpt_load_begin with just the header, each copy, gpt_load_finish) and
-   checks the loader's promises, aborting on a broken one:
+   Each input is a program. Its first byte picks the file: the input's
+   remaining bytes as they are; a header at the edge of the format with no
+   model in it ({}, {"__metadata__":{}}, tensors of no bytes); or a valid
+   small GPT-2 .safetensors file (of a shape the next bytes pick, its
+   vocabulary odd or even up to GPT-2's 50257, written by gpt_save) damaged by
+   the rest: bytes overwritten (mostly in the header), digits of the JSON
+   changed (shapes, offsets, the header's numbers), the header's length
+   replaced, the file cut short. Then it loads the file one to four times, as a
+   page loads, runs and disposes model after model: each time whole (gpt_load)
+   or in the three steps a page uses (gpt_load_begin with just the header, each
+   copy, gpt_load_finish), the two in turn, and checks the loader's promises,
+   aborting on a broken one:
      - a failure has a known status and a sentence, and gives no model;
+     - a file without a model never loads;
      - a file that loads has the shape its tensors say, a forward on tokens
        from the input gives finite logits, causal attention rows that sum to 1
        with exact zeros above the diagonal, and TOKEN_RANGE for a bad token;
      - saving a loaded model and loading that gives the same weights;
+     - loading the same file again, either way, gives the same status and the
+       same weights;
    and nothing the sanitizers can see goes wrong.
 
    Two drivers, as for fuzz_api.c:
-     - libFuzzer: clang -g -O1 -fsanitize=fuzzer,address,undefined -DMHA_LIBFUZZER \
-         c/fuzz_model.c c/error.c c/mha.c c/plain.c c/kernels.c c/train.c c/np_random.c \
-         c/safetensors.c c/gpt.c c/gpt_train.c -lm -o fuzz_model && ./fuzz_model
+     - libFuzzer (tests/fuzzers.test.js runs this command, for a few seconds):
+         clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DMHA_LIBFUZZER \
+           c/fuzz_model.c c/error.c c/mha.c c/plain.c c/kernels.c c/pool.c c/train.c c/np_random.c \
+           c/safetensors.c c/gpt.c c/gpt_train.c -lm -o fuzz_model && mkdir -p corpus_model && \
+           ./fuzz_model -max_total_time=600 corpus_model
      - the seeded driver of fuzz_driver.h (build.sh builds it under ASan and UBSan as
-       c/build/fuzz_model; tests/gpt.test.js runs it):
-         c/build/fuzz_model [seed] [runs] [seconds] */
+       c/build/fuzz_model; tests/gpt.test.js runs it), which also replays files
+       (tests/fuzzers.test.js replays headers with no tensors):
+         c/build/fuzz_model [seed] [runs] [seconds]
+         c/build/fuzz_model FILE... */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,11 +66,21 @@ static void check_failure(mha_status status) {
     if (mha_last_error()[0] == '\0') fail("a failure without a sentence");
 }
 
+/* Odd and even vocabularies: an odd one puts every other row of the logits, and the tensors after
+   wte.weight when d_model is odd too, at an odd multiple of 4 bytes. GPT-2's own 50257 once in 256
+   files: under the sanitizers its model takes some 40 ms to make, save, load and run, a hundred times
+   a small one's. */
+static int pick_vocab(program *p) {
+    static const int vocabs[] = {1, 2, 3, 4, 5, 7, 8, 9, 17, 51, 1001};
+    const unsigned pick = next_byte(p);
+    return pick == 255 ? 50257 : vocabs[pick % (sizeof vocabs / sizeof *vocabs)];
+}
+
 /* A valid file of a small shape picked by the program; *size gets its length. */
 static unsigned char *valid_file(program *p, size_t *size) {
     const int heads = 1 + (int)(next_byte(p) % 3);
     const gpt_config c = {.layers = 1 + (int)(next_byte(p) % 2), .heads = heads, .d_model = heads * (1 + (int)(next_byte(p) % 4)),
-                          .context = 1 + (int)(next_byte(p) % 6), .vocab = 1 + (int)(next_byte(p) % 9)};
+                          .context = 1 + (int)(next_byte(p) % 6), .vocab = pick_vocab(p)};
     gpt_model *m;
     if (gpt_model_create(&c, next_byte(p), &m) != MHA_OK) fail("a small model could not be created");
     const gpt_metadata extra[] = {{"vocab", "[\"春\",\"\\\"\",\"\\u0001\"]"}};
@@ -67,6 +88,28 @@ static unsigned char *valid_file(program *p, size_t *size) {
     unsigned char *bytes = malloc(*size);
     if (gpt_save(m, extra, 1, bytes, *size, size) != MHA_OK) fail("a small model could not be saved");
     gpt_model_destroy(m);
+    return bytes;
+}
+
+/* Headers the format allows that hold no model: no tensors at all, tensors of no elements, a scalar. */
+static const char *const modelless_headers[] = {
+    "{}",
+    "{\"__metadata__\":{}}",
+    "  {\"__metadata__\":{\"n_head\":\"2\"}}  ",
+    "{\"wte.weight\":{\"dtype\":\"F32\",\"shape\":[0,4],\"data_offsets\":[0,0]}}",
+    "{\"wte.weight\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[0,4]},\"wpe.weight\":{\"dtype\":\"F16\",\"shape\":[1,0],"
+    "\"data_offsets\":[4,4]}}",
+};
+
+/* A file of one of those headers and the data bytes the program picks; *size gets its length. */
+static unsigned char *modelless_file(program *p, size_t *size) {
+    const char *header = modelless_headers[next_byte(p) % (sizeof modelless_headers / sizeof *modelless_headers)];
+    const size_t header_size = strlen(header), data_size = next_byte(p) % 9;
+    *size = 8 + header_size + data_size;
+    unsigned char *bytes = malloc(*size);
+    for (int i = 0; i < 8; i++) bytes[i] = (unsigned char)(header_size >> 8 * i);
+    memcpy(bytes + 8, header, header_size);
+    for (size_t i = 0; i < data_size; i++) bytes[8 + header_size + i] = (unsigned char)next_byte(p);
     return bytes;
 }
 
@@ -210,28 +253,52 @@ static void check_round_trip(gpt_model *m) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     program p = {data, size, 0};
     const unsigned mode = next_byte(&p);
+    const int modelless = mode % 8 == 4;
     unsigned char *file;
     size_t file_size;
-    if (mode % 4 == 0) { /* the bytes as they are */
+    if (mode % 8 == 0) { /* the bytes as they are */
         file_size = size - p.at;
         file = malloc(file_size + 1);
         memcpy(file, data + p.at, file_size);
         p.at = size;
+    } else if (modelless) {
+        file = modelless_file(&p, &file_size);
     } else {
         file = valid_file(&p, &file_size);
         damage(&p, file, &file_size);
     }
     const int heads = (mode & 16) ? (int)(next_byte(&p) % 5) - 1 : 0;
-    gpt_model *m = (gpt_model *)&m; /* must become NULL on failure */
-    const mha_status status = (mode & 32) ? gpt_load(file, file_size, heads, &m) : load_in_steps(file, file_size, heads, &m);
-    check_failure(status);
-    if (status == MHA_OK) {
+    const int loads = 1 + (int)(mode >> 6);
+    mha_status first = MHA_OK;
+    float *weights = NULL; /* the first load's, which every later load must give */
+    size_t weight_count = 0;
+    for (int i = 0; i < loads; i++) {
+        gpt_model *m = (gpt_model *)&m; /* must become NULL on failure */
+        const int whole = ((mode >> 5) + (unsigned)i) % 2; /* the two ways in turn */
+        const mha_status status = whole ? gpt_load(file, file_size, heads, &m) : load_in_steps(file, file_size, heads, &m);
+        check_failure(status);
+        if (i == 0) first = status;
+        else if (status != first) fail("loading the same file again gave another status");
+        if (status != MHA_OK) {
+            if (m) fail("a failed load gave a model");
+            continue;
+        }
+        if (modelless) fail("a file without a model loaded");
+        size_t count;
+        const float *params = gpt_model_params(m, &count);
+        if (i == 0) {
+            weights = malloc(count * sizeof *weights);
+            if (!weights) fail("out of memory");
+            memcpy(weights, params, count * sizeof *weights);
+            weight_count = count;
+            check_round_trip(m);
+        } else if (count != weight_count || memcmp(weights, params, count * sizeof *params)) {
+            fail("loading the same file again gave other weights");
+        }
         check_model(&p, m);
-        check_round_trip(m);
         gpt_model_destroy(m);
-    } else if (m) {
-        fail("a failed load gave a model");
     }
+    free(weights);
     free(file);
     return 0;
 }

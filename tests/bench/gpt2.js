@@ -7,15 +7,45 @@
 import { openAsBlob, openSync, writeSync, closeSync, rmSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { loadAttention } from '../../web/src/attention.js';
 import { gpt2Shapes } from '../gpt-reference.js';
 import { timeForwards } from './forwards.js';
 
 const GPT2_SMALL = { layers: 12, heads: 12, dModel: 768, context: 1024, vocab: 50257 };
 const TOKENS = 64;
-const args = process.argv.slice(2);
-const runs = Number(args[args.indexOf('--runs') + 1]) || 9;
-const withChromium = !args.includes('--no-chromium');
+const USAGE = `usage: node tests/bench/gpt2.js [--no-chromium] [--runs N]
+  Writes a 548 MB file shaped as GPT-2 small to the system's temporary folder (deleted at the end), then times
+  its load and forwards in Node and, unless --no-chromium, in headless Chromium and the lesson page.
+    --runs N        the forwards timed in each, whose median is printed (default 9)
+    --no-chromium   Node alone
+    --help          this text`;
+
+/** The options, read before any work: --help prints the usage; a wrong argument stops with it (exit 2). */
+function readOptions(args) {
+  const wrong = (message) => {
+    console.error(`tests/bench/gpt2.js: ${message}\n${USAGE}`);
+    process.exit(2);
+  };
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: { 'no-chromium': { type: 'boolean' }, runs: { type: 'string', default: '9' }, help: { type: 'boolean', short: 'h' } },
+    }));
+  } catch (error) {
+    wrong(error.message);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const runs = Number(values.runs);
+  if (!Number.isInteger(runs) || runs < 1) wrong(`--runs must be a whole number from 1 up, got "${values.runs}"`);
+  return { runs, withChromium: !values['no-chromium'] };
+}
+
+const { runs, withChromium } = readOptions(process.argv.slice(2));
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
