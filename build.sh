@@ -5,9 +5,11 @@
 #           mha-core-mt-fma.wasm). Committed, so serving the page needs no compiler;
 #           web/dist/mha-core.inputs holds the hash of what they were built from, and tests/build.test.js
 #           checks a rebuild gives the same bytes.
-#   native  c/build/test_native (the C unit tests) and c/build/fuzz_api (the C API's fuzz harness), both
-#           with gcc under ASan + UBSan.
-#   web     web/dist/page.js, widget.js, widget.classic.js, train-worker.js and katex/ (esbuild, web/bundle.js).
+#   native  c/build/test_native (the C unit tests), c/build/fuzz_api and c/build/fuzz_model (the fuzz
+#           harnesses' seeded drivers), all with gcc under ASan + UBSan.
+#   web     web/dist/page.js, widget.js, widget.classic.js, train-worker.js and katex/ (esbuild, web/bundle.js),
+#           then a brotli and a gzip copy beside each file of web/dist and the shipped model (web/precompress.js),
+#           which web/serve.js sends to browsers that accept them.
 # Usage: bash build.sh [wasm] [native] [web] [--if-needed]      (no target: all three)
 #        bash build.sh --wasm-to DIR                             (the wasm alone, into DIR)
 #   --if-needed: build a target only when its inputs changed since it was last built.
@@ -64,7 +66,8 @@ sanitizers=(-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-o
 hash_of() { { printf '%s\n' "${@:2}"; printf '%s\n' $1 | sort | xargs sha256sum; } | sha256sum | cut -d' ' -f1; }
 wasm_inputs() { hash_of "${core_sources[*]} c/wasm_exports.c $(ls c/*.h | grep -v -e '^c/test_' -e '^c/fuzz_') c/wasm_url.js c/relaxed_madd.js" "${emcc_flags[@]}" "${emcc_threads[@]}" "${emcc_fma[@]}"; }
 native_inputs() { hash_of "$(echo c/*.c c/*.h)" "${sanitizers[@]}" "${threads[@]}"; }
-web_inputs() { hash_of "$(find web/src web/shared web/draw web/page web/widget -name '*.js' -o -name '*.css') web/bundle.js package-lock.json"; }
+# The web target's compressed copies follow the committed core and the model too.
+web_inputs() { hash_of "$(find web/src web/shared web/draw web/page web/widget -name '*.js' -o -name '*.css') web/bundle.js web/precompress.js $(echo web/dist/mha-core*.{mjs,js,wasm}) web/model/poems.safetensors web/model/poems.card.json package-lock.json"; }
 
 # Builds target $1 unless --if-needed and its stamp file $2 already holds its inputs' hash $3.
 build_target() {
@@ -125,6 +128,7 @@ build_web() {
     npm ci --no-audit --no-fund
   fi
   node web/bundle.js
+  node web/precompress.js
 }
 
 if [[ -n $wasm_to ]]; then

@@ -1,17 +1,23 @@
 // Static server for the lesson page: `npm start` (PORT and HOST from the environment, default 127.0.0.1:8080).
 // Also used by the browser tests, which may pass extra response headers (for example a CSP).
 // Every request is hostile until proven otherwise: only the files the page and the widget need are
-// served, byte ranges are not (sirv mishandles malformed ones), and no request can stop the process.
+// served, and the path checked is the very path served (no URL parser rewrites it in between); byte
+// ranges are not served, and no request can stop the process.
+// For a classroom: compressed copies made at build time (web/precompress.js), validators so a second
+// visit costs a 304, and a type on every file.
 import http from 'node:http';
+import { createReadStream, statSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { pipeline } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import sirv from 'sirv';
 
 const webRoot = fileURLToPath(new URL('.', import.meta.url));
 
 /**
  * What may be served: the pages at the top, the page's stylesheet, the built bundles and module, the
  * API's source module (a browser can import it without a bundler), and the poetry model with its card,
- * fetched where loadPoemModel looks for them (web/model/ beside web/src/). No dotfiles anywhere.
+ * fetched where loadPoemModel looks for them (web/model/ beside web/src/). No dotfiles anywhere, and no
+ * empty segment (each pattern's segments hold at least one character).
  */
 const SERVED = [/^\/$/, /^\/[\w-]+\.html$/, /^\/page\/[\w-]+\.css$/, /^\/dist\/(?:[\w-]+\/)*[\w.-]+$/, /^\/src\/[\w-]+\.js$/,
   /^\/model\/poems\.(?:safetensors|card\.json)$/];
@@ -20,20 +26,142 @@ export function isServed(pathname) {
   return !pathname.split('/').some((part) => part.startsWith('.')) && SERVED.some((pattern) => pattern.test(pathname));
 }
 
-/** The request's path, decoded, or null when it cannot be (a malformed escape, a NUL). */
-function requestPath(url) {
+/** The type of each kind of file served (contentType); a file of any other kind is not served. */
+const CONTENT_TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.woff2': 'font/woff2',
+  '.woff': 'font/woff',
+  '.ttf': 'font/ttf',
+  '.safetensors': 'application/octet-stream',
+};
+
+export function contentType(file) {
+  return CONTENT_TYPES[extname(file)];
+}
+
+/** The encodings sent, best first, each from a copy beside the file with this suffix (web/precompress.js makes them). */
+export const ENCODINGS = [{ name: 'br', suffix: '.br' }, { name: 'gzip', suffix: '.gz' }];
+
+/**
+ * A compressed copy stands for its original only when written after it: an original rebuilt or checked out
+ * since (a new wasm core, a retrained model) goes out as it is until the next build, never as its old copy.
+ */
+export function isFresh(original, copy) {
+  return copy !== null && copy.mtimeMs > original.mtimeMs;
+}
+
+/** The file's stats, or null when there is no such file. */
+export function statOrNull(path) {
   try {
-    const pathname = decodeURIComponent(new URL(url ?? '/', 'http://localhost').pathname);
-    return pathname.includes('\0') ? null : pathname;
+    return statSync(path);
+  } catch (error) {
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null;
+    throw error;
+  }
+}
+
+/** `GET http://host/path`: the absolute form, which an HTTP/1.1 server must accept. */
+const ABSOLUTE_FORM = /^https?:\/\/[^/?]*/i;
+
+/**
+ * The path to check and then serve: the request target's path without its query, decoded once, or null
+ * when it cannot be read (a malformed escape, a NUL, not a path). It is not resolved: `//x` and
+ * `/dist//../x` stay as they are and fail the allowlist.
+ */
+function requestPath(target = '/') {
+  const path = target.replace(ABSOLUTE_FORM, '').split('?', 1)[0] || '/';
+  try {
+    const decoded = decodeURIComponent(path);
+    return decoded.startsWith('/') && !decoded.includes('\0') ? decoded : null;
   } catch {
     return null;
   }
+}
+
+/** The encodings the request accepts, by name (Accept-Encoding; `;q=0` refuses one). */
+function acceptedEncodings(header = '') {
+  const accepted = new Set();
+  for (const entry of header.toLowerCase().split(',')) {
+    const [name, ...params] = entry.split(';').map((part) => part.trim());
+    const weight = params.find((param) => param.startsWith('q='));
+    if (!weight || Number(weight.slice(2)) > 0) accepted.add(name);
+  }
+  return accepted;
+}
+
+/** Whether If-None-Match names this ETag (weak comparison, as RFC 9110 asks of If-None-Match). */
+function matchesETag(header, etag) {
+  return header !== undefined && header.split(',').some((tag) => ['*', etag].includes(tag.trim().replace(/^W\//, '')));
 }
 
 function answer(res, status, text) {
   if (res.headersSent) return res.destroy();
   res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' });
   res.end(text);
+}
+
+/**
+ * Sends the file at the checked `pathname`: its freshest compressed copy the request accepts, or the file
+ * itself. Every name is fixed (no content hashes), so `no-cache`: the browser keeps the file but asks each
+ * time, a rebuilt page is seen at once, and an unchanged file costs a 304.
+ */
+function sendFile(req, res, pathname) {
+  const file = join(webRoot, pathname === '/' ? 'index.html' : pathname);
+  const type = contentType(file);
+  const original = type && statOrNull(file);
+  if (!original?.isFile()) return answer(res, 404, 'not found');
+  const accepted = acceptedEncodings(req.headers['accept-encoding']);
+  const copy = ENCODINGS.filter(({ name }) => accepted.has(name))
+    .map(({ name, suffix }) => ({ encoding: name, path: file + suffix, stats: statOrNull(file + suffix) }))
+    .find(({ stats }) => isFresh(original, stats));
+  const { encoding, path, stats } = copy ?? { path: file, stats: original };
+  res.setHeader('ETag', `"${stats.size.toString(36)}-${Math.round(stats.mtimeMs * 1000).toString(36)}${encoding ? `-${encoding}` : ''}"`);
+  res.setHeader('Cache-Control', 'no-cache');
+  res.setHeader('Vary', 'Accept-Encoding');
+  if (matchesETag(req.headers['if-none-match'], res.getHeader('ETag'))) return res.writeHead(304).end();
+  res.writeHead(200, { 'Content-Type': type, 'Content-Length': stats.size, ...(encoding && { 'Content-Encoding': encoding }) });
+  if (req.method === 'HEAD' || stats.size === 0) return res.end();
+  // At most the bytes announced, even if the file grows meanwhile; a client gone mid-file is no error of ours.
+  pipeline(createReadStream(path, { end: stats.size - 1 }), res, () => {});
+}
+
+/**
+ * What a request longer than Node's header limit gets (a share link carrying too many settings): a short
+ * page in both languages, instead of a bare 431 the browser shows as a broken connection.
+ */
+const TOO_LONG_PAGE = `<!doctype html>
+<html lang="zh-CN">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>链接太长 · Link too long</title></head>
+<body>
+<h1>链接太长了</h1>
+<p>这个地址超过了服务器能读的 ${http.maxHeaderSize / 1024} KB,多半是分享链接里带的设置太多。请返回上一页,或者<a href="/">打开不带设置的课程页面</a>。</p>
+<h1 lang="en">This link is too long</h1>
+<p lang="en">The address is longer than the ${http.maxHeaderSize / 1024} KB the server reads, most likely a share link carrying too many settings. Go back, or <a href="/">open the lesson without the link's settings</a>.</p>
+</body>
+</html>
+`;
+
+/** Node's own answers to a request it cannot parse, but for the header overflow, which gets the page above. */
+const CLIENT_ERROR_STATUS = { HPE_HEADER_OVERFLOW: 431, HPE_CHUNK_EXTENSIONS_OVERFLOW: 413, ERR_HTTP_REQUEST_TIMEOUT: 408 };
+
+/** How long a socket answered with an error may stay open for the client to read the answer and close. */
+const CLOSE_AFTER_ERROR_MS = 10_000;
+
+function answerClientError(error, socket) {
+  // Node calls again for each later chunk of the same request: the answer is out, the rest is read and dropped.
+  if (!socket.writable) return;
+  const status = CLIENT_ERROR_STATUS[error.code] ?? 400;
+  const [type, body] = status === 431 ? ['text/html', TOO_LONG_PAGE] : ['text/plain', http.STATUS_CODES[status]];
+  socket.setTimeout(CLOSE_AFTER_ERROR_MS, () => socket.destroy());
+  // Closed only once the client has sent all and read this: closing with its bytes unread would reset the connection.
+  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: ${type}; charset=utf-8\r\n`
+    + `Content-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`);
 }
 
 /**
@@ -48,16 +176,10 @@ export const ISOLATION_HEADERS = { 'Cross-Origin-Opener-Policy': 'same-origin', 
  * single-threaded path use it).
  */
 export function startServer({ port = 8080, host = '127.0.0.1', headers = {}, isolated = true } = {}) {
-  const sent = { ...(isolated && ISOLATION_HEADERS), ...headers };
-  const serveStatic = sirv(webRoot, {
-    dev: true,
-    extensions: ['html'],
-    setHeaders(res) {
-      for (const [name, value] of Object.entries(sent)) res.setHeader(name, value);
-    },
-  });
+  const sent = { 'X-Content-Type-Options': 'nosniff', ...(isolated && ISOLATION_HEADERS), ...headers };
   const server = http.createServer((req, res) => {
     try {
+      for (const [name, value] of Object.entries(sent)) res.setHeader(name, value);
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         res.setHeader('Allow', 'GET, HEAD');
         return answer(res, 405, 'method not allowed');
@@ -65,13 +187,13 @@ export function startServer({ port = 8080, host = '127.0.0.1', headers = {}, iso
       const pathname = requestPath(req.url);
       if (pathname === null) return answer(res, 400, 'bad request');
       if (!isServed(pathname)) return answer(res, 404, 'not found');
-      delete req.headers.range; // a whole file is always a valid answer to a range request
-      serveStatic(req, res, () => answer(res, 404, 'not found'));
+      sendFile(req, res, pathname); // a Range header is ignored: a whole file is always a valid answer
     } catch (error) {
       console.error(`serve: ${req.method} ${req.url}: ${error.message}`);
       answer(res, 500, 'internal error');
     }
   });
+  server.on('clientError', answerClientError);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
