@@ -2,7 +2,7 @@
 // its state, and every error sentence in both languages.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultState, toQuery, fromQuery, shareLink, MAX_TOKEN_CHARS } from '../web/page/state.js';
+import { defaultState, toQuery, fromQuery, shareLink, linkClips, MAX_TOKEN_CHARS, HAND_MAX_TOKENS, HAND_D_MODEL } from '../web/page/state.js';
 import { newDeck, currentQuestion, isReturning, moveOn, rightFirstTime } from '../web/page/quiz-deck.js';
 import { viewName } from '../web/shared/train.js';
 import { TRAIN_TEXT } from '../web/shared/train-text.js';
@@ -186,6 +186,72 @@ test('the shared link is built from the state, without the #section the learner 
   assert.equal(link, 'https://example.org/lesson/?lang=en&bh=8');
   assert.equal(shareLink(defaultState(), 'https://example.org/lesson/?x=1#share-section'), 'https://example.org/lesson/');
   assert.deepEqual(fromQuery(new URL(link).searchParams), state);
+});
+
+/** The longest link the page may write: under the 8 KB request line of nginx and Apache, half Node's 16 KB of headers. */
+const LINK_BOUND = 8000;
+/** The page put at an address of 600 characters, the longest for which the README promises the bound. */
+const LONG_PAGE = `https://teaching.example.org/${'x'.repeat(571)}`;
+/** A character of 4 UTF-8 bytes: 12 characters in a link, the most any character takes. */
+const WIDE = '\u{1F431}';
+/** A double printed at its longest: a sign, 17 digits and a three-digit exponent (26 characters once '+' is escaped). */
+const LONGEST_NUMBER = -Number.MAX_VALUE;
+/** A hand entry far out of its range (a link may carry one, which the page refuses by name). */
+const FAR_OUT = -1.2345678901234567e300;
+
+/** Every field of the state at its longest, and the poem, the sentence and the poetry model's heads past what a link keeps. */
+function longestState() {
+  const state = defaultState();
+  const matrix = (rows) => Array.from({ length: rows }, () => Array(HAND_D_MODEL).fill(FAR_OUT));
+  state.lang = 'en';
+  state.bill = { dModel: LONGEST_NUMBER, heads: LONGEST_NUMBER };
+  state.hand.tokens = Array(HAND_MAX_TOKENS).fill(WIDE.repeat(MAX_TOKEN_CHARS));
+  Object.assign(state.hand, { q: matrix(HAND_MAX_TOKENS), k: matrix(HAND_MAX_TOKENS), v: matrix(HAND_MAX_TOKENS), wo: matrix(HAND_D_MODEL) });
+  Object.assign(state.hand, { heads: 4, causal: true, scale: false, off: [0, 1, 2, 3, 3, 2, 1, 0] });
+  state.step = 8;
+  state.demo = { seed1: LONGEST_NUMBER, seed2: LONGEST_NUMBER };
+  state.views = { source: 'big', dModel: LONGEST_NUMBER, heads: LONGEST_NUMBER, sentence: WIDE.repeat(1920), seed: LONGEST_NUMBER, weightScale: LONGEST_NUMBER, causal: false };
+  // Two-digit layers and heads, each pair twice, and one past any model.
+  const pairs = Array.from({ length: 99 * 99 }, (_, i) => [98 - Math.floor(i / 99), 98 - (i % 99)]);
+  state.poems = { poem: Number.MAX_VALUE, text: WIDE.repeat(1920), off: [[1e300, 0], ...pairs, ...pairs] };
+  return state;
+}
+
+test('the longest link the page can write stays under 8,000 characters and reads back as written, the long parts clipped', () => {
+  const state = longestState();
+  assert.equal(LONG_PAGE.length, 600);
+  const link = shareLink(state, LONG_PAGE);
+  assert.ok(link.length < LINK_BOUND, `the longest link has ${link.length} characters`);
+  // What a link keeps: 768 bytes of the poem (192 four-byte characters, 256 Chinese ones), 512 of the sentence,
+  // entries past a million as the refusal shows them, each head once, and 32 of the poetry model's heads (up to 32.32).
+  const expected = structuredClone(state);
+  expected.poems.text = WIDE.repeat(192);
+  expected.views.sentence = WIDE.repeat(128);
+  for (const name of ['q', 'k', 'v', 'wo']) expected.hand[name] = expected.hand[name].map((row) => row.map(() => -1.23e300));
+  expected.hand.off = [0, 1, 2, 3];
+  expected.poems.off = Array.from({ length: 32 }, (_, i) => [31, 31 - i]);
+  const read = fromQuery(new URL(link).searchParams);
+  assert.deepEqual(read, expected);
+  assert.equal(shareLink(read, LONG_PAGE), link, 'the state read back writes the same link');
+  assert.deepEqual(linkClips(state), [{ path: 'views.sentence', kept: 128 }, { path: 'poems.text', kept: 192 }]);
+  assert.deepEqual(linkClips(read), [], 'nothing more is left out of a link read back');
+});
+
+test('a 1,920-character poem: the link keeps its first 256 characters, and the share box says so in both languages', () => {
+  const state = defaultState();
+  const poem = '白日依山尽，黄河入海流。欲穷千里目，更上一层楼。\n'.repeat(80);
+  state.poems.text = poem;
+  const link = shareLink(state, LONG_PAGE);
+  assert.ok(link.length < LINK_BOUND, `${link.length} characters`);
+  assert.equal(fromQuery(new URL(link).searchParams).poems.text, Array.from(poem).slice(0, 256).join(''));
+  assert.equal(toQuery(state).toString(), new URL(link).search.slice(1), 'the address bar is written as the share box\'s link');
+  const [clip] = linkClips(state);
+  assert.deepEqual(clip, { path: 'poems.text', kept: 256 });
+  assert.equal(TEXT.zh.share.leftOut[clip.path](clip.kept), '诗太长，链接里只保留了前 256 个字。');
+  assert.equal(TEXT.en.share.leftOut[clip.path](clip.kept), 'The poem is too long; the link keeps its first 256 characters.');
+  assert.match(TEXT.zh.share.leftOut['views.sentence'](128), /^句子太长.*128/);
+  assert.match(TEXT.en.share.leftOut['views.sentence'](128), /^The sentence is too long.*128/);
+  assert.deepEqual(linkClips(defaultState()), []);
 });
 
 test('a missed or revealed quiz question comes back after two others; one got right is done', () => {

@@ -240,6 +240,31 @@ test('typing redraws the tiles on screen at once; the predictions far below wait
   await context.close();
 });
 
+test('a pasted 1,920-character poem: the address keeps its first 256 characters and says so in the share box, and reloading it opens them', async () => {
+  const { page, context, errors } = await openSection();
+  const poem = Array.from(card.heldOut.poems.map(({ body }) => body).join('\n')).slice(0, 1920).join('');
+  const kept = Array.from(poem).slice(0, 256).join('');
+  assert.equal(Array.from(poem).length, 1920);
+  await page.fill('#poems-section textarea', poem);
+  await page.waitForFunction(() => new URLSearchParams(location.search).has('pt'));
+  const address = await page.evaluate(() => location.href);
+  assert.ok(address.length < 8000, `the address has ${address.length} characters`);
+  assert.equal(new URL(address).searchParams.get('pt'), kept);
+  await page.locator('#share-section').scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.querySelector('#share-left-out')?.textContent);
+  assert.equal(await page.textContent('#share-left-out'), '诗太长，链接里只保留了前 256 个字。');
+  assert.equal(await page.inputValue('#share-link'), address, 'the share box offers the address the page wrote');
+
+  const response = await page.reload();
+  assert.equal(response.status(), 200);
+  await page.waitForSelector('#head-0-weights svg g.cell', { timeout: 30000 });
+  await scrollToPoems(page);
+  await page.waitForSelector('#poems-section textarea', { timeout: LOAD_MS });
+  assert.equal(await shownText(page), kept);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('the held-out measure runs in a worker of its own; where none can start, the page measures the same loss itself', async () => {
   const losses = [];
   for (const blocked of [false, true]) {

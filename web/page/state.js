@@ -16,8 +16,13 @@ export const BILL_MAX_D_MODEL = 65536;
 export const WEIGHT_SCALE = { min: 0.05, max: 1.5, step: 0.05 };
 /** numpy's RandomState takes seeds from 0 to 2³² − 1. */
 export const SEED_MAX = 2 ** 32 - 1;
-/** The longest text a link may carry for the poetry model; the section clips it to the model's context. */
+/**
+ * The longest text a link may carry for the poetry model, in characters, and three times as many bytes of
+ * UTF-8 (256 Chinese characters, 192 emoji); the section clips it to the model's context.
+ */
 export const POEM_TEXT_MAX = 256;
+/** A link names at most this many switched-off heads of the poetry model, in layers and heads up to this number (it has 3 × 8). */
+export const POEM_OFF_MAX = 32;
 
 
 export function defaultState() {
@@ -58,10 +63,29 @@ export function tokenize(sentence) {
   return /\s/.test(text) ? text.split(/\s+/) : Array.from(text);
 }
 
-const numberText = (n) => (Number.isFinite(n) ? String(Math.round(n * 10000) / 10000) : 'NaN');
+// An entry past a million is far out of its range and refused; a link keeps the three digits the refusal
+// shows (errors.js), so that no entry takes more than 12 characters of it.
+const numberText = (n) => (!Number.isFinite(n) ? 'NaN' : Math.abs(n) >= 1e6 ? n.toExponential(2) : String(Math.round(n * 10000) / 10000));
 const encodeMatrix = (m) => m.map((row) => row.map(numberText).join(',')).join(';');
 const decodeMatrix = (text) => text.split(';').map((row) => row.split(',').map(Number));
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+const unique = (values) => [...new Map(values.map((value) => [JSON.stringify(value), value])).values()];
+
+function utf8Bytes(char) {
+  const code = char.codePointAt(0);
+  return code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+}
+/** The start of `text` a link keeps: at most `chars` characters and `bytes` bytes of UTF-8 (a link writes a byte as at most 3 characters). */
+function clipText(text, { chars = Infinity, bytes }) {
+  const kept = [];
+  let used = 0;
+  for (const char of text) {
+    used += utf8Bytes(char);
+    if (kept.length === chars || used > bytes) break;
+    kept.push(char);
+  }
+  return kept.join('');
+}
 
 // The words are joined by commas; a comma or backslash inside a word is escaped with a backslash, so
 // any word the learner types comes back from a link exactly as typed.
@@ -83,10 +107,16 @@ function decodeTokens(text, max) {
 
 // How each kind of value is written into the URL and read back. `read(text, fallback, state)` gets the
 // state read so far (the words come before the matrices, h before the switched-off heads) and returns the
-// fallback for a malformed part, rather than failing the page.
+// fallback for a malformed part, rather than failing the page. Every value is bounded, so that the longest
+// link stays under 8,000 characters (tests/page.test.js builds it): what a link cannot hold is clipped
+// on write as on read, and `write(value, state)` gets the whole state.
 const number = { write: String, read: Number };
 const flag = { write: (on) => (on ? '1' : '0'), read: (text) => text === '1' };
-const text = { write: String, read: (value) => value };
+/** A free text: a link keeps its start, and the share box says how much (linkClips). */
+function clippedText(limits) {
+  const clip = (value) => clipText(value, limits);
+  return { write: clip, read: clip, clip };
+}
 const oneOf = (...values) => ({ write: String, read: (value, fallback) => (values.includes(value) ? value : fallback) });
 const words = { write: encodeTokens, read: (value) => decodeTokens(value, HAND_MAX_TOKENS).map(tokenName) };
 /** A hand matrix: one row per word (or d_model rows for Wᴼ), d_model numbers each. */
@@ -101,6 +131,9 @@ const handMatrix = (rows) => ({
 });
 const wordRows = (state) => state.hand.tokens.length;
 
+const handOff = (off, state) => unique(off.filter((head) => Number.isInteger(head) && head >= 0 && head < state.hand.heads));
+const poemOff = (off) => unique(off.filter((pair) => pair.length === 2 && pair.every((n) => Number.isInteger(n) && n >= 0 && n < POEM_OFF_MAX))).slice(0, POEM_OFF_MAX);
+
 /** Every key of the URL, once: where its value lives in the state and how it is written. */
 const URL_KEYS = [
   ['lang', 'lang', oneOf('zh', 'en')],
@@ -114,10 +147,10 @@ const URL_KEYS = [
   ['h', 'hand.heads', { write: String, read: (value, fallback) => ([1, 2, 4].includes(Number(value)) ? Number(value) : fallback) }],
   ['mask', 'hand.causal', flag],
   ['scale', 'hand.scale', flag],
-  // Heads are numbered from 1 in the URL; only heads that exist are kept.
+  // Heads are numbered from 1 in the URL; only heads that exist are kept, once each.
   ['off', 'hand.off', {
-    write: (off) => off.map((head) => head + 1).join(','),
-    read: (value, fallback, state) => value.split(',').map((head) => Number(head) - 1).filter((head) => Number.isInteger(head) && head >= 0 && head < state.hand.heads),
+    write: (off, state) => handOff(off, state).map((head) => head + 1).join(','),
+    read: (value, fallback, state) => handOff(value.split(',').map((head) => Number(head) - 1), state),
   }],
   ['step', 'step', { write: String, read: (value, fallback) => (Number.isInteger(Number(value)) && Number(value) >= 0 && Number(value) <= 8 ? Number(value) : fallback) }],
   ['seed1', 'demo.seed1', number],
@@ -125,17 +158,17 @@ const URL_KEYS = [
   ['vs', 'views.source', oneOf('hand', 'big')],
   ['vd', 'views.dModel', number],
   ['vh', 'views.heads', number],
-  ['vt', 'views.sentence', text],
+  // 512 bytes: 170 Chinese characters, or more letters than the 32 words of 12 the views take.
+  ['vt', 'views.sentence', clippedText({ bytes: 512 })],
   ['vseed', 'views.seed', number],
   ['vw', 'views.weightScale', number],
   ['vmask', 'views.causal', flag],
   ['pp', 'poems.poem', { write: String, read: (value, fallback) => (Number.isInteger(Number(value)) && Number(value) >= 0 ? Number(value) : fallback) }],
-  ['pt', 'poems.text', { write: String, read: (value) => Array.from(value).slice(0, POEM_TEXT_MAX).join('') }],
+  ['pt', 'poems.text', clippedText({ chars: POEM_TEXT_MAX, bytes: 3 * POEM_TEXT_MAX })],
   // Layers and heads from 1, as the page names them ("1.2,3.4"); which exist is known once the model is in.
   ['poff', 'poems.off', {
-    write: (off) => off.map(([layer, head]) => `${layer + 1}.${head + 1}`).join(','),
-    read: (value) => value.split(',').map((pair) => pair.split('.').map((n) => Number(n) - 1))
-      .filter((pair) => pair.length === 2 && pair.every((n) => Number.isInteger(n) && n >= 0)),
+    write: (off) => poemOff(off).map(([layer, head]) => `${layer + 1}.${head + 1}`).join(','),
+    read: (value) => poemOff(value.split(',').map((pair) => pair.split('.').map((n) => Number(n) - 1))),
   }],
 ];
 
@@ -152,9 +185,18 @@ export function toQuery(state) {
   const params = new URLSearchParams();
   for (const [key, path, codec] of URL_KEYS) {
     const value = getIn(state, path);
-    if (!same(value, getIn(defaults, path))) params.set(key, codec.write(value));
+    if (!same(value, getIn(defaults, path))) params.set(key, codec.write(value, state));
   }
   return params;
+}
+
+/** The texts a link to `state` clips, each as { path, kept: the characters it keeps }, for the share box to say so. */
+export function linkClips(state) {
+  return URL_KEYS.flatMap(([, path, codec]) => {
+    const whole = getIn(state, path);
+    const kept = codec.clip && whole !== null ? codec.clip(whole) : whole;
+    return kept === whole ? [] : [{ path, kept: Array.from(kept).length }];
+  });
 }
 
 /**

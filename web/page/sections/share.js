@@ -1,18 +1,24 @@
 import { h, fill } from '../../shared/dom.js';
 import { download, svgBlob, pngBlob } from '../dom.js';
 import { section, errorBox, range } from '../common.js';
-import { shareLink } from '../state.js';
+import { shareLink, linkClips } from '../state.js';
 import { pipelineSvg } from './pipeline.js';
 import { heatmap, compose, legend } from '../../draw/index.js';
 
 /** §11: the shareable link (the whole state is in the URL) and SVG/PNG export of the figures. */
 export function shareSection(ctx) {
   const t = ctx.text.share;
-  const currentLink = () => shareLink(ctx.state, location.href);
   // Refreshed on focus and on copy as well: this section redraws only when on screen.
-  const link = h('input', { type: 'text', id: 'share-link', readonly: true, value: currentLink(), onfocus: () => (link.value = currentLink()) });
+  const link = h('input', { type: 'text', id: 'share-link', readonly: true, 'aria-describedby': 'share-left-out', onfocus: refresh });
+  const leftOut = h('p', { class: 'muted', id: 'share-left-out' });
+  /** The link, and what it leaves out of a long text. */
+  function refresh() {
+    link.value = shareLink(ctx.state, location.href);
+    leftOut.textContent = linkClips(ctx.state).map(({ path, kept }) => t.leftOut[path](kept)).join(' ');
+  }
+  refresh();
   const copyButton = h('button', { type: 'button', id: 'share-copy', onclick: async () => {
-    link.value = currentLink();
+    refresh();
     link.select();
     try {
       await navigator.clipboard.writeText(link.value);
@@ -51,6 +57,7 @@ export function shareSection(ctx) {
   const node = section('share-section', ctx.text.sections.share, [
     h('p', {}, [t.lead]),
     h('div', { class: 'controls' }, [h('label', { class: 'field wide', for: 'share-link' }, [h('span', {}, [t.link]), link]), copyButton]),
+    leftOut,
     h('div', { class: 'controls' }, [
       exportButton(t.pipelineSvg, 'pipeline', exportedPipeline, 'svg'),
       exportButton(t.pipelinePng, 'pipeline', exportedPipeline, 'png'),
@@ -62,8 +69,6 @@ export function shareSection(ctx) {
   return {
     node,
     reads: ['url'],
-    update() {
-      link.value = currentLink();
-    },
+    update: refresh,
   };
 }
