@@ -2,6 +2,7 @@
    random initialisation, the forward pass and saving. The backward pass and
    AdamW are in gpt_train.c; attention and the matrix products are the core's
    (kernels.c). */
+#include "backprop.h"
 #include "gpt_internal.h"
 #include "mha_internal.h"
 #include "np_random.h"
@@ -554,13 +555,8 @@ mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int strid
     const int d = c->d_model, h = c->heads, dk = d / h, N = S * T, F = from, n = N - F; /* rows F .. N-1 are computed */
     const size_t rows = w->rows, fd = (size_t)F * d;
     w->S = S, w->T = T;
-    const float *wte = gpt_param(m, GPT_T_WTE), *wpe = gpt_param(m, GPT_T_WPE);
-    for (int s = 0; s < S; s++)
-        for (int t = F; t < T; t++) {
-            const float *e = wte + (size_t)tokens[(size_t)s * stride + t] * d, *p = wpe + (size_t)t * d;
-            float *x = w->res + ((size_t)s * T + t) * d;
-            for (int j = 0; j < d; j++) x[j] = e[j] + p[j];
-        }
+    const float *wte = gpt_param(m, GPT_T_WTE);
+    mha_embed(w->res, wte, gpt_param(m, GPT_T_WPE), tokens, stride, S, T, F, d);
     const float scale = (float)(1.0 / sqrt((double)dk));
     for (int l = 0; l < c->layers && n > 0; l++) {
         const float *p[GPT_B_COUNT];

@@ -1,7 +1,10 @@
 /* gpt_train.c — training the GPT-2 model of gpt.h: next-token cross-entropy,
    the backward pass of every block and AdamW. The forward pass is gpt.c's
    (gpt_run, keeping every block's activations); the matrix products of both
-   directions run the core's SIMD kernels (mha_matmul_fast). */
+   directions run the core's SIMD kernels (mha_matmul_fast). The pieces it
+   shares with train.c (embeddings, attention backward, cross-entropy, the
+   AdamW update) are backprop.c's. */
+#include "backprop.h"
 #include "gpt_internal.h"
 #include "mha_internal.h"
 #include "pool.h"
@@ -39,18 +42,11 @@ static mha_status check_desc(const gpt_model *m, const gpt_train_desc *desc) {
     if (desc->seq_len < 2 || desc->seq_len > m->config.context + 1)
         return mha_fail(desc->seq_len < 2 ? MHA_ERR_BAD_SIZE : MHA_ERR_SEQ_TOO_LONG,
                         "seq_len must be from 2 to context + 1 = %d, got %d", m->config.context + 1, desc->seq_len);
-    const struct { const char *name; float value, lo, hi; int open_lo, open_hi; } reals[] = {
+    const mha_real_range reals[] = {
         {"beta1", desc->beta1, 0, 1, 0, 1}, {"beta2", desc->beta2, 0, 1, 0, 1}, {"eps", desc->eps, 0, 1, 1, 0},
         {"weight_decay", desc->weight_decay, 0, 1, 0, 0}, {"clip", desc->clip, 0, 1e30f, 0, 0},
     };
-    for (size_t i = 0; i < sizeof reals / sizeof *reals; i++) {
-        const float x = reals[i].value;
-        if (!isfinite(x)) return mha_fail(MHA_ERR_NOT_FINITE, "%s must be a finite number", reals[i].name);
-        if ((reals[i].open_lo ? x <= reals[i].lo : x < reals[i].lo) || (reals[i].open_hi ? x >= reals[i].hi : x > reals[i].hi))
-            return mha_fail(MHA_ERR_BAD_INPUT, "%s must be in %s%g, %g%s, got %g", reals[i].name, reals[i].open_lo ? "(" : "[",
-                            reals[i].lo, reals[i].hi, reals[i].open_hi ? ")" : "]", x);
-    }
-    return MHA_OK;
+    return mha_check_reals(reals, sizeof reals / sizeof *reals);
 }
 
 mha_status gpt_trainer_create(gpt_model *m, const gpt_train_desc *desc, gpt_trainer **out) {
@@ -148,8 +144,8 @@ static void layer_norm_backward(float *dx, float *dg, float *db, const float *dy
     }
 }
 
-/* Block l's attention, backward: from d concat (tr->dnorm) to d q|k|v (tr->dqkv), head by head. */
-/* One sequence and head of a layer's attention backward, a part each: they write disjoint columns of dqkv. */
+/* Block l's attention, backward: from d concat (tr->dnorm) to d q|k|v (tr->dqkv), one sequence and head a
+   part: they write disjoint columns of dqkv. */
 typedef struct attention_task {
     gpt_trainer *tr;
     int l;
@@ -161,34 +157,14 @@ static void attention_backward_part(void *task, int part, int parts, float *ds) 
     gpt_trainer *tr = t->tr;
     const gpt_work *w = &tr->work;
     const gpt_config *c = &tr->model->config;
-    const int d = c->d_model, h = c->heads, dk = d / h, S = w->S, T = w->T, d3 = 3 * d, s = part / h, i = part % h;
-    const float scale = (float)(1.0 / sqrt((double)dk));
-    const float *qkv = w->qkv + (size_t)t->l * w->rows * 3 * d;
-    const float *a = w->att + (((size_t)t->l * S + s) * h + i) * T * T;
-    const size_t base = (size_t)s * T * d3 + (size_t)i * dk;
-    for (int r = 0; r < T; r++) {
-        const float *arow = a + (size_t)r * T, *dh = tr->dnorm + ((size_t)s * T + r) * d + (size_t)i * dk;
-        /* dA[r][c] = dH[r]·V[c]; dS = A ⊙ (dA - Σ A dA), times the scale */
-        float dot_sum = 0.0f;
-        for (int col = 0; col <= r; col++) {
-            const float *vc = qkv + base + (size_t)col * d3 + 2 * d;
-            float dot = 0.0f;
-            for (int j = 0; j < dk; j++) dot += dh[j] * vc[j];
-            ds[col] = dot;
-            dot_sum += arow[col] * dot;
-        }
-        const float *qr = qkv + base + (size_t)r * d3;
-        float *dqr = tr->dqkv + base + (size_t)r * d3;
-        for (int col = 0; col <= r; col++) {
-            const float weight = arow[col], g = weight * (ds[col] - dot_sum) * scale;
-            const float *kc = qkv + base + (size_t)col * d3 + d;
-            float *dkc = tr->dqkv + base + (size_t)col * d3 + d, *dvc = dkc + d;
-            /* three loops, not one: each vectorises on its own */
-            for (int j = 0; j < dk; j++) dqr[j] += g * kc[j];
-            for (int j = 0; j < dk; j++) dkc[j] += g * qr[j];
-            for (int j = 0; j < dk; j++) dvc[j] += weight * dh[j];
-        }
-    }
+    const int d = c->d_model, h = c->heads, dk = d / h, S = w->S, T = w->T, s = part / h, i = part % h;
+    const size_t base = (size_t)s * T * 3 * d + (size_t)i * dk; /* the head's first column of q|k|v */
+    const float *qkv = w->qkv + (size_t)t->l * w->rows * 3 * d + base;
+    float *dqkv = tr->dqkv + base;
+    const mha_head_view head = {.q = qkv, .k = qkv + d, .v = qkv + 2 * d, .stride = 3 * d, .len = T, .dk = dk,
+                                .scale = (float)(1.0 / sqrt((double)dk)), .causal = 1};
+    const float *att = w->att + (((size_t)t->l * S + s) * h + i) * T * T, *dout = tr->dnorm + (size_t)s * T * d + (size_t)i * dk;
+    mha_attend_backward(&head, att, dout, d, dqkv, dqkv + d, dqkv + 2 * d, 3 * d, ds);
 }
 
 static void attention_backward(gpt_trainer *tr, int l) {
@@ -205,7 +181,7 @@ static void attention_backward(gpt_trainer *tr, int l) {
 typedef struct entropy_task {
     gpt_trainer *tr;
     const int *tokens;
-    int len, grad;
+    int len;
 } entropy_task;
 
 static void entropy_part(void *task, int part, int parts, float *scratch) {
@@ -215,33 +191,18 @@ static void entropy_part(void *task, int part, int parts, float *scratch) {
     const int V = t->tr->model->config.vocab, T = w->T, N = w->S * T;
     const float inv_n = 1.0f / (float)N;
     for (int row = (int)((long long)N * part / parts), end = (int)((long long)N * (part + 1) / parts); row < end; row++) {
-        float *z = w->logits + (size_t)row * V;
         const int want = t->tokens[(size_t)(row / T) * t->len + row % T + 1];
-        float max = z[0];
-        for (int v = 1; v < V; v++) max = z[v] > max ? z[v] : max;
-        const float margin = z[want] - max; /* kept before exp can underflow */
-        double sum = 0.0;
-        for (int v = 0; v < V; v++) {
-            const float e = expf(z[v] - max);
-            sum += e;
-            if (t->grad) z[v] = e;
-        }
-        t->tr->row_loss[row] = log(sum) - margin;
-        if (!t->grad) continue;
-        const float norm = (float)(1.0 / sum) * inv_n;
-        for (int v = 0; v < V; v++) z[v] *= norm; /* (p - onehot) / N */
-        z[want] -= inv_n;
+        t->tr->row_loss[row] = mha_softmax_cross_entropy(w->logits + (size_t)row * V, V, want, inv_n, NULL);
     }
 }
 
 /* Mean cross-entropy of the next token at every position of the last run;
-   with `grad`, the logits become d loss / d logits. Positions are shared by
-   the threads; their losses are summed in order, so any thread count gives
-   the same total. */
-static double cross_entropy(gpt_trainer *tr, const int *tokens, int len, int grad) {
+   the logits become d loss / d logits. Positions are shared by the threads;
+   their losses are summed in order, so any thread count gives the same total. */
+static double cross_entropy(gpt_trainer *tr, const int *tokens, int len) {
     const gpt_work *w = &tr->work;
     const int N = w->S * w->T, V = tr->model->config.vocab;
-    entropy_task task = {tr, tokens, len, grad};
+    entropy_task task = {tr, tokens, len};
     const int spread = mha_pool_worth(4.0 * N * V), parts = spread ? 2 * mha_threads() : 1; /* an exp: about 4 multiply-adds */
     mha_pool_run(entropy_part, &task, parts < N ? parts : N, spread, w->scratch, 0);
     double total = 0.0;
@@ -300,13 +261,7 @@ static void backward(gpt_trainer *tr, const int *tokens, int len) {
     }
 
     /* embeddings: x_0 = wte[token] + wpe[position] */
-    float *dwpe = GRAD(GPT_T_WPE);
-    for (int s = 0; s < S; s++)
-        for (int t = 0; t < T; t++) {
-            const float *row = tr->dx + ((size_t)s * T + t) * d;
-            float *e = dwte + (size_t)tokens[(size_t)s * len + t] * d, *pos = dwpe + (size_t)t * d;
-            for (int j = 0; j < d; j++) e[j] += row[j], pos[j] += row[j];
-        }
+    mha_embed_backward(dwte, GRAD(GPT_T_WPE), tr->dx, tokens, len, S, T, d);
 #undef GRAD
 }
 
@@ -325,22 +280,22 @@ static mha_status diverged(const char *what, double value) {
                     isnan(value) ? "NaN" : "infinite");
 }
 
-/* The batch's forward and mean loss (*loss, when given; and dloss/dlogits too when for_gradient). */
-static mha_status batch_loss(gpt_trainer *tr, const int *tokens, int count, int len, int for_gradient, double *loss) {
+/* The batch's forward, mean loss (*loss, when given) and dloss/dlogits. */
+static mha_status batch_loss(gpt_trainer *tr, const int *tokens, int count, int len, double *loss) {
     mha_status status = check_batch(tr, tokens, count, len);
     if (!status) status = gpt_run(tr->model, &tr->work, tokens, len, count, len - 1, 0, NULL);
     if (status) return status;
-    const double value = cross_entropy(tr, tokens, len, for_gradient);
+    const double value = cross_entropy(tr, tokens, len);
     if (loss) *loss = value;
     return isfinite(value) ? MHA_OK : diverged("loss", value);
 }
 
 mha_status gpt_train_loss(gpt_trainer *tr, const int *tokens, int count, int len, double *loss) {
-    return batch_loss(tr, tokens, count, len, 0, loss);
+    return batch_loss(tr, tokens, count, len, loss);
 }
 
 mha_status gpt_train_loss_grad(gpt_trainer *tr, const int *tokens, int count, int len, double *loss) {
-    const mha_status status = batch_loss(tr, tokens, count, len, 1, loss);
+    const mha_status status = batch_loss(tr, tokens, count, len, loss);
     if (status) return status;
     backward(tr, tokens, len);
     double squares = 0.0;
@@ -359,22 +314,16 @@ mha_status gpt_train_step(gpt_trainer *tr, const int *tokens, int count, int len
     tr->steps++;
     tr->beta1_t *= desc->beta1;
     tr->beta2_t *= desc->beta2;
-    const float b1 = desc->beta1, b2 = desc->beta2, eps = desc->eps;
-    const float correct1 = (float)(1.0 / (1.0 - tr->beta1_t)), correct2 = (float)(1.0 / (1.0 - tr->beta2_t));
+    mha_adamw step = {.lr = lr, .beta1 = desc->beta1, .beta2 = desc->beta2, .eps = desc->eps,
+                      .correct1 = (float)(1.0 / (1.0 - tr->beta1_t)), .correct2 = (float)(1.0 / (1.0 - tr->beta2_t)),
+                      .grad_scale = clip};
     gpt_model *m = tr->model;
     m->reusable = 0; /* the model's last forward was of the old parameters */
     for (int i = 0; i < m->tensor_count; i++) {
         const gpt_tensor_info *t = &m->tensors[i];
-        const size_t n = (size_t)t->rows * t->cols;
-        float *restrict param = m->params + t->offset, *restrict mom = tr->adam_m + t->offset, *restrict vel = tr->adam_v + t->offset;
-        const float *restrict grad = tr->grads + t->offset;
-        const float shrink = 1.0f - (t->decays ? lr * desc->weight_decay : 0.0f); /* decoupled weight decay */
-        for (size_t j = 0; j < n; j++) {
-            const float gj = grad[j] * clip;
-            mom[j] = b1 * mom[j] + (1.0f - b1) * gj;
-            vel[j] = b2 * vel[j] + (1.0f - b2) * gj * gj;
-            param[j] = param[j] * shrink - lr * (mom[j] * correct1) / (sqrtf(vel[j] * correct2) + eps);
-        }
+        step.shrink = 1.0f - (t->decays ? lr * desc->weight_decay : 0.0f); /* decoupled weight decay */
+        mha_adamw_step(&step, m->params + t->offset, tr->adam_m + t->offset, tr->adam_v + t->offset, tr->grads + t->offset,
+                       (size_t)t->rows * t->cols);
     }
     return MHA_OK;
 }

@@ -4,6 +4,7 @@
      plain.c    the readable loops (reference, toy sizes, the trainer)
      kernels.c  the fast SIMD kernels
      train.c    the trainer (train.h)
+     backprop.c what train.c and gpt_train.c share (backprop.h)
      safetensors.c  the .safetensors header reader (safetensors.h)
      gpt.c      the GPT-2 model: load, forward (gpt.h)
      gpt_train.c    its backward pass and AdamW (gpt.h) */

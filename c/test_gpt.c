@@ -429,6 +429,10 @@ static void test_adamw_step(void) {
     desc.seq_len = 10;
     gpt_trainer *too_long = NULL;
     CHECK(gpt_trainer_create(m, &desc, &too_long) == MHA_ERR_SEQ_TOO_LONG && !too_long, "seq_len beyond context + 1");
+    desc = gpt_train_default_desc(2, 6);
+    desc.clip = INFINITY;
+    CHECK(gpt_trainer_create(m, &desc, &too_long) == MHA_ERR_NOT_FINITE && !too_long, "an infinite clip");
+    CHECK(strcmp(mha_last_error(), "clip must be a finite number, got Infinity") == 0, "message: %s", mha_last_error());
     free(before), free(grads);
     gpt_trainer_destroy(tr);
     gpt_model_destroy(m);

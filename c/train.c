@@ -1,6 +1,9 @@
 /* train.c — forward, backward and Adam for one multi-head attention layer on
-   the "previous token + first token" task; see train.h for the manual. */
+   the "previous token + first token" task; see train.h for the manual. The
+   pieces it shares with gpt_train.c (embeddings, attention backward,
+   cross-entropy, the Adam update) are backprop.c's. */
 #include "train.h"
+#include "backprop.h"
 #include "mha_internal.h"
 
 #include <math.h>
@@ -69,21 +72,12 @@ static mha_status check_desc(const mha_train_desc *desc) {
         return status;
     if (desc->flags & ~(unsigned)(MHA_CAUSAL | MHA_SCALE))
         return mha_fail(MHA_ERR_BAD_INPUT, "flags may only combine MHA_CAUSAL (1) and MHA_SCALE (2), got %u", desc->flags);
-    struct { const char *name; float value, lo, hi; int open_lo, open_hi; } reals[] = {
+    const mha_real_range reals[] = {
         {"lr", desc->lr, 0, 10, 1, 0},        {"beta1", desc->beta1, 0, 1, 0, 1},
         {"beta2", desc->beta2, 0, 1, 0, 1},   {"eps", desc->eps, 0, 1, 1, 0},
         {"initScale", desc->init_scale, 0, 100, 1, 0},
     };
-    for (size_t i = 0; i < sizeof reals / sizeof *reals; i++) {
-        const float x = reals[i].value;
-        if (!isfinite(x))
-            return mha_fail(MHA_ERR_NOT_FINITE, "%s must be a finite number, got %s", reals[i].name,
-                        isnan(x) ? "NaN" : x > 0 ? "Infinity" : "-Infinity");
-        if ((reals[i].open_lo ? x <= reals[i].lo : x < reals[i].lo) || (reals[i].open_hi ? x >= reals[i].hi : x > reals[i].hi))
-            return mha_fail(MHA_ERR_BAD_INPUT, "%s must be in %s%g, %g%s, got %g", reals[i].name, reals[i].open_lo ? "(" : "[",
-                        reals[i].lo, reals[i].hi, reals[i].open_hi ? ")" : "]", x);
-    }
-    return MHA_OK;
+    return mha_check_reals(reals, sizeof reals / sizeof *reals);
 }
 
 /* ---- small dense kernels, row-major ---- */
@@ -126,6 +120,13 @@ typedef struct stats {
     long count; /* predictions per target */
 } stats;
 
+/* The head whose columns of q, k and v start at `column` (s·L·d + i·d_k for
+   sequence s, head i), as the core's attention reads it. */
+static mha_head_view head_at(const mha_trainer *tr, size_t column) {
+    return (mha_head_view){.q = tr->q + column, .k = tr->k + column, .v = tr->v + column, .stride = tr->d,
+                           .len = tr->L, .dk = tr->dk, .scale = tr->scale, .causal = tr->causal};
+}
+
 static int target_of(const int *seq, int r, int target) { return target == 0 ? seq[r > 0 ? r - 1 : 0] : seq[0]; }
 
 /* Embeddings → attention → read-out → cross-entropy for `count` sequences.
@@ -134,34 +135,23 @@ static int target_of(const int *seq, int r, int target) { return target == 0 ? s
 static void forward(mha_trainer *tr, const int *tokens, int count, const unsigned char *enabled, stats *st, int *pred) {
     const int L = tr->L, d = tr->d, h = tr->h, dk = tr->dk, V = tr->V, n_out = tr->n_out;
     const int N = count * L;
-    const float *E = param(tr, MHA_TP_TOKEN), *P = param(tr, MHA_TP_POSITION);
-    for (int s = 0; s < count; s++)
-        for (int r = 0; r < L; r++) {
-            const float *e = E + (size_t)tokens[s * L + r] * d, *p = P + (size_t)r * d;
-            float *x = tr->x + ((size_t)s * L + r) * d;
-            for (int j = 0; j < d; j++) x[j] = e[j] + p[j];
-        }
+    mha_embed(tr->x, param(tr, MHA_TP_TOKEN), param(tr, MHA_TP_POSITION), tokens, L, count, L, 0, d);
     mha_matmul_plain(tr->q, tr->x, param(tr, MHA_TP_WQ), N, d, d);
     mha_matmul_plain(tr->k, tr->x, param(tr, MHA_TP_WK), N, d, d);
     mha_matmul_plain(tr->v, tr->x, param(tr, MHA_TP_WV), N, d, d);
 
     /* Each sequence's heads through the core's attention (plain.c), each head's
        output straight into its columns of the concat. */
-    for (int s = 0; s < count; s++) {
-        const size_t row0 = (size_t)s * L;
+    for (int s = 0; s < count; s++)
         for (int i = 0; i < h; i++) {
-            const size_t column = row0 * d + (size_t)i * dk;
-            const mha_head_view head = {
-                .q = tr->q + column, .k = tr->k + column, .v = tr->v + column,
-                .stride = d, .len = L, .dk = dk, .scale = tr->scale, .causal = tr->causal,
-            };
+            const size_t column = (size_t)s * L * d + (size_t)i * dk;
+            const mha_head_view head = head_at(tr, column);
             float *out = tr->concat + column;
             if (mha_attend_plain(&head, tr->att + ((size_t)s * h + i) * L * L, out, d) >= 0)
                 st->loss[0] = NAN; /* scores overflowed: the step reports NOT_FINITE */
             if (enabled && !enabled[i])
                 for (int r = 0; r < L; r++) memset(out + (size_t)r * d, 0, (size_t)dk * sizeof *out);
         }
-    }
     mha_matmul_plain(tr->y, tr->concat, param(tr, MHA_TP_WO), N, d, d);
     mha_matmul_plain(tr->logits, tr->y, param(tr, MHA_TP_READOUT), N, d, n_out);
 
@@ -175,22 +165,11 @@ static void forward(mha_trainer *tr, const int *tokens, int count, const unsigne
                 float *zt = z + (size_t)t * V;
                 const float *bt = b + (size_t)t * V;
                 const int want = target_of(seq, r, t);
-                int best = 0;
-                for (int c = 0; c < V; c++) {
-                    zt[c] += bt[c];
-                    if (zt[c] > zt[best]) best = c;
-                }
-                const float max = zt[best];
-                const double margin = (double)zt[want] - max; /* <= 0; kept before exp can underflow */
-                double sum = 0.0;
-                for (int c = 0; c < V; c++) sum += zt[c] = expf(zt[c] - max);
-                /* -log softmax[want] = log(sum) - (z_want - max) */
-                st->loss[t] += log(sum) - margin;
+                for (int c = 0; c < V; c++) zt[c] += bt[c];
+                int best;
+                st->loss[t] += mha_softmax_cross_entropy(zt, V, want, norm, &best);
                 st->correct[t] += best == want;
                 if (pred) pred[((size_t)s * L + r) * MHA_TRAIN_TARGETS + t] = best;
-                const float inv = (float)(1.0 / sum);
-                for (int c = 0; c < V; c++) zt[c] = zt[c] * inv * norm; /* (p - onehot) / n */
-                zt[want] -= norm;
             }
         }
     }
@@ -217,43 +196,14 @@ static void backward(mha_trainer *tr, const int *tokens, int count, const unsign
     memset(tr->dq, 0, (size_t)N * d * sizeof(float));
     memset(tr->dkey, 0, (size_t)N * d * sizeof(float));
     memset(tr->dv, 0, (size_t)N * d * sizeof(float));
-    float *ds = tr->drow;
-    for (int s = 0; s < count; s++) {
-        const size_t row0 = (size_t)s * L;
+    for (int s = 0; s < count; s++)
         for (int i = 0; i < h; i++) {
             if (enabled && !enabled[i]) continue; /* a head switched off passes no gradient */
-            const float *a = tr->att + ((size_t)s * h + i) * L * L;
-            const size_t col = (size_t)i * dk;
-            for (int r = 0; r < L; r++) {
-                const float *arow = a + (size_t)r * L;
-                const float *dh = tr->dconcat + (row0 + r) * d + col;
-                const int visible = tr->causal ? r + 1 : L;
-                /* dA[r][c] = dH[r]·V[c]; dS = A ⊙ (dA - Σ A dA); then the scale */
-                float dot_sum = 0.0f;
-                for (int c = 0; c < visible; c++) {
-                    const float *vc = tr->v + (row0 + c) * d + col;
-                    float dot = 0.0f;
-                    for (int j = 0; j < dk; j++) dot += dh[j] * vc[j];
-                    ds[c] = dot;
-                    dot_sum += arow[c] * dot;
-                }
-                const float *qr = tr->q + (row0 + r) * d + col;
-                float *dqr = tr->dq + (row0 + r) * d + col;
-                for (int c = 0; c < visible; c++) {
-                    const float w = arow[c];
-                    const float g = w * (ds[c] - dot_sum) * tr->scale;
-                    const float *kc = tr->k + (row0 + c) * d + col;
-                    float *dkc = tr->dkey + (row0 + c) * d + col;
-                    float *dvc = tr->dv + (row0 + c) * d + col;
-                    for (int j = 0; j < dk; j++) {
-                        dqr[j] += g * kc[j];
-                        dkc[j] += g * qr[j];
-                        dvc[j] += w * dh[j];
-                    }
-                }
-            }
+            const size_t column = (size_t)s * L * d + (size_t)i * dk;
+            const mha_head_view head = head_at(tr, column);
+            mha_attend_backward(&head, tr->att + ((size_t)s * h + i) * L * L, tr->dconcat + column, d, tr->dq + column,
+                                tr->dkey + column, tr->dv + column, d, tr->drow);
         }
-    }
     mm_tn(grad(tr, MHA_TP_WQ), tr->x, tr->dq, N, d, d);
     mm_tn(grad(tr, MHA_TP_WK), tr->x, tr->dkey, N, d, d);
     mm_tn(grad(tr, MHA_TP_WV), tr->x, tr->dv, N, d, d);
@@ -264,15 +214,7 @@ static void backward(mha_trainer *tr, const int *tokens, int count, const unsign
     float *dE = grad(tr, MHA_TP_TOKEN), *dP = grad(tr, MHA_TP_POSITION);
     memset(dE, 0, tr->size[MHA_TP_TOKEN] * sizeof *dE);
     memset(dP, 0, tr->size[MHA_TP_POSITION] * sizeof *dP);
-    for (int s = 0; s < count; s++)
-        for (int r = 0; r < L; r++) {
-            const float *g = tr->dx + ((size_t)s * L + r) * d;
-            float *e = dE + (size_t)tokens[s * L + r] * d, *p = dP + (size_t)r * d;
-            for (int j = 0; j < d; j++) {
-                e[j] += g[j];
-                p[j] += g[j];
-            }
-        }
+    mha_embed_backward(dE, dP, tr->dx, tokens, L, count, L, d);
 }
 
 static double mean_loss(const stats *st) {
@@ -413,13 +355,9 @@ static void adam(mha_trainer *tr) {
     /* lr_t = lr · sqrt(1 - beta2^t) / (1 - beta1^t), the usual folded bias correction */
     const float lr_t = (float)(tr->desc.lr * sqrt(1.0 - tr->beta2_t) / (1.0 - tr->beta1_t));
     const float eps_t = (float)(eps * sqrt(1.0 - tr->beta2_t));
-    float *restrict w = tr->params, *restrict m = tr->adam_m, *restrict v = tr->adam_v;
-    const float *restrict g = tr->grads;
-    for (size_t i = 0; i < tr->n_params; i++) {
-        m[i] = b1 * m[i] + (1.0f - b1) * g[i];
-        v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];
-        w[i] -= lr_t * m[i] / (sqrtf(v[i]) + eps_t);
-    }
+    const mha_adamw step = {.lr = lr_t, .beta1 = b1, .beta2 = b2, .eps = eps_t,
+                            .correct1 = 1.0f, .correct2 = 1.0f, .grad_scale = 1.0f, .shrink = 1.0f};
+    mha_adamw_step(&step, tr->params, tr->adam_m, tr->adam_v, tr->grads, tr->n_params);
 }
 
 double mha_trainer_step_flops(const mha_trainer *tr) {
@@ -531,10 +469,8 @@ const int *mha_trainer_example(const mha_trainer *tr) { return tr ? tr->example 
 mha_status mha_trainer_example_layer(mha_trainer *tr, const unsigned char *enabled, mha_layer **layer) {
     if (!tr || !layer) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_example_layer needs a trainer and an output pointer");
     *layer = NULL;
-    const int L = tr->L, d = tr->d;
-    const float *E = param(tr, MHA_TP_TOKEN), *P = param(tr, MHA_TP_POSITION);
-    for (int r = 0; r < L; r++)
-        for (int j = 0; j < d; j++) tr->example_x[(size_t)r * d + j] = E[(size_t)tr->example[r] * d + j] + P[(size_t)r * d + j];
+    const int L = tr->L;
+    mha_embed(tr->example_x, param(tr, MHA_TP_TOKEN), param(tr, MHA_TP_POSITION), tr->example, L, 1, L, 0, tr->d);
     mha_input in = {
         .len = L, .x = tr->example_x,
         .wq = param(tr, MHA_TP_WQ), .wk = param(tr, MHA_TP_WK), .wv = param(tr, MHA_TP_WV), .wo = param(tr, MHA_TP_WO),
