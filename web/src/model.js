@@ -1,0 +1,193 @@
+// A GPT-2-style Model of loadModel (c/gpt.h, exported by c/wasm_exports.c), and the reading of its
+// .safetensors file straight into the wasm heap.
+import { MHAError, arrayLength, checkOptions, coreError, cString, describe, indexArg, intArg, tokenIds } from './checks.js';
+import { Lifetime, forgettingOnFailure } from './lifetime.js';
+
+// The longest header a .safetensors file may declare (c/safetensors.h's ST_MAX_HEADER_BYTES).
+const MAX_MODEL_HEADER = 16n << 20n;
+
+// A Blob is read this many bytes at a time: what JavaScript holds of the file at once.
+const MODEL_READ_BYTES = 16 << 20;
+
+/**
+ * A Model on `core` from a .safetensors file (bytes or a Blob), read a slice at a time into the model's
+ * weights; `scratch` is where the core hands back what it returns by pointer.
+ */
+export async function loadModel(core, scratch, source, options) {
+  const { heads, onProgress } = checkOptions('loadModel', options, ['heads', 'onProgress']);
+  const headsArg = heads == null ? 0 : intArg('heads', heads);
+  if (onProgress != null && typeof onProgress !== 'function') throw new MHAError('BAD_ARGUMENT', `onProgress must be a function, got ${describe(onProgress)}`);
+  const file = modelFile(source, core);
+  // The header's length is the file's first 8 bytes (little-endian); the core checks it again.
+  const first8 = await file.read(0, Math.min(file.size, 8));
+  const declared = first8.length === 8 ? new DataView(first8.buffer, first8.byteOffset, 8).getBigUint64(0, true) : 0n;
+  const headLength = Math.min(file.size, 8 + (declared <= MAX_MODEL_HEADER ? Number(declared) : 0));
+  const headBytes = await file.read(0, headLength);
+  const head = core._wasm_malloc(Math.max(headLength, 1));
+  if (!head) throw new MHAError('OUT_OF_MEMORY', `not enough memory for a header of ${headLength} bytes`);
+  core.HEAPU8.set(headBytes, head);
+  const loader = core._wasm_gpt_load_begin(head, headLength, file.size, headsArg);
+  core._wasm_free(head);
+  if (!loader) throw coreError(core);
+  // Each tensor's bytes straight from the file to where the model keeps them (the core widens F16 in place).
+  try {
+    let read = headLength;
+    for (let i = 0, copies = core._wasm_gpt_loader_copies(loader); i < copies; i++) {
+      const dest = core._wasm_gpt_loader_copy(loader, i, scratch);
+      const [offset, length] = new Float64Array(core.HEAPF64.buffer, scratch, 2);
+      for (let done = 0; done < length; done += MODEL_READ_BYTES) {
+        const part = await file.read(offset + done, Math.min(MODEL_READ_BYTES, length - done));
+        core.HEAPU8.set(part, dest + done); // HEAPU8 afresh: the heap may have grown while the slice was read
+        read += part.length;
+        onProgress?.(read, file.size);
+      }
+    }
+  } catch (error) {
+    core._wasm_gpt_loader_destroy(loader);
+    throw error;
+  }
+  const ptr = core._wasm_gpt_load_finish(loader);
+  if (!ptr) throw coreError(core);
+  core._wasm_gpt_config(ptr, scratch);
+  const [layers, headCount, dModel, context, vocabSize] = new Int32Array(core.HEAPU8.buffer, scratch, 5);
+  const config = { layers, heads: headCount, dModel, context, vocabSize };
+  const staging = core._wasm_malloc(4 * context + layers * headCount); // the tokens, then one byte per head
+  if (!staging) {
+    core._wasm_gpt_destroy(ptr);
+    throw new MHAError('OUT_OF_MEMORY', 'not enough memory for a model');
+  }
+  const metadata = {};
+  for (let i = 0, count = core._wasm_gpt_metadata_count(ptr); i < count; i++) {
+    metadata[cString(core, core._wasm_gpt_metadata(ptr, i, 0))] = cString(core, core._wasm_gpt_metadata(ptr, i, 1));
+  }
+  return new Model(core, ptr, staging, config, metadata);
+}
+
+/** { size, read(offset, length) → Uint8Array } over the bytes or the Blob given to loadModel. */
+function modelFile(source, core) {
+  if (typeof Blob !== 'undefined' && source instanceof Blob) {
+    return {
+      size: source.size,
+      async read(offset, length) {
+        let bytes;
+        try {
+          bytes = new Uint8Array(await source.slice(offset, offset + length).arrayBuffer());
+        } catch (error) {
+          throw new MHAError('LOAD_FAILED', `could not read the model file at byte ${offset}: ${error?.message ?? error}`);
+        }
+        if (bytes.length !== length) throw new MHAError('LOAD_FAILED', `the model file changed while it was read: byte ${offset + bytes.length} is gone`);
+        return bytes;
+      },
+    };
+  }
+  if (!(source instanceof ArrayBuffer) && !ArrayBuffer.isView(source)) {
+    throw new MHAError('BAD_ARGUMENT', `loadModel takes a .safetensors file: a Blob, an ArrayBuffer or a Uint8Array, got ${describe(source)}`);
+  }
+  let bytes = source instanceof ArrayBuffer ? new Uint8Array(source) : new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+  if (bytes.buffer === core.HEAPU8.buffer) bytes = bytes.slice(); // a view of the heap would be detached when it grows
+  return { size: bytes.length, read: async (offset, length) => bytes.subarray(offset, offset + length) };
+}
+
+function destroyModel(core, ptr, staging) {
+  core._wasm_gpt_destroy(ptr);
+  core._wasm_free(staging);
+}
+
+/**
+ * A GPT-2-style model in the wasm heap. attention() and logits() return views into the heap holding the last
+ * forward: valid until the next call on this model (or anything that grows the heap); copy what you keep.
+ */
+class Model {
+  #lifetime;
+  #ptr;
+  #staging; // context int32 token ids, then layers·heads bytes: 1 = head on
+
+  constructor(core, ptr, staging, config, metadata) {
+    this.#lifetime = new Lifetime(this, 'this model was disposed; load it again with loadModel', destroyModel, core, ptr, staging);
+    this.#ptr = ptr;
+    this.#staging = staging;
+    /** { layers, heads, dModel, context, vocabSize } */
+    this.config = Object.freeze(config);
+    /** The file's __metadata__ strings (n_head; for the lesson's model, its vocabulary). */
+    this.metadata = Object.freeze(metadata);
+    /** L of the last forward (0 before the first, and after one that was refused). */
+    this.length = 0;
+    /** Positions the last forward took from the one before (see forward). */
+    this.reused = 0;
+  }
+
+  /**
+   * Runs 1 .. context token ids (an Int32Array or an array of whole numbers); `disabled` lists [layer, head]
+   * pairs to switch off: their outputs become zeros before the block's c_proj. The positions that the ids
+   * share at the start with the last forward's (with the same heads off) are not computed again: in a causal
+   * model they depend on those ids alone, so their keys, values, attention and logits are kept, and a text
+   * typed one token at a time costs one new position per block. The numbers are the same bits either way.
+   * A forward refused here, as one the core refuses, leaves no result: NO_FORWARD until the next.
+   */
+  forward(ids, options) {
+    const core = this.#lifetime.core();
+    return forgettingOnFailure(() => this.#forward(ids, options), () => {
+      if (!this.#lifetime.ended) core._wasm_gpt_forget(this.#ptr);
+      this.length = 0;
+      this.reused = 0;
+    });
+  }
+
+  #forward(ids, options) {
+    const { disabled } = checkOptions('forward', options, ['disabled']);
+    const { layers, heads, context, vocabSize } = this.config;
+    const length = arrayLength('ids', ids, context,
+      (count) => new MHAError('SEQ_TOO_LONG', `the sequence has ${count} tokens but this model's context is ${context}`));
+    if (length === 0) throw new MHAError('BAD_SIZE', 'the sequence is empty; give at least one token');
+    const tokens = tokenIds('ids', ids, length, vocabSize, 'TOKEN_RANGE');
+    const enabled = new Uint8Array(layers * heads).fill(1);
+    if (disabled != null) {
+      const count = arrayLength('disabled', disabled, layers * heads * 4);
+      for (let i = 0; i < count; i++) {
+        const pair = disabled[i];
+        const [layer, head] = Array.isArray(pair) && pair.length === 2 ? pair : [];
+        if (!Number.isInteger(layer) || !Number.isInteger(head)) {
+          throw new MHAError('BAD_ARGUMENT', `disabled[${i}] must be a [layer, head] pair of whole numbers, got ${describe(pair)}`);
+        }
+        this.#checkHead(layer, head);
+        enabled[layer * heads + head] = 0;
+      }
+    }
+    const core = this.#lifetime.core(); // a getter of ids may have disposed it
+    new Int32Array(core.HEAPU8.buffer, this.#staging, length).set(tokens);
+    core.HEAPU8.set(enabled, this.#staging + 4 * context);
+    const status = core._wasm_gpt_forward_reusing(this.#ptr, this.#staging, length, this.#staging + 4 * context);
+    this.length = core._wasm_gpt_len(this.#ptr);
+    this.reused = core._wasm_gpt_reused(this.#ptr);
+    if (status) throw coreError(core);
+    return this;
+  }
+
+  /** The softmax weights of `head` in block `layer` of the last forward, L×L; masked entries are exactly 0. */
+  attention(layer, head) {
+    const core = this.#lifetime.core();
+    this.#checkHead(layer, head);
+    const ptr = core._wasm_gpt_attention(this.#ptr, layer, head);
+    if (!ptr) throw coreError(core);
+    return new Float32Array(core.HEAPF32.buffer, ptr, this.length ** 2);
+  }
+
+  /** The last forward's logits, L×vocabSize: row r scores every token as the one after position r. */
+  logits() {
+    const core = this.#lifetime.core();
+    const ptr = core._wasm_gpt_logits(this.#ptr);
+    if (!ptr) throw coreError(core);
+    return new Float32Array(core.HEAPF32.buffer, ptr, this.length * this.config.vocabSize);
+  }
+
+  /** Frees the model; later calls throw DISPOSED. */
+  dispose() {
+    this.#lifetime.end();
+  }
+
+  #checkHead(layer, head) {
+    indexArg('layer', layer, this.config.layers, 'model');
+    indexArg('head', head, this.config.heads, 'model');
+  }
+}
+

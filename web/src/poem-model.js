@@ -1,0 +1,44 @@
+// loadPoemModel: the lesson's poetry model, its tokenizer and its card. The only module of web/src/ that names
+// web/model/, and only the two files that web/model/train.js wrote, never its code: the data sits below the API
+// as web/dist's wasm does, while web/model/'s code stands on the API (README, "How the web code is layered").
+import { MHAError, checkOptions } from './checks.js';
+import { fetchFile } from './fetch-file.js';
+
+// The poetry model of loadPoemModel: URLs in the form bundlers follow, so an app's build copies the files.
+const POEM_MODEL_URL = new URL('../model/poems.safetensors', import.meta.url);
+const POEM_CARD_URL = new URL('../model/poems.card.json', import.meta.url);
+
+/** The poetry model from `options` { model, card } (URLs; by default the shipped files), loaded on `mha`. */
+export async function loadPoemModel(mha, options) {
+  const { model: modelUrl = POEM_MODEL_URL, card: cardUrl = POEM_CARD_URL } = checkOptions('loadPoemModel', options, ['model', 'card']);
+  const [bytes, cardBytes] = await Promise.all([fetchBytes(modelUrl), fetchBytes(cardUrl)]);
+  let card;
+  try {
+    card = JSON.parse(new TextDecoder().decode(cardBytes));
+  } catch (error) {
+    throw new MHAError('LOAD_FAILED', `the poetry model's card is not JSON: ${error.message}`);
+  }
+  const model = await mha.loadModel(bytes);
+  let vocabulary;
+  try {
+    vocabulary = JSON.parse(model.metadata.vocabulary);
+  } catch {
+    // checked below
+  }
+  const unknownId = Number(model.metadata.unknown_id);
+  if (!Array.isArray(vocabulary) || vocabulary.length !== model.config.vocabSize || !vocabulary.every((token) => typeof token === 'string') ||
+      !Number.isInteger(unknownId) || unknownId < 0 || unknownId >= vocabulary.length) {
+    model.dispose();
+    throw new MHAError('BAD_MODEL', `the poetry model's __metadata__ needs "vocabulary", a JSON list of its ${model.config.vocabSize} tokens, and "unknown_id", the token of characters outside it`);
+  }
+  const ids = new Map(vocabulary.map((token, id) => [token, id]));
+  return {
+    model,
+    encode: (text) => Int32Array.from(String(text), (char) => ids.get(char) ?? unknownId),
+    decode: (tokens) => Array.from(tokens, (id) => vocabulary[id] ?? '').join(''),
+    card,
+  };
+}
+
+/** A file's bytes from its URL; LOAD_FAILED when it cannot be had. */
+const fetchBytes = (address) => fetchFile(address, async (response) => new Uint8Array(await response.arrayBuffer()));
