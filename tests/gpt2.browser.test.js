@@ -99,3 +99,51 @@ test('a bad file dropped gives BAD_MODEL naming the problem; a good GPT-2-layout
   assert.deepEqual(offline, []);
   await page.context().close();
 });
+
+test('a file with 320 heads draws 144 tiles at a time (whole layers), says which, and moves along them', async () => {
+  const many = { layers: 20, heads: 16, dModel: 16, context: 80, vocab: 50257 };
+  const file = gpt2File(many, randomWeights(many, seededRandom(22), { spread: 0.5 }), { dtype: 'F16' });
+  const { page, errors } = await openPage(env.browser, `${env.baseUrl}?lang=en`, { baseUrl: env.baseUrl });
+  await page.locator('#poems-section').scrollIntoViewIfNeeded();
+  await page.check('#poem-source-gpt2');
+  await page.setInputFiles('#gpt2-drop input[type=file]', { name: 'many-heads.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from(file) });
+  // The tiles are drawn a slice a frame: a run is drawn once its first tile is its first head and all are drawn.
+  const runDrawn = (first, count) => page.waitForFunction(([first, count]) => {
+    const tiles = document.querySelector('#gpt2-tiles');
+    return tiles?.querySelector('.poem-tile')?.dataset.index === first && tiles.dataset.drawn === count;
+  }, [String(first), String(count)], { timeout: 60000 });
+  await runDrawn(0, 144);
+  const drawn = () => page.evaluate(() => ({
+    tiles: [...document.querySelectorAll('#gpt2-tiles .poem-tile')].map((tile) => Number(tile.dataset.index)),
+    switches: [...document.querySelectorAll('#gpt2-off input')].map((input) => Number(input.dataset.index)),
+    note: document.querySelector('#gpt2-run .note')?.textContent,
+    next: document.querySelector('#gpt2-heads-next')?.disabled,
+    roles: document.querySelector('#gpt2-roles-title')?.textContent,
+  }));
+  const run = (from, count) => Array.from({ length: count }, (_, n) => from + n);
+  let now = await drawn();
+  assert.deepEqual(now.tiles, run(0, 144), 'layers 1–9 of 16 heads');
+  assert.deepEqual(now.switches, run(0, 144), 'a switch for each head drawn');
+  assert.match(now.note, /This model has 320 heads; .*144 are drawn at a time: now L1 H1 to L9 H16/);
+  assert.equal(now.next, false);
+  await page.click('#gpt2-heads-next');
+  await runDrawn(144, 144);
+  now = await drawn();
+  assert.deepEqual(now.tiles, run(144, 144));
+  assert.deepEqual(now.switches, run(144, 144));
+  assert.match(now.note, /now L10 H1 to L18 H16/);
+  assert.match(now.roles, /Roles of layer 10 head 1$/, 'the picked head moves into the run');
+  // A head of this run switched off: the worker runs again, the same run is drawn with it greyed.
+  await page.check('#gpt2-off-9-3');
+  await page.waitForSelector('#gpt2-top-now li', { timeout: 30000 });
+  await page.waitForSelector('#gpt2-tiles .poem-tile[data-index="147"] canvas.off');
+  assert.deepEqual((await drawn()).tiles, run(144, 144));
+  await page.click('#gpt2-heads-next');
+  await runDrawn(288, 32);
+  now = await drawn();
+  assert.deepEqual(now.tiles, run(288, 32), 'the last two layers');
+  assert.equal(now.next, true);
+  assert.match(now.note, /now L19 H1 to L20 H16/);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});

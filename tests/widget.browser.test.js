@@ -438,6 +438,52 @@ test('changing heads (attribute or property) re-renders with the right number of
   }
 });
 
+test('at its largest (32 tokens × d 64, 64 heads) it draws a run of heads, says which, and moves along them', async () => {
+  // 32 × 64 numbers from -1 to 1, different in every row and column.
+  const matrix = (seed) => JSON.stringify(Array.from({ length: 32 }, (_, r) => Array.from({ length: 64 }, (_, c) => ((r * 7 + c * 13 + seed) % 21) / 10 - 1)));
+  const largest = { q: matrix(1), k: matrix(2), v: matrix(3), wo: JSON.stringify(Array.from({ length: 64 }, (_, r) => Array.from({ length: 64 }, (_, c) => (r === c ? 1 : 0.01)))), heads: 64 };
+  const html = fixture(`<multi-head-attention ${attrs(largest)}></multi-head-attention>`);
+  const { page, context, log } = await open('largest.html', { html });
+  try {
+    await settled(page);
+    const drawn = () => page.$eval('multi-head-attention', async (el) => {
+      await el.updateComplete; // every slice of the drawing shown
+      const root = el.shadowRoot;
+      const heads = (selector) => [...root.querySelectorAll(selector)].map((node) => Number(node.dataset.head));
+      return {
+        elements: root.querySelectorAll('*').length,
+        heatmaps: heads('figure.heatmap'),
+        weights: heads('.mha-pipeline [data-part="weights"]'),
+        note: root.querySelector('.head-run .note')?.textContent,
+        back: root.querySelector('.head-run button[data-move="back"]')?.disabled,
+        computed: el.result.attention.length,
+      };
+    });
+    const run = (from) => Array.from({ length: 8 }, (_, n) => from + n);
+    let now = await drawn();
+    assert.deepEqual(now.heatmaps, run(0), 'the first 8 heads of 32×32 weights (8,192 weights at once)');
+    assert.match(now.note, /这个模型有 64 个头，每个头 32×32 个权重.*一次只画 8 个头，现在画的是头 1–8/);
+    assert.equal(now.back, true);
+    assert.equal(now.computed, 64, 'every head is computed; only the drawing is cut');
+    assert.ok(now.elements < 30000, `${now.elements} elements (207,896 when every head was drawn)`);
+    await page.$eval('multi-head-attention', (el) => el.shadowRoot.querySelector('.head-run button[data-move="next"]').click());
+    now = await drawn();
+    assert.deepEqual(now.heatmaps, run(8));
+    assert.match(now.note, /现在画的是头 9–16/);
+    assert.equal(now.back, false);
+    // Every view at once: the heads' own figures and pipeline stages are the same run.
+    await page.$eval('multi-head-attention', (el) => (el.view = 'full'));
+    now = await drawn();
+    assert.deepEqual(now.heatmaps, run(8));
+    assert.deepEqual(now.weights, run(8));
+    assert.match(now.note, /现在画的是头 9–16/);
+    assert.ok(now.elements < 40000, `${now.elements} elements (371,778 when every head was drawn)`);
+    assert.deepEqual(log.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('the attributes are parsed once per change, not on every property read', async () => {
   const html = fixture(`<multi-head-attention ${attrs({ ...LESSON, heads: 2 })}></multi-head-attention>`);
   const { page, context, log } = await open('parse-once.html', { html });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { parseHTML } from 'linkedom';
-import { parseState, matrixToAttribute, MAX_TOKENS } from '../web/widget/parse.js';
+import { parseState, matrixToAttribute, MAX_TOKENS, MAX_DIM, MAX_ATTRIBUTE_LENGTH } from '../web/widget/parse.js';
 import { LESSON_EXAMPLE } from '../web/shared/lesson.js';
 import { renderViews, renderError } from '../web/widget/render.js';
 import { buildControls, MAX_SLIDER_ENTRIES } from '../web/widget/controls.js';
@@ -88,6 +88,30 @@ test('every bad attribute gives a code and a message naming the problem', () => 
   }
   const long = JSON.stringify(Array.from({ length: MAX_TOKENS + 1 }, () => [1, 0]));
   assert.equal(parseState({ q: long, k: long, v: long }).error.code, 'TOO_LARGE');
+});
+
+test('an attribute too long is refused before it is parsed (TOO_LONG), and deep nesting never overflows the stack', () => {
+  // The largest matrix allowed, every number as long as JavaScript writes one, still fits.
+  const widest = matrixToAttribute(Array.from({ length: MAX_TOKENS }, () => Array(MAX_DIM).fill(-1.2345678901234567e-100)));
+  assert.ok(widest.length < MAX_ATTRIBUTE_LENGTH / 2, `${widest.length} characters`);
+  assert.equal(parseState({ q: widest, k: widest, v: widest }).error, undefined);
+  const huge = JSON.stringify(Array.from({ length: 1e6 }, () => [0.123456]));
+  const refused = parseState({ ...lesson, q: huge });
+  assert.equal(refused.error?.code, 'TOO_LONG');
+  assert.match(refused.error.message, new RegExp(`q 有 ${huge.length} 个字符.*最多 ${MAX_ATTRIBUTE_LENGTH} 个`));
+  assert.match(parseState({ ...lesson, tokens: JSON.stringify(['x'.repeat(MAX_ATTRIBUTE_LENGTH), 'b', 'c']), lang: 'en' }).error.message, /^tokens is \d+ characters long; an attribute may have at most 131072/);
+  for (const name of ['heads', 'view', 'scale', 'wo', 'lang']) assert.equal(codeOf({ [name]: '1'.repeat(MAX_ATTRIBUTE_LENGTH + 1) }), 'TOO_LONG', name);
+  // Within the length, brackets inside one another: refused as the wrong shape, before JSON.parse sees them.
+  const deep = `${'['.repeat(MAX_ATTRIBUTE_LENGTH / 2)}${']'.repeat(MAX_ATTRIBUTE_LENGTH / 2)}`;
+  assert.equal(codeOf({ q: deep }), 'NOT_A_MATRIX');
+  assert.equal(codeOf({ tokens: deep }), 'BAD_TOKENS');
+  assert.equal(codeOf({ k: '[[1,0,1,0],[0,1,0,"[[[[x"],[1,1,0,0]]' }), 'NOT_A_NUMBER', 'brackets inside a string are text');
+  // A matrix given as an array (not text) may nest deeper than JSON.stringify can follow: its entry is named, not written out.
+  let nested = [];
+  for (let i = 0; i < 1e5; i++) nested = [nested];
+  const given = parseState({ ...lesson, k: [[1, 0, 1, 0], [0, nested, 0, 1], [1, 1, 0, 0]] });
+  assert.equal(given.error?.code, 'NOT_A_NUMBER');
+  assert.match(given.error.message, /k 第 2 行第 2 列不是数字："\[…\]"/);
 });
 
 test('messages follow lang', () => {

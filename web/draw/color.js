@@ -57,10 +57,13 @@ export const SCALES = {
   signed: { color: signedColor, domain: symmetricDomain },
 };
 
-/** [-m, m] with m the largest magnitude (at least a small epsilon so all-zero data still draws). */
-export function symmetricDomain(values) {
+/**
+ * [-m, m] with m the largest magnitude in one or more lists of values (at least a small epsilon so all-zero
+ * data still draws).
+ */
+export function symmetricDomain(...lists) {
   let max = 0;
-  for (const v of values) if (Number.isFinite(v)) max = Math.max(max, Math.abs(v));
+  for (const values of lists) for (const v of values) if (Number.isFinite(v)) max = Math.max(max, Math.abs(v));
   return [-(max || 1), max || 1];
 }
 

@@ -6,7 +6,8 @@ import { headColor, tint, textColorFor, SCALES } from './color.js';
  * a coloured band above), e.g. q/k/v slices or the concat. headOf(col) → head index, or null for a
  * neutral column. Heads listed in `disabledHeads` are drawn greyed (head ablation).
  * With `fill: 'signed'` the cells are coloured by value instead (over `domain`, by default the matrix's
- * own largest magnitude), and the band alone shows the head.
+ * own largest magnitude), and the band alone shows the head. `showNumbers: false` leaves the numbers out (cells
+ * too small to read them).
  */
 export function matrixView(doc, {
   values,
@@ -21,6 +22,7 @@ export function matrixView(doc, {
   domain,
   digits = 2,
   cell = 44,
+  showNumbers = true,
   title = '',
   className = 'mha-matrix',
 }) {
@@ -77,7 +79,7 @@ export function matrixView(doc, {
       else background = head === null ? '#f4f4f4' : tint(headColor(head), 0.2);
       const group = el(doc, 'g', { class: 'cell', 'data-row': r, 'data-col': c, 'data-value': String(value), 'data-head': head });
       group.appendChild(el(doc, 'rect', { x: left + c * cell + 1, y: top + r * cell + 1, width: cell - 2, height: cell - 2, rx: 3, fill: background, stroke: head === null || off ? '#d0d0d0' : headColor(head), 'stroke-opacity': 0.5 }));
-      group.appendChild(el(doc, 'text', {
+      if (showNumbers) group.appendChild(el(doc, 'text', {
         x: left + c * cell + cell / 2,
         y: top + r * cell + cell / 2,
         'text-anchor': 'middle',

@@ -1,6 +1,7 @@
 import { el, svgRoot, textWidth } from './svg.js';
 import { headColor, headInk, weightColor, signedColor, symmetricDomain } from './color.js';
 import { legend } from './legend.js';
+import { bandRuns, bandOf, bandValue } from './tile.js';
 
 /** The eight steps of the animation, in order; each names the part of the figure it lights up. */
 export const PIPELINE_STEPS = ['input', 'split', 'scores', 'weights', 'heads', 'concat', 'wo', 'output'];
@@ -20,7 +21,6 @@ export const PIPELINE_LABELS = {
 
 const SUBSCRIPT = '₀₁₂₃₄₅₆₇₈₉';
 const subscript = (n) => String(n).replace(/\d/g, (d) => SUBSCRIPT[d]);
-const flat = (matrices) => matrices.flatMap((m) => Array.from(m));
 
 /**
  * The whole multi-head pipeline drawn from live data: full Q, K, V → each cut into h column slices
@@ -29,38 +29,46 @@ const flat = (matrices) => matrices.flatMap((m) => Array.from(m));
  * Every signed value (q, k, v, scores, outputs, Wᴼ) is coloured on one scale, symmetric around 0 and
  * stated by the key drawn under the figure (`showKey`); weights are coloured 0..1.
  * `step` 1..8 lights one stage (later ones fade, as in the animation); 0 shows everything. `highlight`
- * lists parts ('wo', 'heads', 'split:0', …) to outline, used when a formula symbol is hovered.
- * Per-head data are arrays with one flat matrix per head.
+ * lists parts ('wo', 'heads', 'split:0', …) to outline, used when a formula symbol is hovered. A horizontal
+ * pipeline wider than `maxWidth` is drawn vertical.
+ * Per-head data are arrays with one flat matrix per head; `shownHeads` picks the heads whose own stages are
+ * drawn (all by default; the concat still shows every head's columns). A pipeline of more than 4,096 cells
+ * draws each matrix in colour bands (a path per band, not a rect per cell): a few hundred shapes however large.
  */
-export function pipeline(doc, {
-  tokens,
-  dModel,
-  heads,
-  q,
-  k,
-  v,
-  scores,
-  attention,
-  headOutputs,
-  concat,
-  wo,
-  output,
-  enabled = Array(heads).fill(true),
-  step = 0,
-  highlight = [],
-  orientation = 'horizontal',
-  labels = PIPELINE_LABELS,
-  showKey = true,
-  title = '',
-}) {
+export function pipeline(doc, data) {
+  const {
+    tokens,
+    dModel,
+    heads,
+    q,
+    k,
+    v,
+    scores,
+    attention,
+    headOutputs,
+    concat,
+    wo,
+    output,
+    enabled = Array(heads).fill(true),
+    shownHeads = Array.from({ length: heads }, (_, h) => h),
+    step = 0,
+    highlight = [],
+    orientation = 'horizontal',
+    labels = PIPELINE_LABELS,
+    showKey = true,
+    maxWidth = Infinity,
+    title = '',
+  } = data;
   const L = tokens.length;
   const dk = dModel / heads;
   const horizontal = orientation === 'horizontal';
   const cell = Math.max(3, Math.min(26, Math.floor(Math.min(160 / dModel, 160 / L))));
   const text = { ...PIPELINE_LABELS, ...labels };
   const ops = { ...PIPELINE_LABELS.ops, ...labels.ops };
-  const range = symmetricDomain([...q, ...k, ...v, ...flat(scores), ...flat(headOutputs), ...concat, ...wo, ...output]);
-  const signed = (value) => signedColor(value, range);
+  const range = symmetricDomain(q, k, v, ...scores, ...headOutputs, concat, wo, output);
+  // Each scale as [colour of a value, domain]: the domain places a value's band when cells are drawn in bands.
+  const signed = [(value) => signedColor(value, range), range];
+  const weights = [weightColor, [0, 1]];
   const headOfColumn = (c) => Math.floor(c / dk);
   const slice = (values, h) => Array.from({ length: L * dk }, (_, i) => values[Math.floor(i / dk) * dModel + h * dk + (i % dk)]);
 
@@ -69,10 +77,10 @@ export function pipeline(doc, {
   const crossOf = (box) => (horizontal ? box.height : box.width);
 
   // A titled mini matrix with its shape written under it.
-  const matrix = (name, caption, shape, rows, cols, values, color, columnHead) => {
+  const matrix = (name, caption, shape, rows, cols, values, [color, domain], columnHead) => {
     const width = Math.max(cols * cell, textWidth(caption, 12), textWidth(shape, 10)) + 8;
     const height = 16 + (columnHead ? 5 : 0) + rows * cell + 16;
-    return { name, caption, shape, rows, cols, values, color, columnHead, width, height, main: 0, cross: 0 };
+    return { name, caption, shape, rows, cols, values, color, domain, columnHead, width, height, main: 0, cross: 0 };
   };
   // An item is what one stage draws for one head (or for all): one matrix, or Q, K, V as two lanes,
   // Q and K along the main axis and V beside them, far enough out that the straight ·V arrow from V_i
@@ -93,12 +101,13 @@ export function pipeline(doc, {
     });
   };
 
-  const perHead = (make) => Array.from({ length: heads }, (_, h) => make(h));
+  // Per-head stages, made for the heads shown: arrays indexed by their place n among them.
+  const perHead = (make) => shownHeads.map((h, n) => make(h, n));
   const sliceShape = `L×d_k = ${L}×${dk}`;
   const square = `L×L = ${L}×${L}`;
   const full = `L×d_model = ${L}×${dModel}`;
   const scoreItems = perHead((h) => single('scores', h, matrix('s', `${text.scores}${subscript(h + 1)}`, square, L, L, scores[h], signed)));
-  const weightItems = perHead((h) => single('weights', h, matrix('a', `${text.weights}${subscript(h + 1)}`, square, L, L, attention[h], weightColor)));
+  const weightItems = perHead((h) => single('weights', h, matrix('a', `${text.weights}${subscript(h + 1)}`, square, L, L, attention[h], weights)));
   const clear = Math.max(...scoreItems.map(crossOf), ...weightItems.map(crossOf));
   const stages = [
     [qkv('input', null, [['Q', q], ['K', k], ['V', v]].map(([name, values]) => matrix(name.toLowerCase(), name, full, L, dModel, values, signed, headOfColumn)), 0)],
@@ -112,19 +121,21 @@ export function pipeline(doc, {
     [single('output', null, matrix('output', text.output, full, L, dModel, output, signed))],
   ];
   const [inputs, splits] = stages;
+  const banded = stages.flat().flatMap((it) => it.matrices).reduce((sum, m) => sum + m.rows * m.cols, 0) > MAX_CELL_RECTS;
 
   // Cross axis: one band per head, as wide as its Q/K/V block; scores and weights line up with the
   // Q/K lane, head outputs with the V lane. Stages with one item are centred.
   const bandGap = 14;
-  const bands = perHead((h) => Math.max(crossOf(splits[h]), splits[h].lanes.v.centre + crossOf(stages[4][h]) / 2));
-  const totalCross = Math.max(bands.reduce((sum, b) => sum + b, 0) + bandGap * (heads - 1), crossOf(inputs[0]), ...stages.slice(5).map(([it]) => crossOf(it)));
-  const bandStart = perHead((h) => (totalCross - bands.reduce((sum, b) => sum + b + bandGap, -bandGap)) / 2 + bands.slice(0, h).reduce((sum, b) => sum + b + bandGap, 0));
+  const bands = perHead((h, n) => Math.max(crossOf(splits[n]), splits[n].lanes.v.centre + crossOf(stages[4][n]) / 2));
+  const totalCross = Math.max(bands.reduce((sum, b) => sum + b, 0) + bandGap * (bands.length - 1), crossOf(inputs[0]), ...stages.slice(5).map(([it]) => crossOf(it)));
+  const bandStart = perHead((h, n) => (totalCross - bands.reduce((sum, b) => sum + b + bandGap, -bandGap)) / 2 + bands.slice(0, n).reduce((sum, b) => sum + b + bandGap, 0));
   const crossStart = (it) => {
     if (it.head === null) return (totalCross - crossOf(it)) / 2;
-    const lanes = splits[it.head].lanes;
-    if (it.part === 'split') return bandStart[it.head];
+    const n = shownHeads.indexOf(it.head);
+    const lanes = splits[n].lanes;
+    if (it.part === 'split') return bandStart[n];
     const centre = it.part === 'heads' ? lanes.v.centre : lanes.qk.centre;
-    return bandStart[it.head] + Math.max(0, centre - crossOf(it) / 2);
+    return bandStart[n] + Math.max(0, centre - crossOf(it) / 2);
   };
 
   const mainGap = horizontal ? 50 : 34;
@@ -154,6 +165,8 @@ export function pipeline(doc, {
   const keyHeight = keys.length ? (keysInRow ? Math.max(...keySizes.map(([, h]) => h)) : keySizes.reduce((sum, [, h]) => sum + h, 0)) + 8 : 0;
   const width = Math.max(figureWidth, keys.length ? (keysInRow ? keySizes.reduce((sum, [w]) => sum + w + 16, 0) : Math.max(...keySizes.map(([w]) => w))) : 0);
   const height = figureHeight + keyHeight;
+  // Too wide lying flat: stood up instead, before a cell is drawn.
+  if (horizontal && width > maxWidth) return pipeline(doc, { ...data, orientation: 'vertical' });
 
   const root = svgRoot(doc, { width, height, title, className: 'mha-pipeline' });
   const isHighlighted = (it) => highlight.includes(it.part) || (it.head !== null && highlight.includes(`${it.part}:${it.head}`));
@@ -211,7 +224,7 @@ export function pipeline(doc, {
       }
       for (const m of it.matrices) {
         const [mx, my] = horizontal ? [m.main, m.cross] : [m.cross, m.main];
-        group.appendChild(drawMatrix(doc, m, { x: mx, y: my, cell, head: it.head, caption: m.caption + (off ? ` (${text.off})` : '') }));
+        group.appendChild(drawMatrix(doc, m, { x: mx, y: my, cell, banded, head: it.head, caption: m.caption + (off ? ` (${text.off})` : '') }));
       }
       root.appendChild(group);
     }
@@ -227,8 +240,11 @@ export function pipeline(doc, {
   return root;
 }
 
+// More cells than this in a pipeline are drawn in colour bands.
+const MAX_CELL_RECTS = 4096;
+
 /** One mini matrix at (x, y): caption, the band of head colours over its columns, cells (with data-row and data-col, for pages to find), shape. */
-function drawMatrix(doc, m, { x, y, cell, head, caption }) {
+function drawMatrix(doc, m, { x, y, cell, banded, head, caption }) {
   const group = el(doc, 'g', { 'data-matrix': m.name, transform: x || y ? `translate(${x} ${y})` : null });
   const left = (m.width - m.cols * cell) / 2;
   group.appendChild(el(doc, 'text', { x: m.width / 2, y: 8, 'text-anchor': 'middle', 'dominant-baseline': 'central', 'font-size': 12, 'font-weight': 600, fill: head !== null ? headInk(head) : '#222' }, [caption]));
@@ -239,12 +255,20 @@ function drawMatrix(doc, m, { x, y, cell, head, caption }) {
     }
     top += 5;
   }
-  const cells = el(doc, 'g', { class: 'cells' });
-  for (let r = 0; r < m.rows; r++) {
-    for (let c = 0; c < m.cols; c++) {
-      const value = m.values[r * m.cols + c];
-      cells.appendChild(el(doc, 'rect', { 'data-row': r, 'data-col': c, x: left + c * cell, y: top + r * cell, width: cell, height: cell, fill: Number.isFinite(value) ? m.color(value) : '#ddd', stroke: '#fff', 'stroke-width': cell > 6 ? 0.75 : 0 }));
+  // Banded, the cells are drawn in cell units.
+  const cells = el(doc, 'g', { class: 'cells', transform: banded ? `translate(${left} ${top}) scale(${cell})` : null });
+  if (!banded) {
+    for (let r = 0; r < m.rows; r++) {
+      for (let c = 0; c < m.cols; c++) {
+        const value = m.values[r * m.cols + c];
+        cells.appendChild(el(doc, 'rect', { 'data-row': r, 'data-col': c, x: left + c * cell, y: top + r * cell, width: cell, height: cell, fill: Number.isFinite(value) ? m.color(value) : '#ddd', stroke: '#fff', 'stroke-width': cell > 6 ? 0.75 : 0 }));
+      }
     }
+  } else {
+    // A path per colour band: a few dozen shapes a matrix.
+    const [lo, hi] = m.domain;
+    const levelAt = (at) => (Number.isFinite(m.values[at]) ? bandOf(m.values[at], lo, hi) : -1);
+    for (const [level, d] of bandRuns(m.rows, m.cols, levelAt)) cells.appendChild(el(doc, 'path', { d, fill: level < 0 ? '#ddd' : m.color(bandValue(level, lo, hi)) }));
   }
   group.appendChild(cells);
   group.appendChild(el(doc, 'rect', { x: left, y: top, width: m.cols * cell, height: m.rows * cell, fill: 'none', stroke: head !== null ? headColor(head) : '#666', 'stroke-width': 1.2 }));

@@ -3,8 +3,14 @@ import { weightColor, parseColor } from './color.js';
 /** How finely a tile's colours follow the weights: 32 bands of 1/32 each (the eye tells no more apart on a thumbnail). */
 export const TILE_LEVELS = 32;
 
+/** The band (0 … TILE_LEVELS − 1) a value falls in over the domain [lo, hi]. */
+export const bandOf = (value, lo, hi) => Math.min(TILE_LEVELS - 1, Math.max(0, Math.floor(((value - lo) / (hi - lo)) * TILE_LEVELS)));
+
+/** The value in the middle of a band over [lo, hi]: what a drawing in bands colours the band's cells as. */
+export const bandValue = (level, lo, hi) => lo + ((level + 0.5) * (hi - lo)) / TILE_LEVELS;
+
 /** The colour band of a weight in [0, 1]: what a tile draws for it. */
-export const tileLevel = (weight) => Math.min(TILE_LEVELS - 1, Math.max(0, Math.floor(weight * TILE_LEVELS)));
+export const tileLevel = (weight) => bandOf(weight, 0, 1);
 
 /** The colour of a cell a causal head cannot see (the future). */
 export const FUTURE_COLOR = '#e4e4ea';
@@ -40,26 +46,36 @@ function packColors() {
 let packed = null; // made at the first tile
 
 /** The colour a band's cells are drawn in: the weight at its middle. */
-export const bandColor = (level) => weightColor((level + 0.5) / TILE_LEVELS);
+export const bandColor = (level) => weightColor(bandValue(level, 0, 1));
 
 /**
- * An L×L map of weights (row-major) as one path per colour band, in cell units (cell (r, c) is the square
- * from (c, r) to (c + 1, r + 1)): entry `level` holds the runs of neighbouring cells of that band in each
- * row, merged into rectangles ('' where none).
+ * A rows × cols matrix (row-major) as one path per band, in cell units (cell (r, c) is the square from (c, r)
+ * to (c + 1, r + 1)): `bandAt(index)` names the band of the entry at a row-major index, and each row's runs of
+ * neighbouring cells of one band are merged into rectangles. Returns a Map band → path data.
  */
-export function bandPaths(weights, L) {
-  const runs = Array.from({ length: TILE_LEVELS }, () => []);
-  const rect = (row, from, to) => `M${from} ${row}h${to - from}v1h${from - to}z`;
-  for (let row = 0; row < L; row++) {
+export function bandRuns(rows, cols, bandAt) {
+  const runs = new Map();
+  const add = (band, row, from, to) => {
+    if (!runs.has(band)) runs.set(band, []);
+    runs.get(band).push(`M${from} ${row}h${to - from}v1h${from - to}z`);
+  };
+  for (let row = 0; row < rows; row++) {
     let start = 0;
-    let level = tileLevel(weights[row * L]);
-    for (let col = 1; col <= L; col++) {
-      const next = col < L ? tileLevel(weights[row * L + col]) : -1;
-      if (next === level) continue;
-      runs[level].push(rect(row, start, col));
+    let band = bandAt(row * cols);
+    for (let col = 1; col < cols; col++) {
+      const next = bandAt(row * cols + col);
+      if (next === band) continue;
+      add(band, row, start, col);
       start = col;
-      level = next;
+      band = next;
     }
+    add(band, row, start, cols);
   }
-  return runs.map((parts) => parts.join(''));
+  return new Map(Array.from(runs, ([band, parts]) => [band, parts.join('')]));
+}
+
+/** An L×L map of weights as one path per colour band (tileLevel): entry `level` holds its cells ('' where none). */
+export function bandPaths(weights, L) {
+  const runs = bandRuns(L, L, (at) => tileLevel(weights[at]));
+  return Array.from({ length: TILE_LEVELS }, (_, level) => runs.get(level) ?? '');
 }

@@ -7,6 +7,12 @@ export const FIGURE_LABELS = {
     weightLegend: '注意力权重',
     query: '查询',
     key: '被看',
+    // Many heads drawn a run at a time (shared/drawn-heads.js).
+    drawnHeads: {
+      note: (heads, L, max, from, to) => `这个模型有 ${heads} 个头，每个头 ${L}×${L} 个权重；为了不让页面卡住，一次只画 ${max} 个头，现在画的是头 ${from}–${to}。`,
+      earlier: '前一组头',
+      later: '后一组头',
+    },
     pipeline: {
       scores: 'S', weights: 'A', heads: '头', concat: 'Concat', wo: 'Wᴼ', output: '输出', off: '已关',
       weightsKey: '注意力权重（0 到 1）', valuesKey: '其他所有数值（负 ↔ 正，同一刻度）',
@@ -18,6 +24,11 @@ export const FIGURE_LABELS = {
     weightLegend: 'Attention weight',
     query: 'query',
     key: 'looked at',
+    drawnHeads: {
+      note: (heads, L, max, from, to) => `This model has ${heads} heads of ${L}×${L} weights each; to keep the page responsive, ${max} heads are drawn at a time: now heads ${from}–${to}.`,
+      earlier: 'Earlier heads',
+      later: 'Later heads',
+    },
     pipeline: {
       scores: 'S', weights: 'A', heads: 'head', concat: 'Concat', wo: 'Wᴼ', output: 'output', off: 'off',
       weightsKey: 'Attention weight (0 to 1)', valuesKey: 'Every other value (negative ↔ positive, one scale)',

@@ -12,7 +12,7 @@ import { createSession, snapshot } from '../shared/session.js';
 import { LESSON_EXAMPLE, identity } from '../shared/lesson.js';
 import { hFor, vh, vdoc, show } from '../shared/dom.js';
 import { parseState, matrixToAttribute } from './parse.js';
-import { renderViews, renderSummary, renderError } from './render.js';
+import { viewParts, viewsBox, renderSummary, renderError } from './render.js';
 import { buildControls, controlsKey } from './controls.js';
 import { adoptStyles } from './styles.js';
 import { keepControlKeys } from './keys.js';
@@ -22,6 +22,9 @@ const DATA = ['tokens', 'q', 'k', 'v', 'wo'];
 const FLAGS = ['causal', 'editable', 'compact'];
 const ATTRIBUTES = [...DATA, 'heads', ...FLAGS, 'scale', 'view', 'lang'];
 const TAG = 'multi-head-attention';
+// A redraw shows as many figures as it builds in this long, and the rest in the tasks after, so that a large
+// layer never holds up the page (one figure of the largest is a few thousand elements).
+const SLICE_MS = 16;
 
 // In Node (unit tests, server-side imports) there is no HTMLElement; the class still loads.
 const Base = globalThis.HTMLElement ?? class {};
@@ -50,6 +53,9 @@ export class MultiHeadAttentionElement extends Base {
   #resize = null;
   #frame = 0;
   #focus = null; // the query token the lines view keeps, null for all
+  #heads = { shape: '', first: 0 }; // the first head drawn, for the layer's shape (heads/L) it was chosen in
+  #figures = []; // the figures shown, as virtual nodes keyed by their part (render.js's viewParts)
+  #drawing = null; // the redraw in progress: { cancel() }
   #settled = null;
   #settle = null;
 
@@ -89,6 +95,8 @@ export class MultiHeadAttentionElement extends Base {
   }
 
   disconnectedCallback() {
+    this.#stopDrawing();
+    this.#done();
     this.#stopTraining();
     this.#resize?.disconnect();
     this.#resize = null;
@@ -110,7 +118,7 @@ export class MultiHeadAttentionElement extends Base {
     return this.#result;
   }
 
-  /** Resolves with the result (or null on error) once pending attribute changes are rendered. */
+  /** Resolves with the result (or null on error) once pending attribute changes are rendered, every figure drawn. */
   get updateComplete() {
     return this.#settle ? this.#settled : Promise.resolve(this.#result);
   }
@@ -215,7 +223,7 @@ export class MultiHeadAttentionElement extends Base {
   #schedule() {
     if (this.#queued) return;
     this.#queued = true;
-    if (!this.#settle) this.#settled = new Promise((resolve) => (this.#settle = resolve));
+    this.#unsettle();
     queueMicrotask(() => {
       this.#queued = false;
       this.#update().catch((error) => this.#fail('INTERNAL', String(error?.message ?? error), error));
@@ -250,8 +258,8 @@ export class MultiHeadAttentionElement extends Base {
       return this.#done();
     }
     this.#stopTraining();
-    if (this.#compute()) this.#draw();
-    return this.#done();
+    if (this.#compute()) this.#draw(); // which settles updateComplete once its last figure is shown
+    return undefined;
   }
 
   /** view="train": the training section of the lesson page (its own worker and core), mounted once per language and h. */
@@ -260,6 +268,7 @@ export class MultiHeadAttentionElement extends Base {
     const key = `${state.lang}/${heads}`;
     if (this.#training && this.#trainingKey === key) return;
     this.#stopTraining();
+    this.#stopDrawing();
     const box = this.ownerDocument.createElement('div');
     show(this.#box, box);
     this.#training = mountTraining(box, { lang: state.lang, heads, heading: false });
@@ -293,18 +302,31 @@ export class MultiHeadAttentionElement extends Base {
     }
   }
 
-  /** Redraws the summary, the figures and (when editable) the sliders from the current snapshot. */
+  /**
+   * Redraws the summary, the figures and (when editable) the sliders from the current snapshot, the figures a
+   * slice at a time (SLICE_MS); a figure shown before keeps its place, with its old numbers, until it is drawn
+   * again. The last slice settles updateComplete.
+   */
   #draw() {
+    this.#drawing?.cancel();
     const state = this.#parsed.state;
-    const width = this.#width || this.clientWidth || 640;
+    // The width the resize observer will first report, so that its report redraws nothing.
+    this.#width ||= this.clientWidth;
+    const width = this.#width || 640;
+    const shape = `${state.heads}/${state.L}`;
+    let parts;
     try {
-      const summary = renderSummary(vdoc, state);
-      const views = renderViews(vdoc, state, this.#snap, {
+      parts = viewParts(vdoc, state, this.#snap, {
         width: Math.max(200, width - 30),
         id: this.#id,
         focus: this.#focus,
         onFocus: (index) => {
           this.#focus = index;
+          this.#draw();
+        },
+        firstHead: this.#heads.shape === shape ? this.#heads.first : 0,
+        onMoveHeads: (first) => {
+          this.#heads = { shape, first };
           this.#draw();
         },
       });
@@ -314,12 +336,52 @@ export class MultiHeadAttentionElement extends Base {
       } else {
         this.#controls = null;
       }
-      this.#box.lang = state.lang;
-      // Patched in place: the focused button or slider stays the same element, so it keeps the focus.
-      show(this.#box, [summary, views, this.#controls?.element]);
     } catch (error) {
-      this.#fail('INTERNAL', String(error?.message ?? error), error);
+      return this.#fail('INTERNAL', String(error?.message ?? error), error);
     }
+    const summary = renderSummary(vdoc, state);
+    // Set only when it changes: the browser restyles everything inside on each write.
+    if (this.#box.lang !== state.lang) this.#box.lang = state.lang;
+    const figures = parts.map(({ key }) => this.#figures.find((figure) => figure.key === key) ?? null);
+    this.#unsettle(); // updateComplete waits for the last slice
+    let next = 0;
+    let frame = 0;
+    let timer = 0;
+    const slice = () => {
+      const start = performance.now();
+      try {
+        do {
+          const figure = parts[next].draw();
+          figure.key = parts[next].key; // show() matches the figures by it
+          figures[next++] = figure;
+          // Patched in place: the focused button or slider stays the same element, so it keeps the focus.
+          show(this.#box, [summary, viewsBox(vdoc, state, figures), this.#controls?.element]);
+        } while (next < parts.length && performance.now() - start < SLICE_MS);
+      } catch (error) {
+        return this.#fail('INTERNAL', String(error?.message ?? error), error);
+      }
+      this.#figures = figures.filter(Boolean);
+      // The next slice waits for a frame: each frame lays out one slice's figures, not those of several.
+      if (next < parts.length) frame = requestAnimationFrame(() => (timer = setTimeout(slice)));
+      else {
+        this.#drawing = null;
+        if (!this.#queued) this.#done();
+      }
+      return undefined;
+    };
+    this.#drawing = {
+      cancel() {
+        cancelAnimationFrame(frame);
+        clearTimeout(timer);
+      },
+    };
+    return slice();
+  }
+
+  #stopDrawing() {
+    this.#drawing?.cancel();
+    this.#drawing = null;
+    this.#figures = [];
   }
 
   #buildControls(state) {
@@ -371,6 +433,7 @@ export class MultiHeadAttentionElement extends Base {
   /** Shows an inline error (code + sentence), warns once per distinct error, clears the result. */
   #fail(code, message, cause) {
     const lang = this.#parsed?.state?.lang ?? languageOf(this.getAttribute('lang'));
+    this.#stopDrawing();
     this.#result = null;
     this.#snap = null;
     this.#controls = null;
@@ -386,6 +449,11 @@ export class MultiHeadAttentionElement extends Base {
       console.warn(warning, ...(cause ? [cause] : []));
     }
     return this.#done();
+  }
+
+  /** updateComplete now waits for the next #done(). */
+  #unsettle() {
+    if (!this.#settle) this.#settled = new Promise((resolve) => (this.#settle = resolve));
   }
 
   #done() {

@@ -6,6 +6,11 @@ import { lessonExample } from '../shared/lesson.js';
 export const VIEWS = ['heatmaps', 'pipeline', 'lines', 'full', 'train'];
 export const MAX_TOKENS = 32;
 export const MAX_DIM = 64;
+/**
+ * The longest attribute read, in characters: 32 × 64 numbers written out in full take about 51,000, so a
+ * longer one is refused before it is parsed (10 MB of JSON would hold the page for seconds).
+ */
+export const MAX_ATTRIBUTE_LENGTH = 131072;
 
 const NOT_FINITE_MARK = '\u0000';
 
@@ -25,6 +30,9 @@ export function parseState(attrs = {}) {
   const lang = languageOf(attrs.lang);
   const t = STRINGS[lang].error;
   try {
+    for (const [name, value] of Object.entries(attrs)) {
+      if (typeof value === 'string' && value.length > MAX_ATTRIBUTE_LENGTH) throw new ParseError('TOO_LONG', t.TOO_LONG(name, value.length, MAX_ATTRIBUTE_LENGTH));
+    }
     return { state: build(attrs, lang, t) };
   } catch (error) {
     if (error instanceof ParseError) return { error: { code: error.code, message: error.message } };
@@ -101,8 +109,13 @@ function isOff(value) {
   return typeof value === 'string' && /^(off|false|0|no)$/i.test(value.trim());
 }
 
-/** Parses JSON; on failure tells NaN/Infinity apart from other mistakes by re-reading them as marked strings. */
-function json(name, text, t) {
+/**
+ * Parses JSON nested at most `depth` deep (a matrix 2, tokens 1); on failure tells NaN/Infinity apart from
+ * other mistakes by re-reading them as marked strings. Deeper nesting is refused before JSON.parse, whose
+ * time grows with it: an attribute of 65,536 brackets inside one another would hold the page for tens of ms.
+ */
+function json(name, text, t, depth) {
+  if (nestsDeeperThan(text, depth)) throw new ParseError(depth === 1 ? 'BAD_TOKENS' : 'NOT_A_MATRIX', depth === 1 ? t.BAD_TOKENS() : t.NOT_A_MATRIX(name));
   try {
     return JSON.parse(text);
   } catch {
@@ -114,9 +127,26 @@ function json(name, text, t) {
   }
 }
 
+/** Whether JSON text opens more than `limit` arrays or objects inside one another (brackets in strings do not count). */
+function nestsDeeperThan(text, limit) {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '[' || c === '{') {
+      if (++depth > limit) return true;
+    } else if (c === ']' || c === '}') depth--;
+  }
+  return false;
+}
+
 /** A JSON (or given) array of rows of finite numbers, all rows the same length → number[][]. */
 export function matrix(name, raw, t) {
-  const value = typeof raw === 'string' ? json(name, raw, t) : raw;
+  const value = typeof raw === 'string' ? json(name, raw, t, 2) : raw;
   if (!Array.isArray(value) || value.length === 0) {
     throw new ParseError(Array.isArray(value) ? 'EMPTY' : 'NOT_A_MATRIX', (Array.isArray(value) ? t.EMPTY : t.NOT_A_MATRIX)(name));
   }
@@ -139,11 +169,13 @@ function checkNumber(name, x, r, c, t) {
   if (typeof x === 'string' && x.startsWith(NOT_FINITE_MARK)) {
     throw new ParseError('NOT_FINITE', t.NOT_FINITE(name, r, c, x.slice(1)));
   }
-  throw new ParseError('NOT_A_NUMBER', t.NOT_A_NUMBER(name, r, c, typeof x === 'string' ? x : JSON.stringify(x) ?? String(x)));
+  // An array or object is named, not written out: a given one may nest too deep for JSON.stringify.
+  const shown = typeof x === 'string' ? x : Array.isArray(x) ? '[…]' : x !== null && typeof x === 'object' ? '{…}' : String(x);
+  throw new ParseError('NOT_A_NUMBER', t.NOT_A_NUMBER(name, r, c, shown));
 }
 
 function tokenList(raw, t) {
-  const value = typeof raw === 'string' ? json('tokens', raw, t) : raw;
+  const value = typeof raw === 'string' ? json('tokens', raw, t, 1) : raw;
   if (!Array.isArray(value) || value.length === 0) throw new ParseError('BAD_TOKENS', t.BAD_TOKENS());
   return value.map((token) => {
     if (typeof token === 'string') return token.startsWith(NOT_FINITE_MARK) ? token.slice(1) : token;

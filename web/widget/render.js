@@ -5,6 +5,7 @@
 import { heatmap, legend, pipeline, lineView, matrixView, tableFor, headColor } from '../draw/index.js';
 import { textWidth } from '../draw/svg.js';
 import { hFor } from '../shared/dom.js';
+import { drawnHeadCount, headRun, headRunNote } from '../shared/drawn-heads.js';
 import { STRINGS } from './strings.js';
 
 /** The per-element label "h1 dims 0–1" of head `head`. */
@@ -36,24 +37,28 @@ function heatmapLayout(tokens, heads, width, compact) {
   return cell;
 }
 
-function heatmapFigures(doc, state, snap, t, width) {
+function heatmapFigure(doc, state, snap, t, head, cell) {
   const h = hFor(doc);
-  const { tokens, L, heads, dK } = state;
-  const cell = heatmapLayout(tokens, heads, width, state.compact);
-  return Array.from({ length: heads }, (_, head) => h('figure', { class: `heatmap h${head % 8}`, 'data-head': head }, [
+  const { tokens, L, dK } = state;
+  return h('figure', { class: `heatmap h${head % 8}`, 'data-head': head }, [
     headCaption(h, t, head, dK),
     heatmap(doc, { values: snap.attention[head], rows: L, cols: L, rowLabels: tokens, colLabels: tokens, cell, showNumbers: cell >= 26, title: t.weightsOf(head), accent: headColor(head) }),
-    tableFor(doc, { values: snap.attention[head], rows: L, cols: L, rowLabels: tokens, colLabels: tokens, caption: t.weightsOf(head) }),
-  ]));
+  ]);
+}
+
+/** A head's weights as a table for screen readers (hidden from the eye; named by its caption). */
+function weightsTable(doc, state, snap, t, head) {
+  const { tokens, L } = state;
+  return tableFor(doc, { values: snap.attention[head], rows: L, cols: L, rowLabels: tokens, colLabels: tokens, caption: t.weightsOf(head) });
 }
 
 function legendFigure(doc, t, id) {
   return hFor(doc)('figure', { class: 'legend wide', 'aria-hidden': 'true' }, [legend(doc, { scale: 'weights', title: t.weightsLegend, width: 180, id })]);
 }
 
-function linesFigure(doc, state, snap, t, focus, onFocus) {
+function linesFigure(doc, state, snap, t, shown, focus, onFocus) {
   const h = hFor(doc);
-  const key = h('p', { class: 'key' }, Array.from({ length: state.heads }, (_, head) => h('span', { class: `h${head % 8}` }, [h('span', { class: 'swatch' }), t.head(head)])));
+  const key = h('p', { class: 'key' }, shown.map((head) => h('span', { class: `h${head % 8}` }, [h('span', { class: 'swatch' }), t.head(head)])));
   // Buttons to keep one query token's lines (the others fade), or all of them.
   const buttons = onFocus && h('div', { class: 'focus', role: 'group', 'aria-label': t.focusLabel }, [null, ...state.tokens.map((_, i) => i)].map((index) => h('button', {
     type: 'button', 'data-focus': index === null ? '' : index, 'aria-pressed': String(focus === index), onclick: () => onFocus(index),
@@ -62,15 +67,17 @@ function linesFigure(doc, state, snap, t, focus, onFocus) {
     h('p', { class: 'note' }, [t.linesTitle]),
     key,
     buttons,
-    lineView(doc, { tokens: state.tokens, attention: snap.attention, focus, title: t.linesTitle, queryLabel: t.query, keyLabel: t.key }),
+    lineView(doc, { tokens: state.tokens, attention: snap.attention, visibleHeads: shown, focus, title: t.linesTitle, queryLabel: t.query, keyLabel: t.key }),
   ]);
 }
 
-function pipelineFigure(doc, state, snap, t, width) {
-  const data = {
+function pipelineFigure(doc, state, snap, t, shown, width) {
+  const svg = pipeline(doc, {
     tokens: state.tokens,
     dModel: state.d,
     heads: state.heads,
+    shownHeads: shown,
+    maxWidth: width,
     q: snap.q,
     k: state.k.flat(),
     v: state.v.flat(),
@@ -82,9 +89,7 @@ function pipelineFigure(doc, state, snap, t, width) {
     output: snap.output,
     labels: t.pipeline,
     title: t.pipelineTitle,
-  };
-  let svg = pipeline(doc, data);
-  if (Number(svg.getAttribute('width')) > width) svg = pipeline(doc, { ...data, orientation: 'vertical' });
+  });
   // Small examples draw small: enlarge up to 1.35× when there is room (the viewBox keeps the drawing).
   const natural = Number(svg.getAttribute('width'));
   const zoom = Math.min(1.35, width / natural);
@@ -96,8 +101,11 @@ function pipelineFigure(doc, state, snap, t, width) {
   return h('figure', { class: 'pipeline wide' }, [h('p', { class: 'note' }, [t.pipelineTitle]), svg]);
 }
 
-/** concat (columns coloured by head) or, after Wᴼ has mixed the heads, the output (coloured by value). */
-function matrixFigure(doc, state, values, title, className, byHead) {
+/**
+ * concat (columns coloured by head) or, after Wᴼ has mixed the heads, the output (coloured by value); the
+ * numbers are left out when the matrix, shrunk to `width`, would have cells under 14 px (too small to read).
+ */
+function matrixFigure(doc, state, values, title, className, byHead, width) {
   const h = hFor(doc);
   const cell = Math.max(22, Math.min(40, Math.floor(320 / state.d)));
   return h('figure', { class: className }, [
@@ -111,28 +119,57 @@ function matrixFigure(doc, state, values, title, className, byHead) {
       headLabel: (head) => `h${head + 1}`,
       fill: byHead ? 'head' : 'signed',
       cell,
+      showNumbers: width / state.d >= 14,
       title,
     }),
   ]);
 }
 
 /**
- * Draws the views of `state.view` into a fresh <div class="views" part="views">. snap holds copies of
- * the core's results (flat, row-major): attention/scores/headOutputs per head, q, concat, output, wo.
+ * The figures of `state.view`, in order, each as { key, draw() } (the element draws a large view a few figures
+ * per task). snap holds copies of the core's results (flat, row-major): attention/scores/headOutputs per head,
+ * q, concat, output, wo.
  * width: the space available in CSS pixels (the pipeline turns vertical when it does not fit).
- * focus / onFocus: the query token whose lines the lines view keeps (null: all) and a callback for
- * its buttons (no buttons without one).
+ * focus / onFocus: the query token whose lines the lines view keeps (null: all) and a callback for its buttons
+ * (no buttons without one). Heads are drawn a run at a time (shared/drawn-heads.js), from `firstHead`; with
+ * more heads than a run, the first figure is a note saying which, with buttons that call onMoveHeads(first).
  */
-export function renderViews(doc, state, snap, { width = 640, id = 'mha', focus = null, onFocus = null } = {}) {
+export function viewParts(doc, state, snap, { width = 640, id = 'mha', focus = null, onFocus = null, firstHead = 0, onMoveHeads = () => {} } = {}) {
   const t = STRINGS[state.lang];
+  const { L, heads } = state;
   const show = (name) => state.view === name || state.view === 'full';
-  return hFor(doc)('div', { class: 'views', part: 'views', 'data-view': state.view }, [
-    ...(show('heatmaps') ? [...heatmapFigures(doc, state, snap, t, width), legendFigure(doc, t, `${id}-legend`)] : []),
-    show('lines') ? linesFigure(doc, state, snap, t, focus !== null && focus < state.L ? focus : null, onFocus) : null,
-    state.view === 'full' ? matrixFigure(doc, state, snap.concat, t.concatTitle, 'concat', true) : null,
-    state.view === 'full' && state.wo ? matrixFigure(doc, state, snap.output, t.outputTitle, 'output', false) : null,
-    show('pipeline') ? pipelineFigure(doc, state, snap, t, width) : null,
-  ]);
+  const count = drawnHeadCount(L);
+  const shown = headRun(heads, count, firstHead);
+  const parts = [];
+  const part = (key, draw) => parts.push({ key, draw });
+  const note = headRunNote(doc, { heads, shown, count, words: t.drawnHeads, note: (from, to) => t.drawnHeads.note(heads, L, count, from, to), onMove: onMoveHeads });
+  if (note) part('heads', () => hFor(doc)('div', { class: 'head-run wide' }, note));
+  if (show('heatmaps')) {
+    const cell = heatmapLayout(state.tokens, shown.length, width, state.compact);
+    // Each map and its table are parts of their own: a table of 32 × 32 weights costs its frame as much as the map.
+    for (const head of shown) {
+      part(`heatmap-${head}`, () => heatmapFigure(doc, state, snap, t, head, cell));
+      part(`table-${head}`, () => weightsTable(doc, state, snap, t, head));
+    }
+    part('legend', () => legendFigure(doc, t, `${id}-legend`));
+  }
+  if (show('lines')) part('lines', () => linesFigure(doc, state, snap, t, shown, focus !== null && focus < L ? focus : null, onFocus));
+  if (state.view === 'full') {
+    part('concat', () => matrixFigure(doc, state, snap.concat, t.concatTitle, 'concat', true, width));
+    if (state.wo) part('output', () => matrixFigure(doc, state, snap.output, t.outputTitle, 'output', false, width));
+  }
+  if (show('pipeline')) part('pipeline', () => pipelineFigure(doc, state, snap, t, shown, width));
+  return parts;
+}
+
+/** The box of the views, holding `figures` (drawn parts). */
+export function viewsBox(doc, state, figures) {
+  return hFor(doc)('div', { class: 'views', part: 'views', 'data-view': state.view }, figures);
+}
+
+/** Every figure of the views at once, in their box. */
+export function renderViews(doc, state, snap, options) {
+  return viewsBox(doc, state, viewParts(doc, state, snap, options).map(({ draw }) => draw()));
 }
 
 /** One line naming the sizes and switches, e.g. "3 个词 · d_model = 4 · h = 2 · …". */

@@ -33,6 +33,7 @@ export const STRINGS = {
     sliderLabel: (name, token, dim, h) => `${name} · ${token} · 维 ${dim}（头 ${h + 1}）`,
     tooManySliders: (L, d, max) => `${L} 个词 × ${d} 维的数太多，不逐个给滑块（最多 ${max} 个）；头数、掩码和缩放仍可调。`,
     pipeline: FIGURE_LABELS.zh.pipeline,
+    drawnHeads: FIGURE_LABELS.zh.drawnHeads,
     error: {
       BAD_JSON: (name) => `${name} 不是合法的 JSON${name === 'tokens' ? '，应形如 ["猫","吃","鱼"]' : '，应形如 [[1,0],[0,1]]'}`,
       NOT_FINITE: (name, r, c, value) => `${cellZh(name, r, c)}是 ${value}；只接受有限的数`,
@@ -49,6 +50,7 @@ export const STRINGS = {
       BAD_VIEW: (value) => `view 只能是 heatmaps、pipeline、lines、full 或 train，收到 ${quote(value)}`,
       WO_SHAPE: (shape, d) => `wo 是 ${shape}，应是 d_model × d_model = ${d}×${d}`,
       TOO_LARGE: (L, d, maxL, maxD) => `太大了：${L} 个词 × ${d} 维；本组件最多 ${maxL} 个词、每行 ${maxD} 个数`,
+      TOO_LONG: (name, length, max) => `${name} 有 ${length} 个字符，太长了；每个属性最多 ${max} 个字符（32 个词 × 64 维的数写出来也用不了这么多）`,
       LOAD_FAILED: (detail) => `载入 mha-core.wasm 失败（它应和 widget.js 放在同一个文件夹）：${detail}`,
     },
   },
@@ -77,6 +79,7 @@ export const STRINGS = {
     sliderLabel: (name, token, dim, h) => `${name} · ${token} · dim ${dim} (head ${h + 1})`,
     tooManySliders: (L, d, max) => `${L} tokens × ${d} dims is too many numbers for one slider each (at most ${max}); heads, mask and scale still work.`,
     pipeline: FIGURE_LABELS.en.pipeline,
+    drawnHeads: FIGURE_LABELS.en.drawnHeads,
     error: {
       BAD_JSON: (name) => `${name} is not valid JSON; expected something like ${name === 'tokens' ? '["the","cat","ate"]' : '[[1,0],[0,1]]'}`,
       NOT_FINITE: (name, r, c, value) => `${cellEn(name, r, c)} is ${value}; only finite numbers are allowed`,
@@ -93,6 +96,7 @@ export const STRINGS = {
       BAD_VIEW: (value) => `view must be heatmaps, pipeline, lines, full or train, got ${quote(value)}`,
       WO_SHAPE: (shape, d) => `wo is ${shape}; it must be d_model × d_model = ${d}×${d}`,
       TOO_LARGE: (L, d, maxL, maxD) => `too large: ${L} tokens × ${d} dims; this widget takes at most ${maxL} tokens and ${maxD} numbers per row`,
+      TOO_LONG: (name, length, max) => `${name} is ${length} characters long; an attribute may have at most ${max} (32 tokens × 64 numbers need far fewer)`,
       LOAD_FAILED: (detail) => `could not load mha-core.wasm (keep it in the same folder as widget.js): ${detail}`,
     },
   },

@@ -28,6 +28,10 @@ figcaption .dims{font-weight:400;color:#5b6273;font-size:12px}
 .pipeline svg{margin:0 auto}
 svg{display:block;max-width:100%;height:auto;overflow:visible}
 .note{margin:0 0 4px;font-size:12.5px;color:#4a5163}
+.head-run{display:flex;flex-wrap:wrap;gap:6px 10px;align-items:center}
+.head-run .note{flex:1 1 260px;margin:0}
+.head-run button{padding:2px 10px;border:1px solid #b9bfcc;border-radius:6px;background:#fff;font-size:12.5px;cursor:pointer}
+.head-run button:disabled{opacity:.5;cursor:default}
 .key{display:flex;flex-wrap:wrap;gap:4px 14px;margin:0 0 4px;font-size:12.5px}
 .key>span{display:inline-flex;align-items:center;gap:5px}
 .sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}

@@ -40,7 +40,7 @@ export class MultiHeadAttentionElement extends HTMLElement {
   view: MultiHeadAttentionView | string | null;
   /** The live result, or null while loading or showing an error. */
   readonly result: MultiHeadAttentionResult | null;
-  /** Resolves with the result (null on error) once pending changes are rendered. */
+  /** Resolves with the result (null on error) once pending changes are rendered, every figure drawn (a large view takes a few frames). */
   readonly updateComplete: Promise<MultiHeadAttentionResult | null>;
 }
 

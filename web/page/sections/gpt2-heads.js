@@ -5,6 +5,18 @@ import { heatmap, lineView } from '../../draw/index.js';
 import { clearRole } from '../poem-model.js';
 import { GPT2_ROLES, gpt2Roles } from '../gpt2-roles.js';
 import { openGpt2File, GPT2_TOKEN_LIMIT } from '../gpt2-source.js';
+import { headRun, headRunNote } from '../../shared/drawn-heads.js';
+
+/**
+ * The tiles drawn at once: whole layers, up to GPT-2 small's 144 heads (so its heads, and distilgpt2's, show
+ * whole), so that a file with thousands of heads draws, and switches heads off, in the time GPT-2's take.
+ */
+const MAX_TILES = 144;
+const tilesPerRun = (heads) => (heads >= MAX_TILES ? MAX_TILES : Math.floor(MAX_TILES / heads) * heads);
+/** A layer's tiles fill a row, wrapping after this many. */
+const MAX_TILE_COLUMNS = 16;
+/** Tiles drawn (their roles measured, their pictures painted) per frame: each is a layer the frame hands over. */
+const TILES_PER_FRAME = 8;
 
 /** §9's GPT-2 picks (UI-only: a teacher's file cannot be in the URL, so neither is anything about it). */
 export const initialGpt2Picks = () => ({
@@ -12,6 +24,7 @@ export const initialGpt2Picks = () => ({
   head: 0,
   position: null, // null: the last token
   off: [],
+  first: 0, // the first head whose tile is drawn (tilesPerRun at a time)
   file: null, // { name, size } of the file opened
   load: null, // { read, size } while reading, 'ready', or { failed: code }
   running: false,
@@ -54,14 +67,16 @@ export function gpt2Part(ctx) {
   const body = h('div', { id: 'gpt2-body', hidden: true });
   const node = h('div', { id: 'gpt2-part' }, [drop, status, body]);
   let controls = null;
+  let tilesFrame = 0; // the frame that draws the next slice of tiles
 
   function open(file) {
+    cancelAnimationFrame(tilesFrame);
     store.client?.close();
     Object.assign(store, { client: null, config: null, metadata: null, result: null, loadError: null, runError: null, sent: '' });
     controls = null;
     fill(body, []);
     body.hidden = true;
-    pick((p) => Object.assign(p, { file: { name: file.name, size: file.size }, load: { read: 0, size: file.size }, off: [], head: 0, position: null, running: false }));
+    pick((p) => Object.assign(p, { file: { name: file.name, size: file.size }, load: { read: 0, size: file.size }, off: [], first: 0, head: 0, position: null, running: false }));
     const client = openGpt2File(file, (message) => {
       if (store.client !== client) return; // a newer file replaced this one
       if (message.type === 'progress') pick((p) => (p.load = { read: message.read, size: message.size }));
@@ -113,34 +128,26 @@ export function gpt2Part(ctx) {
     const textId = uniqueId('gpt2-text');
     const text = h('textarea', { id: textId, rows: 3, spellcheck: 'false', oninput: (e) => pick((p) => (p.text = e.target.value)) });
     const position = h('select', { id: 'gpt2-position', onchange: (e) => pick((p) => (p.position = Number(e.target.value))) });
-    const toggles = [];
-    // One line of checkboxes per layer, the layer named once.
-    const offBox = h('fieldset', { class: 'choice gpt2-off', id: 'gpt2-off' }, [
-      h('legend', {}, [tp.offTitle]),
-      h('p', { class: 'muted' }, [t.offNote]),
-      ...Array.from({ length: layers }, (_, layer) => h('div', { class: 'gpt2-off-layer' }, Array.from({ length: heads }, (_, head) => {
-        const id = `gpt2-off-${layer}-${head}`;
-        const input = h('input', { type: 'checkbox', id, 'data-layer': layer, 'data-head': head, onchange: (e) => pick((p) => {
-          p.off = e.target.checked ? [...p.off, [layer, head]] : p.off.filter(([l, hd]) => l !== layer || hd !== head);
-        }) });
-        toggles.push(input);
-        return h('label', { class: 'check', for: id }, [input, h('span', {}, [tp.offToggle(layer, head)])]);
-      }))),
-    ]);
+    const columns = Math.min(heads, MAX_TILE_COLUMNS);
     const parts = {
-      text, position, toggles,
+      text, position,
+      toggles: [], // the run's switches (buildRun)
+      tileNodes: [], // the tiles shown, as virtual nodes, and the first head of their run (drawTiles)
+      tilesRun: null,
       model: h('p', { id: 'gpt2-model' }),
       tokens: h('div', { id: 'gpt2-tokens' }),
       took: h('p', { class: 'muted', id: 'gpt2-took', 'aria-live': 'polite' }),
       runError: h('div', { id: 'gpt2-run-error' }),
+      run: h('div', { class: 'controls', id: 'gpt2-run' }),
       paintTile: tileCanvases(GPT2_TOKEN_LIMIT),
       tiles: h('div', { class: 'poem-tiles', id: 'gpt2-tiles', role: 'group', 'aria-label': t.tilesTitle(layers * heads),
-        style: { '--heads': heads, '--phone-heads': heads > 4 && heads % 2 === 0 ? heads / 2 : heads } }),
+        style: { '--heads': columns, '--phone-heads': columns > 4 && columns % 2 === 0 ? columns / 2 : columns } }),
       big: h('div', { class: 'fig-row', id: 'gpt2-big', onclick: (event) => {
         const token = event.target.closest?.('.query-token');
         if (token) pick((p) => (p.position = Number(token.dataset.index)));
       } }),
       roles: h('div', { id: 'gpt2-roles' }),
+      off: h('fieldset', { class: 'choice gpt2-off', id: 'gpt2-off' }),
       prediction: h('div', { id: 'gpt2-prediction' }),
     };
     fill(body, [
@@ -151,15 +158,38 @@ export function gpt2Part(ctx) {
       parts.runError,
       h('h3', {}, [t.tilesTitle(layers * heads)]),
       h('p', { class: 'muted' }, [t.tilesNote]),
+      parts.run,
       parts.tiles,
       h('label', { class: 'field wide', for: 'gpt2-position' }, [h('span', {}, [tp.position]), position]),
       parts.big,
       parts.roles,
-      offBox,
+      parts.off,
       parts.prediction,
     ]);
     body.hidden = false;
     return parts;
+  }
+
+  /** The note naming the heads drawn, with buttons to the runs beside, and the run's switches, one line per layer. */
+  function buildRun(shown) {
+    const { layers, heads } = store.config;
+    const total = layers * heads;
+    const count = tilesPerRun(heads);
+    const name = (i) => tp.offToggle(Math.floor(i / heads), i % heads);
+    fill(controls.run, headRunNote(document, {
+      heads: total, shown, count, words: ctx.text.views.drawnHeads,
+      note: (from, to) => t.tilesRun(total, count, name(from - 1), name(to - 1)),
+      onMove: (first) => pick((p) => Object.assign(p, { first, head: first })),
+      ids: { back: 'gpt2-heads-back', next: 'gpt2-heads-next' },
+    }) ?? []);
+    controls.toggles = shown.map((i) => h('input', { type: 'checkbox', id: `gpt2-off-${Math.floor(i / heads)}-${i % heads}`, 'data-index': i, onchange: (e) => pick((p) => {
+      const [layer, head] = [Math.floor(i / heads), i % heads];
+      p.off = e.target.checked ? [...p.off, [layer, head]] : p.off.filter(([l, hd]) => l !== layer || hd !== head);
+    }) }));
+    const line = (layer) => h('div', { class: 'gpt2-off-layer' }, controls.toggles.filter((input) => Math.floor(Number(input.dataset.index) / heads) === layer)
+      .map((input) => h('label', { class: 'check', for: input.id }, [input, h('span', {}, [name(Number(input.dataset.index))])])));
+    const shownLayers = [...new Set(shown.map((i) => Math.floor(i / heads)))];
+    fill(controls.off, [h('legend', {}, [tp.offTitle]), h('p', { class: 'muted' }, [t.offNote]), ...shownLayers.map(line)]);
   }
 
   function showStatus() {
@@ -176,19 +206,41 @@ export function gpt2Part(ctx) {
     return fill(status, []);
   }
 
-  function drawTiles(result, verdicts) {
+  /** A head's verdict, from role scores measured with others (gpt2Roles). */
+  const verdict = (roles, n) => {
+    const role = clearRole(roles.heads[n], roles.chance);
+    return role ? t.roleNames[role] : tp.mixed;
+  };
+
+  /**
+   * The tiles of the heads `shown`, TILES_PER_FRAME a frame, each slice's roles measured as it is drawn; until
+   * a tile is drawn again it shows what it showed. The picked head is result.drawnHead.
+   */
+  function drawTiles(result, shown) {
+    cancelAnimationFrame(tilesFrame);
     const { heads } = store.config;
+    const { tiles: box, paintTile } = controls;
     const offKeys = new Set(currentOff().map(([layer, head]) => layer * heads + head));
     const length = result.ids.length;
-    show(controls.tiles, result.attention.map((weights, i) => {
-      const [layer, head] = [Math.floor(i / heads), i % heads];
-      return vh('button', { type: 'button', class: 'poem-tile', 'data-index': i, 'aria-pressed': String(i === picks().head), onclick: () => pick((p) => (p.head = i)) }, [
-        vh('span', { class: 'tile-picture', 'aria-hidden': 'true' }, [controls.paintTile(i, { weights, length, off: offKeys.has(i) })]),
-        vh('span', { class: 'tile-name' }, [tp.tileName(layer, head)]),
-        vh('span', { class: 'tile-role' }, [verdicts[i]]),
-      ]);
-    }));
-    controls.tiles.dataset.drawn = String(result.attention.length);
+    // The same heads' tiles stay until redrawn; another run's go at once.
+    if (controls.tilesRun !== shown[0]) Object.assign(controls, { tilesRun: shown[0], tileNodes: [] });
+    const tiles = controls.tileNodes;
+    const slice = (from) => {
+      const part = shown.slice(from, from + TILES_PER_FRAME);
+      const roles = gpt2Roles(result.ids, result.punctuation, part.map((i) => result.attention[i]));
+      part.forEach((i, n) => {
+        const [layer, head] = [Math.floor(i / heads), i % heads];
+        tiles[from + n] = vh('button', { type: 'button', class: 'poem-tile', 'data-index': i, 'aria-pressed': String(i === result.drawnHead), onclick: () => pick((p) => (p.head = i)) }, [
+          vh('span', { class: 'tile-picture', 'aria-hidden': 'true' }, [paintTile(from + n, { weights: result.attention[i], length, off: offKeys.has(i) })]),
+          vh('span', { class: 'tile-name' }, [tp.tileName(layer, head)]),
+          vh('span', { class: 'tile-role' }, [verdict(roles, n)]),
+        ]);
+      });
+      show(box, tiles);
+      box.dataset.drawn = String(from + part.length);
+      if (from + part.length < shown.length) tilesFrame = requestAnimationFrame(() => slice(from + part.length));
+    };
+    slice(0);
   }
 
   function drawBig(result, labels, selected, row) {
@@ -209,10 +261,11 @@ export function gpt2Part(ctx) {
     ]);
   }
 
-  function drawRoles(roles, selected) {
+  function drawRoles(result, selected) {
     const { heads } = store.config;
     const [layer, head] = [Math.floor(selected / heads), selected % heads];
-    const role = clearRole(roles.heads[selected], roles.chance);
+    const roles = gpt2Roles(result.ids, result.punctuation, [result.attention[selected]]);
+    const role = clearRole(roles.heads[0], roles.chance);
     show(controls.roles, [
       vh('h3', { id: 'gpt2-roles-title' }, [tp.rolesTitle(layer, head)]),
       vh('p', { class: 'muted' }, [t.rolesNote]),
@@ -221,7 +274,7 @@ export function gpt2Part(ctx) {
         vh('tbody', {}, GPT2_ROLES.map(({ name }) => vh('tr', { 'data-role': name }, [
           vh('th', { scope: 'row' }, [vh('strong', {}, [t.roleNames[name]]), vh('small', {}, [t.roleExplains[name]])]),
           vh('td', {}, roles.rows[name] ? [
-            vh('span', { class: 'role-score', 'data-role': name, 'data-value': String(roles.heads[selected][name]) }, [fixed(roles.heads[selected][name])]),
+            vh('span', { class: 'role-score', 'data-role': name, 'data-value': String(roles.heads[0][name]) }, [fixed(roles.heads[0][name])]),
             vh('small', {}, [tp.chance(fixed(roles.chance[name]))]),
           ] : [vh('small', {}, [t.notApplicable])]),
         ]))),
@@ -256,9 +309,14 @@ export function gpt2Part(ctx) {
       if (controls.text.value !== text) controls.text.value = text;
       controls.model.textContent = t.model(modelName(), mb(picks().file.size), store.config);
       const off = currentOff();
-      const { heads } = store.config;
+      const { layers, heads } = store.config;
+      const shown = headRun(layers * heads, tilesPerRun(heads), picks().first);
+      if (controls.run.dataset.key !== String(shown[0])) {
+        controls.run.dataset.key = String(shown[0]);
+        buildRun(shown);
+      }
       const offIndices = new Set(off.map(([layer, head]) => layer * heads + head));
-      controls.toggles.forEach((input, i) => (input.checked = offIndices.has(i)));
+      controls.toggles.forEach((input) => (input.checked = offIndices.has(Number(input.dataset.index))));
       request();
       fill(controls.runError, store.runError ? h('p', { class: 'error', role: 'alert', 'data-code': store.runError.code }, [h('code', {}, [store.runError.code]), ` ${t.runFailed} ${store.runError.message}`]) : []);
       const result = store.result;
@@ -272,17 +330,15 @@ export function gpt2Part(ctx) {
           h('p', { class: 'muted' }, [t.tokensTitle(count), ' ', typed]),
           h('p', { class: 'gpt2-token-list' }, result.labels.map((label, i) => h('code', { class: 'gpt2-token', 'data-id': result.ids[i] }, [label]))),
         ]);
-        const roles = gpt2Roles(result.ids, result.punctuation, result.attention);
-        result.roles = roles;
-        result.verdicts = roles.heads.map((scores) => {
-          const role = clearRole(scores, roles.chance);
-          return role ? t.roleNames[role] : tp.mixed;
-        });
-        drawTiles(result, result.verdicts);
-        result.drawnHead = picks().head;
+      }
+      // The head picked, or the run's first when it is not among the heads drawn.
+      const selected = shown.includes(picks().head) ? picks().head : shown[0];
+      if (controls.tiles.dataset.key !== `${result.key}|${shown[0]}`) {
+        controls.tiles.dataset.key = `${result.key}|${shown[0]}`;
+        result.drawnHead = selected;
+        drawTiles(result, shown);
       }
       const labels = result.labels;
-      const selected = Math.min(picks().head, result.attention.length - 1);
       const row = picks().position === null ? labels.length - 1 : Math.min(picks().position, labels.length - 1);
       if (result.drawnHead !== selected) {
         result.drawnHead = selected;
@@ -294,7 +350,7 @@ export function gpt2Part(ctx) {
       }
       controls.position.value = String(row);
       drawBig(result, labels, selected, row);
-      drawRoles(result.roles, selected);
+      drawRoles(result, selected);
       drawPrediction(result, labels, row, off);
     },
   };

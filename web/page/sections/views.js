@@ -1,16 +1,11 @@
 import { h, vdoc, fill, show, keyBy } from '../../shared/dom.js';
 import { checkbox, numberField, uniqueId } from '../dom.js';
-import { section, figure, errorBox, range, grouped } from '../common.js';
+import { section, figure, errorBox, grouped } from '../common.js';
 import { lineView, headGrid, headKey, legend, headColor } from '../../draw/index.js';
 import { headDash } from '../../draw/color.js';
 import { wideScreen } from './pipeline.js';
 import { BIG_MAX_D_MODEL, WEIGHT_SCALE, SEED_MAX } from '../state.js';
-
-// What the views draw at once: at most 16 heads, and at most 8192 weights in all (8 heads of 32×32), so a
-// redraw stays a few thousand shapes whatever h and L are.
-const MAX_DRAWN_HEADS = 16;
-const MAX_DRAWN_WEIGHTS = 8192;
-const drawnHeadCount = (L) => Math.min(MAX_DRAWN_HEADS, Math.max(1, Math.floor(MAX_DRAWN_WEIGHTS / (L * L))));
+import { drawnHeadCount, headRun, headRunNote } from '../../shared/drawn-heads.js';
 
 /** The views' pickers as first chosen: nothing focused or hidden, the first heads drawn, no head picked. */
 export const initialViewPicks = () => ({ focus: null, hidden: [], first: null, picked: null, previewed: null });
@@ -92,23 +87,21 @@ export function viewsSection(ctx) {
   }
 
   /** The note saying how many heads are drawn, with buttons to move along them, when there are too many. */
-  function buildCapped({ heads, L }, shownHeads, firstHead) {
+  function buildCapped({ heads, L }, shownHeads) {
     const count = drawnHeadCount(L);
-    if (heads <= count) return fill(capped, []);
-    const last = shownHeads.at(-1) + 1;
-    const moveTo = (start) => pick((v) => (v.first = { shape: shapeOf({ heads, L }), head: start }));
-    fill(capped, [
-      h('p', { class: 'note', role: 'status' }, [t.capped(heads, L, count, firstHead + 1, last)]),
-      h('button', { type: 'button', id: 'views-heads-back', disabled: firstHead === 0, onclick: () => moveTo(Math.max(0, firstHead - count)) }, [`◀ ${t.earlierHeads}`]),
-      h('button', { type: 'button', id: 'views-heads-next', disabled: last === heads, onclick: () => moveTo(last) }, [`${t.laterHeads} ▶`]),
-    ]);
+    fill(capped, headRunNote(document, {
+      heads, shown: shownHeads, count, words: t.drawnHeads,
+      note: (from, to) => t.drawnHeads.note(heads, L, count, from, to),
+      onMove: (start) => pick((v) => (v.first = { shape: shapeOf({ heads, L }), head: start })),
+      ids: { back: 'views-heads-back', next: 'views-heads-next' },
+    }) ?? []);
   }
 
   function buildPickers(result, shownHeads, { firstHead, hidden, pickedHead, focus }) {
     const key = `${result.heads}/${firstHead}/${shownHeads.length}/${result.tokens.join('\u0001')}`;
     if (headToggles.dataset.key === key) return;
     headToggles.dataset.key = key;
-    buildCapped(result, shownHeads, firstHead);
+    buildCapped(result, shownHeads);
     fill(headToggles, [
       h('legend', {}, [t.showHeads]),
       ...shownHeads.map((head) => checkbox({ label: `h${head + 1}`, checked: !hidden.includes(head), onChange: (on) => pick((v) => (v.hidden = on ? v.hidden.filter((n) => n !== head) : [...v.hidden, head])) })),
@@ -173,7 +166,7 @@ export function viewsSection(ctx) {
       if (result === drawnResult && !areas.has('views-picks') && !areas.has('resize')) return;
       drawnResult = result;
       const { firstHead, hidden, pickedHead, previewedHead, focus } = effectivePicks(ctx.ui.views, result);
-      const shownHeads = range(Math.min(drawnHeadCount(result.L), result.heads - firstHead)).map((n) => firstHead + n);
+      const shownHeads = headRun(result.heads, drawnHeadCount(result.L), firstHead);
       buildPickers(result, shownHeads, { firstHead, hidden, pickedHead, focus });
       const solo = [previewedHead, pickedHead].find((head) => head !== null && shownHeads.includes(head)) ?? null;
       const visibleHeads = solo !== null ? [solo] : shownHeads.filter((head) => !hidden.includes(head));
