@@ -65,6 +65,21 @@ export async function openPage(browser, url, { viewport = { width: 1280, height:
 }
 
 /**
+ * The bound on waiting for something a page announces (its state, an attribute): on a loaded machine a
+ * wait ends when the page says so, and only a page that hangs runs into this.
+ */
+export const HANG_MS = 180_000;
+
+/**
+ * Waits until the lesson page has drawn every section once: web/page/main.js sets data-lesson="drawn" on
+ * <html>, or "failed" when its core cannot load, which throws here with the page's message.
+ */
+export async function lessonDrawn(page) {
+  const html = await page.waitForSelector('html[data-lesson]', { timeout: HANG_MS });
+  if ((await html.getAttribute('data-lesson')) !== 'drawn') throw new Error(`the lesson page was not drawn: ${await page.textContent('#app')}`);
+}
+
+/**
  * Drags one finger from (x, y) by (dx, dy) in `steps` moves, as real touch input through the DevTools
  * protocol, so Chromium's own scrolling and touch-action decide what the gesture does, as on a phone.
  * The page's context needs hasTouch.
@@ -101,6 +116,15 @@ export function scrollSettled(page) {
 export async function drawnNear(page, selector) {
   await page.locator(selector).scrollIntoViewIfNeeded();
   await page.waitForSelector(`${selector}:not([data-pending] *)`);
+}
+
+/**
+ * Scrolls §6 (the views) near the screen and waits until it shows its model whole: a larger model is drawn
+ * a slice per task (#views-drawing says how far), and once the first draw is over only near the window.
+ */
+export async function viewsDrawn(page) {
+  await page.locator('#views-section').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#views-section:not([data-pending]):not(:has(#views-drawing))', { timeout: HANG_MS });
 }
 
 /** Brings every waiting part under `scope` near the screen in turn, until none waits. */

@@ -3,7 +3,7 @@
 // sources, at 1280 and 375 px, in zh and en. Screenshots go to tests/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowserAndServer, openPage, seriousAxeViolations, ensureArtifactsDir, touchDrag, scrollSettled, drawnNear, drawAllParts } from './browser.js';
+import { startBrowserAndServer, openPage, lessonDrawn, seriousAxeViolations, ensureArtifactsDir, touchDrag, scrollSettled, drawnNear, drawAllParts } from './browser.js';
 
 let env;
 before(async () => {
@@ -15,7 +15,7 @@ after(async () => {
 
 async function load(query, viewport) {
   const opened = await openPage(env.browser, env.baseUrl + query, { baseUrl: env.baseUrl, viewport });
-  await opened.page.waitForSelector('#head-0-weights svg g.cell', { timeout: 20000 });
+  await lessonDrawn(opened.page);
   return opened;
 }
 

@@ -5,7 +5,7 @@
 // page whose fused or threaded files are missing falls back instead of failing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowserAndServer } from './browser.js';
+import { startBrowserAndServer, lessonDrawn, viewsDrawn, HANG_MS } from './browser.js';
 
 const servers = {};
 before(async () => {
@@ -36,8 +36,8 @@ const fmaIn = (page) => page.evaluate(async () => (await (await import('/src/att
 
 async function lessonPage(served, options) {
   const opened = await open(served, '?lang=en&vs=big&vd=64&vh=8', options);
-  await opened.page.waitForSelector('#head-1-weights svg g.cell', { timeout: 15000 });
-  await opened.page.waitForSelector('#grid-figure svg g.tile', { timeout: 15000 });
+  await lessonDrawn(opened.page);
+  await viewsDrawn(opened.page);
   return { ...opened, isolated: await opened.page.evaluate(() => crossOriginIsolated), lesson: await lessonNumbers(opened.page), big: await bigModelNumbers(opened.page) };
 }
 
@@ -69,7 +69,10 @@ test('the widget works on both, with the same numbers', async () => {
   for (const served of [servers.isolated, servers.plain]) {
     const { page, context, errors, wasm } = await open(served, 'course-example.html');
     try {
-      await page.waitForFunction(() => [...document.querySelectorAll('multi-head-attention')].every((el) => el.result), null, { timeout: 15000 });
+      await page.waitForFunction(() => customElements.get('multi-head-attention'), null, { timeout: HANG_MS });
+      // updateComplete settles once a widget has drawn: with its result, or null when it shows an error.
+      const settled = await page.evaluate(() => Promise.all([...document.querySelectorAll('multi-head-attention')].map(async (el) => Boolean(await el.updateComplete))));
+      assert.ok(settled.length > 0 && settled.every(Boolean), `every widget has a result: ${settled}`);
       results.push({
         wasm,
         attention: await page.$$eval('multi-head-attention', (els) => els.map((el) => el.result.attention.map((a) => Array.from(a)))),

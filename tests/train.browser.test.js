@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import { headViews as views } from '../web/shared/train.js';
-import { startBrowserAndServer, seriousAxeViolations, ensureArtifactsDir } from './browser.js';
+import { startBrowserAndServer, seriousAxeViolations, ensureArtifactsDir, HANG_MS } from './browser.js';
 
 const web = fileURLToPath(new URL('../web/', import.meta.url));
 let env;
@@ -42,6 +42,12 @@ const HTML = `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><tit
   window.training = mountTraining(document.getElementById('host'), { lang: 'zh', heads: 2, stepsPerTick: 25, maxSteps: 600 });
 </script></body></html>`;
 
+/** Waits until the section has its trainer (data-state leaves "loading") and checks that it is ready, not failed. */
+async function trainerReady(page) {
+  await page.waitForSelector('.mha-train:not([data-state="loading"])', { timeout: HANG_MS });
+  assert.equal(await page.getAttribute('.mha-train', 'data-state'), 'ready');
+}
+
 async function openTraining({ viewport = { width: 1280, height: 900 }, workerHeld } = {}) {
   const context = await env.browser.newContext({ viewport });
   const page = await context.newPage();
@@ -56,7 +62,7 @@ async function openTraining({ viewport = { width: 1280, height: 900 }, workerHel
     await route.fulfill(js(bundles['train-worker.js']));
   });
   await page.goto(`${env.baseUrl}__train-test.html`);
-  if (!workerHeld) await page.waitForSelector('.mha-train[data-state="ready"]', { timeout: 20000 });
+  if (!workerHeld) await trainerReady(page);
   return { page, context, errors };
 }
 
@@ -69,7 +75,7 @@ test('the section is as tall while the trainer loads as once its numbers arrive 
       await page.waitForSelector('.mha-train[data-state="loading"] .train-placeholder', { state: 'attached' });
       const loading = await height();
       release();
-      await page.waitForSelector('.mha-train[data-state="ready"]', { timeout: 20000 });
+      await trainerReady(page);
       const ready = await height();
       t.diagnostic(`${viewport.width} px wide: ${loading} px while loading, ${ready} px ready`);
       assert.ok(Math.abs(ready - loading) <= 24, `${viewport.width} px wide: ${loading} px while loading, ${ready} px ready`);
@@ -104,10 +110,10 @@ test('training in a worker: the loss falls and the two heads take two different 
       requestAnimationFrame(loop);
     });
     await page.click('.mha-train button.train-start');
-    await page.waitForSelector('.mha-train[data-state="running"]', { timeout: 5000 });
-    await page.waitForFunction(() => window.training.snapshot().steps >= 400, null, { timeout: 30000 });
+    await page.waitForSelector('.mha-train[data-state="running"]', { timeout: HANG_MS });
+    await page.waitForFunction(() => window.training.snapshot().steps >= 400, null, { timeout: HANG_MS });
     await page.click('.mha-train button.train-start'); // pause
-    await page.waitForSelector('.mha-train .train-ablation tr.head-off', { timeout: 10000 });
+    await page.waitForSelector('.mha-train .train-ablation tr.head-off', { timeout: HANG_MS });
     const maxGap = await page.evaluate(() => ((window.stopWatch = true), window.maxGap));
 
     const after = await page.evaluate(() => window.training.snapshot());
@@ -136,8 +142,8 @@ test('training in a worker: the loss falls and the two heads take two different 
 
     // h = 1 keeps the h = 2 curve for comparison and shows one heatmap.
     await page.click('.mha-train input[type="radio"][value="1"]');
-    await page.waitForFunction(() => window.training.snapshot().heads === 1 && window.training.snapshot().attention.length === 1, null, { timeout: 10000 });
-    await page.waitForSelector('.mha-train svg.loss-curve path.past[data-heads="2"]', { timeout: 5000 });
+    await page.waitForFunction(() => window.training.snapshot().heads === 1 && window.training.snapshot().attention.length === 1, null, { timeout: HANG_MS });
+    await page.waitForSelector('.mha-train svg.loss-curve path.past[data-heads="2"]', { timeout: HANG_MS });
     assert.equal(await page.locator('.mha-train figure.train-head').count(), 1);
     assert.deepEqual(errors, []);
   } finally {

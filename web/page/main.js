@@ -229,6 +229,8 @@ function render() {
     section.node.removeAttribute('data-pending');
     timings[section.node.id] = performance.now() - sectionStart;
   }
+  // Says when every section has been drawn once (tests wait on it, not on a clock).
+  if (drawEverything) document.documentElement.dataset.lesson = 'drawn';
   drawEverything = false;
   // Lets tests and the latency benchmark know that every view reflects the latest input.
   document.dispatchEvent(new CustomEvent('lesson:rendered', { detail: { areas: [...areas], ms: performance.now() - started, timings } }));
@@ -318,6 +320,7 @@ async function start() {
   } catch (error) {
     console.warn(error);
     app.replaceChildren(errorBox(ctx.text, { code: 'LOAD_FAILED' }));
+    document.documentElement.dataset.lesson = 'failed';
     return;
   }
   // Building the sections and drawing them are two tasks, so neither holds up the page for long.
