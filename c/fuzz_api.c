@@ -16,7 +16,7 @@
            c/fuzz_api.c c/error.c c/mha.c c/plain.c c/kernels.c c/pool.c c/train.c c/backprop.c c/np_random.c \
            -lm -o fuzz_api && mkdir -p corpus_api && ./fuzz_api -max_total_time=600 corpus_api
      - the seeded driver of fuzz_driver.h (build.sh builds it with gcc under ASan and UBSan
-       as c/build/fuzz_api; tests/fuzz.test.js runs it): random programs from a
+       as c/build/fuzz_api; tests/native.test.js runs it): random programs from a
        seed, for a number of runs or seconds, the same on every machine:
          c/build/fuzz_api [seed] [runs] [seconds] */
 #include <math.h>

@@ -30,7 +30,7 @@
            c/safetensors.c c/gpt.c c/gpt_train.c -lm -o fuzz_model && mkdir -p corpus_model && \
            ./fuzz_model -max_total_time=600 corpus_model
      - the seeded driver of fuzz_driver.h (build.sh builds it under ASan and UBSan as
-       c/build/fuzz_model; tests/gpt.test.js runs it), which also replays files
+       c/build/fuzz_model; tests/native.test.js runs it), which also replays files
        (tests/fuzzers.test.js replays headers with no tensors):
          c/build/fuzz_model [seed] [runs] [seconds]
          c/build/fuzz_model FILE... */

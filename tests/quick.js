@@ -8,9 +8,7 @@ import { fileURLToPath } from 'node:url';
 const SLOW = new Set([
   'build.test.js', // rebuilds the wasm module with emcc
   'fuzzers.test.js', // builds the coverage-guided fuzzers with clang
-  'native.test.js', // the C tests under ASan + UBSan
-  'fuzz.test.js', // c/build/fuzz_api
-  'gpt.test.js', // c/build/fuzz_model
+  'native.test.js', // the C tests and the fuzz harnesses' seeded drivers under ASan + UBSan
 ]);
 
 const dir = fileURLToPath(new URL('.', import.meta.url));

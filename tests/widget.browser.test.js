@@ -3,7 +3,7 @@
 // Fixture pages are HTML strings served through page routes on the test server's origin.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchChromium, ensureArtifactsDir, seriousAxeViolations, touchDrag, scrollSettled } from './browser.js';
+import { launchChromium, ensureArtifactsDir, seriousAxeViolations, touchDrag, scrollSettled, HANG_MS } from './browser.js';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../web/serve.js';
 import { referenceAttention } from './reference.js';
@@ -90,7 +90,7 @@ function settled(page, selector = 'multi-head-attention') {
   return page.waitForFunction(
     (sel) => [...document.querySelectorAll(sel)].every((el) => el.result || el.shadowRoot?.querySelector('.error')),
     selector,
-    { timeout: 15000 },
+    { timeout: HANG_MS },
   );
 }
 
@@ -267,7 +267,7 @@ test('a stricter policy (style-src self, no inline styles) still gives a styled,
 
     // view="train": train a little, pause for the ablation table, then look at the section's styles.
     const start = '#train >> .train-start';
-    await page.waitForSelector(`${start}:not([disabled])`, { timeout: 15000 });
+    await page.waitForSelector(`${start}:not([disabled])`, { timeout: HANG_MS });
     const steps = () => page.$eval('#train', (el) => Number(el.shadowRoot.querySelector('.mha-train').dataset.steps));
     assert.equal(await steps(), 0);
     await page.click(start);
@@ -782,7 +782,7 @@ test('view="train" mounts the training section; training in its worker separates
   const { page, context, log } = await open('train.html', { html, server: strict, headers: { 'Content-Security-Policy': STRICT_CSP } });
   try {
     const start = 'multi-head-attention >> .train-start';
-    await page.waitForSelector(`${start}:not([disabled])`, { timeout: 15000 });
+    await page.waitForSelector(`${start}:not([disabled])`, { timeout: HANG_MS });
     await page.click(start);
     // h = 2 reaches the target in a few seconds; each head then reports the view it took.
     await page.waitForFunction(() => {
