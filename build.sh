@@ -42,7 +42,7 @@ for source in c/*.c; do
 done
 warnings=(-std=c11 -Wall -Wextra -Werror -pedantic)
 # -sENVIRONMENT=web (the single-threaded core): the same file runs in browsers and Node:
-# web/src/attention.js compiles the wasm itself (found through the wasmUrl that c/wasm_url.js
+# web/src/load.js compiles the wasm itself (found through the wasmUrl that c/wasm_url.js
 # appends) and hands the glue the module.
 # -sDYNAMIC_EXECUTION=0: no eval/new Function, so pages with a strict CSP can use it.
 # -sMALLOC=emmalloc: 2 KB less of the wasm gzipped than dlmalloc, every widget's download; the core allocates
@@ -52,9 +52,9 @@ emcc_flags=(-O3 -msimd128 -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createMhaC
   -sEXPORTED_RUNTIME_METHODS=HEAPU8,HEAPF32,HEAPF64)
 # The threaded core (mha_set_threads): natively always; in wasm the -mt build, which needs
 # cross-origin isolation in browsers. Its pool of Web Workers is sized by the Module's `threads`
-# (web/src/attention.js passes the number it will ask mha_set_threads for): the caller is one of them.
+# (web/src/load.js passes the number it will ask mha_set_threads for): the caller is one of them.
 # -Wno-pthreads-mem-growth: growth with threads only slows the glue's own heap reads (it checks the
-# buffer on each); attention.js re-creates its views after every call that may allocate anyway.
+# buffer on each); web/src/ re-creates its views after every call that may allocate anyway.
 threads=(-pthread -DMHA_THREADS)
 emcc_threads=("${threads[@]}" -sENVIRONMENT=web,worker '-sPTHREAD_POOL_SIZE=Module["threads"]-1' -Wno-pthreads-mem-growth)
 # The -fma builds (see build_wasm_into): clang 14 emits relaxed SIMD's fused multiply-add only with
@@ -99,7 +99,7 @@ build_wasm_into() {
   need_emcc
   build_cores "$1"
   # The -fma pair: the same C with relaxed SIMD's fused multiply-add in the matrix kernel, for the
-  # engines that have it (web/src/attention.js loads it beside the threaded core). Only the wasm differs:
+  # engines that have it (web/src/load.js loads it beside the threaded core). Only the wasm differs:
   # the glue must be the same bytes, so one copy of it serves both.
   local fused
   fused=$(mktemp -d)

@@ -168,7 +168,7 @@ mha_status mha_set_threads(int threads);
 int        mha_threads(void); /* 1 until mha_set_threads */
 /* 1 when a layer of these sizes has a step big enough to share (with more than
    one thread), else 0: a host with a single-threaded build at hand can run the
-   others there (web/src/attention.js does: the threaded wasm's shared memory makes
+   others there (web/src/layer.js does: the threaded wasm's shared memory makes
    small forwards slower). */
 int        mha_layer_may_thread(int d_model, int max_len);
 

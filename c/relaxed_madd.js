@@ -4,7 +4,7 @@
 // (0xfd 0x85 0x02, the same length) computes what kernels.c's vmadd asks of it. The bytes are rewritten in
 // place, after checking against binaryen's disassembly (wasm-dis) that every occurrence of the three bytes
 // is that instruction, and that the module has no other relaxed instruction. A custom section
-// "mha-fused-multiply-add" then marks the module, for web/src/attention.js to tell the builds apart.
+// "mha-fused-multiply-add" then marks the module, for web/src/instance.js to tell the builds apart.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 

@@ -1,5 +1,5 @@
 /* wasm_exports.c — the only file that knows about Emscripten: flat, integer-only
-   entry points for web/src/attention.js. Failures return 0 (or a status) and
+   entry points for the JS API in web/src/. Failures return 0 (or a status) and
    leave the reason in the library's error channel (mha_last_status,
    mha_last_error, mha_last_error_place). */
 #include <emscripten.h>
@@ -128,7 +128,7 @@ EMSCRIPTEN_KEEPALIVE void *wasm_malloc(int bytes) { return malloc((size_t)bytes)
 EMSCRIPTEN_KEEPALIVE void wasm_free(void *p) { free(p); }
 
 /* ==========================================================================
-   Training (c/train.h): exports for the Trainer of web/src/attention.js.
+   Training (c/train.h): exports for the Trainer of web/src/trainer.js.
    Same conventions as above: a failing call returns 0 or a status, and
    wasm_last_status() and wasm_last_error() say why. Buffers passed in
    (enabled, tokens, out) belong to the caller and are only read or written
@@ -199,7 +199,7 @@ EMSCRIPTEN_KEEPALIVE int wasm_trainer_example_predict(mha_trainer *tr, const uns
 }
 
 /* ==========================================================================
-   The GPT-2 model (c/gpt.h): exports for the Model of web/src/attention.js.
+   The GPT-2 model (c/gpt.h): exports for the Model of web/src/model.js.
    Loading is split so the file's bytes stay in JavaScript: JS copies the
    header in, then each tensor's bytes straight to where the model wants them.
    ========================================================================== */

@@ -166,7 +166,7 @@ function answerClientError(error, socket) {
 
 /**
  * Cross-origin isolation: with these the page has SharedArrayBuffer, so the core runs on every core
- * (web/src/attention.js loads the threaded build). Everything the page loads is its own, so nothing breaks.
+ * (web/src/load.js loads the threaded build). Everything the page loads is its own, so nothing breaks.
  */
 export const ISOLATION_HEADERS = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
 
