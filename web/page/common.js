@@ -8,7 +8,7 @@ export function section(id, title, children) {
 }
 
 /**
- * A virtual figure (see vdom.js; pass an SVG drawn with `vdoc`): the SVG, a caption, and optionally the
+ * A virtual figure (see ../shared/dom.js; pass an SVG drawn with `vdoc`): the SVG, a caption, and optionally the
  * same numbers as a visually hidden table.
  */
 export function figure({ svg, caption, table, id, className = '' }) {

@@ -3,9 +3,7 @@
 // worker can start (or it fails), the same passes run here instead, a slice per task.
 import { loadAttention } from '../src/attention.js';
 import { HeldOutPass } from './poem-model.js';
-
-/** Here, the passes are cut into tasks of about this long (a task over 50 ms is a long task). */
-const SLICE_MS = 25;
+import { SLICE_MS } from './slices.js';
 
 /**
  * Measures one set of heads off at a time for `poems` (loadPoems'): measure(key, off) starts one, replacing

@@ -8,6 +8,7 @@ import { fromQuery, toQuery, DEFAULT_SENTENCE } from './state.js';
 import { loadAttention, runHand, randomDraws, runRandom } from './model.js';
 import { checkHand, checkViews } from './checks.js';
 import { errorBox } from './common.js';
+import { SLICE_MS } from './slices.js';
 import { billSection } from './sections/bill.js';
 import { handSection } from './sections/hand.js';
 import { pipelineSection, wideScreen } from './sections/pipeline.js';
@@ -143,9 +144,6 @@ function writeUrl() {
   if (langSwitch) langSwitch.href = otherLanguageUrl();
   invalidate('url-written');
 }
-
-/** Work that could hold up the page is cut into tasks of about this long (a task over 50 ms is a long task). */
-const SLICE_MS = 25;
 let drawTimer = 0;
 
 function compute(areas) {

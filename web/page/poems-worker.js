@@ -9,9 +9,7 @@
 //               { type: 'error', code, message }
 import { loadAttention } from '../src/attention.js';
 import { openPoems, HeldOutPass } from './poem-model.js';
-
-/** Between slices of this long the worker reads its messages, so a newer measure replaces this one soon. */
-const SLICE_MS = 25;
+import { SLICE_MS } from './slices.js';
 
 let loaded;
 const poems = new Promise((resolve) => (loaded = resolve));

@@ -6,9 +6,7 @@ import { loadPoems, inputIds, maxTextLength, fittingText, runText, topNext, text
 import { heldOutMeasurer } from '../held-out.js';
 import { SEED_MAX } from '../state.js';
 import { gpt2Part, initialGpt2Picks } from './gpt2-heads.js';
-
-/** Work that could hold up the page (generation) is cut into tasks about this long. */
-const SLICE_MS = 25;
+import { SLICE_MS } from '../slices.js';
 const CONTINUATION_LENGTH = 24;
 const TEMPERATURE = { min: 0, max: 1.5, step: 0.1 };
 
