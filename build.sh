@@ -67,7 +67,7 @@ hash_of() { { printf '%s\n' "${@:2}"; printf '%s\n' $1 | sort | xargs sha256sum;
 wasm_inputs() { hash_of "${core_sources[*]} c/wasm_exports.c $(ls c/*.h | grep -v -e '^c/test_' -e '^c/fuzz_') c/wasm_url.js c/relaxed_madd.js" "${emcc_flags[@]}" "${emcc_threads[@]}" "${emcc_fma[@]}"; }
 native_inputs() { hash_of "$(echo c/*.c c/*.h)" "${sanitizers[@]}" "${threads[@]}"; }
 # The web target's compressed copies follow the committed core and the model too.
-web_inputs() { hash_of "$(find web/src web/shared web/draw web/page web/widget -name '*.js' -o -name '*.css') web/bundle.js web/precompress.js $(echo web/dist/mha-core*.{mjs,js,wasm}) web/model/poems.safetensors web/model/poems.card.json package-lock.json"; }
+web_inputs() { hash_of "$(find web -path web/dist -prune -o -path web/poems/build -prune -o \( -name '*.js' -o -name '*.css' \) -print | sort) web/bundle.js web/precompress.js $(echo web/dist/mha-core*.{mjs,js,wasm}) web/poems/poems.safetensors web/poems/poems.card.json package-lock.json"; }
 
 # Builds target $1 unless --if-needed and its stamp file $2 already holds its inputs' hash $3.
 build_target() {

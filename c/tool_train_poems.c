@@ -1,5 +1,5 @@
 /* tool_train_poems.c — trains the lesson's poetry model (c/gpt.h) on a token stream and writes it as
-   an F32 .safetensors file. Not part of the library (build.sh leaves tool_* out); web/model/train.js
+   an F32 .safetensors file. Not part of the library (build.sh leaves tool_* out); web/poems/build/train.js
    builds it with gcc -O3 -std=c11 and runs it:
 
      tool_train_poems STREAM.bin OUT.safetensors [--layers 3] [--d-model 128] [--heads 4] [--context 64]

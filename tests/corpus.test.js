@@ -1,4 +1,4 @@
-// The model's corpus (web/model/): the held-out poems of 唐诗三百首, the loose leak matcher, the vocabulary,
+// The model's corpus (web/poems/build/): the held-out poems of 唐诗三百首, the loose leak matcher, the vocabulary,
 // the baselines against hand-computed values, and a writer that gives the same bytes twice. None of it
 // needs 全唐诗 (85 MB) or opencc: the tiny corpora here are already in simplified characters. Where the
 // real corpus was built (npm run corpus), its training text is checked for held-out lines; elsewhere the
@@ -9,11 +9,11 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fortuneEntries, heldOutPoems, poemOfEntry, TANG300_PATH } from '../web/model/tang300.js';
-import { createLeakMatcher, deletionKeys, matchUnits } from '../web/model/leakage.js';
-import { BOUNDARY, buildVocabulary, decode, encodePoems, UNKNOWN } from '../web/model/vocabulary.js';
-import { baselineLosses, evaluationWindows, ngramModel } from '../web/model/baselines.js';
-import { BUILD_DIR, heldOutTextIn, prepareCorpus, SUMMARY_PATH, trainingPoemBody, writeCorpus } from '../web/model/corpus.js';
+import { fortuneEntries, heldOutPoems, poemOfEntry, TANG300_PATH } from '../web/poems/build/tang300.js';
+import { createLeakMatcher, deletionKeys, matchUnits } from '../web/poems/build/leakage.js';
+import { BOUNDARY, buildVocabulary, decode, encodePoems, UNKNOWN } from '../web/poems/vocabulary.js';
+import { baselineLosses, evaluationWindows, ngramModel } from '../web/poems/baselines.js';
+import { BUILD_DIR, heldOutTextIn, prepareCorpus, SUMMARY_PATH, trainingPoemBody, writeCorpus } from '../web/poems/build/corpus.js';
 
 const hasTang300 = existsSync(TANG300_PATH);
 
@@ -171,7 +171,7 @@ const trainText = join(BUILD_DIR, 'train.txt');
 test('the built corpus holds no held-out line and is the one the summary describes', { skip: !existsSync(trainText) && 'corpus not built (npm run corpus)' }, () => {
   const text = readFileSync(trainText, 'utf8').replace(/\n$/, '');
   assert.equal(createHash('sha256').update(text).digest('hex'), summary.training.textSha256,
-    'web/model/corpus-summary.json describes another build: run npm run corpus and commit the summary');
+    'web/poems/build/corpus-summary.json describes another build: run npm run corpus and commit the summary');
   const heldOut = JSON.parse(readFileSync(join(BUILD_DIR, 'heldout.json'), 'utf8'));
   if (hasTang300) {
     assert.deepEqual(heldOut.map(({ ids, ...poem }) => poem), heldOutPoems(readFileSync(TANG300_PATH, 'utf8')));
@@ -185,7 +185,7 @@ test('the committed corpus summary: 31 held-out poems, none of their lines in th
   assert.equal(summary.heldOut.linesInTrainingText, 0);
   assert.equal(summary.heldOut.clausesInTrainingText, 0);
   assert.equal(summary.leakage.heldOutPoemsCaught, 31);
-  const lock = JSON.parse(readFileSync(new URL('../package-lock.json', import.meta.url), 'utf8'));
+  const lock = JSON.parse(readFileSync(new URL('../web/poems/build/package-lock.json', import.meta.url), 'utf8'));
   assert.equal(summary.sources.training.version, lock.packages['node_modules/chinese-poetry'].version, 'the corpus was built from the locked package');
   assert.ok(summary.baselines.bigram.lossNats < summary.baselines.unigram.lossNats);
 });

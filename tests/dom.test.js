@@ -1,9 +1,9 @@
-// show() (web/shared/dom.js) patches the real DOM from virtual nodes: by place, skipping a virtual node it
+// show() (web/ui/dom.js) patches the real DOM from virtual nodes: by place, skipping a virtual node it
 // is handed again, and by key for children keyed with keyBy(), under linkedom.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseHTML } from 'linkedom';
-import { vh, show, keyBy } from '../web/shared/dom.js';
+import { vh, show, keyBy } from '../web/ui/dom.js';
 
 const { document } = parseHTML('<!doctype html><html><body></body></html>');
 

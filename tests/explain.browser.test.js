@@ -1,4 +1,4 @@
-// Every number explains itself (web/page/explore.js) in Chromium: pointing at, tapping or tabbing to a
+// Every number explains itself (web/ui/explore.js) in Chromium: pointing at, tapping or tabbing to a
 // cell of §2's figures or the pipeline shows its arithmetic with the live numbers and outlines its
 // sources, at 1280 and 375 px, in zh and en. Screenshots go to tests/artifacts/.
 import { test, before, after } from 'node:test';

@@ -1,9 +1,9 @@
-// GPT-2's tokenizer as the page uses it (web/page/gpt2-tokens.js, the npm package gpt-tokenizer's r50k_base):
-// known GPT-2 encodings, tokens shown as split, and the English head roles' queries (web/page/gpt2-roles.js).
+// GPT-2's tokenizer as the page uses it (web/gpt2/tokens.js, the npm package gpt-tokenizer's r50k_base):
+// known GPT-2 encodings, tokens shown as split, and the English head roles' queries (web/gpt2/roles.js).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { gpt2Input, gpt2TokenLabel, isPunctuationToken, END_OF_TEXT } from '../web/page/gpt2-tokens.js';
-import { gpt2RoleQueries, gpt2Roles, GPT2_ROLES } from '../web/page/gpt2-roles.js';
+import { gpt2Input, gpt2TokenLabel, isPunctuationToken, END_OF_TEXT } from '../web/gpt2/tokens.js';
+import { gpt2RoleQueries, gpt2Roles, GPT2_ROLES } from '../web/gpt2/roles.js';
 
 test('GPT-2\'s own encodings: "Hello world" is 15496 995, " the" is 262, <|endoftext|> is 50256', () => {
   assert.deepEqual(gpt2Input('Hello world', 64), [END_OF_TEXT, 15496, 995]);

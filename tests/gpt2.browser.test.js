@@ -8,7 +8,7 @@ import { startBrowserAndServer, openPage, seriousAxeViolations } from './browser
 import { loadAttention } from '../web/src/attention.js';
 import { gpt2File, randomWeights } from './gpt-reference.js';
 import { seededRandom } from './seeded.js';
-import { gpt2Input } from '../web/page/gpt2-tokens.js';
+import { gpt2Input } from '../web/gpt2/tokens.js';
 
 const config = { layers: 2, heads: 2, dModel: 16, context: 80, vocab: 50257 };
 const weights = randomWeights(config, seededRandom(21), { spread: 0.5 });

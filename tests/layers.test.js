@@ -1,8 +1,8 @@
-// The web code's floors (README, "How the web code is layered"): the page and the widget stand on
-// web/shared/ and web/draw/, never on each other; shared modules and drawing know neither front; the API
-// (web/src/) stands on the wasm core alone, and web/model/'s code on the API. A module depends on what it
-// imports (statically or with import()) and on what it names with new URL('…', import.meta.url): a worker,
-// a wasm file, a model file.
+// The web code's floors (web/README.md): the page and the widget are shells over the feature rooms (hand,
+// pipeline, training, poems, gpt2), never over each other; a room stands on the UI layer (web/ui/), the shared
+// lesson data (web/shared/), the drawing (web/draw/) and the API (web/src/), never on a shell; the API stands
+// on the wasm core alone. A module depends on what it imports (statically or with import()) and on what it
+// names with new URL('…', import.meta.url): a worker, a wasm file, a model file.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -13,7 +13,9 @@ import { moduleSpecifiers } from './module-specifiers.js';
 const web = fileURLToPath(new URL('../web/', import.meta.url));
 
 function modules(folder) {
-  return readdirSync(join(web, folder), { recursive: true }).filter((file) => file.endsWith('.js')).map((file) => join(web, folder, file));
+  return readdirSync(join(web, folder), { recursive: true })
+    .filter((file) => file.endsWith('.js') && !file.split(/[\\/]/).includes('node_modules'))
+    .map((file) => join(web, folder, file));
 }
 
 /** A path as web/ names it: 'src/load.js'. */
@@ -28,21 +30,27 @@ function dependencies(file) {
   });
 }
 
+const BELOW_ROOMS = ['ui', 'shared', 'draw', 'src'];
 const ALLOWED = {
-  // The page measures the poetry model with the card's own definitions (web/model/head-roles.js, evaluate.js).
-  page: ['page', 'shared', 'draw', 'src', 'model'],
-  widget: ['widget', 'shared', 'draw', 'src'],
+  page: ['page', 'hand', 'pipeline', 'training', 'poems', 'gpt2', ...BELOW_ROOMS],
+  widget: ['widget', 'training', ...BELOW_ROOMS],
+  hand: ['hand', ...BELOW_ROOMS],
+  pipeline: ['pipeline', ...BELOW_ROOMS],
+  training: ['training', ...BELOW_ROOMS],
+  // §9 shows the poetry model's heads and GPT-2's side by side; GPT-2's roles are measured with the
+  // poetry model's definitions (web/poems/head-roles.js), so the two rooms know each other.
+  poems: ['poems', 'gpt2', ...BELOW_ROOMS],
+  gpt2: ['gpt2', 'poems', ...BELOW_ROOMS],
+  ui: ['ui', 'shared', 'draw'],
   shared: ['shared', 'draw', 'src'],
   draw: ['draw'],
   // The API stands on the wasm core alone.
   src: ['src', 'dist'],
-  // web/model/train.js measures the model's card with the API, in wasm as the page does.
-  model: ['model', 'src'],
 };
 
 // Files a module may name although its floor stands below their folder: data, which depends on nothing. The API's
-// default poetry model is the two files web/model/train.js wrote, named by web/src/poem-model.js alone.
-const DATA = { 'src/poem-model.js': ['model/poems.safetensors', 'model/poems.card.json'] };
+// default poetry model is the two files web/poems/build/train.js wrote, named by web/src/poem-model.js alone.
+const DATA = { 'src/poem-model.js': ['poems/poems.safetensors', 'poems/poems.card.json'] };
 
 test('the specifiers read: static and dynamic imports, new URL(…, import.meta.url); not comments, nothing computed', () => {
   const source = `// new Worker(new URL('./…', import.meta.url)) is what bundlers follow
@@ -51,9 +59,9 @@ export { b } from "../b.js";
 import './c.js';
 const d = await import(/* @vite-ignore */ './d.js');
 const e = new Worker(new URL('./e.js', import.meta.url), { type: 'module' });
-const f = new URL(\`../model/f.safetensors\`, import.meta.url);
+const f = new URL(\`../poems/f.safetensors\`, import.meta.url);
 const g = await import(\`./\${name}.js\`); const h = new URL(address, import.meta.url); import('node:fs');`;
-  assert.deepEqual(moduleSpecifiers(source), { imports: ['./a.js', '../b.js', './c.js', './d.js', 'node:fs'], urls: ['./e.js', '../model/f.safetensors'] });
+  assert.deepEqual(moduleSpecifiers(source), { imports: ['./a.js', '../b.js', './c.js', './d.js', 'node:fs'], urls: ['./e.js', '../poems/f.safetensors'] });
 });
 
 for (const [floor, allowed] of Object.entries(ALLOWED)) {
@@ -68,3 +76,23 @@ for (const [floor, allowed] of Object.entries(ALLOWED)) {
     }
   });
 }
+
+test('every folder of web/ with modules has a floor above (web/dist/ is built)', () => {
+  const folders = readdirSync(web, { withFileTypes: true }).filter((entry) => entry.isDirectory() && entry.name !== 'dist').map((entry) => entry.name);
+  for (const folder of folders) {
+    if (modules(folder).length) assert.ok(folder in ALLOWED, `web/${folder}/ has modules and no floor in ALLOWED`);
+  }
+});
+
+test('the model\'s build tools (web/poems/build/) are Node-only: no module outside them names them, and only they use Node', () => {
+  for (const floor of Object.keys(ALLOWED)) {
+    for (const file of modules(floor)) {
+      const name = inWeb(file);
+      const tool = name.startsWith('poems/build/');
+      for (const { specifier, path } of dependencies(file)) {
+        if (!tool) assert.ok(!inWeb(path).startsWith('poems/build/'), `${name} depends on a build tool (${specifier})`);
+      }
+      if (!tool) assert.ok(!moduleSpecifiers(readFileSync(file, 'utf8')).imports.some((specifier) => specifier.startsWith('node:')), `${name} imports Node`);
+    }
+  }
+});

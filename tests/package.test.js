@@ -38,20 +38,20 @@ const SHIPPED = [
   'web/draw/svg.js',
   'web/draw/table.js',
   'web/draw/tile.js',
-  'web/model/poems.card.json',
-  'web/model/poems.safetensors',
-  'web/shared/adopt-stylesheet.js',
-  'web/shared/dom.js',
-  'web/shared/drawn-heads.js',
+  'web/poems/poems.card.json',
+  'web/poems/poems.safetensors',
+  'web/ui/adopt-stylesheet.js',
+  'web/ui/dom.js',
+  'web/ui/drawn-heads.js',
   'web/shared/errors.js',
   'web/shared/figure-labels.js',
   'web/shared/lesson.js',
   'web/shared/session.js',
-  'web/shared/touch.js',
-  'web/shared/train-host.js',
-  'web/shared/train-text.js',
-  'web/shared/train-worker.js',
-  'web/shared/train.js',
+  'web/ui/touch.js',
+  'web/training/host.js',
+  'web/training/strings.js',
+  'web/training/train-worker.js',
+  'web/training/panel.js',
   'web/src/attention.d.ts',
   'web/src/attention.js',
   'web/src/checks.js',
@@ -74,7 +74,7 @@ const SHIPPED = [
   'web/widget/styles.js',
   'web/widget/widget.d.ts',
 ];
-// The poetry model (web/model/poems.safetensors, F16, 2.76 MB, and its 18 kB card) is most of the package:
+// The poetry model (web/poems/poems.safetensors, F16, 2.76 MB, and its 18 kB card) is most of the package:
 // weights hardly compress, so it adds 2.55 MB to the tarball and 2.78 MB unpacked. The rest stays under the
 // old bounds of 250 kB and 680 kB.
 // The threaded core (mha-core-mt.*, for cross-origin isolated pages) adds 60 kB to the tarball, 165 kB unpacked;
@@ -82,7 +82,7 @@ const SHIPPED = [
 const MAX_TARBALL_BYTES = 250_000 + 2_650_000 + 60_000 + 100_000;
 // The wasm core grew by 35 kB with the GPT-2 model; the modules the page and widget share add 14 kB; the API's
 // split into modules by job (web/src/) 7 kB of headers, imports and their README lines; the widget's runs of
-// heads drawn a slice a frame (web/shared/drawn-heads.js) and README's rows on hostile input 12 kB more.
+// heads drawn a slice a frame (web/ui/drawn-heads.js) and README's rows on hostile input 12 kB more.
 const MAX_UNPACKED_BYTES = 680_000 + 2_850_000 + 165_000 + 220_000 + 20_000;
 
 const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));

@@ -2,10 +2,11 @@
 // its state, and every error sentence in both languages.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultState, toQuery, fromQuery, shareLink, linkClips, MAX_TOKEN_CHARS, HAND_MAX_TOKENS, HAND_D_MODEL } from '../web/page/state.js';
+import { defaultState, toQuery, fromQuery, shareLink, linkClips } from '../web/page/state.js';
+import { MAX_TOKEN_CHARS, HAND_MAX_TOKENS, HAND_D_MODEL } from '../web/hand/limits.js';
 import { newDeck, currentQuestion, isReturning, moveOn, rightFirstTime } from '../web/page/quiz-deck.js';
-import { viewName } from '../web/shared/train.js';
-import { TRAIN_TEXT } from '../web/shared/train-text.js';
+import { viewName } from '../web/training/panel.js';
+import { TRAIN_TEXT } from '../web/training/strings.js';
 import { checkHand, checkViews, checkBill, checkSeed, LessonError } from '../web/page/checks.js';
 import { errorSentence } from '../web/shared/errors.js';
 import { TEXT } from '../web/page/text.js';
@@ -168,7 +169,7 @@ function chineseLines(source, firstEnglishLine) {
 
 test('Chinese text uses full-width punctuation next to Chinese characters', async () => {
   const { readFile } = await import('node:fs/promises');
-  const files = { 'web/page/text.js': null, 'web/shared/train-text.js': null, 'web/shared/errors.js': 'const FIELDS_EN', 'web/shared/figure-labels.js': null, 'web/widget/strings.js': 'export const STRINGS' };
+  const files = { 'web/page/text.js': null, 'web/training/strings.js': null, 'web/shared/errors.js': 'const FIELDS_EN', 'web/shared/figure-labels.js': null, 'web/widget/strings.js': 'export const STRINGS' };
   for (const [file, firstEnglishLine] of Object.entries(files)) {
     const lines = chineseLines(await readFile(new URL(`../${file}`, import.meta.url), 'utf8'), firstEnglishLine);
     assert.ok(lines.length > 5, `${file} has a Chinese table`);

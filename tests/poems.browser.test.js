@@ -5,9 +5,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBrowserAndServer, openPage, seriousAxeViolations, axePath } from './browser.js';
 import { loadAttention } from '../web/src/attention.js';
-import { evaluationWindows } from '../web/model/baselines.js';
+import { evaluationWindows } from '../web/poems/baselines.js';
 import { TILE_LEVELS, FUTURE_COLOR, weightColor } from '../web/draw/index.js';
-import { HEAD_ROLES, emptyTally, roleQueries, tallyHead, tallyScores, tokenKinds } from '../web/model/head-roles.js';
+import { HEAD_ROLES, emptyTally, roleQueries, tallyHead, tallyScores, tokenKinds } from '../web/poems/head-roles.js';
 
 const mha = await loadAttention();
 const { model, encode, card } = await mha.loadPoemModel();

@@ -1,5 +1,5 @@
-// The lesson's poetry model as shipped (web/model/poems.safetensors + poems.card.json, made by
-// web/model/train.js): its card's numbers measured again in wasm, its tokenizer, loadPoemModel's errors,
+// The lesson's poetry model as shipped (web/poems/poems.safetensors + poems.card.json, made by
+// web/poems/build/train.js): its card's numbers measured again in wasm, its tokenizer, loadPoemModel's errors,
 // and the short training run repeated natively against the loss curve recorded beside the script.
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { loadAttention } from '../web/src/attention.js';
-import { evaluationWindows } from '../web/model/baselines.js';
-import { heldOutLoss } from '../web/model/evaluate.js';
-import { HEAD_ROLES, measureHeadRoles, roleQueries, tokenKinds } from '../web/model/head-roles.js';
-import { heldOutPoems, TANG300_PATH } from '../web/model/tang300.js';
-import { CARD_PATH, MODEL_PATH, REPRODUCTION_FIXTURE, REPRODUCTION_RUN, reproduce, reproductionStream } from '../web/model/train.js';
-import { UNKNOWN_ID } from '../web/model/vocabulary.js';
+import { evaluationWindows } from '../web/poems/baselines.js';
+import { heldOutLoss } from '../web/poems/evaluate.js';
+import { HEAD_ROLES, measureHeadRoles, roleQueries, tokenKinds } from '../web/poems/head-roles.js';
+import { heldOutPoems, TANG300_PATH } from '../web/poems/build/tang300.js';
+import { CARD_PATH, MODEL_PATH, REPRODUCTION_FIXTURE, REPRODUCTION_RUN, reproduce, reproductionStream } from '../web/poems/build/train.js';
+import { UNKNOWN_ID } from '../web/poems/vocabulary.js';
 import { gpt2File, randomWeights } from './gpt-reference.js';
 import { seededRandom } from './seeded.js';
 
@@ -97,7 +97,7 @@ test('the short training run repeats its recorded loss curve', () => {
   try {
     const losses = reproduce(dir);
     assert.equal(losses.length, fixture.losses.length);
-    // Exact on the machine kind that recorded it; other CPUs sum in another order (web/model/train.js).
+    // Exact on the machine kind that recorded it; other CPUs sum in another order (web/poems/build/train.js).
     losses.forEach((loss, step) => assert.ok(Math.abs(loss - fixture.losses[step]) < 1e-5, `step ${step + 1}: ${loss} vs ${fixture.losses[step]}`));
     assert.ok(losses.at(-1) < losses[0] - 0.5, 'the loss falls');
   } finally {

@@ -89,12 +89,12 @@ test('malformed and absurd byte ranges get the whole file, and the server keeps 
 
 test('only what the page needs is served: no dotfiles, sources or build scripts', () => withServer(async (url) => {
   for (const path of ['/', '/index.html', '/course-example.html', '/page/style.css', '/dist/page.js', '/dist/widget.js', '/dist/mha-core.wasm', '/dist/katex/katex.min.css', '/src/attention.js',
-    '/model/poems.safetensors', '/model/poems.card.json']) {
+    '/poems/poems.safetensors', '/poems/poems.card.json']) {
     assert.equal((await request(url, { path })).status, 200, path);
   }
   for (const path of ['/dist/.build-stamp', '/.git/config', '/serve.js', '/bundle.js', '/page/main.js', '/widget/element.js',
     '/dist/%2e%2e/serve.js', '/dist/../serve.js', '/src/../serve.js', '/%2e%2e/package.json', '/src/attention.d.ts',
-    '/model/train.js', '/model/head-roles.js', '/model/corpus-summary.json', '/model/build/train.bin']) {
+    '/poems/build/train.js', '/poems/head-roles.js', '/poems/build/corpus-summary.json', '/poems/build/corpus/train.bin', '/poems/section.js']) {
     assert.equal((await request(url, { path })).status, 404, path);
   }
   assert.equal((await request(url, { path: '/%E0%A4%A' })).status, 400, 'a malformed escape');
@@ -107,7 +107,7 @@ test('only what the page needs is served: no dotfiles, sources or build scripts'
 }));
 
 test('the path checked is the path served: empty segments, dot segments and escapes cannot walk around the list', () => withServer(async (url) => {
-  for (const path of ['//serve.js', '//bundle.js', '///serve.js', '/dist//../page/main.js', '/dist//../model/train.js', '/dist//../model/corpus.js',
+  for (const path of ['//serve.js', '//bundle.js', '///serve.js', '/dist//../page/main.js', '/dist//../poems/build/train.js', '/dist//../poems/build/corpus.js',
     '/dist//../shared/explain.js', '/dist/%2e%2e/page/main.js', '/dist/%2E%2E/page/main.js', '/dist/.%2e/page/main.js', '/dist%2F..%2Fserve.js',
     '/%2Fserve.js', '/dist/..%2Fserve.js', '/dist/..%5Cserve.js', '/dist/..\\serve.js', '/dist\\..\\serve.js', '/dist/./page.js', '/./serve.js',
     '/src//attention.js', '/dist/page.js/', 'http://localhost//serve.js', '/index.html#/../serve.js']) {
@@ -120,9 +120,9 @@ test('the path checked is the path served: empty segments, dot segments and esca
 }));
 
 test('dotfiles and build folders stay out of reach through empty segments', async () => {
-  const copy = await serverOver({ '.env': 'SECRET=1', 'index.html': '<!doctype html>', 'dist/page.js': 'export {};', 'model/build/train.txt': '床前明月光' });
+  const copy = await serverOver({ '.env': 'SECRET=1', 'index.html': '<!doctype html>', 'dist/page.js': 'export {};', 'poems/build/corpus/train.txt': '床前明月光' });
   try {
-    for (const path of ['/.env', '//.env', '/dist//../.env', '/dist//../model/build/train.txt', '/dist/%2e%2e/.env', '/dist/%2e%2e/model/build/train.txt']) {
+    for (const path of ['/.env', '//.env', '/dist//../.env', '/dist//../poems/build/corpus/train.txt', '/dist/%2e%2e/.env', '/dist/%2e%2e/poems/build/corpus/train.txt']) {
       const res = await request(copy.url, { path });
       assert.equal(res.status, 404, path);
       assert.doesNotMatch(res.body.toString(), /SECRET|床前/, path);
@@ -149,7 +149,7 @@ test('a request too long for the server gets a short page saying the link is too
 }));
 
 test('every file served has its content type, nosniff and a validator; an unchanged file revalidates to 304', () => withServer(async (url) => {
-  const paths = ['/', '/index.html', '/course-example.html', '/page/style.css', '/src/attention.js', '/model/poems.safetensors', '/model/poems.card.json', ...distPaths()];
+  const paths = ['/', '/index.html', '/course-example.html', '/page/style.css', '/src/attention.js', '/poems/poems.safetensors', '/poems/poems.card.json', ...distPaths()];
   assert.ok(paths.includes('/dist/katex/fonts/KaTeX_Main-Regular.woff2') && paths.includes('/dist/mha-core-mt-fma.wasm'), 'the built files are there');
   for (const path of paths) {
     const res = await request(url, { path });
@@ -181,11 +181,11 @@ test('every file served has its content type, nosniff and a validator; an unchan
 test('compressed copies: built reproducibly, sent to whoever accepts them, never once their original has changed', async () => {
   const script = `export const lesson = ${JSON.stringify('多头注意力 multi-head attention '.repeat(400))};`;
   const copy = await serverOver({ 'index.html': '<!doctype html>', 'dist/page.js': script, 'dist/mha-core.wasm': Buffer.alloc(4096, 7),
-    'dist/katex/fonts/a.woff2': Buffer.from([0x77, 0x4f, 0x46, 0x32]), 'model/poems.safetensors': Buffer.alloc(8192, 1), 'model/poems.card.json': '{}' });
+    'dist/katex/fonts/a.woff2': Buffer.from([0x77, 0x4f, 0x46, 0x32]), 'poems/poems.safetensors': Buffer.alloc(8192, 1), 'poems/poems.card.json': '{}' });
   const get = (path, acceptEncoding) => request(copy.url, { path, headers: acceptEncoding === undefined ? {} : { 'Accept-Encoding': acceptEncoding } });
   try {
     copy.precompress();
-    const built = Object.fromEntries(['dist/page.js.gz', 'dist/page.js.br', 'model/poems.safetensors.br'].map((name) => [name, readFileSync(join(copy.root, name))]));
+    const built = Object.fromEntries(['dist/page.js.gz', 'dist/page.js.br', 'poems/poems.safetensors.br'].map((name) => [name, readFileSync(join(copy.root, name))]));
     for (const name of Object.keys(built)) rmSync(join(copy.root, name));
     copy.precompress();
     for (const [name, bytes] of Object.entries(built)) assert.deepEqual(readFileSync(join(copy.root, name)), bytes, `${name}: the same bytes on every build`);
@@ -194,7 +194,7 @@ test('compressed copies: built reproducibly, sent to whoever accepts them, never
     assert.equal(gzipped[3] & 0x08, 0, 'no file name in the gzip header');
     assert.equal(existsSync(join(copy.root, 'dist/katex/fonts/a.woff2.br')), false, 'no copy that is not smaller');
 
-    for (const [path, original] of [['/dist/page.js', Buffer.from(script)], ['/dist/mha-core.wasm', Buffer.alloc(4096, 7)], ['/model/poems.safetensors', Buffer.alloc(8192, 1)]]) {
+    for (const [path, original] of [['/dist/page.js', Buffer.from(script)], ['/dist/mha-core.wasm', Buffer.alloc(4096, 7)], ['/poems/poems.safetensors', Buffer.alloc(8192, 1)]]) {
       const plain = await get(path);
       assert.equal(plain.headers['content-encoding'], undefined, `${path}: none asked for`);
       assert.deepEqual(plain.body, original);

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
-import { headViews as views } from '../web/shared/train.js';
+import { headViews as views } from '../web/training/panel.js';
 import { startBrowserAndServer, seriousAxeViolations, ensureArtifactsDir, HANG_MS } from './browser.js';
 
 const web = fileURLToPath(new URL('../web/', import.meta.url));
@@ -17,8 +17,8 @@ let bundles;
 before(async () => {
   const result = await build({
     entryPoints: [
-      { in: `${web}shared/train.js`, out: 'train-section' },
-      { in: `${web}shared/train-worker.js`, out: 'train-worker' },
+      { in: `${web}training/panel.js`, out: 'train-section' },
+      { in: `${web}training/train-worker.js`, out: 'train-worker' },
     ],
     outdir: '/', // nothing is written: write: false
     write: false,

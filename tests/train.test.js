@@ -4,7 +4,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { loadAttention, MHAError } from '../web/src/attention.js';
-import { headViews as views } from '../web/shared/train.js';
+import { headViews as views } from '../web/training/panel.js';
 
 const mha = await loadAttention();
 
@@ -153,8 +153,8 @@ test('bad arguments throw MHAError with stable codes', () => {
   code(() => trainer.attention(0), 'DISPOSED');
 });
 
-test("the page's training host (web/shared/train-worker.js) trains, pauses with ablation, resets and switches h", async () => {
-  const { createTrainingHost } = await import('../web/shared/train-worker.js');
+test("the page's training host (web/training/train-worker.js) trains, pauses with ablation, resets and switches h", async () => {
+  const { createTrainingHost } = await import('../web/training/train-worker.js');
   const messages = [];
   let wake = () => {};
   const send = createTrainingHost((message) => {

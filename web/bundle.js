@@ -11,11 +11,11 @@ const dist = `${web}dist/`;
 const entries = [
   { in: `${web}page/main.js`, out: 'page' },
   { in: `${web}widget/define.js`, out: 'widget' },
-  { in: `${web}shared/train-worker.js`, out: 'train-worker' },
+  { in: `${web}training/train-worker.js`, out: 'train-worker' },
   // Fetched only when a teacher opens a GPT-2 file; it alone carries GPT-2's tokenizer.
-  { in: `${web}page/gpt2-worker.js`, out: 'gpt2-worker' },
+  { in: `${web}gpt2/gpt2-worker.js`, out: 'gpt2-worker' },
   // §9's held-out measure, started once the poetry model has loaded.
-  { in: `${web}page/poems-worker.js`, out: 'poems-worker' },
+  { in: `${web}poems/poems-worker.js`, out: 'poems-worker' },
 ];
 
 const common = { bundle: true, target: 'es2022', minify: true, legalComments: 'eof', logLevel: 'warning' };

@@ -25,7 +25,7 @@ const web = fileURLToPath(new URL('.', import.meta.url));
 function originals() {
   const dist = readdirSync(`${web}dist`, { recursive: true }).map((name) => `${web}dist/${name}`)
     .filter((path) => contentType(path) && statSync(path).isFile());
-  return [...dist, `${web}model/poems.safetensors`, `${web}model/poems.card.json`];
+  return [...dist, `${web}poems/poems.safetensors`, `${web}poems/poems.card.json`];
 }
 
 /** Writes the copies of `path` that are missing or older than it; a copy no smaller than the original (a woff2 font) is left out. */

@@ -16,11 +16,11 @@ const webRoot = fileURLToPath(new URL('.', import.meta.url));
 /**
  * What may be served: the pages at the top, the page's stylesheet, the built bundles and module, the
  * API's source module (a browser can import it without a bundler), and the poetry model with its card,
- * fetched where loadPoemModel looks for them (web/model/ beside web/src/). No dotfiles anywhere, and no
+ * fetched where loadPoemModel looks for them (web/poems/ beside web/src/). No dotfiles anywhere, and no
  * empty segment (each pattern's segments hold at least one character).
  */
 const SERVED = [/^\/$/, /^\/[\w-]+\.html$/, /^\/page\/[\w-]+\.css$/, /^\/dist\/(?:[\w-]+\/)*[\w.-]+$/, /^\/src\/[\w-]+\.js$/,
-  /^\/model\/poems\.(?:safetensors|card\.json)$/];
+  /^\/poems\/poems\.(?:safetensors|card\.json)$/];
 
 export function isServed(pathname) {
   return !pathname.split('/').some((part) => part.startsWith('.')) && SERVED.some((pattern) => pattern.test(pathname));

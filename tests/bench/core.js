@@ -168,7 +168,7 @@ if (!wasmFusedThreaded.fma) {
 }
 const ort = await nodeWorker('ort', 'bench_ort.js', 1);
 const ortThreaded = await nodeWorker('ort-threads', 'bench_ort.js', threads);
-machine.onnxruntimeWeb = JSON.parse(readFileSync(path.join(root, 'node_modules', 'onnxruntime-web', 'package.json'), 'utf8')).version;
+machine.onnxruntimeWeb = JSON.parse(readFileSync(path.join(root, 'tests', 'bench', 'node_modules', 'onnxruntime-web', 'package.json'), 'utf8')).version;
 
 let chromium = null, chromiumPage = null, chromiumThreadedPage = null, chromiumUnfusedPage = null;
 if (!args.includes('--no-chromium')) {

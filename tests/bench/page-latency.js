@@ -8,7 +8,7 @@ import { startBrowserAndServer, openPage, ensureArtifactsDir } from '../browser.
 import { timeForwards } from './forwards.js';
 
 // The poetry model's section is typed into with the opening lines of a held-out poem, one length after another.
-const card = JSON.parse(readFileSync(new URL('../../web/model/poems.card.json', import.meta.url), 'utf8'));
+const card = JSON.parse(readFileSync(new URL('../../web/poems/poems.card.json', import.meta.url), 'utf8'));
 const poemLines = Array.from(card.heldOut.poems[0].body).slice(0, card.model.context - 1);
 
 const events = Number(process.argv[2] ?? 200);

@@ -4,7 +4,7 @@
 //   steps, time    to reach the target held-out accuracy (evaluated every `--every` steps; the wall
 //                  time includes those evaluations, as the page's loop would)
 //   final          held-out loss and accuracy after `--steps` steps
-//   section        in Chromium, the page's 训练 section (web/shared/train.js, its Web Worker, default
+//   section        in Chromium, the page's 训练 section (web/training/panel.js, its Web Worker, default
 //                  speed): wall time from "start" to the target, as a learner sees it
 // Medians over seeds 0 .. N-1. The same measuring function runs in Node and in the Chromium page.
 //
@@ -108,7 +108,7 @@ async function inSection(session) {
   const { build } = await import('esbuild');
   const web = path.join(here, '../../web/');
   const result = await build({
-    entryPoints: [{ in: `${web}shared/train.js`, out: 'train-section' }, { in: `${web}shared/train-worker.js`, out: 'train-worker' }],
+    entryPoints: [{ in: `${web}training/panel.js`, out: 'train-section' }, { in: `${web}training/train-worker.js`, out: 'train-worker' }],
     outdir: '/', write: false, bundle: true, format: 'esm', target: 'es2020', external: ['*.wasm', 'node:*'], logLevel: 'warning',
   });
   const bundles = Object.fromEntries(result.outputFiles.map((file) => [file.path.split('/').pop(), file.text]));

@@ -1,7 +1,9 @@
 // The page's own checks on its state, made before anything reaches the core. A refusal is a LessonError
 // whose `details` hold the values involved, so the page can explain it in its own language (text.js);
 // whatever the URL or a box holds, it is refused here with a message, never clamped behind the learner's back.
-import { HAND_BOUNDS, BIG_MAX_TOKENS, BIG_MAX_D_MODEL, BILL_MAX_D_MODEL, MAX_TOKEN_CHARS, WEIGHT_SCALE, SEED_MAX, tokenize } from './state.js';
+import { BIG_MAX_TOKENS, BIG_MAX_D_MODEL, BILL_MAX_D_MODEL, WEIGHT_SCALE, tokenize } from './state.js';
+import { HAND_BOUNDS, MAX_TOKEN_CHARS } from '../hand/limits.js';
+import { SEED_MAX } from '../shared/lesson.js';
 
 /** A refusal by the page: a stable `code` (shown to the learner) and plain `details` for the message. */
 export class LessonError extends Error {

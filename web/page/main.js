@@ -3,21 +3,21 @@
 // task the redraw works out which areas changed by comparing them with what it saw last, recomputes
 // through the core only what they touch, and repaints the sections that read them.
 import { TEXT } from './text.js';
-import { h } from '../shared/dom.js';
+import { h } from '../ui/dom.js';
 import { fromQuery, toQuery, DEFAULT_SENTENCE } from './state.js';
 import { loadAttention, runHand, randomDraws, runRandom } from './model.js';
 import { checkHand, checkViews } from './checks.js';
-import { errorBox } from './common.js';
-import { SLICE_MS } from './slices.js';
+import { errorBox } from '../ui/section.js';
+import { SLICE_MS } from '../ui/slices.js';
 import { billSection } from './sections/bill.js';
-import { handSection } from './sections/hand.js';
-import { pipelineSection, wideScreen } from './sections/pipeline.js';
+import { handSection } from '../hand/section.js';
+import { pipelineSection, wideScreen } from '../pipeline/section.js';
 import { formulaSection } from './sections/formula.js';
 import { codeSection } from './sections/code.js';
 import { viewsSection, initialViewPicks } from './sections/views.js';
 import { ablationSection } from './sections/ablation.js';
-import { trainSection } from './sections/train.js';
-import { poemsSection, initialPoemPicks } from './sections/poems.js';
+import { trainSection } from '../training/section.js';
+import { poemsSection, initialPoemPicks } from '../poems/section.js';
 import { quizSection } from './sections/quiz.js';
 import { shareSection } from './sections/share.js';
 

@@ -2,7 +2,8 @@
 // and the copy-out of their results, shared/session.js). No attention maths here.
 import { loadAttention, MHAError } from '../src/attention.js';
 import { createSession, snapshot } from '../shared/session.js';
-import { HAND_MAX_TOKENS, BIG_MAX_TOKENS } from './state.js';
+import { BIG_MAX_TOKENS } from './state.js';
+import { HAND_MAX_TOKENS } from '../hand/limits.js';
 
 export { loadAttention, MHAError };
 

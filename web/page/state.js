@@ -1,21 +1,13 @@
 // The page's whole state, and its round trip through the URL query (so a teacher can share a link).
 // Only values that differ from the defaults are written, to keep links short.
-import { lessonExample, identity } from '../shared/lesson.js';
+import { HAND_D_MODEL, HAND_MAX_TOKENS, defaultHand, tokenName } from '../hand/limits.js';
 
-export const HAND_D_MODEL = 4;
-export const HAND_MAX_TOKENS = 8;
 export const BIG_MAX_TOKENS = 32;
 export const BIG_MAX_D_MODEL = 1024;
-/** The longest word, in characters, wherever it comes from: a name box, the sentence, or the URL. */
-export const MAX_TOKEN_CHARS = 12;
-/** The one range of each hand matrix's entries: its slider's, its typed box's and the URL's. */
-export const HAND_BOUNDS = { q: [-3, 3], k: [-3, 3], v: [-3, 3], wo: [-2, 2] };
 /** The bill's d_model: far past any real model, small enough that its numbers fit a phone screen. */
 export const BILL_MAX_D_MODEL = 65536;
 /** The weight-size slider of the random model; the URL is held to the same range. */
 export const WEIGHT_SCALE = { min: 0.05, max: 1.5, step: 0.05 };
-/** numpy's RandomState takes seeds from 0 to 2³² − 1. */
-export const SEED_MAX = 2 ** 32 - 1;
 /**
  * The longest text a link may carry for the poetry model, in characters, and three times as many bytes of
  * UTF-8 (256 Chinese characters, 192 emoji); the section clips it to the model's context.
@@ -24,19 +16,11 @@ export const POEM_TEXT_MAX = 256;
 /** A link names at most this many switched-off heads of the poetry model, in layers and heads up to this number (it has 3 × 8). */
 export const POEM_OFF_MAX = 32;
 
-
 export function defaultState() {
   return {
     lang: 'zh',
     bill: { dModel: 768, heads: 12 },
-    hand: {
-      ...lessonExample(), // tokens, q, k, v: the lesson's 猫吃鱼
-      heads: 2,
-      causal: false,
-      scale: true,
-      wo: identity(HAND_D_MODEL),
-      off: [], // switched-off heads (0-based), for the ablation
-    },
+    hand: defaultHand(),
     step: 0,
     demo: { seed1: 10, seed2: 11 },
     views: { source: 'hand', dModel: 64, heads: 8, sentence: null, seed: 0, weightScale: 0.4, causal: true },
@@ -50,11 +34,6 @@ export const DEFAULT_SENTENCE = {
   zh: '那只小猫在温暖的厨房里吃了一条鱼',
   en: 'the cat that the dog chased ate the fish in the warm kitchen by the old door',
 };
-
-/** A word as the page keeps it: spaces trimmed, at most MAX_TOKEN_CHARS characters, the row number when empty. */
-export function tokenName(name, row) {
-  return Array.from(name.trim()).slice(0, MAX_TOKEN_CHARS).join('').trim() || String(row + 1);
-}
 
 /** Splits a sentence into tokens: on spaces when it has any, otherwise one token per character. */
 export function tokenize(sentence) {

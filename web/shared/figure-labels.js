@@ -7,7 +7,7 @@ export const FIGURE_LABELS = {
     weightLegend: '注意力权重',
     query: '查询',
     key: '被看',
-    // Many heads drawn a run at a time (shared/drawn-heads.js).
+    // Many heads drawn a run at a time (ui/drawn-heads.js).
     drawnHeads: {
       note: (heads, L, max, from, to) => `这个模型有 ${heads} 个头，每个头 ${L}×${L} 个权重；为了不让页面卡住，一次只画 ${max} 个头，现在画的是头 ${from}–${to}。`,
       earlier: '前一组头',

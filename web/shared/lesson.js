@@ -1,5 +1,8 @@
 // The lesson's own data, the same on the page and in the widget.
 
+/** numpy's RandomState takes seeds from 0 to 2³² − 1. */
+export const SEED_MAX = 2 ** 32 - 1;
+
 /** The hand example of the lesson (猫吃鱼, 3 tokens × 4 dims), as printed in its table. */
 export const LESSON_EXAMPLE = Object.freeze({
   tokens: Object.freeze(['猫', '吃', '鱼']),

@@ -228,7 +228,7 @@ export interface Model {
   dispose(): void;
 }
 
-/** The model card of the lesson's poetry model (web/model/poems.card.json); web/model/train.js writes it. */
+/** The model card of the lesson's poetry model (web/poems/poems.card.json); web/poems/build/train.js writes it. */
 export interface PoemModelCard {
   /** Mean next-character loss in nats over the held-out poems of 唐诗三百首. */
   heldOutLoss: number;
@@ -256,7 +256,7 @@ export interface PoemModel {
 
 export interface Attention {
   /**
-   * The lesson's Tang poetry model, from web/model/ beside this module (or the URLs given). Rejects with
+   * The lesson's Tang poetry model, from web/poems/ beside this module (or the URLs given). Rejects with
    * LOAD_FAILED when a file cannot be fetched, BAD_MODEL when the model file is broken.
    */
   loadPoemModel(options?: { model?: string | URL; card?: string | URL }): Promise<PoemModel>;

@@ -68,10 +68,10 @@ export class Attention {
   }
 
   /**
-   * The lesson's poetry model (web/model/train.js made it): { model, encode(text) → Int32Array, decode(ids) →
+   * The lesson's poetry model (web/poems/build/train.js made it): { model, encode(text) → Int32Array, decode(ids) →
    * string, card }. encode gives one token per character, the unknown token for characters outside the
    * vocabulary; the card (poems.card.json) says what it was trained on and what it measures. The files come
-   * from web/model/ beside web/src/, or from the URLs given; one that cannot be fetched rejects with
+   * from web/poems/ beside web/src/, or from the URLs given; one that cannot be fetched rejects with
    * LOAD_FAILED, a broken model file with BAD_MODEL.
    */
   loadPoemModel(options) {

@@ -1,12 +1,12 @@
 // loadPoemModel: the lesson's poetry model, its tokenizer and its card. The only module of web/src/ that names
-// web/model/, and only the two files that web/model/train.js wrote, never its code: the data sits below the API
-// as web/dist's wasm does, while web/model/'s code stands on the API (README, "How the web code is layered").
+// web/poems/, and only the two files that web/poems/build/train.js wrote, never its code: the data sits below the API
+// as web/dist's wasm does, while web/poems/'s code stands on the API (README, "How the web code is layered").
 import { MHAError, checkOptions } from './checks.js';
 import { fetchFile } from './fetch-file.js';
 
 // The poetry model of loadPoemModel: URLs in the form bundlers follow, so an app's build copies the files.
-const POEM_MODEL_URL = new URL('../model/poems.safetensors', import.meta.url);
-const POEM_CARD_URL = new URL('../model/poems.card.json', import.meta.url);
+const POEM_MODEL_URL = new URL('../poems/poems.safetensors', import.meta.url);
+const POEM_CARD_URL = new URL('../poems/poems.card.json', import.meta.url);
 
 /** The poetry model from `options` { model, card } (URLs; by default the shipped files), loaded on `mha`. */
 export async function loadPoemModel(mha, options) {

@@ -3,8 +3,8 @@
 // dragged keeps its focus while the figures above it are redrawn.
 import { formatNumber } from '../draw/index.js';
 import { STRINGS, divisors } from './strings.js';
-import { hFor } from '../shared/dom.js';
-import { holdTouchUntilSideways } from '../shared/touch.js';
+import { hFor } from '../ui/dom.js';
+import { holdTouchUntilSideways } from '../ui/touch.js';
 
 const MATRICES = ['q', 'k', 'v'];
 const STEP = 0.1;

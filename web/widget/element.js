@@ -7,10 +7,10 @@
 // message with their code, plus one console.warn, and the element recovers when the input is fixed.
 import { loadAttention } from '../src/attention.js';
 import { ERROR_TEXT, errorSentence } from '../shared/errors.js';
-import { mountTraining } from '../shared/train.js';
+import { mountTraining } from '../training/panel.js';
 import { createSession, snapshot } from '../shared/session.js';
 import { LESSON_EXAMPLE, identity } from '../shared/lesson.js';
-import { hFor, vh, vdoc, show } from '../shared/dom.js';
+import { hFor, vh, vdoc, show } from '../ui/dom.js';
 import { parseState, matrixToAttribute } from './parse.js';
 import { viewParts, viewsBox, renderSummary, renderError } from './render.js';
 import { buildControls, controlsKey } from './controls.js';

@@ -4,8 +4,8 @@
 // into its shadow root).
 import { heatmap, legend, pipeline, lineView, matrixView, tableFor, headColor } from '../draw/index.js';
 import { textWidth } from '../draw/svg.js';
-import { hFor } from '../shared/dom.js';
-import { drawnHeadCount, headRun, headRunNote } from '../shared/drawn-heads.js';
+import { hFor } from '../ui/dom.js';
+import { drawnHeadCount, headRun, headRunNote } from '../ui/drawn-heads.js';
 import { STRINGS } from './strings.js';
 
 /** The per-element label "h1 dims 0–1" of head `head`. */
@@ -131,7 +131,7 @@ function matrixFigure(doc, state, values, title, className, byHead, width) {
  * q, concat, output, wo.
  * width: the space available in CSS pixels (the pipeline turns vertical when it does not fit).
  * focus / onFocus: the query token whose lines the lines view keeps (null: all) and a callback for its buttons
- * (no buttons without one). Heads are drawn a run at a time (shared/drawn-heads.js), from `firstHead`; with
+ * (no buttons without one). Heads are drawn a run at a time (ui/drawn-heads.js), from `firstHead`; with
  * more heads than a run, the first figure is a note saying which, with buttons that call onMoveHeads(first).
  */
 export function viewParts(doc, state, snap, { width = 640, id = 'mha', focus = null, onFocus = null, firstHead = 0, onMoveHeads = () => {} } = {}) {

@@ -1,7 +1,7 @@
 // The widget's stylesheet, scoped by its shadow root. Inherited properties (font, colour, line height,
 // alignment…) are reset on the root box so the host page's text styles do not reach inside either.
 import { HEAD_COLORS } from '../draw/index.js';
-import { adoptStylesheet } from '../shared/adopt-stylesheet.js';
+import { adoptStylesheet } from '../ui/adopt-stylesheet.js';
 
 const headRules = HEAD_COLORS.map((color, h) => `.h${h}{--head:${color}}`).join('');
 

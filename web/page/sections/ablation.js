@@ -1,6 +1,6 @@
-import { h, vdoc, fill, show } from '../../shared/dom.js';
-import { checkbox } from '../dom.js';
-import { section, figure, range } from '../common.js';
+import { h, vdoc, fill, show } from '../../ui/dom.js';
+import { checkbox } from '../../ui/controls.js';
+import { section, figure, range } from '../../ui/section.js';
 import { matrixView, heatmap } from '../../draw/index.js';
 
 /** §7: head ablation — switch heads off and compare the output with every head on. */

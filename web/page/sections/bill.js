@@ -1,6 +1,6 @@
-import { h } from '../../shared/dom.js';
-import { numberField } from '../dom.js';
-import { section, errorBox, grouped } from '../common.js';
+import { h } from '../../ui/dom.js';
+import { numberField } from '../../ui/controls.js';
+import { section, errorBox, grouped } from '../../ui/section.js';
 import { checkBill } from '../checks.js';
 import { BILL_MAX_D_MODEL } from '../state.js';
 

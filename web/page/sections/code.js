@@ -1,9 +1,9 @@
-import { h, vdoc, fill, show } from '../../shared/dom.js';
-import { numberField } from '../dom.js';
-import { section, figure, errorBox, range, grouped } from '../common.js';
+import { h, vdoc, fill, show } from '../../ui/dom.js';
+import { numberField } from '../../ui/controls.js';
+import { section, figure, errorBox, range, grouped } from '../../ui/section.js';
 import { runDemoShapes, runDemoClass } from '../model.js';
 import { checkSeed } from '../checks.js';
-import { SEED_MAX } from '../state.js';
+import { SEED_MAX } from '../../shared/lesson.js';
 import { heatmap } from '../../draw/index.js';
 
 /**

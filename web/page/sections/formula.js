@@ -1,7 +1,7 @@
 import katex from 'katex';
-import { h } from '../../shared/dom.js';
-import { section } from '../common.js';
-import { drawPipeline } from './pipeline.js';
+import { h } from '../../ui/dom.js';
+import { section } from '../../ui/section.js';
+import { drawPipeline } from '../../pipeline/section.js';
 
 /** Which parts of the pipeline each symbol stands for. */
 const PARTS = {

@@ -1,6 +1,6 @@
-import { h, fill } from '../../shared/dom.js';
-import { uniqueId } from '../dom.js';
-import { section, errorBox, range, grouped } from '../common.js';
+import { h, fill } from '../../ui/dom.js';
+import { uniqueId } from '../../ui/controls.js';
+import { section, errorBox, range, grouped } from '../../ui/section.js';
 import { headWidth, runHand } from '../model.js';
 import { newDeck, currentQuestion, isReturning, moveOn, rightFirstTime } from '../quiz-deck.js';
 

@@ -1,8 +1,8 @@
-import { h, fill } from '../../shared/dom.js';
-import { download, svgBlob, pngBlob } from '../dom.js';
-import { section, errorBox, range } from '../common.js';
+import { h, fill } from '../../ui/dom.js';
+import { download, svgBlob, pngBlob } from '../../ui/controls.js';
+import { section, errorBox, range } from '../../ui/section.js';
 import { shareLink, linkClips } from '../state.js';
-import { pipelineSvg } from './pipeline.js';
+import { pipelineSvg } from '../../pipeline/section.js';
 import { heatmap, compose, legend } from '../../draw/index.js';
 
 /** §11: the shareable link (the whole state is in the URL) and SVG/PNG export of the figures. */

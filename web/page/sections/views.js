@@ -1,11 +1,12 @@
-import { h, vdoc, fill, show, keyBy } from '../../shared/dom.js';
-import { checkbox, numberField, uniqueId } from '../dom.js';
-import { section, figure, errorBox, grouped } from '../common.js';
+import { h, vdoc, fill, show, keyBy } from '../../ui/dom.js';
+import { checkbox, numberField, uniqueId } from '../../ui/controls.js';
+import { section, figure, errorBox, grouped } from '../../ui/section.js';
 import { lineView, headGrid, headKey, legend, headColor } from '../../draw/index.js';
 import { headDash } from '../../draw/color.js';
-import { wideScreen } from './pipeline.js';
-import { BIG_MAX_D_MODEL, WEIGHT_SCALE, SEED_MAX } from '../state.js';
-import { drawnHeadCount, headRun, headRunNote } from '../../shared/drawn-heads.js';
+import { wideScreen } from '../../pipeline/section.js';
+import { BIG_MAX_D_MODEL, WEIGHT_SCALE } from '../state.js';
+import { SEED_MAX } from '../../shared/lesson.js';
+import { drawnHeadCount, headRun, headRunNote } from '../../ui/drawn-heads.js';
 
 /** The views' pickers as first chosen: nothing focused or hidden, the first heads drawn, no head picked. */
 export const initialViewPicks = () => ({ focus: null, hidden: [], first: null, picked: null, previewed: null });

@@ -1,11 +1,11 @@
-import { h, vh, vdoc, fill, show } from '../../shared/dom.js';
-import { uniqueId } from '../dom.js';
-import { figure, tileCanvases } from '../common.js';
-import { heatmap, lineView } from '../../draw/index.js';
-import { clearRole } from '../poem-model.js';
-import { GPT2_ROLES, gpt2Roles } from '../gpt2-roles.js';
-import { openGpt2File, GPT2_TOKEN_LIMIT } from '../gpt2-source.js';
-import { headRun, headRunNote } from '../../shared/drawn-heads.js';
+import { h, vh, vdoc, fill, show } from '../ui/dom.js';
+import { uniqueId } from '../ui/controls.js';
+import { figure, tileCanvases } from '../ui/section.js';
+import { heatmap, lineView } from '../draw/index.js';
+import { clearRole } from '../poems/model.js';
+import { GPT2_ROLES, gpt2Roles } from './roles.js';
+import { openGpt2File, GPT2_TOKEN_LIMIT } from './source.js';
+import { headRun, headRunNote } from '../ui/drawn-heads.js';
 
 /**
  * The tiles drawn at once: whole layers, up to GPT-2 small's 144 heads (so its heads, and distilgpt2's, show

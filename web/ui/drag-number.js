@@ -1,6 +1,6 @@
-import { h } from '../shared/dom.js';
+import { h } from './dom.js';
 import { formatNumber } from '../draw/index.js';
-import { touchGesture } from '../shared/touch.js';
+import { touchGesture } from './touch.js';
 
 const round = (value, step) => Math.round(Math.round(value / step) * step * 1e6) / 1e6;
 /** "2.5", "-0.25", "—" for NaN; a value from a link far outside the range is "1e20", no wider than "-2.55". */

@@ -1,12 +1,12 @@
-import { h, vh, vdoc, fill, show, keyBy } from '../../shared/dom.js';
-import { numberField, uniqueId } from '../dom.js';
-import { section, figure, errorBox, partsNearScreen, keptDrawings, tileCanvases } from '../common.js';
-import { heatmap, lineView, legend } from '../../draw/index.js';
-import { loadPoems, inputIds, maxTextLength, fittingText, runText, topNext, textRoles, clearRole, Continuation, HEAD_ROLES } from '../poem-model.js';
-import { heldOutMeasurer } from '../held-out.js';
-import { SEED_MAX } from '../state.js';
-import { gpt2Part, initialGpt2Picks } from './gpt2-heads.js';
-import { SLICE_MS } from '../slices.js';
+import { h, vh, vdoc, fill, show, keyBy } from '../ui/dom.js';
+import { numberField, uniqueId } from '../ui/controls.js';
+import { section, figure, errorBox, partsNearScreen, keptDrawings, tileCanvases } from '../ui/section.js';
+import { heatmap, lineView, legend } from '../draw/index.js';
+import { loadPoems, inputIds, maxTextLength, fittingText, runText, topNext, textRoles, clearRole, Continuation, HEAD_ROLES } from './model.js';
+import { heldOutMeasurer } from './held-out.js';
+import { SEED_MAX } from '../shared/lesson.js';
+import { gpt2Part, initialGpt2Picks } from '../gpt2/section.js';
+import { SLICE_MS } from '../ui/slices.js';
 const CONTINUATION_LENGTH = 24;
 const TEMPERATURE = { min: 0, max: 1.5, step: 0.1 };
 
@@ -32,7 +32,7 @@ const fixed = (value, digits = 3) => (value === null || value === undefined ? 'โ
 
 /**
  * ยง9: a small GPT trained on Tang poems, its heads shown, measured, switched off, and made to write; or GPT-2,
- * from a file the teacher opens (gpt2-heads.js), with the same tiles, roles, heads off and predictions.
+ * from a file the teacher opens (web/gpt2/section.js), with the same tiles, roles, heads off and predictions.
  */
 export function poemsSection(ctx) {
   const t = ctx.text.poems;

@@ -2,7 +2,7 @@
 // minus every poem that shares a line with a held-out poem of 唐诗三百首 (Debian fortunes-zh), a
 // character vocabulary, both as token ids, and a summary the model card and the tests read.
 //
-//   node web/model/corpus.js [--tang300 FILE] [--out DIR] [--min-count N] [--context N]
+//   node web/poems/build/corpus.js [--tang300 FILE] [--out DIR] [--min-count N] [--context N]
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -10,13 +10,13 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { baselineLosses, DEFAULT_CONTEXT, DEFAULT_ADD_K } from './baselines.js';
+import { baselineLosses, DEFAULT_CONTEXT, DEFAULT_ADD_K } from '../baselines.js';
 import { clauses, createLeakMatcher, MIN_MATCH_LENGTH } from './leakage.js';
 import { heldOutPoems, TANG300_PATH } from './tang300.js';
-import { buildVocabulary, DEFAULT_MIN_COUNT, encodePoems, encoder, UNKNOWN_ID } from './vocabulary.js';
+import { buildVocabulary, DEFAULT_MIN_COUNT, encodePoems, encoder, UNKNOWN_ID } from '../vocabulary.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-export const BUILD_DIR = join(HERE, 'build');
+export const BUILD_DIR = join(HERE, 'corpus');
 /** The committed copy of the summary: the tests read it where the corpus was never built. */
 export const SUMMARY_PATH = join(HERE, 'corpus-summary.json');
 export const OPENCC_CONFIG = 't2s.json';
@@ -28,7 +28,7 @@ export function readQuantangshi() {
   try {
     packageJson = createRequire(import.meta.url).resolve('chinese-poetry/package.json');
   } catch {
-    throw new Error('the npm package chinese-poetry is missing: npm ci installs it (a devDependency)');
+    throw new Error('the npm package chinese-poetry is missing: npm ci --prefix web/poems/build installs it (the build\'s own install, apart from the project\'s)');
   }
   const folder = join(dirname(packageJson), 'dist', 'quantangshi');
   const files = readdirSync(folder)
@@ -202,7 +202,7 @@ export function writeCorpus(corpus, outDir) {
 
 /** A wrong option stops the build with one line, not a stack trace. */
 function usageError(message) {
-  console.error(`web/model/corpus.js: ${message}`);
+  console.error(`web/poems/build/corpus.js: ${message}`);
   process.exit(2);
 }
 
@@ -259,7 +259,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
     main();
   } catch (error) {
-    console.error(`web/model/corpus.js: ${error.message}`);
+    console.error(`web/poems/build/corpus.js: ${error.message}`);
     process.exitCode = 1;
   }
 }

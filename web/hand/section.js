@@ -1,16 +1,16 @@
-import { h, vh, vdoc, fill, show } from '../../shared/dom.js';
-import { checkbox, numberField, uniqueId } from '../dom.js';
-import { section, figure, errorBox, sliceColumns, range, keptDrawings, partsNearScreen } from '../common.js';
-import { dragNumber } from '../drag-number.js';
-import { holdTouchUntilSideways } from '../../shared/touch.js';
-import { heatmap, matrixView, legend, headColor } from '../../draw/index.js';
-import { symmetricDomain } from '../../draw/color.js';
-import { HAND_D_MODEL, HAND_MAX_TOKENS, HAND_BOUNDS, MAX_TOKEN_CHARS, defaultState, tokenName } from '../state.js';
-import { cellExplorer } from '../explore.js';
-import { explainCell, explanationText, cellTitle } from '../../shared/explain.js';
-import { EXPLAIN_WORDS } from '../../shared/figure-labels.js';
+import { h, vh, vdoc, fill, show } from '../ui/dom.js';
+import { checkbox, numberField, uniqueId } from '../ui/controls.js';
+import { section, figure, errorBox, sliceColumns, range, keptDrawings, partsNearScreen } from '../ui/section.js';
+import { dragNumber } from '../ui/drag-number.js';
+import { holdTouchUntilSideways } from '../ui/touch.js';
+import { heatmap, matrixView, legend, headColor } from '../draw/index.js';
+import { symmetricDomain } from '../draw/color.js';
+import { HAND_D_MODEL, HAND_MAX_TOKENS, HAND_BOUNDS, MAX_TOKEN_CHARS, defaultHand, tokenName } from './limits.js';
+import { cellExplorer } from '../ui/explore.js';
+import { explainCell, explanationText, cellTitle } from '../shared/explain.js';
+import { EXPLAIN_WORDS } from '../shared/figure-labels.js';
 
-/** Marks a figure drawn with vdoc with the matrix it shows, for page/explore.js to explain its cells. */
+/** Marks a figure drawn with vdoc with the matrix it shows, for ui/explore.js to explain its cells. */
 function explorable(figure, head, svg) {
   svg.attrs['data-figure'] = figure;
   if (head !== null) svg.attrs['data-head'] = String(head);
@@ -54,7 +54,7 @@ export function handSection(ctx) {
       headChoice,
       checkbox({ label: t.mask, checked: ctx.state.hand.causal, id: 'hand-mask', onChange: (on) => ctx.set((s) => (s.hand.causal = on)) }),
       checkbox({ label: t.scale, checked: ctx.state.hand.scale, id: 'hand-scale', onChange: (on) => ctx.set((s) => (s.hand.scale = on)) }),
-      h('button', { type: 'button', id: 'hand-reset', onclick: () => ctx.set((s) => { s.hand = defaultState().hand; }) }, [t.reset]),
+      h('button', { type: 'button', id: 'hand-reset', onclick: () => ctx.set((s) => { s.hand = defaultHand(); }) }, [t.reset]),
     ]),
     h('p', { class: 'muted' }, [t.editHint]),
     h('p', { class: 'muted', id: 'explain-hint' }, [ctx.text.explain.hint]),

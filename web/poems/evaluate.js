@@ -1,5 +1,5 @@
 // The model card's held-out loss: a model of web/src/attention.js (forward, logits) scored on the held-out
-// poems exactly as web/model/baselines.js scores the unigram and the bigram.
+// poems exactly as web/poems/baselines.js scores the unigram and the bigram.
 import { evaluationWindows } from './baselines.js';
 
 /** Every window a model reads when scored on these poems (arrays of token ids), in order. */

@@ -1,8 +1,8 @@
-// The head roles of the poetry model (web/model/head-roles.js), measured on GPT-2's tokens: previous token,
+// The head roles of the poetry model (web/poems/head-roles.js), measured on GPT-2's tokens: previous token,
 // first token (the attention sink, here <|endoftext|>), copying (induction: the tokens that followed earlier
 // occurrences of the current token) and punctuation. The 对仗 roles need a poem's clauses, so they are left
 // out (no rows). Pure: token ids, which of them are punctuation, attention rows in.
-import { HEAD_ROLES, emptyTally, tallyHead, tallyScores } from '../model/head-roles.js';
+import { HEAD_ROLES, emptyTally, tallyHead, tallyScores } from '../poems/head-roles.js';
 
 /** The roles that make sense for any text, in the card's order. */
 export const GPT2_ROLES = HEAD_ROLES.filter(({ name }) => name !== 'parallel' && name !== 'parallelNext');

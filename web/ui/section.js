@@ -1,5 +1,5 @@
 // Pieces shared by the sections: section frames, figures with screen-reader tables, inline errors.
-import { h, vh, vdoc } from '../shared/dom.js';
+import { h, vh, vdoc } from './dom.js';
 import { tableFor, tilePixels } from '../draw/index.js';
 import { errorSentence, errorCode } from '../shared/errors.js';
 
@@ -8,7 +8,7 @@ export function section(id, title, children) {
 }
 
 /**
- * A virtual figure (see ../shared/dom.js; pass an SVG drawn with `vdoc`): the SVG, a caption, and optionally the
+ * A virtual figure (see ../ui/dom.js; pass an SVG drawn with `vdoc`): the SVG, a caption, and optionally the
  * same numbers as a visually hidden table.
  */
 export function figure({ svg, caption, table, id, className = '' }) {

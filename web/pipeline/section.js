@@ -1,9 +1,9 @@
-import { h, vdoc, show, findAll } from '../../shared/dom.js';
-import { section } from '../common.js';
-import { pipeline } from '../../draw/index.js';
-import { cellExplorer } from '../explore.js';
-import { explainCell, explanationText, cellTitle } from '../../shared/explain.js';
-import { EXPLAIN_WORDS } from '../../shared/figure-labels.js';
+import { h, vdoc, show, findAll } from '../ui/dom.js';
+import { section } from '../ui/section.js';
+import { pipeline } from '../draw/index.js';
+import { cellExplorer } from '../ui/explore.js';
+import { explainCell, explanationText, cellTitle } from '../shared/explain.js';
+import { EXPLAIN_WORDS } from '../shared/figure-labels.js';
 
 const reducedMotion = () => window.matchMedia('(prefers-reduced-motion: reduce)').matches;
 

@@ -1,6 +1,6 @@
 // The page's own controls (a labelled checkbox, a number box that refuses what it cannot take) and
-// figure export; elements are built with the shared h() (../shared/dom.js).
-import { h } from '../shared/dom.js';
+// figure export; elements are built with the shared h() (../ui/dom.js).
+import { h } from './dom.js';
 
 let uid = 0;
 export const uniqueId = (prefix) => `${prefix}-${++uid}`;

@@ -1,9 +1,9 @@
-// The page's side of the held-out measure (poems-worker.js): the held-out poems are scored with a set of heads
+// The page's side of the held-out measure (web/poems/poems-worker.js): the held-out poems are scored with a set of heads
 // switched off in a worker with its own core and model, so the page stays free for typing meanwhile. Where no
 // worker can start (or it fails), the same passes run here instead, a slice per task.
 import { loadAttention } from '../src/attention.js';
-import { HeldOutPass } from './poem-model.js';
-import { SLICE_MS } from './slices.js';
+import { HeldOutPass } from './model.js';
+import { SLICE_MS } from '../ui/slices.js';
 
 /**
  * Measures one set of heads off at a time for `poems` (loadPoems'): measure(key, off) starts one, replacing

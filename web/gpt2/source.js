@@ -1,4 +1,4 @@
-// The page's side of the GPT-2 worker (gpt2-worker.js): starts it with the page's compiled core and the
+// The page's side of the GPT-2 worker (web/gpt2/gpt2-worker.js): starts it with the page's compiled core and the
 // picked file, and runs texts one at a time, keeping only the newest request while one is running (typing
 // faster than GPT-2 can answer skips the texts in between, never queues them).
 import { loadAttention } from '../src/attention.js';

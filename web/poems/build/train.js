@@ -1,9 +1,9 @@
-// Trains the lesson's poetry model and writes what ships: web/model/poems.safetensors (F16, the vocabulary
-// in its __metadata__) and its model card web/model/poems.card.json.
+// Trains the lesson's poetry model and writes what ships: web/poems/poems.safetensors (F16, the vocabulary
+// in its __metadata__) and its model card web/poems/poems.card.json.
 //
 //   npm run train-model               the corpus (npm run corpus), then the training run below (≈ 30 min on
 //                                     2 cores), the F16 file and the card
-//   node web/model/train.js --reproduce
+//   node web/poems/build/train.js --reproduce
 //                                     the short run the tests repeat: a tiny model on the committed
 //                                     reproduction-corpus.txt; rewrites train-reproduction.json, its loss curve
 //
@@ -17,18 +17,18 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadAttention } from '../src/attention.js';
+import { loadAttention } from '../../src/attention.js';
 import { BUILD_DIR } from './corpus.js';
-import { evaluationWindows } from './baselines.js';
-import { heldOutLoss } from './evaluate.js';
-import { HEAD_ROLES, measureHeadRoles, tokenKinds } from './head-roles.js';
+import { evaluationWindows } from '../baselines.js';
+import { heldOutLoss } from '../evaluate.js';
+import { HEAD_ROLES, measureHeadRoles, tokenKinds } from '../head-roles.js';
 import { toF16Safetensors } from './safetensors-f16.js';
-import { buildVocabulary, encodePoems, UNKNOWN_ID } from './vocabulary.js';
+import { buildVocabulary, encodePoems, UNKNOWN_ID } from '../vocabulary.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = join(HERE, '..', '..');
-export const MODEL_PATH = join(HERE, 'poems.safetensors');
-export const CARD_PATH = join(HERE, 'poems.card.json');
+const ROOT = join(HERE, '..', '..', '..');
+export const MODEL_PATH = join(HERE, '..', 'poems.safetensors');
+export const CARD_PATH = join(HERE, '..', 'poems.card.json');
 export const REPRODUCTION_CORPUS = join(HERE, 'reproduction-corpus.txt');
 export const REPRODUCTION_FIXTURE = join(HERE, 'train-reproduction.json');
 
@@ -140,7 +140,7 @@ export async function makeCard({ file, vocabulary, heldOut, summary, run, losses
         finalTrainingLoss: round(lastSteps.reduce((a, b) => a + b, 0) / lastSteps.length),
         seconds: Math.round(seconds), cpu: cpus()[0]?.model ?? 'unknown',
       },
-      evaluation: 'mean next-character loss in nats over the held-out poems of 唐诗三百首, each poem its own sequence (BOUNDARY, then its characters), in consecutive windows of at most the context (web/model/baselines.js evaluationWindows)',
+      evaluation: 'mean next-character loss in nats over the held-out poems of 唐诗三百首, each poem its own sequence (BOUNDARY, then its characters), in consecutive windows of at most the context (web/poems/baselines.js evaluationWindows)',
       heldOutLoss: round(loss),
       baselines: { unigram: summary.baselines.unigram.lossNats, bigram: summary.baselines.bigram.lossNats },
       headRoles: {
@@ -166,7 +166,7 @@ async function main() {
     const losses = reproduce(join(BUILD_DIR, 'reproduction'));
     const stream = reproductionStream();
     writeFileSync(REPRODUCTION_FIXTURE, `${JSON.stringify({
-      made: 'node web/model/train.js --reproduce',
+      made: 'node web/poems/build/train.js --reproduce',
       run: REPRODUCTION_RUN, streamSha256: sha256(new Uint8Array(stream.buffer)), losses,
     }, null, 1)}\n`);
     console.log(`reproduction: ${losses.length} steps, loss ${losses[0]} → ${losses.at(-1)}`);

@@ -1,14 +1,14 @@
 // The page's door to the poetry model (mha.loadPoemModel): loading with progress, one text's forward
 // (attention, next-character probabilities, head roles), the held-out loss and roles measured in slices,
-// and generation. Roles and loss use web/model/'s own definitions, so the page shows the card's numbers.
-import { BOUNDARY_ID } from '../model/vocabulary.js';
-import { heldOutWindows, nextTokenLoss } from '../model/evaluate.js';
-import { HEAD_ROLES, emptyTally, roleQueries, tallyHead, tallyScores, tokenKinds } from '../model/head-roles.js';
+// and generation. Roles and loss use web/poems/'s own definitions (head-roles.js, evaluate.js), so the page shows the card's numbers.
+import { BOUNDARY_ID } from './vocabulary.js';
+import { heldOutWindows, nextTokenLoss } from './evaluate.js';
+import { HEAD_ROLES, emptyTally, roleQueries, tallyHead, tallyScores, tokenKinds } from './head-roles.js';
 
 export { HEAD_ROLES };
 
-// Where loadPoemModel looks by default (web/model/ beside web/src/; /model/ from the bundle in /dist/).
-const MODEL_URL = new URL('../model/poems.safetensors', import.meta.url);
+// Where loadPoemModel looks by default (web/poems/ beside web/src/; /poems/ from the bundle in /dist/).
+const MODEL_URL = new URL('../poems/poems.safetensors', import.meta.url);
 
 /**
  * Loads the poetry model, reporting the download as it arrives: onProgress(received, total) in bytes.
@@ -121,7 +121,7 @@ export function clearRole(scores, chance) {
 /**
  * The held-out loss and every head's roles over the card's held-out poems, with the heads in `off` switched off,
  * a few windows at a time: `advance(ms)` works for about that long and says whether it has finished.
- * Scored as web/model/evaluate.js scores the card (the same windows, the same mean over targets).
+ * Scored as web/poems/evaluate.js scores the card (the same windows, the same mean over targets).
  */
 export class HeldOutPass {
   constructor(poems, off) {

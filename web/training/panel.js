@@ -3,7 +3,7 @@
 // training runs, then switch heads off one at a time (ablation). Training runs in a module Web Worker
 // (train-host.js) so dragging and scrolling stay smooth.
 //
-//   import { mountTraining } from './train.js';
+//   import { mountTraining } from './panel.js';
 //   const training = mountTraining(container, { lang: 'zh' });   // builds the section into container
 //   training.start(); training.pause(); training.reset(); training.setHeads(4);
 //   training.snapshot();   // the latest numbers: { heads, steps, loss, eval, attention, ablation, … }
@@ -13,11 +13,11 @@
 // its small stylesheet is a constructed one and its few computed styles are CSSOM writes, never inline
 // <style> elements or style attributes.
 import { heatmap, headColor, tableFor, lossCurve } from '../draw/index.js';
-import { ERROR_TEXT, errorSentence } from './errors.js';
-import { adoptStylesheet } from './adopt-stylesheet.js';
-import { hFor, vh, vdoc, show } from './dom.js';
-import { startTrainingHost } from './train-host.js';
-import { TRAIN_TEXT, WORDS, fmt, pct } from './train-text.js';
+import { ERROR_TEXT, errorSentence } from '../shared/errors.js';
+import { adoptStylesheet } from '../ui/adopt-stylesheet.js';
+import { hFor, vh, vdoc, show } from '../ui/dom.js';
+import { startTrainingHost } from './host.js';
+import { TRAIN_TEXT, WORDS, fmt, pct } from './strings.js';
 
 const HEAD_CHOICES = [1, 2, 4];
 export const TRAIN_EXAMPLE = [6, 4, 0, 1, 2, 11, 8, 9]; // 我 看 猫 吃 鱼 鸟 山 水

@@ -10,8 +10,8 @@
 //                 top: { all, now }: per row the 5 likeliest next tokens [{ id, p, label }] (now: null with no head off), ms }
 //               { type: 'error', code, message, during: 'load' | 'run' }
 import { loadAttention } from '../src/attention.js';
-import { topNext } from './poem-model.js';
-import { gpt2Input, gpt2TokenLabel, isPunctuationToken } from './gpt2-tokens.js';
+import { topNext } from '../poems/model.js';
+import { gpt2Input, gpt2TokenLabel, isPunctuationToken } from './tokens.js';
 
 let model = null;
 let lastTop = []; // topOfEveryRow() of the model's last forward

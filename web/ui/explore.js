@@ -3,8 +3,8 @@
 // scrolls: the cells take touch-action pan-y). Keyboard: each figure is one tab stop, the arrow keys move
 // between its cells (a roving tabindex, as in an ARIA grid). Only classes and attributes of the drawn
 // SVG change: no redraw per hover.
-import { h, vh, show as showVirtual } from '../shared/dom.js';
-import { touchGesture } from '../shared/touch.js';
+import { h, vh, show as showVirtual } from './dom.js';
+import { touchGesture } from './touch.js';
 
 let popover = null; // one per page: only one cell is explained at a time
 

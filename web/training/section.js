@@ -1,5 +1,5 @@
-import { section } from '../common.js';
-import { mountTraining } from '../../shared/train.js';
+import { section } from '../ui/section.js';
+import { mountTraining } from './panel.js';
 
 /** §8: train the heads on the two-views task and watch them specialise (runs in a Web Worker). */
 export function trainSection(ctx) {
