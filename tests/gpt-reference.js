@@ -1,6 +1,9 @@
-// An independent float64 reference of a GPT-2 forward pass, and a writer of .safetensors files in Hugging Face
-// GPT-2's layout, for tests of loadModel. Written from GPT-2's definition (pre-LayerNorm blocks, causal
-// attention, tanh GELU, logits tied to wte); it shares no code with the C core.
+// An independent float64 reference of a GPT-2 forward pass, and files in Hugging Face GPT-2's layout, for tests
+// of loadModel. Written from GPT-2's definition (pre-LayerNorm blocks, causal attention, tanh GELU, logits tied
+// to wte); it shares no code with the C core. The files are written by the project's one .safetensors writer.
+import { floatToHalf, halfToFloat, writeSafetensors } from '../web/poems/build/safetensors.js';
+
+export { writeSafetensors };
 
 /** The names and shapes of a GPT-2's tensors, in file order. */
 export function gpt2Shapes({ layers, dModel: d, context, vocab }) {
@@ -29,67 +32,6 @@ export function randomWeights(config, random, { spread = 0.3, dtype = 'F32' } = 
     weights.set(name, Float64Array.from({ length: n }, () => round(offset + (random() * 2 - 1) * spread)));
   }
   return weights;
-}
-
-const single = new Float32Array(1);
-const singleBits = new Uint32Array(single.buffer);
-
-/** value / 2^shift rounded to the nearest whole number, ties to even. */
-function roundShift(value, shift) {
-  const kept = Math.floor(value / 2 ** shift), rest = value - kept * 2 ** shift, half = 2 ** (shift - 1);
-  return rest > half || (rest === half && kept % 2 === 1) ? kept + 1 : kept;
-}
-
-/** IEEE half bits of x, rounded to nearest even. */
-export function floatToHalf(x) {
-  single[0] = x;
-  const bits = singleBits[0];
-  const sign = (bits >>> 16) & 0x8000, exponent = (bits >>> 23) & 0xff, mantissa = bits & 0x7fffff;
-  if (exponent === 0xff) return sign | 0x7c00 | (mantissa ? 0x200 : 0);
-  const e = exponent - 112; // the half's biased exponent
-  if (e >= 31) return sign | 0x7c00;
-  if (e <= 0) return e < -10 ? sign : sign | roundShift(mantissa | 0x800000, 14 - e);
-  return sign | roundShift((e << 23) | mantissa, 13); // a carry into the exponent is the right rounding
-}
-
-export function halfToFloat(h) {
-  const sign = h & 0x8000 ? -1 : 1, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-  if (exponent === 31) return mantissa ? NaN : sign * Infinity;
-  if (exponent === 0) return sign * mantissa * 2 ** -24;
-  return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
-}
-
-/**
- * The bytes of a .safetensors file: tensors is [[name, shape, values, dtype?]], metadata an object of strings.
- * The header is padded with spaces to 8 bytes, as Hugging Face's writer does.
- */
-export function writeSafetensors(tensors, metadata) {
-  const header = {};
-  if (metadata) header.__metadata__ = metadata;
-  let offset = 0;
-  const parts = [];
-  for (const [name, shape, values, dtype = 'F32'] of tensors) {
-    let bytes;
-    if (dtype === 'F16') bytes = new Uint8Array(Uint16Array.from(values, floatToHalf).buffer);
-    else if (dtype === 'F32') bytes = new Uint8Array(Float32Array.from(values).buffer);
-    else bytes = new Uint8Array(values.length * ({ BF16: 2, F64: 8, I32: 4 }[dtype] ?? 4));
-    header[name] = { dtype, shape, data_offsets: [offset, offset + bytes.length] };
-    parts.push(bytes);
-    offset += bytes.length;
-  }
-  let json = JSON.stringify(header);
-  const length = new TextEncoder().encode(json).length;
-  json += ' '.repeat((8 - (length % 8)) % 8);
-  const text = new TextEncoder().encode(json);
-  const file = new Uint8Array(8 + text.length + offset);
-  new DataView(file.buffer).setBigUint64(0, BigInt(text.length), true);
-  file.set(text, 8);
-  let at = 8 + text.length;
-  for (const bytes of parts) {
-    file.set(bytes, at);
-    at += bytes.length;
-  }
-  return file;
 }
 
 /** A GPT-2 file of these weights (a Map from randomWeights); prefix 'transformer.' as some checkpoints have. */

@@ -22,7 +22,7 @@ import { BUILD_DIR } from './corpus.js';
 import { evaluationWindows } from '../baselines.js';
 import { heldOutLoss } from '../evaluate.js';
 import { HEAD_ROLES, measureHeadRoles, tokenKinds } from '../head-roles.js';
-import { toF16Safetensors } from './safetensors-f16.js';
+import { toF16Safetensors } from './safetensors.js';
 import { buildVocabulary, encodePoems, UNKNOWN_ID } from '../vocabulary.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
