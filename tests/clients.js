@@ -14,16 +14,16 @@ export const root = fileURLToPath(new URL('..', import.meta.url));
 export const WIDGET_FILES = ['widget.js', 'widget.classic.js', 'mha-core.wasm', 'train-worker.js'];
 
 /**
- * The files of one recipe in README.md's "Use it in your course" section: under `### heading`, each
+ * The files of one recipe in web/widget/README.md's "Use it in your course" section: under `### heading`, each
  * code block preceded by a line naming its file in backticks ("`docs/index.md`:", "`lesson.ipynb`, a
  * code cell:"). Returns { path: text }.
  */
 export function recipe(heading) {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const readme = readFileSync(join(root, 'web/widget/README.md'), 'utf8');
   const section = readme.split(/^## /m).find((part) => part.startsWith('Use it in your course'));
-  assert.ok(section, 'README.md has a "Use it in your course" section');
+  assert.ok(section, 'web/widget/README.md has a "Use it in your course" section');
   const part = section.split(/^### /m).find((text) => text.startsWith(`${heading}\n`));
-  assert.ok(part, `README.md has a recipe "### ${heading}"`);
+  assert.ok(part, `web/widget/README.md has a recipe "### ${heading}"`);
   const files = {};
   for (const [, path, text] of part.matchAll(/^`([^`\n]+)`[^`\n]*:\n\n```[\w-]*\n([\s\S]*?)^```$/gm)) files[path] = text;
   assert.ok(Object.keys(files).length > 0, `the recipe "${heading}" names its files`);

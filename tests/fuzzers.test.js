@@ -1,5 +1,5 @@
 // The documented commands run as written: the coverage-guided fuzzers (Debian's clang and libFuzzer) that
-// README.md and the harnesses' header comments give, built and run for a few seconds each, the model loader's
+// c/README.md and the harnesses' header comments give, built and run for a few seconds each, the model loader's
 // with hostile seeds in its corpus; the build of the native GPT benchmark that its header gives; and the GPT-2
 // bench's arguments, read before it writes its 548 MB file.
 import test from 'node:test';
@@ -49,15 +49,15 @@ function runIn(folder, command) {
   return spawnSync('bash', ['-c', command], { cwd: folder, encoding: 'utf8', maxBuffer: 64 * 2 ** 20, timeout: 300_000 });
 }
 
-const fuzzSources = ['README.md', 'c/fuzz_api.c', 'c/fuzz_model.c'];
+const fuzzSources = ['c/README.md', 'c/fuzz_api.c', 'c/fuzz_model.c'];
 const fuzzCommands = new Map(); // command → the files that document it
 for (const file of fuzzSources) {
   for (const command of documentedCommands(file)) fuzzCommands.set(command, [...(fuzzCommands.get(command) ?? []), file]);
 }
 
-test('README.md and each harness document a libFuzzer command for fuzz_api and fuzz_model', () => {
+test('c/README.md and each harness document a libFuzzer command for fuzz_api and fuzz_model', () => {
   const harnesses = (file) => documentedCommands(file).map((command) => command.match(/-o (fuzz_\w+) /)?.[1]).sort();
-  assert.deepEqual(harnesses('README.md'), ['fuzz_api', 'fuzz_model']);
+  assert.deepEqual(harnesses('c/README.md'), ['fuzz_api', 'fuzz_model']);
   assert.deepEqual(harnesses('c/fuzz_api.c'), ['fuzz_api']);
   assert.deepEqual(harnesses('c/fuzz_model.c'), ['fuzz_model']);
 });

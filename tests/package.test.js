@@ -47,11 +47,13 @@ const SHIPPED = [
   'web/shared/figure-labels.js',
   'web/shared/lesson.js',
   'web/shared/session.js',
+  'web/shared/worker.js',
   'web/ui/touch.js',
   'web/training/host.js',
   'web/training/strings.js',
   'web/training/train-worker.js',
   'web/training/panel.js',
+  'web/src/README.md',
   'web/src/attention.d.ts',
   'web/src/attention.js',
   'web/src/checks.js',
@@ -72,6 +74,7 @@ const SHIPPED = [
   'web/widget/render.js',
   'web/widget/strings.js',
   'web/widget/styles.js',
+  'web/widget/README.md',
   'web/widget/widget.d.ts',
 ];
 // The poetry model (web/poems/poems.safetensors, F16, 2.76 MB, and its 18 kB card) is most of the package:
