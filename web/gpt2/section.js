@@ -1,8 +1,9 @@
-import { h, vh, vdoc, fill, show } from '../ui/dom.js';
+import { h, fill, show } from '../ui/dom.js';
 import { uniqueId } from '../ui/controls.js';
-import { figure, tileCanvases } from '../ui/section.js';
-import { heatmap, lineView } from '../draw/index.js';
+import { tileCanvases } from '../ui/section.js';
 import { clearRole } from '../poems/model.js';
+import { layerHead, offKey, existingOff, offIndices, withHeadOff } from '../heads/heads.js';
+import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, rolesTable, nextTokens } from '../heads/views.js';
 import { GPT2_ROLES, gpt2Roles } from './roles.js';
 import { openGpt2File, GPT2_TOKEN_LIMIT } from './source.js';
 import { headRun, headRunNote } from '../ui/drawn-heads.js';
@@ -34,14 +35,13 @@ export const initialGpt2Picks = () => ({
 // Kept across the page's rebuilds (a language switch): the worker, the model's shape, the last result, errors.
 const store = { client: null, config: null, metadata: null, result: null, loadError: null, runError: null, sent: '' };
 
-const offKey = (off) => off.map(([layer, head]) => `${layer}.${head}`).join(',');
-const fixed = (value, digits = 3) => (value === null || value === undefined ? '—' : value.toFixed(digits));
 const mb = (bytes) => (bytes / 1e6).toFixed(0);
 
 /** The GPT-2 part of §9: a file picked or dropped, read in a worker; its heads on a typed sentence. */
 export function gpt2Part(ctx) {
   const t = ctx.text.gpt2;
-  const tp = ctx.text.poems;
+  // The views' words: the poetry model's, with GPT-2's own where they differ (its roles, its sentence).
+  const words = { ...ctx.text.poems, ...t };
   const picks = () => ctx.ui.poems.gpt2;
   const pick = (mutate) => ctx.setUi((ui) => mutate(ui.poems.gpt2));
   const inputId = uniqueId('gpt2-file');
@@ -101,11 +101,7 @@ export function gpt2Part(ctx) {
   }
 
   /** The switched-off heads that exist in this model, each once. */
-  function currentOff() {
-    const { layers, heads } = store.config;
-    const seen = new Set();
-    return picks().off.filter(([layer, head]) => layer < layers && head < heads && !seen.has(`${layer}.${head}`) && seen.add(`${layer}.${head}`));
-  }
+  const currentOff = () => existingOff(picks().off, store.config);
 
   /** Asks the worker for the current text and heads off, unless that is what it last computed or is computing. */
   function request() {
@@ -128,7 +124,6 @@ export function gpt2Part(ctx) {
     const textId = uniqueId('gpt2-text');
     const text = h('textarea', { id: textId, rows: 3, spellcheck: 'false', oninput: (e) => pick((p) => (p.text = e.target.value)) });
     const position = h('select', { id: 'gpt2-position', onchange: (e) => pick((p) => (p.position = Number(e.target.value))) });
-    const columns = Math.min(heads, MAX_TILE_COLUMNS);
     const parts = {
       text, position,
       toggles: [], // the run's switches (buildRun)
@@ -140,12 +135,8 @@ export function gpt2Part(ctx) {
       runError: h('div', { id: 'gpt2-run-error' }),
       run: h('div', { class: 'controls', id: 'gpt2-run' }),
       paintTile: tileCanvases(GPT2_TOKEN_LIMIT),
-      tiles: h('div', { class: 'poem-tiles', id: 'gpt2-tiles', role: 'group', 'aria-label': t.tilesTitle(layers * heads),
-        style: { '--heads': columns, '--phone-heads': columns > 4 && columns % 2 === 0 ? columns / 2 : columns } }),
-      big: h('div', { class: 'fig-row', id: 'gpt2-big', onclick: (event) => {
-        const token = event.target.closest?.('.query-token');
-        if (token) pick((p) => (p.position = Number(token.dataset.index)));
-      } }),
+      tiles: tilesBox('gpt2-tiles', t.tilesTitle(layers * heads), Math.min(heads, MAX_TILE_COLUMNS)),
+      big: enlargedBox('gpt2-big', (position) => pick((p) => (p.position = position))),
       roles: h('div', { id: 'gpt2-roles' }),
       off: h('fieldset', { class: 'choice gpt2-off', id: 'gpt2-off' }),
       prediction: h('div', { id: 'gpt2-prediction' }),
@@ -160,7 +151,7 @@ export function gpt2Part(ctx) {
       h('p', { class: 'muted' }, [t.tilesNote]),
       parts.run,
       parts.tiles,
-      h('label', { class: 'field wide', for: 'gpt2-position' }, [h('span', {}, [tp.position]), position]),
+      h('label', { class: 'field wide', for: 'gpt2-position' }, [h('span', {}, [words.position]), position]),
       parts.big,
       parts.roles,
       parts.off,
@@ -175,21 +166,19 @@ export function gpt2Part(ctx) {
     const { layers, heads } = store.config;
     const total = layers * heads;
     const count = tilesPerRun(heads);
-    const name = (i) => tp.offToggle(Math.floor(i / heads), i % heads);
+    const name = (i) => words.offToggle(...layerHead(i, heads));
     fill(controls.run, headRunNote(document, {
       heads: total, shown, count, words: ctx.text.views.drawnHeads,
       note: (from, to) => t.tilesRun(total, count, name(from - 1), name(to - 1)),
       onMove: (first) => pick((p) => Object.assign(p, { first, head: first })),
       ids: { back: 'gpt2-heads-back', next: 'gpt2-heads-next' },
     }) ?? []);
-    controls.toggles = shown.map((i) => h('input', { type: 'checkbox', id: `gpt2-off-${Math.floor(i / heads)}-${i % heads}`, 'data-index': i, onchange: (e) => pick((p) => {
-      const [layer, head] = [Math.floor(i / heads), i % heads];
-      p.off = e.target.checked ? [...p.off, [layer, head]] : p.off.filter(([l, hd]) => l !== layer || hd !== head);
-    }) }));
+    controls.toggles = shown.map((i) => h('input', { type: 'checkbox', id: `gpt2-off-${layerHead(i, heads).join('-')}`, 'data-index': i,
+      onchange: (e) => pick((p) => (p.off = withHeadOff(p.off, layerHead(i, heads), e.target.checked))) }));
     const line = (layer) => h('div', { class: 'gpt2-off-layer' }, controls.toggles.filter((input) => Math.floor(Number(input.dataset.index) / heads) === layer)
       .map((input) => h('label', { class: 'check', for: input.id }, [input, h('span', {}, [name(Number(input.dataset.index))])])));
     const shownLayers = [...new Set(shown.map((i) => Math.floor(i / heads)))];
-    fill(controls.off, [h('legend', {}, [tp.offTitle]), h('p', { class: 'muted' }, [t.offNote]), ...shownLayers.map(line)]);
+    fill(controls.off, [h('legend', {}, [words.offTitle]), h('p', { class: 'muted' }, [t.offNote]), ...shownLayers.map(line)]);
   }
 
   function showStatus() {
@@ -206,12 +195,6 @@ export function gpt2Part(ctx) {
     return fill(status, []);
   }
 
-  /** A head's verdict, from role scores measured with others (gpt2Roles). */
-  const verdict = (roles, n) => {
-    const role = clearRole(roles.heads[n], roles.chance);
-    return role ? t.roleNames[role] : tp.mixed;
-  };
-
   /**
    * The tiles of the heads `shown`, TILES_PER_FRAME a frame, each slice's roles measured as it is drawn; until
    * a tile is drawn again it shows what it showed. The picked head is result.drawnHead.
@@ -220,7 +203,7 @@ export function gpt2Part(ctx) {
     cancelAnimationFrame(tilesFrame);
     const { heads } = store.config;
     const { tiles: box, paintTile } = controls;
-    const offKeys = new Set(currentOff().map(([layer, head]) => layer * heads + head));
+    const offHeads = offIndices(currentOff(), heads);
     const length = result.ids.length;
     // The same heads' tiles stay until redrawn; another run's go at once.
     if (controls.tilesRun !== shown[0]) Object.assign(controls, { tilesRun: shown[0], tileNodes: [] });
@@ -229,12 +212,11 @@ export function gpt2Part(ctx) {
       const part = shown.slice(from, from + TILES_PER_FRAME);
       const roles = gpt2Roles(result.ids, result.punctuation, part.map((i) => result.attention[i]));
       part.forEach((i, n) => {
-        const [layer, head] = [Math.floor(i / heads), i % heads];
-        tiles[from + n] = vh('button', { type: 'button', class: 'poem-tile', 'data-index': i, 'aria-pressed': String(i === result.drawnHead), onclick: () => pick((p) => (p.head = i)) }, [
-          vh('span', { class: 'tile-picture', 'aria-hidden': 'true' }, [paintTile(from + n, { weights: result.attention[i], length, off: offKeys.has(i) })]),
-          vh('span', { class: 'tile-name' }, [tp.tileName(layer, head)]),
-          vh('span', { class: 'tile-role' }, [verdict(roles, n)]),
-        ]);
+        tiles[from + n] = headTile(words, {
+          index: i, heads, pressed: i === result.drawnHead, onPick: (head) => pick((p) => (p.head = head)),
+          picture: paintTile(from + n, { weights: result.attention[i], length, off: offHeads.has(i) }),
+          role: roleWord(words, clearRole(roles.heads[n], roles.chance)),
+        });
       });
       show(box, tiles);
       box.dataset.drawn = String(from + part.length);
@@ -243,60 +225,14 @@ export function gpt2Part(ctx) {
     slice(0);
   }
 
-  function drawBig(result, labels, selected, row) {
-    const { heads } = store.config;
-    const [layer, head] = [Math.floor(selected / heads), selected % heads];
-    const L = labels.length;
-    show(controls.big, [
-      figure({
-        id: 'gpt2-heatmap',
-        caption: tp.bigTitle(layer, head),
-        svg: heatmap(vdoc, { values: result.attention[selected], rows: L, cols: L, rowLabels: labels, colLabels: labels, showNumbers: false, cell: L <= 16 ? 26 : 14, title: tp.heatmapTitle(layer, head) }),
-      }),
-      figure({
-        id: 'gpt2-lines',
-        caption: tp.linesTitle(layer, head),
-        svg: lineView(vdoc, { tokens: labels, attention: [result.attention[selected]], visibleHeads: [0], focus: row, rowGap: L > 24 ? 18 : 26, title: tp.linesTitle(layer, head), queryLabel: tp.query, keyLabel: tp.key }),
-      }),
-    ]);
-  }
-
+  /** The picked head's roles, measured on the sentence alone, which gives the verdict. */
   function drawRoles(result, selected) {
-    const { heads } = store.config;
-    const [layer, head] = [Math.floor(selected / heads), selected % heads];
     const roles = gpt2Roles(result.ids, result.punctuation, [result.attention[selected]]);
-    const role = clearRole(roles.heads[0], roles.chance);
-    show(controls.roles, [
-      vh('h3', { id: 'gpt2-roles-title' }, [tp.rolesTitle(layer, head)]),
-      vh('p', { class: 'muted' }, [t.rolesNote]),
-      vh('table', { class: 'poem-roles', 'aria-labelledby': 'gpt2-roles-title' }, [
-        vh('thead', {}, [vh('tr', {}, [tp.roleColumn, t.textColumn].map((name) => vh('th', { scope: 'col' }, [name])))]),
-        vh('tbody', {}, GPT2_ROLES.map(({ name }) => vh('tr', { 'data-role': name }, [
-          vh('th', { scope: 'row' }, [vh('strong', {}, [t.roleNames[name]]), vh('small', {}, [t.roleExplains[name]])]),
-          vh('td', {}, roles.rows[name] ? [
-            vh('span', { class: 'role-score', 'data-role': name, 'data-value': String(roles.heads[0][name]) }, [fixed(roles.heads[0][name])]),
-            vh('small', {}, [tp.chance(fixed(roles.chance[name]))]),
-          ] : [vh('small', {}, [t.notApplicable])]),
-        ]))),
-      ]),
-      vh('p', { id: 'gpt2-verdict' }, [role ? tp.verdict(t.roleNames[role]) : tp.verdictMixed, ' ', vh('small', { class: 'muted' }, [t.verdictRule])]),
-    ]);
-  }
-
-  function drawPrediction(result, labels, row, off) {
-    const list = (id, caption, top) => vh('figure', { class: 'poem-top', id }, [
-      vh('figcaption', {}, [caption]),
-      vh('ol', {}, top[row].map(({ id: next, p, label }) => vh('li', { 'data-id': next, 'data-p': String(p) }, [
-        vh('span', { class: 'next-char' }, [label]), ' ', vh('span', { class: 'next-p' }, [p.toFixed(3)]),
-      ]))),
-    ]);
-    show(controls.prediction, [
-      vh('h3', {}, [t.predictionTitle(row, labels[row])]),
-      vh('div', { class: 'fig-row' }, [
-        list('gpt2-top-all', tp.allOnColumn, result.top.all),
-        result.top.now ? list('gpt2-top-now', tp.nowColumn(off.length), result.top.now) : null,
-      ]),
-    ]);
+    show(controls.roles, rolesTable(words, {
+      prefix: 'gpt2', index: selected, heads: store.config.heads, roles: GPT2_ROLES.map(({ name }) => name),
+      columns: [{ title: t.textColumn, measured: { scores: roles.heads[0], chance: roles.chance, rows: roles.rows } }],
+      verdict: { role: clearRole(roles.heads[0], roles.chance) },
+    }));
   }
 
   return {
@@ -346,12 +282,12 @@ export function gpt2Part(ctx) {
       }
       if (controls.position.dataset.key !== labels.join('\u0001')) {
         controls.position.dataset.key = labels.join('\u0001');
-        fill(controls.position, labels.map((label, i) => h('option', { value: i }, [tp.positionOption(i, label)])));
+        fill(controls.position, labels.map((label, i) => h('option', { value: i }, [words.positionOption(i, label)])));
       }
       controls.position.value = String(row);
-      drawBig(result, labels, selected, row);
+      show(controls.big, enlargedHead(words, { prefix: 'gpt2', index: selected, heads, weights: result.attention[selected], labels, row }));
       drawRoles(result, selected);
-      drawPrediction(result, labels, row, off);
+      show(controls.prediction, nextTokens(words, { prefix: 'gpt2', row, label: labels[row], allOn: result.top.all[row], now: result.top.now?.[row], offCount: off.length }));
     },
   };
 }

@@ -1,7 +1,9 @@
-import { h, vh, vdoc, fill, show, keyBy } from '../ui/dom.js';
+import { h, vh, fill, show } from '../ui/dom.js';
 import { numberField, uniqueId } from '../ui/controls.js';
-import { section, figure, errorBox, partsNearScreen, keptDrawings, tileCanvases } from '../ui/section.js';
-import { heatmap, lineView, legend } from '../draw/index.js';
+import { section, errorBox, partsNearScreen, keptDrawings, tileCanvases } from '../ui/section.js';
+import { legend } from '../draw/index.js';
+import { layerHead, offKey, existingOff, offIndices, withHeadOff } from '../heads/heads.js';
+import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, rolesTable, nextTokens } from '../heads/views.js';
 import { loadPoems, inputIds, maxTextLength, fittingText, runText, topNext, textRoles, clearRole, Continuation, HEAD_ROLES } from './model.js';
 import { heldOutMeasurer } from './held-out.js';
 import { SEED_MAX } from '../shared/lesson.js';
@@ -26,9 +28,6 @@ export const initialPoemPicks = () => ({
 // Kept across the page's rebuilds (a language switch): the model and its twin (see twin()), the held-out
 // results by switched-off set, their measurer (held-out.js) and the set it is measuring.
 const store = { loading: null, poems: null, twin: null, error: null, heldOut: new Map(), measurer: null, measuring: null };
-
-const offKey = (off) => off.map(([layer, head]) => `${layer}.${head}`).join(',');
-const fixed = (value, digits = 3) => (value === null || value === undefined ? '—' : value.toFixed(digits));
 
 /**
  * §9: a small GPT trained on Tang poems, its heads shown, measured, switched off, and made to write; or GPT-2,
@@ -79,11 +78,7 @@ export function poemsSection(ctx) {
   }
 
   /** The switched-off heads that exist in this model, each once. */
-  function currentOff() {
-    const { layers, heads } = store.poems.model.config;
-    const seen = new Set();
-    return ctx.state.poems.off.filter(([layer, head]) => layer < layers && head < heads && !seen.has(`${layer}.${head}`) && seen.add(`${layer}.${head}`));
-  }
+  const currentOff = () => existingOff(ctx.state.poems.off, store.poems.model.config);
 
   function poemIndex() {
     const count = store.poems.card.heldOut.poems.length;
@@ -170,11 +165,10 @@ export function poemsSection(ctx) {
     const offBox = h('fieldset', { class: 'choice poem-off', id: 'poem-off' }, [
       h('legend', {}, [t.offTitle]),
       ...Array.from({ length: layers * heads }, (_, i) => {
-        const [layer, head] = [Math.floor(i / heads), i % heads];
+        const [layer, head] = layerHead(i, heads);
         const id = `poem-off-${layer}-${head}`;
-        const input = h('input', { type: 'checkbox', id, 'data-layer': layer, 'data-head': head, onchange: (e) => ctx.set((s) => {
-          s.poems.off = e.target.checked ? [...s.poems.off, [layer, head]] : s.poems.off.filter(([l, hd]) => l !== layer || hd !== head);
-        }) });
+        const input = h('input', { type: 'checkbox', id, 'data-layer': layer, 'data-head': head,
+          onchange: (e) => ctx.set((s) => (s.poems.off = withHeadOff(s.poems.off, [layer, head], e.target.checked))) });
         toggles.push(input);
         return h('label', { class: 'check', for: id }, [input, h('span', {}, [t.offToggle(layer, head)])]);
       }),
@@ -187,14 +181,8 @@ export function poemsSection(ctx) {
       text, menu, toggles, position, temperature, temperatureLabel,
       clipped: h('p', { class: 'muted', id: 'poem-clipped' }),
       paintTile: tileCanvases(store.poems.model.config.context),
-      // One row of tiles per layer (two on a phone when a layer has more than four heads).
-      tiles: h('div', { class: 'poem-tiles', id: 'poem-tiles', role: 'group', 'aria-label': t.tilesTitle,
-        style: { '--heads': heads, '--phone-heads': heads > 4 && heads % 2 === 0 ? heads / 2 : heads } }),
-      // Clicking a character on the left of the lines view chooses that position.
-      big: h('div', { class: 'fig-row', id: 'poem-big', onclick: (event) => {
-        const token = event.target.closest?.('.query-token');
-        if (token) pick((p) => (p.position = Number(token.dataset.index)));
-      } }),
+      tiles: tilesBox('poem-tiles', t.tilesTitle, heads),
+      big: enlargedBox('poem-big', (position) => pick((p) => (p.position = position))),
       roles: h('div', { id: 'poem-roles' }),
       loss: h('div', { id: 'poem-loss' }),
       prediction: h('div', { id: 'poem-prediction' }),
@@ -250,60 +238,31 @@ export function poemsSection(ctx) {
   function drawTiles(result, verdicts, selected) {
     const { heads } = store.poems.model.config;
     const off = currentOff();
-    const offKeys = new Set(off.map(([layer, head]) => layer * heads + head));
-    show(controls.tiles, drawing('tiles', [result, verdicts, selected, off], () => result.attention.map((weights, i) => {
-      const [layer, head] = [Math.floor(i / heads), i % heads];
-      const role = verdicts ? verdicts[i] : t.measuringShort;
-      // The button is named by its visible words (the head and its role); the picture is for the eye.
-      return vh('button', { type: 'button', class: 'poem-tile', 'data-index': i, 'aria-pressed': String(i === selected), onclick: () => pick((p) => (p.head = i)) }, [
-        vh('span', { class: 'tile-picture', 'aria-hidden': 'true' }, [controls.paintTile(i, { weights, length: result.length, off: offKeys.has(i) })]),
-        vh('span', { class: 'tile-name' }, [t.tileName(layer, head)]),
-        vh('span', { class: 'tile-role' }, [role]),
-      ]);
-    })));
+    const offHeads = offIndices(off, heads);
+    show(controls.tiles, drawing('tiles', [result, verdicts, selected, off], () => result.attention.map((weights, i) => headTile(t, {
+      index: i, heads, pressed: i === selected, onPick: (head) => pick((p) => (p.head = head)),
+      picture: controls.paintTile(i, { weights, length: result.length, off: offHeads.has(i) }),
+      role: verdicts ? verdicts[i] : t.measuringShort,
+    }))));
   }
 
   function drawBig(result, labels, selected, row) {
     const { heads } = store.poems.model.config;
-    const [layer, head] = [Math.floor(selected / heads), selected % heads];
-    const L = result.length;
-    // A cell size that stays put while the learner types, and cells matched by their place, so a
-    // keystroke adds only the new row and column (a causal model's earlier rows do not change); the
-    // figure scales down to the screen.
-    const cell = L <= 16 ? 26 : 14;
-    show(controls.big, drawing('big', [result, selected, row], () => [
-      figure({
-        id: 'poem-heatmap',
-        caption: t.bigTitle(layer, head),
-        svg: keyBy(heatmap(vdoc, { values: result.attention[selected], rows: L, cols: L, rowLabels: labels, colLabels: labels, showNumbers: false, cell, title: t.heatmapTitle(layer, head) }), ['data-row', 'data-col']),
-      }),
-      figure({
-        id: 'poem-lines',
-        caption: t.linesTitle(layer, head),
-        svg: lineView(vdoc, { tokens: labels, attention: [result.attention[selected]], visibleHeads: [0], focus: row, rowGap: L > 24 ? 18 : 26, title: t.linesTitle(layer, head), queryLabel: t.query, keyLabel: t.key }),
-      }),
-    ]));
+    show(controls.big, drawing('big', [result, selected, row], () => enlargedHead(t, { prefix: 'poem', index: selected, heads, weights: result.attention[selected], labels, row })));
   }
 
+  /** The roles on the text and, once measured, on the held-out poems, which give the verdict. */
   function drawRoles(roles, heldOut, selected) {
     const { heads } = store.poems.model.config;
-    const [layer, head] = [Math.floor(selected / heads), selected % heads];
     const held = heldOut?.roles;
-    const number = (value, where, name) => vh('span', { class: 'role-score', 'data-role': name, 'data-where': where, 'data-value': value === null ? '' : String(value) }, [fixed(value)]);
-    const role = held ? clearRole(held.heads[selected], held.chance) : null;
-    show(controls.roles, drawing('roles', [roles, heldOut, selected], () => [
-      vh('h3', { id: 'poem-roles-title' }, [t.rolesTitle(layer, head)]),
-      vh('p', { class: 'muted' }, [t.rolesNote]),
-      vh('table', { class: 'poem-roles', 'aria-labelledby': 'poem-roles-title' }, [
-        vh('thead', {}, [vh('tr', {}, [t.roleColumn, t.textColumn, t.heldOutColumn].map((name) => vh('th', { scope: 'col' }, [name])))]),
-        vh('tbody', {}, HEAD_ROLES.map(({ name }) => vh('tr', { 'data-role': name }, [
-          vh('th', { scope: 'row' }, [vh('strong', {}, [t.roleNames[name]]), vh('small', {}, [t.roleExplains[name]])]),
-          vh('td', {}, roles.rows[name] ? [number(roles.heads[selected][name], 'text', name), vh('small', {}, [t.chance(fixed(roles.chance[name]))])] : [vh('small', {}, [t.notApplicable])]),
-          vh('td', {}, held ? [number(held.heads[selected][name], 'held-out', name), vh('small', {}, [t.chance(fixed(held.chance[name]))])] : [t.lossPending]),
-        ]))),
-      ]),
-      held ? vh('p', { id: 'poem-verdict' }, [role ? t.verdict(t.roleNames[role]) : t.verdictMixed, ' ', vh('small', { class: 'muted' }, [t.verdictRule])]) : null,
-    ]));
+    show(controls.roles, drawing('roles', [roles, heldOut, selected], () => rolesTable(t, {
+      prefix: 'poem', index: selected, heads, roles: HEAD_ROLES.map(({ name }) => name),
+      columns: [
+        { title: t.textColumn, where: 'text', measured: { scores: roles.heads[selected], chance: roles.chance, rows: roles.rows } },
+        { title: t.heldOutColumn, where: 'held-out', measured: held && { scores: held.heads[selected], chance: held.chance } },
+      ],
+      verdict: held ? { role: clearRole(held.heads[selected], held.chance) } : null,
+    })));
   }
 
   function drawLoss(off) {
@@ -323,19 +282,10 @@ export function poemsSection(ctx) {
 
   function drawPrediction({ run, allOn }, labels, row, off) {
     const { vocabSize } = store.poems.model.config;
-    const list = (id, caption, result) => vh('figure', { class: 'poem-top', id }, [
-      vh('figcaption', {}, [caption]),
-      vh('ol', {}, topNext(result.logits, row, vocabSize).map(({ id: next, p }) => vh('li', { 'data-id': next, 'data-p': String(p) }, [
-        vh('span', { class: 'next-char' }, [nextLabel(next)]), ' ', vh('span', { class: 'next-p' }, [p.toFixed(3)]),
-      ]))),
-    ]);
-    show(controls.prediction, drawing('prediction', [run, allOn, row, off], () => [
-      vh('h3', {}, [t.predictionTitle(row, labels[row])]),
-      vh('div', { class: 'fig-row' }, [
-        list('poem-top-all', t.allOnColumn, allOn),
-        off.length ? list('poem-top-now', t.nowColumn(off.length), run) : null,
-      ]),
-    ]));
+    const top = (result) => topNext(result.logits, row, vocabSize).map(({ id, p }) => ({ id, p, label: nextLabel(id) }));
+    show(controls.prediction, drawing('prediction', [run, allOn, row, off], () => nextTokens(t, {
+      prefix: 'poem', row, label: labels[row], allOn: top(allOn), now: off.length ? top(run) : null, offCount: off.length,
+    })));
   }
 
   function drawContinuation() {
@@ -369,8 +319,8 @@ export function poemsSection(ctx) {
       controls.clipped.textContent = Array.from(typed ?? '').length > maxTextLength(store.poems) ? t.clipped(maxTextLength(store.poems)) : '';
       const off = currentOff();
       const { layers, heads } = store.poems.model.config;
-      const offIndices = new Set(off.map(([layer, head]) => layer * heads + head));
-      controls.toggles.forEach((input, i) => (input.checked = offIndices.has(i)));
+      const offHeads = offIndices(off, heads);
+      controls.toggles.forEach((input, i) => (input.checked = offHeads.has(i)));
       scheduleHeldOut(off);
 
       const ids = inputIds(store.poems, text);
@@ -387,10 +337,7 @@ export function poemsSection(ctx) {
         const current = analyse(ids, off, { logits: prediction });
         const { run } = current;
         if (tiles) {
-          const verdicts = heldOut && heldOut.roles.heads.map((scores) => {
-            const role = clearRole(scores, heldOut.roles.chance);
-            return role ? t.roleNames[role] : t.mixed;
-          });
+          const verdicts = heldOut && heldOut.roles.heads.map((scores) => roleWord(t, clearRole(scores, heldOut.roles.chance)));
           drawTiles(run, verdicts, selected);
         }
         if (big) drawBig(run, labels, selected, row);

@@ -1,0 +1,21 @@
+// Which head is which in §9's real models (web/poems/, web/gpt2/): a head is numbered layer · heads + head
+// across the model, and the heads switched off are a list of [layer, head] pairs.
+
+/** Head i's [layer, head] in a model of `heads` heads a layer. */
+export const layerHead = (i, heads) => [Math.floor(i / heads), i % heads];
+
+/** The heads switched off as text: the key their results are kept and asked for under. */
+export const offKey = (off) => off.map(([layer, head]) => `${layer}.${head}`).join(',');
+
+/** The heads in `off` that exist in a model of this shape, each once (a URL or an old pick may name others). */
+export function existingOff(off, { layers, heads }) {
+  const seen = new Set();
+  return off.filter(([layer, head]) => layer < layers && head < heads && !seen.has(`${layer}.${head}`) && seen.add(`${layer}.${head}`));
+}
+
+/** The heads in `off` by number. */
+export const offIndices = (off, heads) => new Set(off.map(([layer, head]) => layer * heads + head));
+
+/** `off` with the head [layer, head] switched off (`switchOff` true) or back on. */
+export const withHeadOff = (off, [layer, head], switchOff) =>
+  (switchOff ? [...off, [layer, head]] : off.filter(([l, h]) => l !== layer || h !== head));
