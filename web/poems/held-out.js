@@ -1,7 +1,7 @@
 // The page's side of the held-out measure (web/poems/poems-worker.js): the held-out poems are scored with a set of heads
 // switched off in a worker with its own core and model, so the page stays free for typing meanwhile. Where no
 // worker can start (or it fails), the same passes run here instead, a slice per task.
-import { loadAttention } from '../src/attention.js';
+import { startWorker } from '../shared/worker.js';
 import { HeldOutPass } from './model.js';
 import { SLICE_MS } from '../ui/slices.js';
 
@@ -10,7 +10,6 @@ import { SLICE_MS } from '../ui/slices.js';
  * the one in progress; onProgress(key, done, total) and onResult(key, result) report.
  */
 export function heldOutMeasurer(poems, { onProgress, onResult }) {
-  let worker = null;
   let current = null; // the last { key, off } asked for
   let timer = 0;
 
@@ -27,32 +26,26 @@ export function heldOutMeasurer(poems, { onProgress, onResult }) {
 
   /** The worker did not start or failed: what it was measuring is measured here. */
   function giveUp() {
-    worker?.terminate();
-    worker = null;
+    worker.terminate();
     if (current) measureHere(current);
   }
 
-  try {
-    // The literal new Worker(new URL('./…', import.meta.url)) is what bundlers recognise as a worker entry.
-    worker = new Worker(new URL('./poems-worker.js', import.meta.url), { type: 'module' });
-    worker.addEventListener('message', ({ data }) => {
+  const worker = startWorker(
+    () => new Worker(new URL('./poems-worker.js', import.meta.url), { type: 'module' }),
+    (data) => {
       if (data.type === 'progress') onProgress(data.key, data.done, data.total);
       else if (data.type === 'result') onResult(data.key, data.result);
       else giveUp();
-    });
-    worker.addEventListener('error', (event) => {
-      event.preventDefault?.();
-      giveUp();
-    });
-    loadAttention().then((mha) => worker?.postMessage({ type: 'load', file: poems.file, wasm: mha.wasmModule }), giveUp);
-  } catch {
-    worker = null;
-  }
+    },
+    giveUp,
+    giveUp,
+  );
+  worker.post({ type: 'load', file: poems.file });
 
   return {
     measure(key, off) {
       current = { key, off };
-      if (worker) worker.postMessage({ type: 'measure', key, off });
+      if (worker.running) worker.post({ type: 'measure', key, off });
       else measureHere(current);
     },
   };

@@ -21,7 +21,7 @@ const TICK_MS = 40;
  * The worker's logic, independent of where it runs: `post(message, transfer)` sends a message out;
  * the returned function takes a message in (messages are handled one at a time, in order).
  */
-export function createTrainingHost(post, { load = loadAttention, setTimer = setTimeout, clearTimer = clearTimeout } = {}) {
+export function createTrainingHost(post) {
   let mha = null;
   let trainer = null;
   let running = false;
@@ -56,7 +56,7 @@ export function createTrainingHost(post, { load = loadAttention, setTimer = setT
 
   function stop() {
     running = false;
-    if (timer) clearTimer(timer);
+    if (timer) clearTimeout(timer);
     timer = 0;
   }
 
@@ -74,14 +74,14 @@ export function createTrainingHost(post, { load = loadAttention, setTimer = setT
     if (done) running = false;
     progress(done);
     if (done) ablate();
-    else timer = setTimer(tick, TICK_MS);
+    else timer = setTimeout(tick, TICK_MS);
   }
 
   async function handle(message) {
     switch (message?.type) {
       case 'init': {
         stop();
-        mha ??= await load({ wasm: message.wasm });
+        mha ??= await loadAttention({ wasm: message.wasm });
         trainer?.dispose();
         trainer = null;
         if (message.stepsPerTick) stepsPerTick = message.stepsPerTick;
