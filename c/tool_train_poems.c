@@ -1,10 +1,10 @@
 /* tool_train_poems.c — trains the lesson's poetry model (c/gpt.h) on a token stream and writes it as
    an F32 .safetensors file. Not part of the library (build.sh leaves tool_* out); web/poems/build/train.js
-   builds it with gcc -O3 -std=c11 and runs it:
+   builds it with gcc -O3 -std=c11 -pthread -DMHA_THREADS and runs it:
 
      tool_train_poems STREAM.bin OUT.safetensors [--layers 3] [--d-model 128] [--heads 4] [--context 64]
                       [--batch 16] [--steps 3000] [--seed 1] [--lr 0.002] [--warmup 100] [--vocab N]
-                      [--save-every 500]
+                      [--save-every 500] [--threads 1] [--keep-every N --keep-dir DIR]
 
    STREAM.bin is the corpus's training stream (Uint16 little-endian token ids, poems opened by token 0).
    Each step reads `batch` windows of context + 1 tokens drawn with numpy's RandomState(seed): the even
@@ -12,7 +12,10 @@
    later windows of a long poem do). The step size rises linearly over `warmup` steps, then falls along a
    cosine to a tenth of --lr. stdout gets one line per step, "step loss", and nothing that depends on
    time, so two runs on one machine print the same; stderr gets progress and the time; OUT is rewritten
-   every --save-every steps and at the end. Exit status 0, or 1 with the reason on stderr. */
+   every --save-every steps and at the end. Exit status 0, or 1 with the reason on stderr. --threads shares
+   each step's big products among that many threads (mha_set_threads); every output is computed whole by
+   one thread, so the model is the same bytes on any number of them. --keep-every N also writes the model
+   at every N-th step to DIR/step-N.safetensors, for the learning curve. */
 #define _POSIX_C_SOURCE 199309L
 #include <math.h>
 #include <stdio.h>
@@ -21,10 +24,12 @@
 #include <time.h>
 
 #include "gpt.h"
+#include "mha.h"
 #include "np_random.h"
 
 typedef struct options {
-    int layers, d_model, heads, context, batch, steps, warmup, vocab, save_every;
+    int layers, d_model, heads, context, batch, steps, warmup, vocab, save_every, threads, keep_every;
+    const char *keep_dir;
     unsigned seed;
     double lr;
 } options;
@@ -64,6 +69,12 @@ static int parse_options(int argc, char **argv, options *o) {
         else if (!strcmp(name, "--warmup")) ok = parse_int(value, 0, 1 << 30, &o->warmup);
         else if (!strcmp(name, "--vocab")) ok = parse_int(value, 2, GPT_MAX_VOCAB, &o->vocab);
         else if (!strcmp(name, "--save-every")) ok = parse_int(value, 1, 1 << 30, &o->save_every);
+        else if (!strcmp(name, "--threads")) ok = parse_int(value, 1, 256, &o->threads);
+        else if (!strcmp(name, "--keep-every")) ok = parse_int(value, 1, 1 << 30, &o->keep_every);
+        else if (!strcmp(name, "--keep-dir")) {
+            o->keep_dir = value;
+            ok = value && strlen(value) < 4000;
+        }
         else if (!strcmp(name, "--seed")) {
             ok = parse_int(value, 0, 2147483647L, &seed);
             o->seed = (unsigned)seed;
@@ -128,9 +139,10 @@ static double step_size(const options *o, int step) {
 
 int main(int argc, char **argv) {
     options o = {.layers = 3, .d_model = 128, .heads = 4, .context = 64, .batch = 16, .steps = 3000,
-                 .warmup = 100, .vocab = 0, .save_every = 500, .seed = 1, .lr = 2e-3};
+                 .warmup = 100, .vocab = 0, .save_every = 500, .threads = 1, .seed = 1, .lr = 2e-3};
     if (argc < 3) return fail("usage", "tool_train_poems STREAM.bin OUT.safetensors [--option value]…");
     if (parse_options(argc, argv, &o)) return 1;
+    if (o.threads > 1 && mha_set_threads(o.threads) != MHA_OK) return fail("threads", mha_last_error());
     const int len = o.context + 1;
     size_t count;
     int *stream = read_stream(argv[1], &count);
@@ -186,6 +198,11 @@ int main(int argc, char **argv) {
             recent = 0;
         }
         if ((step + 1) % o.save_every == 0 || step + 1 == o.steps) status = save(model, argv[2]);
+        if (!status && o.keep_every && o.keep_dir && (step + 1) % o.keep_every == 0) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/step-%d.safetensors", o.keep_dir, step + 1);
+            status = save(model, path);
+        }
     }
     if (!status) fprintf(stderr, "trained %d steps in %.1f s\n", o.steps, seconds() - begun);
     gpt_trainer_destroy(trainer);

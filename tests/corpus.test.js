@@ -9,15 +9,16 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fortuneEntries, heldOutPoems, poemOfEntry, TANG300_PATH } from '../web/poems/build/tang300.js';
-import { createLeakMatcher, deletionKeys, matchUnits } from '../web/poems/build/leakage.js';
+import { fortuneEntries, heldOutPoems, poemOfEntry, TANG300_PATH, TYPO_FIXES } from '../web/poems/build/tang300.js';
+import { createLeakMatcher, deletionKeys, matchUnits, MIN_MATCH_LENGTH } from '../web/poems/build/leakage.js';
 import { BOUNDARY, buildVocabulary, decode, encodePoems, UNKNOWN } from '../web/poems/vocabulary.js';
 import { baselineLosses, evaluationWindows, ngramModel } from '../web/poems/baselines.js';
 import { BUILD_DIR, heldOutTextIn, prepareCorpus, SUMMARY_PATH, trainingPoemBody, writeCorpus } from '../web/poems/build/corpus.js';
+import { clauseLengthModel, countingLosses, discounts, kneserNey3, poemBootstrap } from '../web/poems/build/kneser-ney.js';
 
 const hasTang300 = existsSync(TANG300_PATH);
 
-test('the held-out poems of the real tang300: entries 10, 20, …, 310, bodies only', { skip: !hasTang300 && 'fortunes-zh is not installed' }, () => {
+test('the held-out poems of the real tang300: entries 10, 20, …, 310, bodies apart from a preface, typos corrected', { skip: !hasTang300 && 'fortunes-zh is not installed' }, () => {
   const text = readFileSync(TANG300_PATH, 'utf8');
   assert.equal(fortuneEntries(text).length, 313);
   const poems = heldOutPoems(text);
@@ -27,7 +28,7 @@ test('the held-out poems of the real tang300: entries 10, 20, …, 310, bodies o
     entry: 10,
     title: '宿业师山房待丁大不至',
     author: '孟浩然',
-    body: '夕阳度西岭，群壑倏已暝。\n松月生夜凉，风泉满清听。\n樵人归尽欲，烟鸟栖初定。\n之子期宿来，孤琴候萝径。',
+    body: '夕阳度西岭，群壑倏已暝。\n松月生夜凉，风泉满清听。\n樵人归欲尽，烟鸟栖初定。\n之子期宿来，孤琴候萝径。',
   });
   for (const { body } of poems) {
     assert.doesNotMatch(body, /\x1b|^《.*》$|^作者：/m);
@@ -35,14 +36,22 @@ test('the held-out poems of the real tang300: entries 10, 20, …, 310, bodies o
   }
   const pipa = poems.find((poem) => poem.entry === 60);
   assert.equal(pipa.title, '琵琶行・并序');
-  assert.match(pipa.body, /^元和十年，余左迁九江郡司马。[^]*\n\n浔阳江头夜送客，枫叶荻花秋瑟瑟。\n/, 'the preface stays, then an empty line');
+  assert.match(pipa.preface, /^元和十年，余左迁九江郡司马。[^]*命曰《琵琶行》。$/, 'the prose preface is kept apart');
+  assert.match(pipa.body, /^浔阳江头夜送客，枫叶荻花秋瑟瑟。\n/, 'the verse is the body');
+  assert.equal(poems.filter((poem) => 'preface' in poem).length, 1);
+  // Every fix of the table was made, and none of the typos it names is left.
+  const all = poems.map((poem) => `${poem.preface ?? ''}${poem.body}`).join('\n');
+  for (const { from, to } of TYPO_FIXES) {
+    assert.ok(all.includes(to), `${to} is in the held-out text`);
+    assert.ok(!all.includes(from), `${from} is not`);
+  }
 });
 
 test('fortune entries: colours stripped, whitespace trimmed, empty entries not counted', () => {
   const text = '\x1b[32m《甲》\x1b[m\n\x1b[33m作者：某\x1b[m\n一二三四五，  \n%\n\n  \n%\n《乙》\n作者：某\n  \n序。\n  \n六七八九十。\n%\n';
   const entries = fortuneEntries(text);
   assert.deepEqual(entries, ['《甲》\n作者：某\n一二三四五，', '《乙》\n作者：某\n  \n序。\n  \n六七八九十。']);
-  assert.deepEqual(poemOfEntry(entries[1]), { title: '乙', author: '某', body: '序。\n\n六七八九十。' });
+  assert.deepEqual(poemOfEntry(entries[1]), { title: '乙', author: '某', preface: '序。', body: '六七八九十。' });
   assert.throws(() => poemOfEntry('一二三四五。\n六七八九十。'), /expected 《title》/);
   assert.throws(() => poemOfEntry('《甲》\n作者：某'), /expected 《title》/);
 });
@@ -177,6 +186,13 @@ test('the built corpus holds no held-out line and is the one the summary describ
     assert.deepEqual(heldOut.map(({ ids, ...poem }) => poem), heldOutPoems(readFileSync(TANG300_PATH, 'utf8')));
   }
   assert.deepEqual(heldOutTextIn(text, heldOut), { lines: [], clauses: [] });
+  const fresh = JSON.parse(readFileSync(join(BUILD_DIR, 'fresh-test.json'), 'utf8'));
+  assert.equal(fresh.length, summary.freshTest.poems);
+  // Lines of the fresh test set as the leak rule reads them: with at least MIN_MATCH_LENGTH Han characters (a few
+  // 全唐诗 lines are a lone 。 or one character).
+  const { lines, clauses: freshClauses } = heldOutTextIn(text, fresh);
+  assert.deepEqual(freshClauses, [], 'no clause of the fresh test set is trained on');
+  assert.deepEqual(lines.filter((line) => (line.match(/\p{Script=Han}/gu) ?? []).length >= MIN_MATCH_LENGTH), [], 'nor any line');
 });
 
 test('the committed corpus summary: 31 held-out poems, none of their lines in the training text', () => {
@@ -188,4 +204,46 @@ test('the committed corpus summary: 31 held-out poems, none of their lines in th
   const lock = JSON.parse(readFileSync(new URL('../web/poems/build/package-lock.json', import.meta.url), 'utf8'));
   assert.equal(summary.sources.training.version, lock.packages['node_modules/chinese-poetry'].version, 'the corpus was built from the locked package');
   assert.ok(summary.baselines.bigram.lossNats < summary.baselines.unigram.lossNats);
+  // The fresh test set: 1 % of 全唐诗's clean poems, with every training poem that echoes one of them removed.
+  assert.ok(summary.freshTest.poems > 500 && summary.freshTest.characters > 30000, JSON.stringify(summary.freshTest));
+  assert.ok(summary.freshTest.poemsRemovedForLeakage > 0);
+});
+
+test('Kneser-Ney 3-gram: the discounts, a probability worked by hand, and every distribution sums to 1', () => {
+  assert.deepEqual(discounts([0, 10, 5, 3, 2]).map((d) => Math.round(d * 1e6) / 1e6), [0.5, 1.1, 1.666667]);
+  // Trigrams 012 ×2, 120, 201 ×2, 013, 130, 301 (too few counts for the estimate: D = 0.5, 1, 1.5 at every order).
+  // P(2 | 0 1) = (2 − 1)/3 + γ(0 1) P(2 | 1), γ(0 1) = (0.5·1 + 1·1)/3; P(2 | 1) = (1 − 0.5)/2 + 0.5 P(2) over
+  // the continuation counts (12, 13 once each); P(2) = (1 − 0.5)/5 + 0.5/4 over w's predecessor counts 2:1, 0:2, 1:1, 3:1.
+  const kn = kneserNey3([0, 1, 2, 0, 1, 3, 0, 1, 2], 4);
+  assert.ok(Math.abs(kn.prob(2, 1, 0) - (1 / 3 + 0.5 * (0.25 + 0.5 * 0.225))) < 1e-12);
+  const stream = Array.from({ length: 3000 }, (_, i) => (i * 7 + (i >> 3) * 3) % 11);
+  const model = kneserNey3(stream, 12);
+  for (const [v, u] of [[3, 5], [0, -1], [11, 4], [-1, -1]]) {
+    const total = Array.from({ length: 12 }, (_, w) => model.prob(w, v, u)).reduce((a, b) => a + b, 0);
+    assert.ok(Math.abs(total - 1) < 1e-9, `P(· | ${u} ${v}) sums to ${total}`);
+  }
+});
+
+test('the clause-length model counts to five or seven, and moves the 3-gram\'s mass between separators and the rest', () => {
+  const vocabulary = ['<|poem|>', '<|unk|>', '，', '。', '\n', '月', '光'];
+  const isSeparator = (id) => id >= 2 && id <= 4;
+  const five = [5, 6, 5, 6, 5];
+  const poem = [0, ...five, 2, ...five, 3, 4, ...five, 2, ...five, 3, 4];
+  const stream = Array.from({ length: 40 }, () => poem).flat();
+  const share = clauseLengthModel(stream, isSeparator);
+  assert.ok(share(5, 5) > 0.9 && share(3, 5) < 0.1, `after 5 of 5: ${share(5, 5)}; after 3: ${share(3, 5)}`);
+  const kn = kneserNey3(stream, vocabulary.length);
+  const windows = evaluationWindows(poem.slice(1), 64);
+  const { kn3, withLength } = countingLosses(windows, { kn, separatorShare: share, separatorIds: [2, 3, 4], isSeparator });
+  assert.equal(kn3.length, poem.length - 1);
+  assert.ok(withLength.reduce((a, b) => a + b, 0) < kn3.reduce((a, b) => a + b, 0), 'knowing the clause length helps on regular verse');
+});
+
+test('poem bootstrap: an interval around the mean, none where every poem is the same', () => {
+  const uniforms = Array.from({ length: 2000 * 4 }, (_, i) => ((i * 0.6180339887) % 1));
+  const same = Array.from({ length: 4 }, () => ({ sums: { a: 2, b: 4 }, targets: 1 }));
+  assert.deepEqual(poemBootstrap(same, ['a', 'b'], { uniforms, ratios: [['a', 'b']] }), { a: [2, 2], b: [4, 4], 'a/b': [0.5, 0.5] });
+  const varied = [1, 2, 3, 10].map((x) => ({ sums: { a: x }, targets: 1 }));
+  const [low, high] = poemBootstrap(varied, ['a'], { uniforms }).a;
+  assert.ok(low < 4 && 4 < high && low >= 1 && high <= 10, `[${low}, ${high}] around the mean 4`);
 });

@@ -12,7 +12,10 @@ import { evaluationWindows } from '../web/poems/baselines.js';
 import { heldOutLoss } from '../web/poems/evaluate.js';
 import { HEAD_ROLES, measureHeadRoles, roleQueries, tokenKinds } from '../web/poems/head-roles.js';
 import { heldOutPoems, TANG300_PATH } from '../web/poems/build/tang300.js';
-import { CARD_PATH, MODEL_PATH, REPRODUCTION_FIXTURE, REPRODUCTION_RUN, reproduce, reproductionStream } from '../web/poems/build/train.js';
+import { CARD_PATH, MODEL_PATH, REPRODUCTION_FIXTURE, REPRODUCTION_RUN, reproduce, reproductionStream, SAMPLE_OPENINGS } from '../web/poems/build/train.js';
+import { BUILD_DIR } from '../web/poems/build/corpus.js';
+import { clauseLengthModel, countingLosses, kneserNey3 } from '../web/poems/build/kneser-ney.js';
+import { Continuation } from '../web/poems/model.js';
 import { UNKNOWN_ID } from '../web/poems/vocabulary.js';
 import { gpt2File, randomWeights } from './gpt-reference.js';
 import { seededRandom } from './seeded.js';
@@ -40,12 +43,52 @@ test('the card’s held-out poems are entries 10, 20, … of tang300', { skip: !
   assert.deepEqual(card.heldOut.poems, want.map(({ entry, title, author, body }) => ({ entry, title, author, body })));
 });
 
-test('held-out loss measured again in wasm: within 1 % of the card, clearly below the unigram and the bigram', () => {
+test('held-out loss measured again in wasm: within 1 % of the card, and it beats counting', () => {
   const { loss, targets } = heldOutLoss(model, heldOutIds);
   assert.equal(targets, card.heldOut.targets);
   assert.ok(Math.abs(loss - card.heldOutLoss) <= 0.01 * card.heldOutLoss, `measured ${loss}, card ${card.heldOutLoss}`);
-  assert.ok(card.heldOutLoss < card.baselines.bigram - 0.2, `${card.heldOutLoss} vs bigram ${card.baselines.bigram}`);
-  assert.ok(card.baselines.bigram < card.baselines.unigram);
+  assert.ok(card.baselines.kn3 < card.baselines.bigram && card.baselines.bigram < card.baselines.unigram);
+  // The targets: at most 0.92 × a Kneser-Ney 3-gram of the same training text on the same targets, and below the
+  // 3-gram told the clause length, on 唐诗三百首's held-out poems and on the fresh test set of 全唐诗.
+  for (const [name, set] of [['唐诗三百首', card.tang300], ['the fresh test set', card.freshTest]]) {
+    assert.ok(set.ratio.modelToKn3.value <= 0.92, `${name}: ${set.loss.model.mean} is ${set.ratio.modelToKn3.value} × the 3-gram's ${set.loss.kn3.mean}`);
+    assert.ok(set.loss.model.mean < set.loss.kn3ClauseLength.mean, `${name}: ${set.loss.model.mean} vs ${set.loss.kn3ClauseLength.mean}`);
+    assert.ok(set.ratio.modelToKn3.interval95[1] < 1, `${name}: the interval ${set.ratio.modelToKn3.interval95} stays below 1`);
+  }
+  assert.equal(card.heldOutLoss, card.tang300.loss.model.mean);
+});
+
+const corpusDir = join(BUILD_DIR, 'train.bin');
+test('the card\'s counting baselines computed again from the built corpus', { skip: !existsSync(corpusDir) && 'corpus not built (npm run corpus)' }, () => {
+  const bytes = readFileSync(corpusDir);
+  const stream = new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.length / 2);
+  const kinds = tokenKinds(vocabulary);
+  const isSeparator = (id) => kinds.separator[id] === 1;
+  const counting = { kn: kneserNey3(stream, vocabulary.length), separatorShare: clauseLengthModel(stream, isSeparator),
+    separatorIds: vocabulary.flatMap((_, id) => (isSeparator(id) ? [id] : [])), isSeparator };
+  const windows = heldOutIds.flatMap((ids) => evaluationWindows(ids, model.config.context));
+  const { kn3, withLength } = countingLosses(windows, counting);
+  const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
+  assert.ok(Math.abs(mean(kn3) - card.baselines.kn3) < 1e-4, `${mean(kn3)} vs the card's ${card.baselines.kn3}`);
+  assert.ok(Math.abs(mean(withLength) - card.baselines.kn3ClauseLength) < 1e-4, `${mean(withLength)} vs ${card.baselines.kn3ClauseLength}`);
+});
+
+test('greedy continuations of famous openings keep the clause length, alternate ，and 。 for two couplets, and write no unknown character', () => {
+  const clause = (opening) => [...opening].length - 1;
+  for (const opening of SAMPLE_OPENINGS) {
+    const continuation = new Continuation({ model, vocabulary, kinds: tokenKinds(vocabulary) }, mha, { ids: [0, ...encode(opening)], off: [], count: 24, temperature: 0 });
+    while (!continuation.advance(1000));
+    const text = continuation.added.map((id) => vocabulary[id]).join('');
+    assert.ok(!continuation.added.includes(UNKNOWN_ID), `${opening}${text}`);
+    assert.equal(card.samples.find((sample) => sample.opening === opening)?.greedy, text, 'the card\'s sample');
+    // opening = one clause and its ，; then: clause 。 (line break?) clause ， clause 。 — two couplets.
+    const clauses = `${opening}${text}`.split('\n').join('').match(/[^，。！？；、]+[，。！？；、]/g) ?? [];
+    assert.ok(clauses.length >= 4, `${opening}${text}: ${clauses.length} clauses`);
+    clauses.slice(0, 4).forEach((c, i) => {
+      assert.equal([...c].length - 1, clause(opening), `${opening}${text}: clause ${i + 1} 「${c}」`);
+      assert.equal(c.at(-1), i % 2 ? '。' : '，', `${opening}${text}: clause ${i + 1} ends 「${c.at(-1)}」`);
+    });
+  }
 });
 
 test('head roles measured again match the card; a previous-character head ≥ 0.8, 对仗 heads well above chance', () => {
@@ -73,7 +116,14 @@ test('head roles look where their definitions say, on a couplet', () => {
   assert.deepEqual(queries.parallelNext.find(([row]) => row === 7), [7, [2]]); // 河 is next: 日 is its place
   assert.deepEqual(queries.parallelNext.find(([row]) => row === 11), [11, [6]]); // 流 is last: next is ，'s place
   assert.deepEqual(queries.previous[0], [1, [0]]);
+  assert.deepEqual(queries.self[0], [1, [1]]);
+  assert.deepEqual([queries.back2[0], queries.back3[0]], [[2, [0]], [3, [0]]]);
+  assert.deepEqual(queries.lineStart.slice(0, 2), [[2, [1]], [3, [1]]]); // 白 opens the line
   assert.deepEqual(queries.punctuation.find(([row]) => row === 7), [7, [6]]);
+  // Across couplets (a 。 and a line break between the clauses) there is no 对仗 row; a new line starts at 黄.
+  const twoLines = roleQueries([0, ...encode('白日依山尽。\n黄河入海流。')], kinds);
+  assert.deepEqual([twoLines.parallel, twoLines.parallelNext], [[], []]);
+  assert.deepEqual(twoLines.lineStart.find(([row]) => row === 9), [9, [8]]);
   const repeated = roleQueries(Array.from(encode('明月明月')), kinds);
   assert.deepEqual(repeated.copying, [[2, [1]], [3, [2]]]); // each 明/月 looks at what followed it before
 });

@@ -1,11 +1,11 @@
 // The head roles of the poetry model (web/poems/head-roles.js), measured on GPT-2's tokens: previous token,
 // first token (the attention sink, here <|endoftext|>), copying (induction: the tokens that followed earlier
-// occurrences of the current token) and punctuation. The 对仗 roles need a poem's clauses, so they are left
-// out (no rows). Pure: token ids, which of them are punctuation, attention rows in.
+// occurrences of the current token) and punctuation. The poem's own roles (its lines, its couplets' 对仗, fixed
+// steps back) are left out (no rows). Pure: token ids, which of them are punctuation, attention rows in.
 import { HEAD_ROLES, emptyTally, tallyHead, tallyScores } from '../poems/head-roles.js';
 
-/** The roles that make sense for any text, in the card's order. */
-export const GPT2_ROLES = HEAD_ROLES.filter(({ name }) => name !== 'parallel' && name !== 'parallelNext');
+/** The roles measured on GPT-2's tokens, in the card's order (the others stay without rows). */
+export const GPT2_ROLES = HEAD_ROLES.filter(({ name }) => ['previous', 'first', 'copying', 'punctuation'].includes(name));
 
 /** Where each role looks from each row, as head-roles.js's roleQueries gives it (the 对仗 roles empty). */
 export function gpt2RoleQueries(ids, isPunctuation) {

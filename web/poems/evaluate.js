@@ -17,17 +17,26 @@ export function nextTokenLoss(logits, row, vocabSize, next) {
   return max + Math.log(sum) - scores[next];
 }
 
+/** Each poem's total next-character loss in nats and its number of targets: [{ sum, targets }]. */
+export function heldOutLossByPoem(model, poems) {
+  const { context, vocabSize } = model.config;
+  return poems.map((ids) => {
+    let sum = 0;
+    let targets = 0;
+    for (const { input, target } of heldOutWindows([ids], context)) {
+      const logits = model.forward(input).logits();
+      target.forEach((next, row) => {
+        sum += nextTokenLoss(logits, row, vocabSize, next);
+        targets++;
+      });
+    }
+    return { sum, targets };
+  });
+}
+
 /** Mean next-character loss in nats over the poems, and the number of targets it is over. */
 export function heldOutLoss(model, poems) {
-  const { context, vocabSize } = model.config;
-  let total = 0;
-  let targets = 0;
-  for (const { input, target } of heldOutWindows(poems, context)) {
-    const logits = model.forward(input).logits();
-    target.forEach((next, row) => {
-      total += nextTokenLoss(logits, row, vocabSize, next);
-      targets++;
-    });
-  }
-  return { loss: total / targets, targets };
+  const byPoem = heldOutLossByPoem(model, poems);
+  const targets = byPoem.reduce((n, poem) => n + poem.targets, 0);
+  return { loss: byPoem.reduce((total, poem) => total + poem.sum, 0) / targets, targets };
 }

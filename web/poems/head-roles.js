@@ -10,35 +10,45 @@ const HAN = /^\p{Script=Han}$/u;
 
 /** The roles, in the card's order, each with the sentence that defines it. */
 export const HEAD_ROLES = [
+  { name: 'self', explains: 'weight on the current position itself (r)' },
   { name: 'previous', explains: 'weight on the character just before (position r−1)' },
+  { name: 'back2', explains: 'weight on the position two back (r−2)' },
+  { name: 'back3', explains: 'weight on the position three back (r−3)' },
+  { name: 'lineStart', explains: 'weight on the first character of the current line (after the last line break), from its second character on' },
   { name: 'first', explains: 'weight on the window’s first position (position 0): the attention sink' },
-  { name: 'parallel', explains: 'weight on the same place in the previous clause of the same length (对仗): the k-th character of a clause looks at the k-th of the one before' },
-  { name: 'parallelNext', explains: 'weight on the place in the previous clause of the same length that matches the next token, the one being predicted: the k-th character looks at the (k+1)-th of the clause before (对仗 one step ahead)' },
+  { name: 'parallel', explains: 'within a couplet (two clauses of the same length joined by ，): the k-th character of the second clause looks at the k-th of the first (对仗, same place)' },
+  { name: 'parallelNext', explains: 'within a couplet: the k-th character of the second clause looks at the (k+1)-th of the first, the counterpart of the character being predicted (对仗, next place; from the last character, the ，)' },
   { name: 'copying', explains: 'weight on the characters that followed earlier occurrences of the current character' },
   { name: 'punctuation', explains: 'weight on punctuation marks and line breaks' },
 ];
 
 /**
  * Which tokens are separators (punctuation marks and the line break) and which are characters, from the
- * vocabulary (index = id): a token is a character when it is one Han character or the unknown token.
+ * vocabulary (index = id): a token is a character when it is one Han character or the unknown token. Also
+ * which is the line break, and which joins the two clauses of a couplet (，).
  */
 export function tokenKinds(vocabulary) {
   const separator = new Uint8Array(vocabulary.length);
+  const lineBreak = new Uint8Array(vocabulary.length);
+  const couplet = new Uint8Array(vocabulary.length);
   vocabulary.forEach((token, id) => {
     separator[id] = id !== BOUNDARY_ID && !HAN.test(token) && !token.startsWith('<|') ? 1 : 0;
+    lineBreak[id] = token === '\n' ? 1 : 0;
+    couplet[id] = token === '，' ? 1 : 0;
   });
-  return { separator };
+  return { separator, lineBreak, couplet };
 }
 
 /**
  * For one input window (token ids), where each role looks from each query row: a list of [row, columns]
  * per role, columns being the positions (≤ row) whose weights the role sums. A row appears only where the
- * role applies: `previous` and `first` from row 1 on (row 0 can only look at itself); `parallel` at a
- * character whose clause (a run of characters between separators, the window's start or BOUNDARY) has a
- * previous clause of the same length in the window, and `parallelNext` at the same rows one place further;
- * `copying` at a character that occurred before, with
- * the positions just after those occurrences (the current row itself excluded); `punctuation` from row 1 on
- * where a separator is in view.
+ * role applies: `self`, `previous` and `first` from row 1 on (row 0 can only look at itself), `back2` and
+ * `back3` where the window reaches that far back; `lineStart` past a line's first character, where a line
+ * break or BOUNDARY shows where the line began; `parallel` at a character of a couplet's second clause (a
+ * clause is a run of characters between separators, the window's start or BOUNDARY; a couplet, two clauses
+ * of the same length with just a ， between them), and `parallelNext` at the same rows one place further;
+ * `copying` at a character that occurred before, with the positions just after those occurrences (the
+ * current row itself excluded); `punctuation` from row 1 on where a separator is in view.
  */
 export function roleQueries(ids, kinds) {
   const isCharacter = (id) => id !== BOUNDARY_ID && !kinds.separator[id];
@@ -51,16 +61,23 @@ export function roleQueries(ids, kinds) {
   const clauseAt = new Int32Array(ids.length).fill(-1);
   clauses.forEach(([start, length], c) => clauseAt.fill(c, start, start + length));
   const separatorsSeen = [];
+  let lineStart = -1; // the first position of the current line, once a line break or BOUNDARY shows it
   for (let r = 0; r < ids.length; r++) {
     if (kinds.separator[ids[r]]) separatorsSeen.push(r);
+    if (r > 0 && (kinds.lineBreak[ids[r - 1]] || ids[r - 1] === BOUNDARY_ID)) lineStart = r;
     if (r === 0) continue;
+    queries.self.push([r, [r]]);
     queries.previous.push([r, [r - 1]]);
+    if (r >= 2) queries.back2.push([r, [r - 2]]);
+    if (r >= 3) queries.back3.push([r, [r - 3]]);
+    if (lineStart >= 0 && lineStart < r && isCharacter(ids[lineStart])) queries.lineStart.push([r, [lineStart]]);
     queries.first.push([r, [0]]);
     if (separatorsSeen.length) queries.punctuation.push([r, separatorsSeen.slice()]);
     const c = clauseAt[r];
     if (c < 0) continue;
-    if (c > 0 && clauses[c - 1][1] === clauses[c][1]) {
-      const samePlace = clauses[c - 1][0] + r - clauses[c][0];
+    const [before, length] = c > 0 ? clauses[c - 1] : [0, 0];
+    if (length === clauses[c][1] && before + length + 1 === clauses[c][0] && kinds.couplet[ids[before + length]]) {
+      const samePlace = before + r - clauses[c][0];
       queries.parallel.push([r, [samePlace]]);
       queries.parallelNext.push([r, [samePlace + 1]]); // at a clause's last character: the separator after the one before
     }

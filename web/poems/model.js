@@ -1,7 +1,7 @@
 // The page's door to the poetry model (mha.loadPoemModel): loading with progress, one text's forward
 // (attention, next-character probabilities, head roles), the held-out loss and roles measured in slices,
 // and generation. Roles and loss use web/poems/'s own definitions (head-roles.js, evaluate.js), so the page shows the card's numbers.
-import { BOUNDARY_ID } from './vocabulary.js';
+import { BOUNDARY_ID, UNKNOWN_ID } from './vocabulary.js';
 import { heldOutWindows, nextTokenLoss } from './evaluate.js';
 import { HEAD_ROLES, emptyTally, roleQueries, tallyHead, tallyScores, tokenKinds } from './head-roles.js';
 
@@ -165,19 +165,27 @@ export class HeldOutPass {
   }
 }
 
+/** Characters that close a sentence of verse: a continuation may stop after one of them, or a line break. */
+const SENTENCE_ENDS = new Set(['。', '！', '？', '\n']);
+
 /**
  * Continues a text one character at a time: the likeliest one (temperature 0), or one drawn from the
  * softmax of logits ÷ temperature with numpy's seeded generator, so a seed always gives the same
- * continuation. Stops at `count` characters or at the end of a poem. `advance(ms)` as HeldOutPass's.
+ * continuation. It never writes the unknown character, nor punctuation or a line break at the start of a
+ * line. After `count` characters it goes on to the end of the sentence or line it is in (at most a context
+ * more), and it stops early where the model ends the poem: then `ended` is true. `advance(ms)` as
+ * HeldOutPass's.
  */
 export class Continuation {
   constructor(poems, mha, { ids, off, count, temperature, seed }) {
     Object.assign(this, { poems, ids: [...ids], off, count, temperature, added: [], ended: false });
     this.random = temperature > 0 ? mha.randomState(seed) : null;
+    this.ends = new Set(poems.vocabulary.flatMap((token, id) => (SENTENCE_ENDS.has(token) ? [id] : [])));
   }
 
   get finished() {
-    return this.ended || this.added.length >= this.count;
+    if (this.ended || this.added.length >= this.count + this.poems.model.config.context) return true;
+    return this.added.length >= this.count && this.ends.has(this.added.at(-1));
   }
 
   advance(ms) {
@@ -187,7 +195,7 @@ export class Continuation {
     while (!this.finished && performance.now() < end) {
       const window = this.ids.slice(-context);
       model.forward(window, { disabled: this.off });
-      const next = this.#choose(model.logits().subarray((window.length - 1) * vocabSize, window.length * vocabSize));
+      const next = this.#choose(model.logits().subarray((window.length - 1) * vocabSize, window.length * vocabSize), this.#allowed(window.at(-1)));
       if (next === BOUNDARY_ID) this.ended = true;
       else {
         this.ids.push(next);
@@ -197,11 +205,18 @@ export class Continuation {
     return this.finished;
   }
 
-  #choose(scores) {
-    let best = 0;
-    for (let id = 1; id < scores.length; id++) if (scores[id] > scores[best]) best = id;
+  /** Whether a token may come next after `last`: never the unknown one; no separator at a line's start. */
+  #allowed(last) {
+    const lineStart = last === BOUNDARY_ID || this.poems.vocabulary[last] === '\n';
+    const { separator } = this.poems.kinds;
+    return (id) => id !== UNKNOWN_ID && !(lineStart && separator[id]);
+  }
+
+  #choose(scores, allowed) {
+    let best = -1;
+    for (let id = 0; id < scores.length; id++) if (allowed(id) && (best < 0 || scores[id] > scores[best])) best = id;
     if (!this.random) return best;
-    const weights = Float64Array.from(scores, (score) => Math.exp((score - scores[best]) / this.temperature));
+    const weights = Float64Array.from(scores, (score, id) => (allowed(id) ? Math.exp((score - scores[best]) / this.temperature) : 0));
     let left = this.random.randomSample(1)[0] * weights.reduce((a, b) => a + b, 0);
     for (let id = 0; id < weights.length; id++) {
       left -= weights[id];

@@ -20,6 +20,8 @@ export const BUILD_DIR = join(HERE, 'corpus');
 /** The committed copy of the summary: the tests read it where the corpus was never built. */
 export const SUMMARY_PATH = join(HERE, 'corpus-summary.json');
 export const OPENCC_CONFIG = 't2s.json';
+/** One clean poem of 全唐诗 in this many is the fresh test set (1 %). */
+export const FRESH_TEST_EVERY = 100;
 const QUANTANGSHI_FILE = /^poet\.tang\.(\d+)\.json$/;
 
 /** 全唐诗's poems (traditional characters, as { title, author, paragraphs }) in the package's order. */
@@ -118,7 +120,7 @@ export function heldOutTextIn(text, heldOut) {
  */
 export function prepareCorpus({ heldOut, trainingPoems, minCount = DEFAULT_MIN_COUNT, context = DEFAULT_CONTEXT, sources = {} }) {
   const matcher = createLeakMatcher(heldOut);
-  const bodies = [];
+  const clean = [];
   const leaks = [];
   let unclean = 0;
   trainingPoems.forEach((paragraphs, index) => {
@@ -129,8 +131,21 @@ export function prepareCorpus({ heldOut, trainingPoems, minCount = DEFAULT_MIN_C
     }
     const leak = matcher.match(body);
     if (leak) leaks.push({ poemIndex: index, ...leak });
-    else bodies.push(body);
+    else clean.push({ poemIndex: index, body });
   });
+  // The fresh test set: one clean poem in FRESH_TEST_EVERY, never trained on, and every other poem that
+  // shares a clause or a line with one of them (the same leak rule) left out of training too.
+  const fresh = clean.filter((_, i) => i % FRESH_TEST_EVERY === FRESH_TEST_EVERY / 2);
+  const freshMatcher = createLeakMatcher(fresh.map(({ poemIndex, body }) => ({ entry: poemIndex, body })));
+  const freshIndices = new Set(fresh.map((poem) => poem.poemIndex));
+  const freshLeaks = [];
+  const bodies = [];
+  for (const { poemIndex, body } of clean) {
+    if (freshIndices.has(poemIndex)) continue;
+    const leak = freshMatcher.match(body);
+    if (leak) freshLeaks.push({ poemIndex, freshPoemIndex: leak.entry });
+    else bodies.push(body);
+  }
   const trainingText = bodies.join('\n\n');
   const leaked = heldOutTextIn(trainingText, heldOut);
   const left = [...leaked.lines, ...leaked.clauses];
@@ -140,6 +155,7 @@ export function prepareCorpus({ heldOut, trainingPoems, minCount = DEFAULT_MIN_C
   const stream = encodePoems(bodies, vocabulary);
   const encode = encoder(vocabulary);
   const heldOutIds = heldOut.map((poem) => encode(poem.body));
+  const freshIds = fresh.map((poem) => encode(poem.body));
   const baselines = baselineLosses(stream, vocabulary.length, heldOutIds, { context });
   const caught = new Set(leaks.map((leak) => leak.entry));
   const count = (texts) => texts.reduce((sum, text) => sum + [...text].length, 0);
@@ -165,6 +181,13 @@ export function prepareCorpus({ heldOut, trainingPoems, minCount = DEFAULT_MIN_C
       linesInTrainingText: leaked.lines.length,
       clausesInTrainingText: leaked.clauses.length,
     },
+    freshTest: {
+      rule: `every ${FRESH_TEST_EVERY}th clean poem of 全唐诗 (in the package's order, counting from the ${FRESH_TEST_EVERY / 2}th), held out by poem; training poems that share a clause or a line with one of them by the leak rule below are left out too`,
+      poems: fresh.length,
+      characters: count(fresh.map((poem) => poem.body)),
+      unknownTokens: freshIds.flat().filter((id) => id === UNKNOWN_ID).length,
+      poemsRemovedForLeakage: freshLeaks.length,
+    },
     leakage: {
       rule: `a clause or a whole line of at least ${MIN_MATCH_LENGTH} Han characters, punctuation removed, at most one edit (a character changed, added or dropped) from one of a held-out poem, or holding one verbatim`,
       heldOutPoemsCaught: caught.size,
@@ -178,14 +201,19 @@ export function prepareCorpus({ heldOut, trainingPoems, minCount = DEFAULT_MIN_C
       bigram: { lossNats: round(baselines.bigram), smoothing: 'Witten–Bell interpolation with the unigram' },
     },
   };
-  return { summary, vocabulary, stream, trainingText, heldOut: heldOut.map((poem, i) => ({ ...poem, ids: heldOutIds[i] })) };
+  return {
+    summary, vocabulary, stream, trainingText,
+    heldOut: heldOut.map((poem, i) => ({ ...poem, ids: heldOutIds[i] })),
+    freshTest: fresh.map((poem, i) => ({ ...poem, ids: freshIds[i] })),
+  };
 }
 
 const round = (x) => Math.round(x * 1e4) / 1e4;
 
 /**
  * Writes the corpus into outDir: train.bin (the token stream, Uint16 little-endian), train.txt (the
- * same text in UTF-8, poems separated by an empty line), heldout.json, vocabulary.json, summary.json.
+ * same text in UTF-8, poems separated by an empty line), heldout.json, fresh-test.json (the fresh test set with
+ * its ids), vocabulary.json, summary.json.
  * Nothing in them depends on the time or the machine, so the same inputs give the same bytes.
  */
 export function writeCorpus(corpus, outDir) {
@@ -196,6 +224,7 @@ export function writeCorpus(corpus, outDir) {
   writeFileSync(join(outDir, 'train.bin'), bytes);
   writeFileSync(join(outDir, 'train.txt'), `${corpus.trainingText}\n`);
   writeFileSync(join(outDir, 'heldout.json'), `${JSON.stringify(corpus.heldOut, null, 1)}\n`);
+  writeFileSync(join(outDir, 'fresh-test.json'), `${JSON.stringify(corpus.freshTest)}\n`);
   writeFileSync(join(outDir, 'vocabulary.json'), `${JSON.stringify(corpus.vocabulary)}\n`);
   writeFileSync(join(outDir, 'summary.json'), `${JSON.stringify(corpus.summary, null, 2)}\n`);
 }
@@ -251,7 +280,9 @@ function main() {
   const { training, heldOut, leakage, vocabulary, baselines } = corpus.summary;
   console.log(`corpus: ${training.poems} training poems, ${training.characters} characters; ` +
     `${leakage.matches.length} removed for leakage (${leakage.heldOutPoemsCaught} of ${heldOut.poems} held-out poems caught); ` +
-    `vocabulary ${vocabulary.size}; held-out ${heldOut.characters} characters: ` +
+    `vocabulary ${vocabulary.size}; held-out ${heldOut.characters} characters; ` +
+    `fresh test ${corpus.summary.freshTest.poems} poems, ${corpus.summary.freshTest.characters} characters ` +
+    `(${corpus.summary.freshTest.poemsRemovedForLeakage} more removed from training): ` +
     `unigram ${baselines.unigram.lossNats}, bigram ${baselines.bigram.lossNats} nats/char`);
 }
 

@@ -1,0 +1,62 @@
+// §9's continuation rules (web/poems/model.js Continuation), on a stand-in model whose next-token scores the
+// test sets: it never writes the unknown character, never starts a line with punctuation or a line break,
+// finishes the sentence it is in after `count` characters, and says when the model ends the poem.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { Continuation } from '../web/poems/model.js';
+import { tokenKinds } from '../web/poems/head-roles.js';
+
+const vocabulary = ['<|poem|>', '<|unk|>', '，', '。', '\n', '月', '光', '明'];
+const id = Object.fromEntries(vocabulary.map((token, i) => [token, i]));
+
+/** A model whose scores for the next token, after `window`, are prefer(window) (token → score; others −10). */
+function standIn(prefer, context = 64) {
+  let window = [];
+  const model = {
+    config: { context, vocabSize: vocabulary.length },
+    forward(ids) {
+      window = [...ids];
+      return model;
+    },
+    logits() {
+      const scores = new Float32Array(window.length * vocabulary.length).fill(-10);
+      for (const [token, score] of Object.entries(prefer(window))) scores[(window.length - 1) * vocabulary.length + id[token]] = score;
+      return scores;
+    },
+  };
+  return { model, vocabulary, kinds: tokenKinds(vocabulary) };
+}
+
+const write = (poems, ids, count) => {
+  const continuation = new Continuation(poems, null, { ids, off: [], count, temperature: 0 });
+  while (!continuation.advance(1000));
+  return { text: continuation.added.map((i) => vocabulary[i]).join(''), ended: continuation.ended };
+};
+
+test('the unknown character is never written, however likely', () => {
+  const poems = standIn((window) => (window.length >= 4 ? { '<|unk|>': 9, '。': 1 } : { '<|unk|>': 9, 月: 1 }));
+  assert.equal(write(poems, [id['<|poem|>'], id.月], 3).text, '月月。');
+});
+
+test('no line starts with punctuation or a line break: after a break, and at the poem\'s start', () => {
+  const poems = standIn((window) => (window.length >= 6 ? { '<|poem|>': 9 } : { '，': 9, '\n': 8, 光: 1 }));
+  const { text, ended } = write(poems, [id['<|poem|>'], id.月, id['。'], id['\n']], 1);
+  assert.equal(text, '光，');
+  assert.equal(write(standIn(() => ({ '。': 9, 明: 1 })), [id['<|poem|>']], 1).text, '明。');
+  assert.equal(ended, true, 'the stand-in ends the poem at six tokens');
+});
+
+test('after count characters it finishes the sentence or line, and stops a context later at the most', () => {
+  const sentence = standIn((window) => (window.length >= 5 ? { '。': 9 } : { 月: 9 }));
+  assert.equal(write(sentence, [id['<|poem|>']], 2).text, '月月月月。');
+  const line = standIn((window) => (window.length >= 4 ? { '\n': 9 } : { 光: 9 }));
+  assert.equal(write(line, [id['<|poem|>'], id.月], 1).text, '光光\n');
+  const endless = standIn(() => ({ 光: 9 }), 8);
+  assert.equal(write(endless, [id['<|poem|>']], 3).text, '光'.repeat(3 + 8));
+});
+
+test('the poem-ending token stops it, and says so', () => {
+  const { text, ended } = write(standIn((window) => (window.length >= 3 ? { '<|poem|>': 9 } : { 明: 9 })), [id['<|poem|>']], 24);
+  assert.equal(text, '明明');
+  assert.equal(ended, true);
+});
