@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { parseHTML } from 'linkedom';
 import {
-  heatmap, matrixView, legend, headKey, pipeline, lineView, headGrid, tableFor, tilePixels, tileLevel, FUTURE_COLOR,
+  heatmap, matrixView, legend, headKey, pipeline, lineView, headGrid, tableFor, tilePixels, tileLevel, FUTURE_COLOR, rowBars,
   textColorFor, weightColor, formatNumber, PIPELINE_STEPS, lossCurve,
 } from '../web/draw/index.js';
 import { headInk } from '../web/draw/color.js';
@@ -294,4 +294,19 @@ test('the loss curve draws the current run solid over earlier runs, dashed, each
   assert.equal(svg.querySelector('path.past').getAttribute('stroke-dasharray'), '4 3');
   assert.ok(svg.querySelector('path.past').compareDocumentPosition(svg.querySelector('path.current')) & 4, 'the current run is drawn last');
   matchGolden('loss-curve', svg);
+});
+
+test('a real model\'s head: single characters stay upright in small cells, the future greyed; one row as bars for a phone', () => {
+  const labels = ['白', '日', '依', '山', '尽'];
+  const weights = [1, 0, 0, 0, 0, 0.4, 0.6, 0, 0, 0, 0.2, 0.3, 0.5, 0, 0, 0.1, 0.1, 0.2, 0.6, 0, 0.05, 0.05, 0.1, 0.2, 0.6];
+  const svg = heatmap(document, { values: weights, rows: 5, cols: 5, rowLabels: labels, colLabels: labels, showNumbers: false, cell: 14, masked: (r, c) => c > r, maskedColor: FUTURE_COLOR, title: 'head' });
+  const colLabels = [...svg.querySelectorAll('g[aria-hidden] text')].slice(0, 5);
+  assert.ok(colLabels.every((text) => !text.getAttribute('transform')), 'no label is turned');
+  assert.equal(svg.querySelector('g.cell[data-row="0"][data-col="4"] rect').getAttribute('fill'), FUTURE_COLOR);
+  assert.notEqual(svg.querySelector('g.cell[data-row="4"][data-col="4"] rect').getAttribute('fill'), FUTURE_COLOR);
+  matchGolden('heatmap-characters-causal', svg);
+  const bars = rowBars(document, { labels: labels.slice(0, 4), weights: weights.slice(15, 19), focus: 3, title: 'row 4' });
+  assert.deepEqual([...bars.querySelectorAll('g.bar')].map((bar) => Number(bar.getAttribute('data-value'))), [0.1, 0.1, 0.2, 0.6]);
+  assert.equal(bars.querySelectorAll('rect[stroke]').length, 1, 'the query\'s own bar is outlined');
+  matchGolden('row-bars', bars);
 });

@@ -25,6 +25,7 @@ const SHIPPED = [
   'web/dist/train-worker.js',
   'web/dist/widget.classic.js',
   'web/dist/widget.js',
+  'web/draw/bars.js',
   'web/draw/color.js',
   'web/draw/compose.js',
   'web/draw/grid.js',

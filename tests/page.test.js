@@ -214,7 +214,7 @@ function longestState() {
   state.views = { source: 'big', dModel: LONGEST_NUMBER, heads: LONGEST_NUMBER, sentence: WIDE.repeat(1920), seed: LONGEST_NUMBER, weightScale: LONGEST_NUMBER, causal: false };
   // Two-digit layers and heads, each pair twice, and one past any model.
   const pairs = Array.from({ length: 99 * 99 }, (_, i) => [98 - Math.floor(i / 99), 98 - (i % 99)]);
-  state.poems = { poem: Number.MAX_VALUE, text: WIDE.repeat(1920), off: [[1e300, 0], ...pairs, ...pairs] };
+  state.poems = { poem: Number.MAX_VALUE, text: WIDE.repeat(1920), off: [[1e300, 0], ...pairs, ...pairs], head: 1023, position: 255 };
   return state;
 }
 
@@ -308,5 +308,16 @@ test('the lesson ends with a recap and a reading list that links the two papers'
     assert.ok(TEXT[lang].recap.items.length >= 4);
     const links = TEXT[lang].reading.items.filter((item) => typeof item === 'object').map((item) => item.href);
     assert.deepEqual(links, ['https://arxiv.org/abs/1706.03762', 'https://arxiv.org/abs/1905.10650']);
+  }
+});
+
+test('a link keeps §9\'s enlarged head and its position; a head or a position out of range keeps the default', () => {
+  const state = defaultState();
+  Object.assign(state.poems, { head: 13, position: 7 });
+  const read = fromQuery(new URL(shareLink(state, 'https://example.org/lesson/')).searchParams);
+  assert.deepEqual([read.poems.head, read.poems.position], [13, 7]);
+  for (const query of ['phead=-1&ppos=1e3', 'phead=1.5&ppos=x', 'phead=99999999&ppos=257']) {
+    const fallback = fromQuery(new URLSearchParams(query)).poems;
+    assert.deepEqual([fallback.head, fallback.position], [0, null], query);
   }
 });

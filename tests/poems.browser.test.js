@@ -8,6 +8,7 @@ import { loadAttention } from '../web/src/attention.js';
 import { evaluationWindows } from '../web/poems/baselines.js';
 import { TILE_LEVELS, FUTURE_COLOR, weightColor } from '../web/draw/index.js';
 import { HEAD_ROLES, emptyTally, roleQueries, tallyHead, tallyScores, tokenKinds } from '../web/poems/head-roles.js';
+import { clearRole } from '../web/poems/model.js';
 
 const mha = await loadAttention();
 const { model, encode, card } = await mha.loadPoemModel();
@@ -343,6 +344,54 @@ test('in English at 375 px: nothing overflows, every control is reached with the
   await page.addScriptTag({ path: axePath });
   const result = await page.evaluate(() => window.axe.run('#poems-section', { resultTypes: ['violations'] }));
   assert.deepEqual(result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes[0]?.target}`), []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('guided examples set a poem, a head and a position; the card says what switching a head off costs; one button switches off a role', async () => {
+  const { page, context, errors } = await openSection();
+  const buttons = await page.$$('#poem-guided button');
+  assert.equal(buttons.length, card.guided.length);
+  assert.ok(card.guided.length >= 3, `${card.guided.length} guided examples`);
+  for (const [i, { index, poem, position, role }] of card.guided.entries()) {
+    await page.click(`#poem-guided button:nth-of-type(${i + 1})`);
+    await page.waitForSelector(`.poem-tile[data-index="${index}"][aria-pressed="true"]`);
+    assert.equal(await page.inputValue('#poem-menu'), String(poem));
+    assert.equal(await page.inputValue('#poem-position'), String(position));
+    await inView(page, '#poem-roles');
+    // The head's own role is where the example points, measured on the poem shown.
+    const { layer, head } = card.guided[i];
+    assert.match(await page.textContent('#poem-roles-title'), new RegExp(`${layer + 1}.*${head + 1}`));
+    assert.equal(Number(await page.getAttribute('#poem-ablation', 'data-value')), card.ablation.heads[index].all);
+    assert.ok(await page.$(`#poem-roles tr[data-role="${role}"]`));
+    // The address (and so a shared link) keeps the enlarged head and its position.
+    await page.waitForFunction(([h, p]) => new URLSearchParams(location.search).get('phead') === h && new URLSearchParams(location.search).get('ppos') === p,
+      [index ? String(index) : null, String(position)]);
+  }
+  // A role's button switches off exactly the heads the card finds playing it.
+  const roleButton = await page.$('#poem-off-roles button');
+  const role = await roleButton.getAttribute('data-role');
+  const want = card.headRoles.heads.flatMap((scores, i) => (clearRole(scores, card.headRoles.chance) === role ? [i] : []));
+  await roleButton.click();
+  await page.waitForFunction((n) => document.querySelectorAll('#poem-off input:checked').length === n, want.length);
+  const checked = await page.$$eval('#poem-off input:checked', (inputs) => inputs.map((input) => Number(input.dataset.layer) * 100 + Number(input.dataset.head)));
+  assert.deepEqual(checked.sort((a, b) => a - b), want.map((i) => Math.floor(i / heads) * 100 + (i % heads)).sort((a, b) => a - b));
+  // §9 with all of this shown passes axe in both languages, at 1280 px and on a phone (where the map gives way to bars).
+  for (const lang of ['zh', 'en']) {
+    if (lang === 'en') {
+      await page.click('#lang-switch');
+      await lossShown(page, 'poem-loss-all');
+    }
+    for (const width of [1280, 375]) {
+      await page.setViewportSize({ width, height: 900 });
+      await inView(page, '#poem-roles');
+      const bars = await page.$eval('#poem-bars', (figure) => getComputedStyle(figure).display !== 'none');
+      assert.equal(bars, width === 375, `${lang} ${width}: the row's bars show on a phone only`);
+      await page.addScriptTag({ path: axePath });
+      const result = await page.evaluate(() => window.axe.run('#poems-section', { resultTypes: ['violations'] }));
+      assert.deepEqual(result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${lang} ${width}: ${v.id}: ${v.nodes[0]?.target}`), []);
+    }
+  }
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -5,7 +5,8 @@ import { SCALES, textColorFor } from './color.js';
  * A heatmap with the number written in every cell, row/column labels, and an accessible name.
  * values: flat row-major (rows × cols) or nested rows. scale: 'weights' (0..1, viridis) or 'signed'.
  * Each cell is a <g class="cell" data-row data-col data-value> so pages and tests can find it.
- * `masked(r, c)` → true fades a cell and strikes it through (e.g. scores a causal mask will hide).
+ * `masked(r, c)` → true fades a cell and strikes it through (e.g. scores a causal mask will hide); with
+ * `maskedColor`, a masked cell is that colour instead, with no number (e.g. weights a causal model never has).
  */
 export function heatmap(doc, {
   values,
@@ -19,6 +20,7 @@ export function heatmap(doc, {
   cell = 44,
   showNumbers = true,
   masked = null,
+  maskedColor = null,
   title = '',
   rowHeader = '',
   colHeader = '',
@@ -33,9 +35,12 @@ export function heatmap(doc, {
 
   const fontSize = Math.max(8, Math.min(13, cell * 0.3));
   const labelWidth = rowLabels.length ? Math.max(...rowLabels.map((l) => textWidth(l, 13))) + 10 : 0;
-  // Column labels wider than a cell (words, not characters) are turned 45° so they never overlap.
+  // Column labels wider than a cell (words, not characters) are turned 45° so they never overlap; single
+  // characters stay upright, in a size that fits the cell.
+  const characters = colLabels.length > 0 && colLabels.every((l) => [...String(l)].length === 1);
+  const colFont = characters ? Math.max(8, Math.min(13, cell - 2)) : 13;
   const widestColLabel = colLabels.length ? Math.max(...colLabels.map((l) => textWidth(l, 13))) : 0;
-  const slanted = widestColLabel > cell - 4;
+  const slanted = !characters && widestColLabel > cell - 4;
   const slant = slanted ? Math.ceil(widestColLabel * Math.SQRT1_2) : 0;
   const headerHeight = colLabels.length ? 20 + slant : 0;
   const top = headerHeight + (colHeader ? 16 : 0);
@@ -55,7 +60,7 @@ export function heatmap(doc, {
   colLabels.forEach((label, c) => {
     const x = left + c * cell + cell / 2;
     const y = top - 6;
-    const attrs = slanted ? { x, y, 'text-anchor': 'start', transform: `rotate(-45 ${x} ${y})` } : { x, y, 'text-anchor': 'middle' };
+    const attrs = slanted ? { x, y, 'text-anchor': 'start', transform: `rotate(-45 ${x} ${y})` } : { x, y, 'text-anchor': 'middle', 'font-size': colFont === 13 ? null : colFont };
     labels.appendChild(el(doc, 'text', attrs, [String(label)]));
   });
   rowLabels.forEach((label, r) => {
@@ -67,14 +72,15 @@ export function heatmap(doc, {
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
       const value = get(r, c);
-      const fill = Number.isFinite(value) ? color(value, range) : '#dddddd';
       const hidden = masked?.(r, c) ?? false;
-      const group = el(doc, 'g', { class: hidden ? 'cell masked' : 'cell', 'data-row': r, 'data-col': c, 'data-value': String(value), opacity: hidden ? 0.5 : null });
+      const greyed = hidden && maskedColor !== null;
+      const fill = greyed ? maskedColor : Number.isFinite(value) ? color(value, range) : '#dddddd';
+      const group = el(doc, 'g', { class: hidden ? 'cell masked' : 'cell', 'data-row': r, 'data-col': c, 'data-value': String(value), opacity: hidden && !greyed ? 0.5 : null });
       group.appendChild(el(doc, 'rect', { x: left + c * cell + 1, y: top + r * cell + 1, width: cell - 2, height: cell - 2, rx: 3, fill }));
-      if (hidden) {
+      if (hidden && !greyed) {
         group.appendChild(el(doc, 'line', { x1: left + c * cell + 3, y1: top + (r + 1) * cell - 3, x2: left + (c + 1) * cell - 3, y2: top + r * cell + 3, stroke: '#555', 'stroke-width': 1 }));
       }
-      if (showNumbers) {
+      if (showNumbers && !greyed) {
         group.appendChild(el(doc, 'text', {
           x: left + c * cell + cell / 2,
           y: top + r * cell + cell / 2,

@@ -6,7 +6,7 @@
 // already labelled.
 import { h, vh, vdoc, keyBy } from '../ui/dom.js';
 import { figure } from '../ui/section.js';
-import { heatmap, lineView } from '../draw/index.js';
+import { heatmap, lineView, rowBars, FUTURE_COLOR } from '../draw/index.js';
 import { layerHead } from './heads.js';
 
 const fixed = (value, digits = 3) => (value === null || value === undefined ? '—' : value.toFixed(digits));
@@ -41,7 +41,11 @@ export function headTile(words, { index, heads, picture, role, pressed, onPick }
   ]);
 }
 
-/** Head `index` enlarged: its L×L `weights` as a heatmap, and as lines from the token at `row`. */
+/**
+ * Head `index` enlarged: its L×L `weights` as a heatmap (the future of a causal model greyed, as in the tiles),
+ * and as lines from the token at `row`; on a phone, where a map of 64 × 64 cells cannot be read, the row's
+ * weights as a list of bars instead of the map (the page's stylesheet shows one or the other).
+ */
 export function enlargedHead(words, { prefix, index, heads, weights, labels, row }) {
   const [layer, head] = layerHead(index, heads);
   const L = labels.length;
@@ -53,7 +57,15 @@ export function enlargedHead(words, { prefix, index, heads, weights, labels, row
     figure({
       id: `${prefix}-heatmap`,
       caption: words.bigTitle(layer, head),
-      svg: keyBy(heatmap(vdoc, { values: weights, rows: L, cols: L, rowLabels: labels, colLabels: labels, showNumbers: false, cell, title: words.heatmapTitle(layer, head) }), ['data-row', 'data-col']),
+      className: 'wide-only',
+      svg: keyBy(heatmap(vdoc, { values: weights, rows: L, cols: L, rowLabels: labels, colLabels: labels, showNumbers: false, cell,
+        masked: (r, c) => c > r, maskedColor: FUTURE_COLOR, title: words.heatmapTitle(layer, head) }), ['data-row', 'data-col']),
+    }),
+    figure({
+      id: `${prefix}-bars`,
+      className: 'phone-only',
+      caption: words.barsTitle(layer, head, labels[row]),
+      svg: rowBars(vdoc, { labels: labels.slice(0, row + 1), weights: Array.prototype.slice.call(weights, row * L, row * L + row + 1), focus: row, title: words.barsTitle(layer, head, labels[row]) }),
     }),
     figure({
       id: `${prefix}-lines`,
@@ -78,7 +90,7 @@ export function rolesTable(words, { prefix, index, heads, roles, columns, verdic
     const value = measured.scores[name];
     return [
       vh('span', { class: 'role-score', 'data-role': name, 'data-where': where, 'data-value': value === null ? '' : String(value) }, [fixed(value)]),
-      vh('small', {}, [words.chance(fixed(measured.chance[name]))]),
+      vh('small', {}, [words.chance(fixed(measured.chance[name]), value === null || !measured.chance[name] ? null : (value / measured.chance[name]).toFixed(1))]),
     ];
   };
   return [

@@ -26,7 +26,8 @@ export function defaultState() {
     views: { source: 'hand', dModel: 64, heads: 8, sentence: null, seed: 0, weightScale: 0.4, causal: true },
     // The poetry model's section: a held-out poem (index into the card's), the typed text (null: the
     // poem's), and the switched-off heads as [layer, head] pairs, 0-based.
-    poems: { poem: 0, text: null, off: [] },
+    // The enlarged head (layer · heads + head) and the position it is read at (null: the text's last).
+    poems: { poem: 0, text: null, off: [], head: 0, position: null },
   };
 }
 
@@ -97,6 +98,8 @@ function clippedText(limits) {
   return { write: clip, read: clip, clip };
 }
 const oneOf = (...values) => ({ write: String, read: (value, fallback) => (values.includes(value) ? value : fallback) });
+/** A whole number from 0 to max in decimal digits; anything else keeps the default. */
+const wholeUpTo = (max) => ({ write: String, read: (value, fallback) => (/^\d{1,7}$/.test(value) && Number(value) <= max ? Number(value) : fallback) });
 const words = { write: encodeTokens, read: (value) => decodeTokens(value, HAND_MAX_TOKENS).map(tokenName) };
 /** A hand matrix: one row per word (or d_model rows for Wᴼ), d_model numbers each. */
 const handMatrix = (rows) => ({
@@ -144,6 +147,8 @@ const URL_KEYS = [
   ['vmask', 'views.causal', flag],
   ['pp', 'poems.poem', { write: String, read: (value, fallback) => (Number.isInteger(Number(value)) && Number(value) >= 0 ? Number(value) : fallback) }],
   ['pt', 'poems.text', clippedText({ chars: POEM_TEXT_MAX, bytes: 3 * POEM_TEXT_MAX })],
+  ['phead', 'poems.head', wholeUpTo(POEM_OFF_MAX * POEM_OFF_MAX)],
+  ['ppos', 'poems.position', wholeUpTo(POEM_TEXT_MAX)],
   // Layers and heads from 1, as the page names them ("1.2,3.4"); which exist is known once the model is in.
   ['poff', 'poems.off', {
     write: (off) => poemOff(off).map(([layer, head]) => `${layer + 1}.${head + 1}`).join(','),

@@ -10,19 +10,19 @@ import { SEED_MAX } from '../shared/lesson.js';
 import { gpt2Part, initialGpt2Picks } from '../gpt2/section.js';
 import { SLICE_MS } from '../ui/slices.js';
 const CONTINUATION_LENGTH = 24;
+/** A head whose switching off changes the held-out loss by less than this is not used, whatever it looks at. */
+const NOT_USED_NATS = 0.01;
 const TEMPERATURE = { min: 0, max: 1.5, step: 0.1 };
 
-/** The section's pickers and progress (UI-only state): picked head, chosen position, loading, generation. */
+/** The section's pickers and progress (UI-only state): whose heads, loading, measuring, generation. */
 export const initialPoemPicks = () => ({
   source: 'poems', // whose heads: 'poems' (the shipped model) or 'gpt2' (a file the teacher opens)
   gpt2: initialGpt2Picks(),
-  head: 0,
-  position: null, // null: the last character
   load: null, // { received, total } while downloading, 'building', 'ready' or { failed: code }
   heldOut: null, // { key, done, total } of the held-out pass in progress
   temperature: 0.8,
   seed: 1,
-  continuation: null, // { prompt, added, temperature, seed, done } of the last continuation
+  continuation: null, // { prompt, added, temperature, seed, done, ended, count } of the last continuation
 });
 
 // Kept across the page's rebuilds (a language switch): the model and its twin (see twin()), the held-out
@@ -96,7 +96,7 @@ export function poemsSection(ctx) {
   const tokenLabel = (id) => (id === 0 ? t.startToken : store.poems.vocabulary[id] === '\n' ? '↵' : id === 1 ? '□' : store.poems.vocabulary[id]);
   /** A predicted token: the opening token there means the poem ends. */
   const nextLabel = (id) => (id === 0 ? t.endToken : tokenLabel(id));
-  const continuationText = (ids) => ids.map((id) => (id === 1 ? '□' : store.poems.vocabulary[id])).join('');
+  const continuationText = (ids) => ids.map((id) => store.poems.vocabulary[id]).join('');
 
   /** Measures the held-out poems with every head on, then with the current heads off (off the main thread). */
   function scheduleHeldOut(off) {
@@ -149,7 +149,7 @@ export function poemsSection(ctx) {
     const continuation = new Continuation(store.poems, ctx.mha, { ids: inputIds(store.poems, prompt), off: currentOff(), count: CONTINUATION_LENGTH, temperature, seed });
     const work = () => {
       const finished = continuation.advance(SLICE_MS);
-      pick((p) => (p.continuation = { prompt, added: continuationText(continuation.added), temperature, seed, done: finished, count: continuation.added.length }));
+      pick((p) => (p.continuation = { prompt, added: continuationText(continuation.added), temperature, seed, done: finished, ended: continuation.ended, count: continuation.added.length }));
       if (!finished) continuing = setTimeout(work);
     };
     work();
@@ -173,7 +173,28 @@ export function poemsSection(ctx) {
         return h('label', { class: 'check', for: id }, [input, h('span', {}, [t.offToggle(layer, head)])]);
       }),
     ]);
-    const position = h('select', { id: 'poem-position', onchange: (e) => pick((p) => (p.position = Number(e.target.value))) });
+    // Every head the card finds a clear role for, by role: one button switches them all off.
+    const { headRoles } = store.poems.card;
+    const byRole = new Map();
+    headRoles.heads.forEach((scores, i) => {
+      const role = clearRole(scores, headRoles.chance);
+      if (role) byRole.set(role, [...(byRole.get(role) ?? []), layerHead(i, heads)]);
+    });
+    const roleSwitches = h('div', { class: 'controls', id: 'poem-off-roles' }, [...byRole].map(([role, found]) => h('button', {
+      type: 'button', 'data-role': role, onclick: () => ctx.set((s) => (s.poems.off = found)),
+    }, [t.offRole(t.roleNames[role], found.length)])));
+    // The card's guided examples: a poem, a head and a position where one way of looking is plain to see.
+    const guided = h('div', { class: 'controls', id: 'poem-guided', role: 'group', 'aria-label': t.guidedTitle }, [
+      h('span', {}, [t.guidedTitle]),
+      ...store.poems.card.guided.map(({ role, index, poem, position }) => {
+        const { title, body } = store.poems.card.heldOut.poems[poem];
+        const char = [...fittingText(store.poems, body)][position - 1];
+        return h('button', { type: 'button', 'data-role': role, onclick: () => {
+          ctx.set((s) => Object.assign(s.poems, { poem, text: null, off: [], head: index, position }));
+        } }, [t.guided(t.roleNames[role], title, char)]);
+      }),
+    ]);
+    const position = h('select', { id: 'poem-position', onchange: (e) => ctx.set((s) => (s.poems.position = Number(e.target.value))) });
     const temperatureLabel = h('span');
     const temperatureId = uniqueId('poem-temperature');
     const temperature = h('input', { type: 'range', id: temperatureId, ...TEMPERATURE, value: picks().temperature, oninput: (e) => pick((p) => (p.temperature = Number(e.target.value))) });
@@ -182,7 +203,7 @@ export function poemsSection(ctx) {
       clipped: h('p', { class: 'muted', id: 'poem-clipped' }),
       paintTile: tileCanvases(store.poems.model.config.context),
       tiles: tilesBox('poem-tiles', t.tilesTitle, heads),
-      big: enlargedBox('poem-big', (position) => pick((p) => (p.position = position))),
+      big: enlargedBox('poem-big', (position) => ctx.set((s) => (s.poems.position = position))),
       roles: h('div', { id: 'poem-roles' }),
       loss: h('div', { id: 'poem-loss' }),
       prediction: h('div', { id: 'poem-prediction' }),
@@ -193,6 +214,7 @@ export function poemsSection(ctx) {
         h('label', { class: 'field wide', for: 'poem-menu' }, [h('span', {}, [t.poemMenu]), menu]),
         h('label', { class: 'field wide', for: textId }, [h('span', {}, [t.textLabel]), text]),
       ]),
+      guided,
       parts.clipped,
       h('h3', {}, [t.tilesTitle]),
       h('p', { class: 'muted' }, [t.tilesNote]),
@@ -203,6 +225,7 @@ export function poemsSection(ctx) {
       parts.roles,
       h('h3', {}, [t.offTitle]),
       offBox,
+      roleSwitches,
       parts.loss,
       parts.prediction,
       h('h3', {}, [t.continueTitle]),
@@ -240,7 +263,7 @@ export function poemsSection(ctx) {
     const off = currentOff();
     const offHeads = offIndices(off, heads);
     show(controls.tiles, drawing('tiles', [result, verdicts, selected, off], () => result.attention.map((weights, i) => headTile(t, {
-      index: i, heads, pressed: i === selected, onPick: (head) => pick((p) => (p.head = head)),
+      index: i, heads, pressed: i === selected, onPick: (head) => ctx.set((s) => (s.poems.head = head)),
       picture: controls.paintTile(i, { weights, length: result.length, off: offHeads.has(i) }),
       role: verdicts ? verdicts[i] : t.measuringShort,
     }))));
@@ -255,14 +278,32 @@ export function poemsSection(ctx) {
   function drawRoles(roles, heldOut, selected) {
     const { heads } = store.poems.model.config;
     const held = heldOut?.roles;
-    show(controls.roles, drawing('roles', [roles, heldOut, selected], () => rolesTable(t, {
-      prefix: 'poem', index: selected, heads, roles: HEAD_ROLES.map(({ name }) => name),
-      columns: [
-        { title: t.textColumn, where: 'text', measured: { scores: roles.heads[selected], chance: roles.chance, rows: roles.rows } },
-        { title: t.heldOutColumn, where: 'held-out', measured: held && { scores: held.heads[selected], chance: held.chance } },
-      ],
-      verdict: held ? { role: clearRole(held.heads[selected], held.chance) } : null,
-    })));
+    show(controls.roles, drawing('roles', [roles, heldOut, selected], () => [
+      ...rolesTable(t, {
+        prefix: 'poem', index: selected, heads, roles: HEAD_ROLES.map(({ name }) => name),
+        columns: [
+          { title: t.textColumn, where: 'text', measured: { scores: roles.heads[selected], chance: roles.chance, rows: roles.rows } },
+          { title: t.heldOutColumn, where: 'held-out', measured: held && { scores: held.heads[selected], chance: held.chance } },
+        ],
+        verdict: held ? { role: clearRole(held.heads[selected], held.chance) } : null,
+      }),
+      ...ablationNote(selected),
+    ]));
+  }
+
+  /**
+   * What switching the head off costs on the held-out poems, by kind of target (the card's measure), and, for a
+   * head that looks somewhere clearly yet costs nothing, that attention is not use.
+   */
+  function ablationNote(selected) {
+    const { ablation, headRoles } = store.poems.card;
+    const delta = ablation.heads[selected];
+    const role = clearRole(headRoles.heads[selected], headRoles.chance);
+    const signed = (value) => `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(3)}`;
+    return [
+      vh('p', { id: 'poem-ablation', 'data-value': String(delta.all) }, [t.ablation(signed(delta.all), Object.fromEntries(ablation.kinds.map((kind) => [kind, signed(delta[kind])])))]),
+      role && Math.abs(delta.all) < NOT_USED_NATS ? vh('p', { id: 'poem-not-use', class: 'note' }, [t.notUse(t.roleNames[role])]) : null,
+    ];
   }
 
   function drawLoss(off) {
@@ -276,7 +317,7 @@ export function poemsSection(ctx) {
         t.lossAllOn, ' ', value('poem-loss-all', allOn), ` ${t.lossUnit}`,
         ...(off.length ? [' · ', t.lossNow(off.length), ' ', value('poem-loss-now', now), delta === null ? '' : ` (${delta >= 0 ? '+' : '−'}${Math.abs(delta).toFixed(3)})`] : []),
       ]),
-      vh('p', { class: 'muted' }, [t.lossBaselines(baselines.unigram.toFixed(3), baselines.bigram.toFixed(3))]),
+      vh('p', { class: 'muted' }, [t.lossBaselines(baselines.bigram.toFixed(3), baselines.kn3.toFixed(3), baselines.kn3ClauseLength.toFixed(3))]),
     ]);
   }
 
@@ -293,8 +334,9 @@ export function poemsSection(ctx) {
     if (controls.temperatureLabel.textContent !== t.temperature(temperature)) controls.temperatureLabel.textContent = t.temperature(temperature);
     if (Number(controls.temperature.value) !== temperature) controls.temperature.value = String(temperature);
     show(controls.continuation, continuation ? [
-      vh('p', { class: 'muted' }, [continuation.done ? t.continued(continuation.temperature, continuation.seed) : t.continuing(continuation.count, CONTINUATION_LENGTH)]),
+      vh('p', { class: 'muted' }, [continuation.done ? t.continued(continuation.temperature, continuation.seed) : t.continuing(continuation.count)]),
       vh('p', { class: 'poem-output' }, [continuation.prompt, vh('mark', { id: 'poem-added' }, [continuation.added])]),
+      continuation.done && continuation.ended ? vh('p', { id: 'poem-ended', class: 'muted' }, [t.poemEnded]) : null,
     ] : []);
   }
 
@@ -325,8 +367,9 @@ export function poemsSection(ctx) {
 
       const ids = inputIds(store.poems, text);
       const labels = ids.map(tokenLabel);
-      const selected = Math.min(picks().head, layers * heads - 1);
-      const row = picks().position === null ? ids.length - 1 : Math.min(picks().position, ids.length - 1);
+      const { head, position } = ctx.state.poems;
+      const selected = Math.min(head, layers * heads - 1);
+      const row = position === null ? ids.length - 1 : Math.min(position, ids.length - 1);
       show(controls.position, labels.map((label, i) => vh('option', { value: i }, [t.positionOption(i, label)])));
       controls.position.value = String(row);
       const heldOut = store.heldOut.get(offKey(off));
