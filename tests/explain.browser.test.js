@@ -44,7 +44,7 @@ test('pointing at cells with the mouse shows the lesson\'s arithmetic, outlines 
   await page.screenshot({ path: `${ensureArtifactsDir()}explain-desktop-zh.png` });
 
   await page.hover(cellAt('#head-0-output', 0, 0));
-  assert.match(await popoverText(page), /0\.25×\[1, 0\] \+ 0\.25×\[0, 1\] \+ 0\.50×\[2, 0\]/);
+  assert.match(await popoverText(page), /0\.2483×\[1, 0\] \+ 0\.2483×\[0, 1\] \+ 0\.5035×\[2, 0\] = \[1\.26, 0\.25\]/, 'terms written so that they add up');
   await page.hover(cellAt('#head-0-weights', 0, 2));
   assert.match(await popoverText(page), /e\^1\.41 ÷ \(e\^0\.71 \+ e\^0\.71 \+ e\^1\.41\)/);
   assert.equal(await sourceCount(page, '#head-0-scaled svg g.cell[data-row="0"]'), 3, 'the row of scores the softmax reads');

@@ -51,6 +51,7 @@ function randomCell(random, snap) {
 test('on random models, every explained cell comes back to the core\'s number from the terms it shows', () => {
   const random = seededRandom(20261201); // seeded, so a failure can be replayed
   let checked = 0;
+  let sums = 0;
   for (let model = 0; model < 60; model++) {
     const { snap, tokens } = randomModel(random, model);
     for (let n = 0; n < 25; n++) {
@@ -96,11 +97,22 @@ test('on random models, every explained cell comes back to the core\'s number fr
           const shown = lines[0].split(' = ')[1].split(' + ').map((p) => p.replace(/[()]/g, '').replace(/−/g, '-').split('×').map(Number));
           close(shown.reduce((sum, [a, b]) => sum + a * b, 0), core, `${what} the products as written`);
         }
+        // A sum of products adds up as written to the result as written, or says that its terms are rounded.
+        const sumLine = { dot: 0, scaled: 0, headOutput: 1, output: 1 }[e.kind];
+        if (sumLine !== undefined && !lines.includes(EXPLAIN_WORDS[lang].rounded)) {
+          const [, terms, result] = lines[sumLine].match(/^(?:.*?(?:= |：|: ))?([^=：]*×[^=]*) = ([^=]+)$/) ?? [];
+          assert.ok(terms, `${what}: ${lines[sumLine]}`);
+          const number = (text) => Number(text.replace(/[()]/g, '').replace(/−/g, '-'));
+          const total = terms.split(' + ').reduce((sum, product) => sum + product.split('×').map(number).reduce((a, b) => a * b), 0);
+          assert.equal(total.toFixed(2), number(result).toFixed(2), `${what}: ${lines[sumLine]} adds up as written`);
+          sums++;
+        }
       }
       checked++;
     }
   }
   assert.equal(checked, 1500);
+  assert.ok(sums > 500, `${sums} sums checked as written`);
 });
 
 test('the lesson\'s cells read as the lesson writes them', () => {
@@ -113,7 +125,11 @@ test('the lesson\'s cells read as the lesson writes them', () => {
   assert.equal(score.lines[0], 'q_猫 · k_鱼 = 1×1 + 1×1 = 2');
   assert.equal(score.lines[1], '2 ÷ √2 = 1.41');
   assert.equal(text({ figure: 'weights', head: 0, row: 0, col: 2 }).lines.join(' '), 'e^1.41 ÷ (e^0.71 + e^0.71 + e^1.41) = 4.11 ÷ 8.17 = 0.50');
-  assert.match(text({ figure: 'head', head: 0, row: 0, col: 0 }).lines[0], /^head₁\[猫\] = 0\.25×\[1, 0\] \+ 0\.25×\[0, 1\] \+ 0\.50×\[2, 0\] = /);
+  // The lesson's 0.25 and 0.50 are rounded: written so, they would add up to 1.25, not the 1.26 the core gives.
+  assert.deepEqual(text({ figure: 'head', head: 0, row: 0, col: 0 }).lines, [
+    'head₁[猫] = 0.2483×[1, 0] + 0.2483×[0, 1] + 0.5035×[2, 0] = [1.26, 0.25]',
+    '第 0 维：0.2483×1 + 0.2483×0 + 0.5035×2 = 1.26',
+  ]);
   assert.equal(text({ figure: 'concat', head: null, row: 0, col: 2 }, 'en').lines[0], 'copied from head 2\'s output, same row, dimension 2: 0.33');
   const output = explainCell(snap, { figure: 'output', head: null, row: 0, col: 1 });
   assert.deepEqual(output.sources.filter((s) => s.figure === 'wo').map((s) => [s.row, s.col]), [[0, 1], [1, 1], [2, 1], [3, 1]]);

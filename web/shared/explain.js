@@ -101,16 +101,33 @@ export function explainCell(snap, { figure, head = null, row, col }) {
   throw new Error(`explainCell: no figure '${figure}'`);
 }
 
-/** A number as the explanation writes it: at most 2 decimals, no trailing zeros, a real minus sign. */
-export function shortNumber(value) {
-  const text = formatNumber(value, 2);
+/** A number as the explanation writes it: at most `digits` decimals, no trailing zeros, a real minus sign. */
+export function shortNumber(value, digits = 2) {
+  const text = formatNumber(value, digits);
   return (text.includes('.') && !text.includes('e') ? text.replace(/\.?0+$/, '') : text).replace(/^-/, '−');
 }
-/** A weight keeps its two decimals (0.50), as on the heatmap. */
-const weightNumber = (value) => formatNumber(value, 2);
+/** A weight keeps its decimals (0.50), as on the heatmap. */
+const weightNumber = (value, digits = 2) => formatNumber(value, digits);
 /** A factor after ×: negative ones in brackets. */
-const factor = (value) => (value < 0 ? `(${shortNumber(value)})` : shortNumber(value));
-const vector = (values) => `[${values.map(shortNumber).join(', ')}]`;
+const factor = (value, digits = 2) => (value < 0 ? `(${shortNumber(value, digits)})` : shortNumber(value, digits));
+const vector = (values, digits = 2) => `[${values.map((value) => shortNumber(value, digits)).join(', ')}]`;
+
+const roundTo = (value, digits) => Number(value.toFixed(digits));
+
+/**
+ * How many decimals a sum's terms are written with: the fewest, from 2 to 4, at which the products of the
+ * terms as written add up to the result as written (2 decimals), so a learner redoing the sum gets the same
+ * number. `sums` is a list of [[x, y] pairs, result] (several for a vector). null: not even 4 do, and the
+ * explanation says its terms are rounded.
+ */
+function termDigits(sums) {
+  for (let digits = 2; digits <= 4; digits++) {
+    const addsUp = sums.every(([pairs, result]) =>
+      formatNumber(pairs.reduce((total, [x, y]) => total + roundTo(x, digits) * roundTo(y, digits), 0), 2) === formatNumber(result, 2));
+    if (addsUp) return digits;
+  }
+  return null;
+}
 const SUBSCRIPT = '₀₁₂₃₄₅₆₇₈₉';
 const sub = (n) => String(n).replace(/\d/g, (d) => SUBSCRIPT[d]);
 
@@ -135,18 +152,25 @@ export function explanationText(explanation, { tokens, words }) {
   const e = explanation;
   const token = (i) => tokens[i] ?? String(i + 1);
   const qk = `q_${token(e.row)} · k_${token(e.col)}`;
-  const products = (terms, a, b) => terms.map((t) => `${shortNumber(t[a])}×${factor(t[b])}`).join(' + ');
+  // Each sum's terms are written with as many decimals as it takes for them to add up as written.
+  const productDigits = (terms, a, b, result) => termDigits([[terms.map((t) => [t[a], t[b]]), result]]);
+  const products = (terms, a, b, digits) => terms.map((t) => `${shortNumber(t[a], digits ?? 2)}×${factor(t[b], digits ?? 2)}`).join(' + ');
+  const rounded = (digits) => (digits === null ? [words.rounded] : []);
   let lines;
   switch (e.kind) {
     case 'entry':
       lines = [e.figure === 'wo' ? words.wo(e.row, e.col, shortNumber(e.value)) : words.input({ matrix: e.figure, token: token(e.row), dim: e.dim, head: e.head, owner: e.owner, value: shortNumber(e.value) })];
       break;
-    case 'dot':
-      lines = [`${qk} = ${products(e.terms, 'q', 'k')} = ${shortNumber(e.result)}`, words.slice(e.head, ...e.dims)];
+    case 'dot': {
+      const digits = productDigits(e.terms, 'q', 'k', e.result);
+      lines = [`${qk} = ${products(e.terms, 'q', 'k', digits)} = ${shortNumber(e.result)}`, ...rounded(digits), words.slice(e.head, ...e.dims)];
       break;
-    case 'scaled':
-      lines = [`${qk} = ${products(e.terms, 'q', 'k')} = ${shortNumber(e.dot)}`, `${shortNumber(e.dot)} ÷ √${e.dK} = ${shortNumber(e.result)}`, words.slice(e.head, ...e.dims)];
+    }
+    case 'scaled': {
+      const digits = productDigits(e.terms, 'q', 'k', e.dot);
+      lines = [`${qk} = ${products(e.terms, 'q', 'k', digits)} = ${shortNumber(e.dot)}`, ...rounded(digits), `${shortNumber(e.dot)} ÷ √${e.dK} = ${shortNumber(e.result)}`, words.slice(e.head, ...e.dims)];
       break;
+    }
     case 'weight': {
       const kept = e.terms.filter((t) => !t.masked);
       const hidden = e.terms.filter((t) => t.masked).map((t) => token(t.key));
@@ -159,18 +183,25 @@ export function explanationText(explanation, { tokens, words }) {
       if (hidden.length && !e.masked) lines.push(words.excluded(hidden));
       break;
     }
-    case 'headOutput':
+    case 'headOutput': {
+      const column = (d) => [e.terms.map((t) => [t.weight, t.v[d]]), e.vector[d]];
+      const all = termDigits(e.vector.map((_, d) => column(d)));
+      const one = termDigits([column(e.col)]);
       lines = [
-        `head${sub(e.head + 1)}[${token(e.row)}] = ${e.terms.map((t) => `${weightNumber(t.weight)}×${vector(t.v)}`).join(' + ')} = ${vector(e.vector)}`,
-        `${words.column(e.dim)}${e.terms.map((t) => `${weightNumber(t.weight)}×${factor(t.v[e.col])}`).join(' + ')} = ${shortNumber(e.result)}`,
+        `head${sub(e.head + 1)}[${token(e.row)}] = ${e.terms.map((t) => `${weightNumber(t.weight, all ?? 2)}×${vector(t.v, all ?? 2)}`).join(' + ')} = ${vector(e.vector)}`,
+        `${words.column(e.dim)}${e.terms.map((t) => `${weightNumber(t.weight, one ?? 2)}×${factor(t.v[e.col], one ?? 2)}`).join(' + ')} = ${shortNumber(e.result)}`,
+        ...rounded(all === null || one === null ? null : one),
       ];
       break;
+    }
     case 'concat':
       lines = [e.off ? words.concatOff(e.owner) : words.concatFrom(e.owner, e.col, shortNumber(e.result))];
       break;
-    case 'output':
-      lines = [words.outputRule(token(e.row), e.col), `= ${products(e.terms, 'concat', 'wo')} = ${shortNumber(e.result)}`];
+    case 'output': {
+      const digits = productDigits(e.terms, 'concat', 'wo', e.result);
+      lines = [words.outputRule(token(e.row), e.col), `= ${products(e.terms, 'concat', 'wo', digits)} = ${shortNumber(e.result)}`, ...rounded(digits)];
       break;
+    }
     default:
       throw new Error(`explanationText: no kind '${e.kind}'`);
   }

@@ -67,6 +67,7 @@ export const EXPLAIN_WORDS = {
     concatFrom: (owner, dim, value) => `来自头 ${owner + 1} 的输出，同一行、第 ${dim} 维，原样搬来：${value}`,
     concatOff: (owner) => `头 ${owner + 1} 已关掉：这一列是 0`,
     outputRule: (token, col) => `Concat 的“${token}”行 · Wᴼ 的第 ${col} 列`,
+    rounded: '（每一项都已四舍五入，照着写出的数相加会差一点）',
   },
   en: {
     sentenceGap: '; ',
@@ -86,5 +87,6 @@ export const EXPLAIN_WORDS = {
     concatFrom: (owner, dim, value) => `copied from head ${owner + 1}'s output, same row, dimension ${dim}: ${value}`,
     concatOff: (owner) => `head ${owner + 1} is switched off: this column is 0`,
     outputRule: (token, col) => `Concat's ${token} row · column ${col} of Wᴼ`,
+    rounded: '(each term is rounded, so the numbers as written add up to a little less or more)',
   },
 };
