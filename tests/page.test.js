@@ -10,6 +10,7 @@ import { TRAIN_TEXT } from '../web/training/strings.js';
 import { checkHand, checkViews, checkBill, checkSeed, LessonError } from '../web/page/checks.js';
 import { errorSentence } from '../web/shared/errors.js';
 import { TEXT } from '../web/page/text.js';
+import { seededRandom } from './seeded.js';
 
 const roundTrip = (state) => fromQuery(new URLSearchParams(toQuery(state).toString()));
 
@@ -272,6 +273,30 @@ test('a missed or revealed quiz question comes back after two others; one got ri
   assert.equal(currentQuestion(deck), null);
   assert.deepEqual(deck.done, ['b', 'c', 'a', 'e', 'd']);
   assert.equal(rightFirstTime(deck), 3);
+});
+
+test('every quiz question comes up before any comes back a third time, however the learner answers', () => {
+  const ids = Array.from({ length: 10 }, (_, i) => `q${i}`);
+  // Revealing every answer: each question is asked and comes back once, so 19 rounds reach all ten.
+  const revealing = newDeck(ids);
+  const seen = new Set();
+  for (let round = 0; round < 19; round++) {
+    seen.add(currentQuestion(revealing));
+    moveOn(revealing, { missed: true });
+  }
+  assert.equal(seen.size, 10, `19 rounds of revealing asked ${[...seen].join(' ')}`);
+  // Any pattern of answers (seeded): no third asking while a question has not been asked.
+  const random = seededRandom(10);
+  for (let run = 0; run < 200; run++) {
+    const deck = newDeck(ids);
+    const times = new Map();
+    for (let step = 0; step < 60 && currentQuestion(deck) !== null; step++) {
+      const id = currentQuestion(deck);
+      times.set(id, (times.get(id) ?? 0) + 1);
+      if (times.get(id) === 3) assert.equal(times.size, ids.length, `run ${run}: ${id} asked a third time before all were asked`);
+      moveOn(deck, { missed: random() < 0.7 });
+    }
+  }
 });
 
 test('the quiz states how the page counts, and has at least 8 questions in both languages', () => {
