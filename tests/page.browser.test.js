@@ -131,6 +131,10 @@ async function checkTrainingLabels(page, errors, lang, { tap }) {
   const caption = await page.textContent('.mha-train figure.train-head figcaption');
   assert.doesNotMatch(caption, /还没分工|no view yet/, caption);
   assert.match(caption, lang === 'zh' ? /看前一个词|看句首|无工可分/ : /one step back|at the start|nothing to divide/, caption);
+  // The h picked is in the address; back to the default for the tests after.
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('th') === '1');
+  await page.click('.mha-train input[type="radio"][value="2"]');
+  await page.waitForFunction(() => !new URLSearchParams(location.search).has('th'));
   assert.deepEqual(errors, []);
 }
 
@@ -516,10 +520,12 @@ describe('the page as it opens, in Chinese at 1280 px: one page load', () => {
     await page.fill('input.token-name >> nth=1', '喝');
     await setEntry(page, 'q', 2, 3, -1.5);
     await page.click('#step-forward');
-    await page.waitForFunction(() => location.search.includes('step=1') && location.search.includes('h=4'));
+    await page.check('#train-section input[type="radio"][value="4"]');
+    await page.waitForFunction(() => location.search.includes('step=1') && location.search.includes('h=4') && location.search.includes('th=4'));
     const url = page.url();
     const before = await weightsOf(page, 3);
     await page.check('input[name="hand-heads"][value="2"]');
+    await page.check('#train-section input[type="radio"][value="2"]');
     await page.uncheck('#hand-mask');
     await page.fill('input.token-name >> nth=1', '吃');
     await setEntry(page, 'q', 2, 3, 1);
@@ -534,6 +540,7 @@ describe('the page as it opens, in Chinese at 1280 px: one page load', () => {
     assert.equal(await p.textContent('.drag-number[data-matrix="q"][data-row="2"][data-col="3"]'), '-1.5');
     assert.deepEqual(await weightsOf(p, 3), before);
     assert.deepEqual(await p.$$eval('#pipeline g.stage.active', (g) => [...new Set(g.map((x) => x.dataset.part))]), ['input']);
+    assert.equal(await p.isChecked('#train-section input[type="radio"][value="4"]'), true, 'the training section\'s h comes back');
     await restored.context.close();
   });
 

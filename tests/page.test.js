@@ -346,3 +346,10 @@ test('a link keeps §9\'s enlarged head and its position; a head or a position o
     assert.deepEqual([fallback.head, fallback.position], [0, null], query);
   }
 });
+
+test('a link keeps the training section\'s h; an h it cannot train keeps the default', () => {
+  const state = defaultState();
+  state.train.heads = 4;
+  assert.equal(fromQuery(new URL(shareLink(state, 'https://example.org/')).searchParams).train.heads, 4);
+  for (const bad of ['3', '0', '4.5', 'x', '']) assert.equal(fromQuery(new URLSearchParams(`th=${bad}`)).train.heads, 2, bad);
+});

@@ -22,6 +22,7 @@ export function defaultState() {
     bill: { dModel: 768, heads: 12 },
     hand: defaultHand(),
     step: 0,
+    train: { heads: 2 }, // §8's h
     demo: { seed1: 10, seed2: 11 },
     views: { source: 'hand', dModel: 64, heads: 8, sentence: null, seed: 0, weightScale: 0.4, causal: true },
     // The poetry model's section: a held-out poem (index into the card's), the typed text (null: the
@@ -135,6 +136,7 @@ const URL_KEYS = [
     read: (value, fallback, state) => handOff(value.split(',').map((head) => Number(head) - 1), state),
   }],
   ['step', 'step', { write: String, read: (value, fallback) => (Number.isInteger(Number(value)) && Number(value) >= 0 && Number(value) <= 8 ? Number(value) : fallback) }],
+  ['th', 'train.heads', { write: String, read: (value, fallback) => ([1, 2, 4].includes(Number(value)) ? Number(value) : fallback) }],
   ['seed1', 'demo.seed1', number],
   ['seed2', 'demo.seed2', number],
   ['vs', 'views.source', oneOf('hand', 'big')],

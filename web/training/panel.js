@@ -1,7 +1,7 @@
 // The 训练 (training) section, shared by the lesson page and the widget's view="train": pick h, start /
 // pause / reset, watch the loss fall and each head's attention on a fixed example sentence change as
 // training runs, then switch heads off one at a time (ablation). Training runs in a module Web Worker
-// (train-host.js) so dragging and scrolling stay smooth.
+// (host.js) so dragging and scrolling stay smooth.
 //
 //   import { mountTraining } from './panel.js';
 //   const training = mountTraining(container, { lang: 'zh' });   // builds the section into container
@@ -69,9 +69,10 @@ export function viewName(view, heads) {
 /**
  * Builds the training section into `container`. Options: lang ('zh' | 'en'), heads (1, 2 or 4),
  * seed, heading (false to leave out the <h2>), workerUrl (where the worker bundle is; defaults to
- * train-worker.js beside this module or bundle), stepsPerTick, maxSteps.
+ * train-worker.js beside this module or bundle), stepsPerTick, maxSteps, onHeads(h) (called when the
+ * learner picks another h).
  */
-export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, heading = true, workerUrl, stepsPerTick = 4, maxSteps = 1500 } = {}) {
+export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, heading = true, workerUrl, stepsPerTick = 4, maxSteps = 1500, onHeads = () => {} } = {}) {
   const doc = container.ownerDocument;
   const t = TRAIN_TEXT[lang] ?? TRAIN_TEXT.zh;
   const words = WORDS[lang] ?? WORDS.zh;
@@ -211,6 +212,7 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
     for (const label of headRadios) label.querySelector('input').checked = Number(label.querySelector('input').value) === h;
     host.send({ type: 'init', heads: h, seed, example: TRAIN_EXAMPLE, stepsPerTick, maxSteps });
     schedule();
+    onHeads(h);
   }
 
   // ---- drawing ----

@@ -5,6 +5,7 @@ import { mountTraining } from './panel.js';
 export function trainSection(ctx) {
   const body = document.createElement('div');
   const node = section('train-section', ctx.text.sections.train, [body]);
-  const training = mountTraining(body, { lang: ctx.lang, heading: false });
+  // The h picked goes into the page's state, so a shared link (and a switch of language) keeps it.
+  const training = mountTraining(body, { lang: ctx.lang, heading: false, heads: ctx.state.train.heads, onHeads: (h) => ctx.set((s) => (s.train.heads = h)) });
   return { node, reads: [], update() {}, dispose: () => training.dispose() };
 }
