@@ -117,16 +117,16 @@ const roundTo = (value, digits) => Number(value.toFixed(digits));
 /**
  * How many decimals a sum's terms are written with: the fewest, from 2 to 4, at which the products of the
  * terms as written add up to the result as written (2 decimals), so a learner redoing the sum gets the same
- * number. `sums` is a list of [[x, y] pairs, result] (several for a vector). null: not even 4 do, and the
- * explanation says its terms are rounded.
+ * number. `sums` is a list of [[x, y] pairs, result] (several for a vector). Where not even 4 do, the terms
+ * keep 2 decimals and `addsUp` is false: the explanation says its terms are rounded.
  */
 function termDigits(sums) {
   for (let digits = 2; digits <= 4; digits++) {
     const addsUp = sums.every(([pairs, result]) =>
       formatNumber(pairs.reduce((total, [x, y]) => total + roundTo(x, digits) * roundTo(y, digits), 0), 2) === formatNumber(result, 2));
-    if (addsUp) return digits;
+    if (addsUp) return { digits, addsUp };
   }
-  return null;
+  return { digits: 2, addsUp: false };
 }
 const SUBSCRIPT = '₀₁₂₃₄₅₆₇₈₉';
 const sub = (n) => String(n).replace(/\d/g, (d) => SUBSCRIPT[d]);
@@ -153,22 +153,22 @@ export function explanationText(explanation, { tokens, words }) {
   const token = (i) => tokens[i] ?? String(i + 1);
   const qk = `q_${token(e.row)} · k_${token(e.col)}`;
   // Each sum's terms are written with as many decimals as it takes for them to add up as written.
-  const productDigits = (terms, a, b, result) => termDigits([[terms.map((t) => [t[a], t[b]]), result]]);
-  const products = (terms, a, b, digits) => terms.map((t) => `${shortNumber(t[a], digits ?? 2)}×${factor(t[b], digits ?? 2)}`).join(' + ');
-  const rounded = (digits) => (digits === null ? [words.rounded] : []);
+  const productFit = (terms, a, b, result) => termDigits([[terms.map((t) => [t[a], t[b]]), result]]);
+  const products = (terms, a, b, { digits }) => terms.map((t) => `${shortNumber(t[a], digits)}×${factor(t[b], digits)}`).join(' + ');
+  const rounded = (...fits) => (fits.every((fit) => fit.addsUp) ? [] : [words.rounded]);
   let lines;
   switch (e.kind) {
     case 'entry':
       lines = [e.figure === 'wo' ? words.wo(e.row, e.col, shortNumber(e.value)) : words.input({ matrix: e.figure, token: token(e.row), dim: e.dim, head: e.head, owner: e.owner, value: shortNumber(e.value) })];
       break;
     case 'dot': {
-      const digits = productDigits(e.terms, 'q', 'k', e.result);
-      lines = [`${qk} = ${products(e.terms, 'q', 'k', digits)} = ${shortNumber(e.result)}`, ...rounded(digits), words.slice(e.head, ...e.dims)];
+      const fit = productFit(e.terms, 'q', 'k', e.result);
+      lines = [`${qk} = ${products(e.terms, 'q', 'k', fit)} = ${shortNumber(e.result)}`, ...rounded(fit), words.slice(e.head, ...e.dims)];
       break;
     }
     case 'scaled': {
-      const digits = productDigits(e.terms, 'q', 'k', e.dot);
-      lines = [`${qk} = ${products(e.terms, 'q', 'k', digits)} = ${shortNumber(e.dot)}`, ...rounded(digits), `${shortNumber(e.dot)} ÷ √${e.dK} = ${shortNumber(e.result)}`, words.slice(e.head, ...e.dims)];
+      const fit = productFit(e.terms, 'q', 'k', e.dot);
+      lines = [`${qk} = ${products(e.terms, 'q', 'k', fit)} = ${shortNumber(e.dot)}`, ...rounded(fit), `${shortNumber(e.dot)} ÷ √${e.dK} = ${shortNumber(e.result)}`, words.slice(e.head, ...e.dims)];
       break;
     }
     case 'weight': {
@@ -188,9 +188,9 @@ export function explanationText(explanation, { tokens, words }) {
       const all = termDigits(e.vector.map((_, d) => column(d)));
       const one = termDigits([column(e.col)]);
       lines = [
-        `head${sub(e.head + 1)}[${token(e.row)}] = ${e.terms.map((t) => `${weightNumber(t.weight, all ?? 2)}×${vector(t.v, all ?? 2)}`).join(' + ')} = ${vector(e.vector)}`,
-        `${words.column(e.dim)}${e.terms.map((t) => `${weightNumber(t.weight, one ?? 2)}×${factor(t.v[e.col], one ?? 2)}`).join(' + ')} = ${shortNumber(e.result)}`,
-        ...rounded(all === null || one === null ? null : one),
+        `head${sub(e.head + 1)}[${token(e.row)}] = ${e.terms.map((t) => `${weightNumber(t.weight, all.digits)}×${vector(t.v, all.digits)}`).join(' + ')} = ${vector(e.vector)}`,
+        `${words.column(e.dim)}${e.terms.map((t) => `${weightNumber(t.weight, one.digits)}×${factor(t.v[e.col], one.digits)}`).join(' + ')} = ${shortNumber(e.result)}`,
+        ...rounded(all, one),
       ];
       break;
     }
@@ -198,8 +198,8 @@ export function explanationText(explanation, { tokens, words }) {
       lines = [e.off ? words.concatOff(e.owner) : words.concatFrom(e.owner, e.col, shortNumber(e.result))];
       break;
     case 'output': {
-      const digits = productDigits(e.terms, 'concat', 'wo', e.result);
-      lines = [words.outputRule(token(e.row), e.col), `= ${products(e.terms, 'concat', 'wo', digits)} = ${shortNumber(e.result)}`, ...rounded(digits)];
+      const fit = productFit(e.terms, 'concat', 'wo', e.result);
+      lines = [words.outputRule(token(e.row), e.col), `= ${products(e.terms, 'concat', 'wo', fit)} = ${shortNumber(e.result)}`, ...rounded(fit)];
       break;
     }
     default:
