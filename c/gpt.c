@@ -691,6 +691,17 @@ mha_status gpt_attention(gpt_model *m, int layer, int head, const float **out) {
     return MHA_OK;
 }
 
+mha_status gpt_qkv(gpt_model *m, int layer, const float **out) {
+    if (!m || !out) return mha_fail(MHA_ERR_NULL_ARGUMENT, "gpt_qkv needs a model and an output pointer");
+    *out = NULL;
+    const gpt_config *c = &m->config;
+    if (layer < 0 || layer >= c->layers)
+        return mha_fail(MHA_ERR_HEAD_INDEX, "layer %d does not exist: this model has layers 0 to %d", layer, c->layers - 1);
+    if (!m->len) return mha_fail(MHA_ERR_NO_FORWARD, "no result yet: call forward first (a forward that failed leaves none)");
+    *out = m->work.qkv + (size_t)layer * m->work.rows * 3 * c->d_model; /* one sequence: row r at r·3d */
+    return MHA_OK;
+}
+
 mha_status gpt_logits(gpt_model *m, const float **out) {
     if (!m || !out) return mha_fail(MHA_ERR_NULL_ARGUMENT, "gpt_logits needs a model and an output pointer");
     *out = NULL;

@@ -167,6 +167,10 @@ int        gpt_model_len(const gpt_model *model); /* L of the last good forward,
 void       gpt_model_forget(gpt_model *model); /* NULL is fine */
 mha_status gpt_attention(gpt_model *model, int layer, int head, const float **out); /* L×L */
 mha_status gpt_logits(gpt_model *model, const float **out);                         /* L×vocab */
+/* Block `layer`'s queries, keys and values, L×3d: row r is q | k | v of
+   position r, head i's slice of each at i·d_k .. (i+1)·d_k - 1 (d_k = d/heads).
+   Head i's score of row r against key j is q·k / √d_k before its softmax. */
+mha_status gpt_qkv(gpt_model *model, int layer, const float **out);
 
 /* ---- parameters and saving ---- */
 

@@ -166,6 +166,32 @@ static void some_tokens(int *tokens, int n, int vocab, unsigned seed) {
 
 /* ---- the forward pass against the float64 one ---- */
 
+/* The queries and keys gpt_qkv lends give every head's weights: softmax over j ≤ r of q_r·k_j / √d_k. */
+static void check_qkv_gives_attention(gpt_model *m, int L) {
+    const gpt_config *c = gpt_model_config(m);
+    const int d = c->d_model, dk = d / c->heads;
+    double worst = 0;
+    for (int l = 0; l < c->layers; l++) {
+        const float *qkv, *att;
+        CHECK(gpt_qkv(m, l, &qkv) == MHA_OK, "qkv: %s", mha_last_error());
+        for (int hd = 0; hd < c->heads; hd++) {
+            gpt_attention(m, l, hd, &att);
+            for (int r = 0; r < L; r++) {
+                double scores[64], top = -INFINITY, sum = 0;
+                for (int j = 0; j <= r; j++) {
+                    double dot = 0;
+                    for (int e = 0; e < dk; e++) dot += (double)qkv[r * 3 * d + hd * dk + e] * qkv[j * 3 * d + d + hd * dk + e];
+                    scores[j] = dot / sqrt(dk);
+                    top = fmax(top, scores[j]);
+                }
+                for (int j = 0; j <= r; j++) sum += exp(scores[j] - top);
+                for (int j = 0; j <= r; j++) worst = fmax(worst, fabs(exp(scores[j] - top) / sum - att[r * L + j]));
+            }
+        }
+    }
+    CHECK(worst < 1e-5, "softmax(q·k/√d_k) differs from the attention by %.3g", worst);
+}
+
 static void test_forward(void) {
     gpt_model *m = random_model((gpt_config){.layers = 2, .heads = 2, .d_model = 16, .context = 12, .vocab = 23}, 3, 0.4);
     if (!m) return;
@@ -192,8 +218,10 @@ static void test_forward(void) {
                 for (int i = 0; i < L * L; i++) worst = fmax(worst, fabs(got[i] - att[(l * 2 + hd) * L * L + i]));
             }
         CHECK(worst < 1e-5, "attention differs from float64 by %.3g (ablate %d)", worst, ablate);
+        check_qkv_gives_attention(m, L);
     }
     const float *t;
+    CHECK(gpt_qkv(m, 2, &t) == MHA_ERR_HEAD_INDEX && t == NULL, "block 2 has no queries");
     CHECK(gpt_attention(m, 2, 0, &t) == MHA_ERR_HEAD_INDEX, "block 2 does not exist");
     CHECK(gpt_attention(m, 0, -1, &t) == MHA_ERR_HEAD_INDEX, "head -1 does not exist");
     tokens[4] = 23;

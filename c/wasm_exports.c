@@ -267,6 +267,12 @@ EMSCRIPTEN_KEEPALIVE const float *wasm_gpt_attention(gpt_model *model, int layer
     return out;
 }
 
+EMSCRIPTEN_KEEPALIVE const float *wasm_gpt_qkv(gpt_model *model, int layer) {
+    const float *out = NULL;
+    gpt_qkv(model, layer, &out);
+    return out;
+}
+
 EMSCRIPTEN_KEEPALIVE const float *wasm_gpt_logits(gpt_model *model) {
     const float *out = NULL;
     gpt_logits(model, &out);

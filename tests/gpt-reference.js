@@ -59,7 +59,8 @@ function affine(x, w, b) {
 const gelu = (x) => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x ** 3)));
 
 /**
- * The forward pass of token ids: { logits (L×vocab, flat), attention[layer][head] (L×L, flat) }.
+ * The forward pass of token ids: { logits (L×vocab, flat), attention[layer][head] (L×L, flat), qkv[layer]
+ * (L×3d, flat: each position's q | k | v) }.
  * disabled: [layer, head] pairs whose outputs are zeroed before c_proj.
  */
 export function referenceGpt(weights, { layers, heads, dModel: d, vocab }, ids, { disabled = [] } = {}) {
@@ -67,9 +68,11 @@ export function referenceGpt(weights, { layers, heads, dModel: d, vocab }, ids, 
   const L = ids.length, dk = d / heads;
   let x = Array.from(ids, (id, t) => Float64Array.from({ length: d }, (_, j) => W('wte.weight')[id * d + j] + W('wpe.weight')[t * d + j]));
   const attention = [];
+  const queriesKeysValues = [];
   for (let l = 0; l < layers; l++) {
     const p = (suffix) => W(`h.${l}.${suffix}`);
     const qkv = x.map((row) => affine(layerNorm(row, p('ln_1.weight'), p('ln_1.bias')), p('attn.c_attn.weight'), p('attn.c_attn.bias')));
+    queriesKeysValues.push(Float64Array.from(qkv.flatMap((row) => Array.from(row))));
     const concat = x.map(() => new Float64Array(d));
     attention.push([]);
     for (let h = 0; h < heads; h++) {
@@ -109,5 +112,5 @@ export function referenceGpt(weights, { layers, heads, dModel: d, vocab }, ids, 
       logits[t * vocab + v] = s;
     }
   });
-  return { logits, attention };
+  return { logits, attention, qkv: queriesKeysValues };
 }

@@ -28,6 +28,8 @@ function matchesReference(model, modelWeights, tokens, options = {}) {
       const diff = maxAbsDiff(model.attention(l, h), want.attention[l][h]);
       assert.ok(diff < 1e-5, `layer ${l} head ${h}: attention differs by ${diff}`);
     }
+    const diff = maxAbsDiff(model.qkv(l), want.qkv[l]);
+    assert.ok(diff < 1e-5 * Math.max(1, ...want.qkv[l].map(Math.abs)), `layer ${l}: queries, keys and values differ by ${diff}`);
   }
 }
 
@@ -137,6 +139,9 @@ test('bad tokens, lengths, heads and options are coded errors; the model keeps w
   const model = await mha.loadModel(new Uint8Array(goodFile));
   const code = (call, want, message) => assert.throws(call, (error) => error instanceof MHAError && error.code === want && message.test(error.message));
   code(() => model.logits(), 'NO_FORWARD', /call forward first/);
+  code(() => model.qkv(0), 'NO_FORWARD', /call forward first/);
+  model.forward([1]);
+  code(() => model.qkv(2), 'HEAD_INDEX', /layer/);
   code(() => model.forward([1, 50]), 'TOKEN_RANGE', /token 50 at position 1 is outside the vocabulary 0 to 49/);
   code(() => model.forward([-1]), 'TOKEN_RANGE', /token -1 at position 0/);
   code(() => model.forward([1.5]), 'BAD_ARGUMENT', /ids\[0\] must be a whole number/);

@@ -225,6 +225,11 @@ export interface Model {
   attention(layer: number, head: number): Float32Array;
   /** L×vocabSize logits of the last forward. */
   logits(): Float32Array;
+  /**
+   * Block `layer`'s queries, keys and values of the last forward, L×3·dModel: row r is q | k | v of position r,
+   * head i's slice of each at i·d_k .. (i+1)·d_k − 1, d_k = dModel ÷ heads.
+   */
+  qkv(layer: number): Float32Array;
   dispose(): void;
 }
 

@@ -180,6 +180,18 @@ class Model {
     return new Float32Array(core.HEAPF32.buffer, ptr, this.length * this.config.vocabSize);
   }
 
+  /**
+   * Block `layer`'s queries, keys and values of the last forward, L×3·dModel: row r is q | k | v of position r,
+   * head i's slice of each at i·d_k .. (i+1)·d_k − 1 (d_k = dModel ÷ heads).
+   */
+  qkv(layer) {
+    const core = this.#lifetime.core();
+    indexArg('layer', layer, this.config.layers, 'model');
+    const ptr = core._wasm_gpt_qkv(this.#ptr, layer);
+    if (!ptr) throw coreError(core);
+    return new Float32Array(core.HEAPF32.buffer, ptr, this.length * 3 * this.config.dModel);
+  }
+
   /** Frees the model; later calls throw DISPOSED. */
   dispose() {
     this.#lifetime.end();
