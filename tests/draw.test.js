@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { parseHTML } from 'linkedom';
 import {
-  heatmap, matrixView, legend, headKey, pipeline, lineView, headGrid, tableFor, tilePixels, tileLevel, FUTURE_COLOR, rowBars,
+  heatmap, matrixView, legend, headKey, pipeline, lineView, headGrid, tableFor, tilePixels, tileLevel, FUTURE_COLOR, rowBars, textWeights,
   textColorFor, weightColor, formatNumber, PIPELINE_STEPS, lossCurve,
 } from '../web/draw/index.js';
 import { headInk } from '../web/draw/color.js';
@@ -309,4 +309,21 @@ test('a real model\'s head: single characters stay upright in small cells, the f
   assert.deepEqual([...bars.querySelectorAll('g.bar')].map((bar) => Number(bar.getAttribute('data-value'))), [0.1, 0.1, 0.2, 0.6]);
   assert.equal(bars.querySelectorAll('rect[stroke]').length, 1, 'the query\'s own bar is outlined');
   matchGolden('row-bars', bars);
+});
+
+test('textWeights: the text as it reads, a line after each ↵, tinted by the query’s weights, the future grey', () => {
+  const labels = ['⟨始⟩', '床', '前', '明', '月', '光', '，', '疑', '是', '↵', '地', '上'];
+  const weights = [0.1, 0.05, 0.05, 0.2, 0.3, 0.1, 0, 0.1, 0.1, 0, 0, 0];
+  const svg = textWeights(document, { labels, weights, focus: 8, lineBreak: '↵', title: 'row 9' });
+  const tiles = [...svg.querySelectorAll('g.query-token')];
+  assert.deepEqual(tiles.map((tile) => Number(tile.getAttribute('data-index'))), labels.map((_, i) => i));
+  assert.deepEqual(tiles.slice(0, 9).map((tile) => Number(tile.getAttribute('data-value'))), weights.slice(0, 9));
+  const fill = (i) => tiles[i].querySelector('rect').getAttribute('fill');
+  for (const i of [9, 10, 11]) assert.equal(fill(i), FUTURE_COLOR, `token ${i} comes after the query`);
+  assert.equal(fill(4), weightColor(0.3));
+  assert.equal(svg.querySelectorAll('rect[stroke]').length, 1, 'the query is outlined');
+  const top = (i) => Number(tiles[i].querySelector('rect').getAttribute('y'));
+  assert.equal(top(9), top(0), '↵ ends its line');
+  assert.ok(top(10) > top(9), 'the next line starts below');
+  matchGolden('text-weights', svg);
 });

@@ -30,8 +30,18 @@ async function openSection(query = '', viewport = { width: 1280, height: 900 }) 
   const { page } = opened;
   await page.waitForSelector('#head-0-weights svg g.cell', { timeout: 30000 });
   assert.equal(await page.$('.poem-tile'), null, 'nothing is loaded before the section comes into view');
+  // From the scroll until the loss is shown the learner is told what is happening, with no blank moment.
+  await page.evaluate(() => {
+    const status = document.querySelector('#poems-status');
+    window.statusSeen = [];
+    new MutationObserver(() => window.statusSeen.push({
+      text: status.textContent.trim(), loss: Boolean(document.querySelector('#poem-loss-all[data-value]:not([data-value=""])')),
+    })).observe(status, { childList: true, subtree: true, characterData: true });
+  });
   await scrollToPoems(page);
   await lossShown(page, 'poem-loss-all');
+  const blank = await page.evaluate(() => window.statusSeen.filter(({ text, loss }) => !loss && text === '').length);
+  assert.equal(blank, 0, 'the status is never blank before the loss is shown');
   return opened;
 }
 
@@ -367,6 +377,31 @@ test('guided examples set a poem, a head and a position; the card says what swit
     // The address (and so a shared link) keeps the enlarged head and its position.
     await page.waitForFunction(([h, p]) => new URLSearchParams(location.search).get('phead') === h && new URLSearchParams(location.search).get('ppos') === p,
       [index ? String(index) : null, String(position)]);
+  }
+  // The four steps of the last example's head: the q and k shown are the API's, the working gives its weight;
+  // another key picked shows that key's.
+  const last = card.guided.at(-1);
+  const ids = [0, ...encode(await shownText(page))];
+  const L = ids.length;
+  const dK = model.config.dModel / heads;
+  model.forward(ids);
+  const qkv = model.qkv(last.layer);
+  const weights = model.attention(last.layer, last.head);
+  const sliceOf = (position, part) => Array.from(qkv.subarray(position * 3 * model.config.dModel + part * model.config.dModel + last.head * dK).subarray(0, dK));
+  for (const key of [null, 0]) {
+    if (key !== null) await page.selectOption('#poem-key', String(key));
+    await inView(page, '#poem-steps');
+    const shownKey = Number(await page.inputValue('#poem-key'));
+    if (key !== null) assert.equal(shownKey, key);
+    else assert.equal(weights[last.position * L + shownKey], Math.max(...weights.subarray(last.position * L, (last.position + 1) * L)), 'the heaviest key first');
+    await page.waitForFunction((want) => Math.abs(Number(document.querySelector('#poem-steps [data-step="core"]')?.dataset.value) - want) < 1e-5, weights[last.position * L + shownKey]);
+    const cells = await page.$$eval('#poem-qk g.cell', (nodes) => nodes.map((node) => Number(node.dataset.value)));
+    // The page's core may fuse multiply-adds (web/dist/mha-core-fma.wasm): the last bits may differ from Node's.
+    const want = [...sliceOf(last.position, 0), ...sliceOf(shownKey, 1)];
+    assert.equal(cells.length, 2 * dK);
+    cells.forEach((value, i) => assert.ok(Math.abs(value - want[i]) < 1e-5 * Math.max(1, Math.abs(want[i])), `cell ${i}: ${value}, the API ${want[i]}`));
+    assert.equal(await page.getAttribute('#poem-steps [data-step="core"]', 'data-agrees'), 'true');
+    assert.ok(Math.abs(Number(await page.getAttribute('#poem-steps [data-step="core"]', 'data-value')) - weights[last.position * L + shownKey]) < 1e-5);
   }
   // A role's button switches off exactly the heads the card finds playing it.
   const roleButton = await page.$('#poem-off-roles button');

@@ -16,6 +16,8 @@ import { CARD_PATH, MODEL_PATH, REPRODUCTION_FIXTURE, REPRODUCTION_RUN, reproduc
 import { BUILD_DIR } from '../web/poems/build/corpus.js';
 import { clauseLengthModel, countingLosses, kneserNey3 } from '../web/poems/build/kneser-ney.js';
 import { Continuation } from '../web/poems/model.js';
+import { headSteps, heaviestKey } from '../web/heads/views.js';
+import { EXPLAIN_WORDS } from '../web/shared/figure-labels.js';
 import { UNKNOWN_ID } from '../web/poems/vocabulary.js';
 import { gpt2File, randomWeights } from './gpt-reference.js';
 import { seededRandom } from './seeded.js';
@@ -171,5 +173,49 @@ test('loadPoemModel: LOAD_FAILED for a file that is not there, BAD_MODEL for a b
     await assert.rejects(mha.loadPoemModel({ modle: 'x' }), (error) => error.code === 'BAD_ARGUMENT');
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** Every virtual element under `nodes` (vdoc's records) whose attribute `name` is `value`. */
+function findAll(nodes, name, value, found = []) {
+  for (const node of [].concat(nodes)) {
+    if (!node?.attrs) continue;
+    if (node.attrs[name] === value) found.push(node);
+    findAll(node.children, name, value, found);
+  }
+  return found;
+}
+
+test('the four steps on a real head: the core’s q and k, q·k/√d_k and the softmax give the core’s weight', () => {
+  const ids = [0, ...encode('床前明月光，疑是地上霜。')];
+  const L = ids.length;
+  const { heads, dModel } = model.config;
+  const dK = dModel / heads;
+  model.forward(ids);
+  const words = { stepsTitle: () => '', stepsNote: () => '', qkCaption: () => 'qk', stepScore: '', stepSoftmax: () => '', stepCore: () => '' };
+  const labels = ids.map(String);
+  for (const [index, row] of [[0, 5], [heads + 3, L - 1], [2 * heads + 7, 3]]) {
+    const layer = Math.floor(index / heads);
+    const head = index % heads;
+    const qkv = model.qkv(layer).slice();
+    const weights = model.attention(layer, head).slice();
+    const key = heaviestKey(weights, L, row);
+    assert.ok(weights[row * L + key] === Math.max(...weights.subarray(row * L, row * L + row + 1)), 'the heaviest key starts the steps');
+    for (const shownKey of [key, 0, row]) {
+      const nodes = headSteps(words, EXPLAIN_WORDS.en, { prefix: 'p', index, heads, dModel, labels, row, key: shownKey, qkv, weights });
+      // Written out here: the head's slices of q and k, and the scaled dot product.
+      const q = qkv.subarray(row * 3 * dModel + head * dK, row * 3 * dModel + (head + 1) * dK);
+      const k = qkv.subarray(shownKey * 3 * dModel + dModel + head * dK, shownKey * 3 * dModel + dModel + (head + 1) * dK);
+      const cells = findAll(nodes, 'class', 'cell').map((cell) => Number(cell.attrs['data-value']));
+      assert.deepEqual(cells, [...q, ...k], 'the figure shows the core’s q then k');
+      const score = q.reduce((sum, x, e) => sum + x * k[e], 0) / Math.sqrt(dK);
+      const [scoreStep] = findAll(nodes, 'data-step', 'score');
+      assert.ok(Math.abs(Number(scoreStep.attrs['data-value']) - score) < 1e-9, 'the score is q·k/√d_k');
+      const [softmaxStep] = findAll(nodes, 'data-step', 'softmax');
+      assert.ok(Math.abs(Number(softmaxStep.attrs['data-value']) - weights[row * L + shownKey]) < 1e-5, 'the softmax gives the core’s weight');
+      const [coreStep] = findAll(nodes, 'data-step', 'core');
+      assert.equal(coreStep.attrs['data-agrees'], 'true');
+      assert.equal(Number(coreStep.attrs['data-value']), weights[row * L + shownKey]);
+    }
   }
 });

@@ -9,6 +9,6 @@ export { tilePixels, tileLevel, TILE_LEVELS, FUTURE_COLOR } from './tile.js';
 export { tableFor } from './table.js';
 export { compose } from './compose.js';
 export { lossCurve } from './loss.js';
-export { rowBars } from './bars.js';
+export { rowBars, textWeights } from './bars.js';
 export { HEAD_COLORS, headColor, weightColor, signedColor, textColorFor } from './color.js';
 export { formatNumber, SVG_NS } from './svg.js';

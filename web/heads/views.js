@@ -6,8 +6,12 @@
 // already labelled.
 import { h, vh, vdoc, keyBy } from '../ui/dom.js';
 import { figure } from '../ui/section.js';
-import { heatmap, lineView, rowBars, FUTURE_COLOR } from '../draw/index.js';
+import { heatmap, lineView, rowBars, textWeights, FUTURE_COLOR } from '../draw/index.js';
+import { explainCell, explanationText, shortNumber } from '../shared/explain.js';
 import { layerHead } from './heads.js';
+
+/** The longest text whose enlarged head is drawn as lines from the query to every token; longer ones read as text. */
+const LINES_AT_MOST = 24;
 
 const fixed = (value, digits = 3) => (value === null || value === undefined ? '—' : value.toFixed(digits));
 
@@ -43,7 +47,7 @@ export function headTile(words, { index, heads, picture, role, pressed, onPick }
 
 /**
  * Head `index` enlarged: its L×L `weights` as a heatmap (the future of a causal model greyed, as in the tiles),
- * and as lines from the token at `row`; on a phone, where a map of 64 × 64 cells cannot be read, the row's
+ * and as lines from the token at `row` (a longer text: as it reads, each token tinted by `row`'s weight); on a phone, where a map of 64 × 64 cells cannot be read, the row's
  * weights as a list of bars instead of the map (the page's stylesheet shows one or the other).
  */
 export function enlargedHead(words, { prefix, index, heads, weights, labels, row }) {
@@ -67,10 +71,17 @@ export function enlargedHead(words, { prefix, index, heads, weights, labels, row
       caption: words.barsTitle(layer, head, labels[row]),
       svg: rowBars(vdoc, { labels: labels.slice(0, row + 1), weights: Array.prototype.slice.call(weights, row * L, row * L + row + 1), focus: row, title: words.barsTitle(layer, head, labels[row]) }),
     }),
-    figure({
+    // Lines from a query to 64 keys make a tall, thin figure with one line in it: a long text is shown as it
+    // reads instead, each token tinted by the query's weight.
+    L > LINES_AT_MOST ? figure({
+      id: `${prefix}-text`,
+      className: 'wide-only', // a phone shows the same row as bars
+      caption: words.textTitle(layer, head, labels[row]),
+      svg: textWeights(vdoc, { labels, weights: Array.prototype.slice.call(weights, row * L, (row + 1) * L), focus: row, lineBreak: '↵', title: words.textTitle(layer, head, labels[row]) }),
+    }) : figure({
       id: `${prefix}-lines`,
       caption: words.linesTitle(layer, head),
-      svg: lineView(vdoc, { tokens: labels, attention: [weights], visibleHeads: [0], focus: row, rowGap: L > 24 ? 18 : 26, title: words.linesTitle(layer, head), queryLabel: words.query, keyLabel: words.key }),
+      svg: lineView(vdoc, { tokens: labels, attention: [weights], visibleHeads: [0], focus: row, rowGap: 26, title: words.linesTitle(layer, head), queryLabel: words.query, keyLabel: words.key }),
     }),
   ];
 }
@@ -125,6 +136,72 @@ export function nextTokens(words, { prefix, row, label, allOn, now, offCount }) 
     vh('div', { class: 'fig-row' }, [
       list(`${prefix}-top-all`, words.allOnColumn, allOn),
       now ? list(`${prefix}-top-now`, words.nowColumn(offCount), now) : null,
+    ]),
+  ];
+}
+
+/** The key the row looks at most: where the steps start before the learner picks another. */
+export function heaviestKey(weights, L, row) {
+  let best = 0;
+  for (let j = 1; j <= row; j++) if (weights[row * L + j] > weights[row * L + best]) best = j;
+  return best;
+}
+
+/**
+ * The lesson's four steps on a real head: the query at `row` and the key at `key` as the core computed them
+ * (`qkv`, the block's L×3·dModel queries, keys and values), their dot product, its scaling by √d_k, and the
+ * softmax over the row, worked out as §2 works out the lesson's 猫吃鱼, then set beside the weight the core
+ * gave (`weights`, the head's L×L). The sums are retold by ../shared/explain.js from a one-head snapshot of
+ * the row's first row + 1 positions, so the arithmetic is written exactly as §2 writes it.
+ */
+export function headSteps(words, explainWords, { prefix, index, heads, dModel, labels, row, key, qkv, weights }) {
+  const [layer, head] = layerHead(index, heads);
+  const dK = dModel / heads;
+  const L = labels.length;
+  const positions = row + 1;
+  const slice = (position, part) => qkv.subarray(position * 3 * dModel + part * dModel + head * dK, position * 3 * dModel + part * dModel + (head + 1) * dK);
+  const q = new Float64Array(positions * dK);
+  const k = new Float64Array(positions * dK);
+  for (let p = 0; p < positions; p++) {
+    q.set(slice(p, 0), p * dK);
+    k.set(slice(p, 1), p * dK);
+  }
+  const dots = new Float64Array(positions * positions);
+  for (let r = 0; r < positions; r++) {
+    for (let j = 0; j <= r; j++) {
+      let dot = 0;
+      for (let e = 0; e < dK; e++) dot += q[r * dK + e] * k[j * dK + e];
+      dots[r * positions + j] = dot;
+    }
+  }
+  const attention = new Float64Array(positions * positions);
+  for (let r = 0; r < positions; r++) for (let j = 0; j <= r; j++) attention[r * positions + j] = weights[r * L + j];
+  const snap = { L: positions, dModel: dK, dK, q, k, dots: [dots], scores: [dots.map((dot) => dot / Math.sqrt(dK))], attention: [attention], scaled: true, causal: true };
+  const tokens = labels.slice(0, positions);
+  const told = (figure) => explanationText(explainCell(snap, { figure, head: 0, row, col: key }), { tokens, words: explainWords });
+  // The last line of a score names the head's slice of d_model: here the vectors are that slice already.
+  const score = told('scores').lines.slice(0, -1);
+  const softmax = explainCell(snap, { figure: 'weights', head: 0, row, col: key });
+  const core = weights[row * L + key];
+  const agrees = Math.abs(softmax.result - core) < 1e-4;
+  return [
+    vh('h3', {}, [words.stepsTitle(layer, head, labels[row], labels[key])]),
+    vh('p', { class: 'muted' }, [words.stepsNote(dK)]),
+    figure({
+      id: `${prefix}-qk`,
+      caption: words.qkCaption(labels[row], labels[key], dK),
+      svg: heatmap(vdoc, { values: [...slice(row, 0), ...slice(key, 1)], rows: 2, cols: dK, scale: 'signed', cell: 40, digits: 2,
+        rowLabels: [`q · ${labels[row]}`, `k · ${labels[key]}`], colLabels: Array.from({ length: dK }, (_, e) => String(e)), title: words.qkCaption(labels[row], labels[key], dK) }),
+    }),
+    vh('ol', { class: 'head-steps', id: `${prefix}-step-list` }, [
+      vh('li', { 'data-step': 'score', 'data-value': String(softmax.terms[key].score) }, [words.stepScore, ...score.map((line) => vh('span', { class: 'step-sum' }, [line]))]),
+      vh('li', { 'data-step': 'softmax', 'data-value': String(softmax.result) }, [
+        words.stepSoftmax(positions),
+        vh('span', { class: 'step-sum' }, [positions <= 8
+          ? told('weights').lines.join(' ')
+          : `e^${shortNumber(softmax.terms[key].score)} ÷ Σ e^s = ${shortNumber(softmax.terms[key].exp)} ÷ ${shortNumber(softmax.sum)} = ${softmax.result.toFixed(3)}`]),
+      ]),
+      vh('li', { 'data-step': 'core', 'data-value': String(core), 'data-agrees': String(agrees) }, [words.stepCore(core.toFixed(3), agrees)]),
     ]),
   ];
 }

@@ -68,7 +68,7 @@ export function fittingText(poems, body) {
 
 /**
  * One forward of `ids` with the heads in `off` ([layer, head] pairs) switched off: every head's attention
- * (index layer · heads + head) and, when `logits` is true, the logits (L × vocabulary, 1.5 MB for a full
+ * (index layer · heads + head), every block's queries, keys and values (L × 3·dModel) and, when `logits` is true, the logits (L × vocabulary, 1.5 MB for a full
  * context: copied only for the predictions that read them), copied out of the wasm heap. On `model`, the
  * poems' own or another instance of it (whose forward keeps what the ids share with its own last one).
  */
@@ -76,7 +76,8 @@ export function runText(poems, ids, off = [], { logits = true, model = poems.mod
   const { layers, heads } = model.config;
   model.forward(ids, { disabled: off });
   const attention = Array.from({ length: layers * heads }, (_, i) => model.attention(Math.floor(i / heads), i % heads).slice());
-  return { ids, length: ids.length, attention, logits: logits ? model.logits().slice() : null };
+  const qkv = Array.from({ length: layers }, (_, layer) => model.qkv(layer).slice());
+  return { ids, length: ids.length, attention, qkv, logits: logits ? model.logits().slice() : null };
 }
 
 /** The k likeliest next tokens after position `row`: [{ id, p }], most probable first. */

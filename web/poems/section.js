@@ -3,7 +3,8 @@ import { numberField, uniqueId } from '../ui/controls.js';
 import { section, errorBox, partsNearScreen, keptDrawings, tileCanvases } from '../ui/section.js';
 import { legend } from '../draw/index.js';
 import { layerHead, offKey, existingOff, offIndices, withHeadOff } from '../heads/heads.js';
-import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, rolesTable, nextTokens } from '../heads/views.js';
+import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, rolesTable, nextTokens, headSteps, heaviestKey } from '../heads/views.js';
+import { EXPLAIN_WORDS } from '../shared/figure-labels.js';
 import { loadPoems, inputIds, maxTextLength, fittingText, runText, topNext, textRoles, clearRole, Continuation, HEAD_ROLES } from './model.js';
 import { heldOutMeasurer } from './held-out.js';
 import { SEED_MAX } from '../shared/lesson.js';
@@ -23,6 +24,7 @@ export const initialPoemPicks = () => ({
   temperature: 0.8,
   seed: 1,
   continuation: null, // { prompt, added, temperature, seed, done, ended, count } of the last continuation
+  key: null, // { index, row, key }: the key the four steps show for head index at row, else the row's heaviest
 });
 
 // Kept across the page's rebuilds (a language switch): the model and its twin (see twin()), the held-out
@@ -52,6 +54,7 @@ export function poemsSection(ctx) {
   let continuing = 0; // the timer of the continuation's next slice
   let analysis = null; // the current text's forwards: { key, run, allOn, roles }, the roles measured when first shown
   let controls = null;
+  let stepsAt = null; // { index, row } of the four steps shown: the key picker's choice belongs to them
   // The figures and numbers below the text are drawn only near the screen: typing redraws what is seen.
   const nearScreen = partsNearScreen(() => ctx.redraw('poems-picks'));
   // And only when what they show changed: not for each step of the held-out measure's progress, say.
@@ -204,6 +207,8 @@ export function poemsSection(ctx) {
       paintTile: tileCanvases(store.poems.model.config.context),
       tiles: tilesBox('poem-tiles', t.tilesTitle, heads),
       big: enlargedBox('poem-big', (position) => ctx.set((s) => (s.poems.position = position))),
+      key: h('select', { id: 'poem-key', onchange: (e) => pick((p) => (p.key = { ...stepsAt, key: Number(e.target.value) })) }),
+      steps: h('div', { id: 'poem-steps' }),
       roles: h('div', { id: 'poem-roles' }),
       loss: h('div', { id: 'poem-loss' }),
       prediction: h('div', { id: 'poem-prediction' }),
@@ -222,6 +227,8 @@ export function poemsSection(ctx) {
       legend(document, { scale: 'weights', id: 'poem-weights', title: ctx.text.hand.weightLegend, steps: 16 }),
       h('label', { class: 'field wide', for: 'poem-position' }, [h('span', {}, [t.position]), position]),
       parts.big,
+      parts.steps,
+      h('label', { class: 'field wide', for: 'poem-key' }, [h('span', {}, [t.stepsKey]), parts.key]),
       parts.roles,
       h('h3', {}, [t.offTitle]),
       offBox,
@@ -240,7 +247,7 @@ export function poemsSection(ctx) {
       h('p', { class: 'muted' }, [t.card(store.poems.card.heldOut.targets, store.poems.card.heldOut.poems.length)]),
     ]);
     body.hidden = false;
-    nearScreen.watch(parts.tiles, parts.big, parts.roles, parts.prediction);
+    nearScreen.watch(parts.tiles, parts.big, parts.steps, parts.roles, parts.prediction);
     return parts;
   }
 
@@ -249,12 +256,15 @@ export function poemsSection(ctx) {
     if (store.error) return fill(status, errorBox(ctx.text, store.error));
     if (load === null) return fill(status, h('p', { class: 'muted' }, [t.waiting]));
     const progress = (label, value, max) => h('p', { class: 'muted' }, [label, ' ', h('progress', { max, value, 'aria-label': label })]);
-    if (typeof load === 'object' && load.total > 0 && load.received < load.total) {
+    if (typeof load === 'object' && load.received < load.total) {
       const mb = (bytes) => (bytes / 2 ** 20).toFixed(1);
       return fill(status, progress(t.loading(mb(load.received), mb(load.total)), load.received, load.total));
     }
+    if (typeof load === 'object' && load.total === 0) return fill(status, progress(t.downloading)); // no size known yet
     if (!store.poems) return fill(status, progress(t.building));
     if (heldOut) return fill(status, progress(t.measuring(heldOut.done, heldOut.total), heldOut.done, heldOut.total));
+    // Asked for, but its worker has not reported yet (it is still loading its own core and model).
+    if (store.measuring !== null) return fill(status, progress(t.measuringStart));
     return fill(status, []);
   }
 
@@ -272,6 +282,21 @@ export function poemsSection(ctx) {
   function drawBig(result, labels, selected, row) {
     const { heads } = store.poems.model.config;
     show(controls.big, drawing('big', [result, selected, row], () => enlargedHead(t, { prefix: 'poem', index: selected, heads, weights: result.attention[selected], labels, row })));
+  }
+
+  /** The four steps of the selected head at `row`, from the core's q and k, to the key picked or the heaviest. */
+  function drawSteps(result, labels, selected, row) {
+    const { heads, dModel } = store.poems.model.config;
+    const weights = result.attention[selected];
+    const L = result.length;
+    const picked = picks().key;
+    const key = picked?.index === selected && picked.row === row && picked.key <= row ? picked.key : heaviestKey(weights, L, row);
+    stepsAt = { index: selected, row };
+    show(controls.key, drawing('keys', [result, selected, row], () => labels.slice(0, row + 1).map((label, j) => vh('option', { value: j }, [t.keyOption(j, label, weights[row * L + j].toFixed(3))]))));
+    controls.key.value = String(key);
+    show(controls.steps, drawing('steps', [result, selected, row, key], () => headSteps(t, EXPLAIN_WORDS[ctx.lang], {
+      prefix: 'poem', index: selected, heads, dModel, labels, row, key, qkv: result.qkv[Math.floor(selected / heads)], weights,
+    })));
   }
 
   /** The roles on the text and, once measured, on the held-out poems, which give the verdict. */
@@ -364,6 +389,7 @@ export function poemsSection(ctx) {
       const offHeads = offIndices(off, heads);
       controls.toggles.forEach((input, i) => (input.checked = offHeads.has(i)));
       scheduleHeldOut(off);
+      showStatus();
 
       const ids = inputIds(store.poems, text);
       const labels = ids.map(tokenLabel);
@@ -375,8 +401,8 @@ export function poemsSection(ctx) {
       const heldOut = store.heldOut.get(offKey(off));
       // The figures and tables away from the screen wait until they come near; the forward runs only when
       // one of them shows it.
-      const [tiles, big, roles, prediction] = [controls.tiles, controls.big, controls.roles, controls.prediction].map((part) => nearScreen.draws(part, { anyway: ctx.drawingEverything }));
-      if (tiles || big || roles || prediction) {
+      const [tiles, big, steps, roles, prediction] = [controls.tiles, controls.big, controls.steps, controls.roles, controls.prediction].map((part) => nearScreen.draws(part, { anyway: ctx.drawingEverything }));
+      if (tiles || big || steps || roles || prediction) {
         const current = analyse(ids, off, { logits: prediction });
         const { run } = current;
         if (tiles) {
@@ -384,6 +410,7 @@ export function poemsSection(ctx) {
           drawTiles(run, verdicts, selected);
         }
         if (big) drawBig(run, labels, selected, row);
+        if (steps) drawSteps(run, labels, selected, row);
         if (roles) drawRoles(current.roles ??= textRoles(store.poems, run), heldOut, selected);
         if (prediction) drawPrediction(current, labels, row, off);
       }
