@@ -219,3 +219,19 @@ test('the four steps on a real head: the core’s q and k, q·k/√d_k and the s
     }
   }
 });
+
+test('README’s poetry-model table gives the card’s numbers', () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const table = readme.slice(readme.indexOf('### The poetry model'));
+  const row = (name) => table.split('\n').find((line) => line.startsWith(`| ${name} |`));
+  const { tang300, freshTest } = card;
+  const cells = {
+    'Kneser-Ney 3-gram': [tang300.loss.kn3.mean, freshTest.loss.kn3.mean],
+    'the 3-gram told the clause length': [tang300.loss.kn3ClauseLength.mean, freshTest.loss.kn3ClauseLength.mean],
+    '**the model**': [tang300.loss.model.mean, freshTest.loss.model.mean, tang300.ratio.modelToKn3.value, freshTest.ratio.modelToKn3.value],
+  };
+  for (const [name, numbers] of Object.entries(cells)) {
+    assert.ok(row(name), `README has a row “${name}”`);
+    for (const number of numbers) assert.ok(row(name).includes(number.toFixed(3)), `${name}: ${number.toFixed(3)} in “${row(name)}”`);
+  }
+});
