@@ -2,7 +2,8 @@
 # Installs the Debian packages the tests drive, when one is missing: Emscripten (builds the wasm from
 # c/), gcc (the native tests under sanitizers), clang with its libFuzzer runtime (the documented
 # coverage-guided fuzzers), Chromium (the browser tests), Noto CJK (readable screenshots), fortunes-zh
-# (唐诗三百首, the poetry model's held-out poems), MkDocs and Jupyter Notebook (the course-recipe tests).
+# (唐诗三百首, the poetry model's held-out poems), opencc (its corpus in simplified characters), MkDocs and
+# Jupyter Notebook (the course-recipe tests).
 # `npm test` runs it first, so a fresh Debian machine needs nothing by hand; it asks for nothing when
 # everything is there.
 set -euo pipefail
@@ -13,6 +14,7 @@ command -v gcc >/dev/null 2>&1 || missing+=(gcc)
 [[ -x ${CHROMIUM_PATH:-/usr/bin/chromium} ]] || missing+=(chromium)
 dpkg -s fonts-noto-cjk >/dev/null 2>&1 || missing+=(fonts-noto-cjk)
 dpkg -s fortunes-zh >/dev/null 2>&1 || missing+=(fortunes-zh)
+command -v opencc >/dev/null 2>&1 || missing+=(opencc) # the poetry corpus's conversion (npm run corpus)
 # Without their recommended packages: the notebook server's (scipy, matplotlib, pandoc…) are not needed.
 lean=()
 # Debian 12's clang is 14, the one Emscripten brings; its libFuzzer runtime is a package of its own (3 MB).
