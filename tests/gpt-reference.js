@@ -39,6 +39,22 @@ export function gpt2File(config, weights, { dtype = 'F32', prefix = '', metadata
   return writeSafetensors(gpt2Shapes(config).map(([name, shape]) => [prefix + name, shape, weights.get(name), dtype]), metadata);
 }
 
+/**
+ * A GPT-2 file as Hugging Face's hub holds it: the tensors' bytes in the order of their names sorted (as the
+ * safetensors writer lays out tensors of one dtype), each block's causal mask h.i.attn.bias (1×1×context×context,
+ * which the model makes itself and does not read) among them, and the metadata { format: 'pt' } (with n_head when
+ * d_model is no GPT-2 size). So the model's order (wte first) is not the file's, and some bytes are no tensor's.
+ */
+export function hubGpt2File(config, weights) {
+  const { layers, context } = config;
+  const mask = Float64Array.from({ length: context * context }, (_, i) => (i % context <= Math.floor(i / context) ? 1 : 0));
+  const tensors = gpt2Shapes(config).map(([name, shape]) => [name, shape, weights.get(name)]);
+  for (let i = 0; i < layers; i++) tensors.push([`h.${i}.attn.bias`, [1, 1, context, context], mask]);
+  tensors.sort(([a], [b]) => (a < b ? -1 : 1));
+  const gpt2Size = [768, 1024, 1280, 1600].includes(config.dModel);
+  return writeSafetensors(tensors, gpt2Size ? { format: 'pt' } : { format: 'pt', n_head: String(config.heads) });
+}
+
 function layerNorm(x, g, b) {
   const d = x.length;
   const mean = x.reduce((a, v) => a + v, 0) / d;

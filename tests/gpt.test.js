@@ -7,7 +7,8 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { loadAttention, MHAError } from '../web/src/attention.js';
-import { gpt2File, gpt2Shapes, randomWeights, referenceGpt, writeSafetensors } from './gpt-reference.js';
+import { createHash } from 'node:crypto';
+import { gpt2File, gpt2Shapes, hubGpt2File, randomWeights, referenceGpt, writeSafetensors } from './gpt-reference.js';
 import { seededRandom, maxAbsDiff } from './seeded.js';
 
 const mha = await loadAttention();
@@ -320,6 +321,33 @@ test('a Blob (a picked File) is read a slice at a time into the same model, with
   matchesReference(halfModel, half, ids);
   halfModel.dispose();
   await assert.rejects(mha.loadModel(goodFile, { onProgress: 1 }), (error) => error.code === 'BAD_ARGUMENT' && /onProgress/.test(error.message));
+});
+
+test('a file in the hub\'s layout (names sorted, the causal masks among them) loads; onBytes sees every byte once, in order: its SHA-256 is the file\'s', async () => {
+  const hub = hubGpt2File(config, weights);
+  for (const source of [new Blob([hub]), hub]) {
+    const seen = [];
+    const progress = [];
+    const model = await mha.loadModel(source, { onBytes: (bytes) => seen.push(bytes.slice()), onProgress: (read, size) => progress.push([read, size]) });
+    matchesReference(model, weights, ids);
+    model.dispose();
+    const hash = createHash('sha256');
+    seen.forEach((bytes) => hash.update(bytes));
+    assert.equal(hash.digest('hex'), createHash('sha256').update(hub).digest('hex'));
+    assert.deepEqual(Buffer.concat(seen), Buffer.from(hub));
+    assert.deepEqual(progress.at(-1), [hub.length, hub.length]);
+  }
+  // Without onBytes the masks are not read: the count stops short of the file's size by their bytes.
+  const progress = [];
+  const model = await mha.loadModel(new Blob([hub]), { onProgress: (read, size) => progress.push([read, size]) });
+  matchesReference(model, weights, ids);
+  model.dispose();
+  assert.deepEqual(progress.at(-1), [hub.length - config.layers * 4 * config.context ** 2, hub.length]);
+  // A callback that throws stops the load with its error, and frees what the load had taken.
+  const before = mha.memoryBytes();
+  await assert.rejects(mha.loadModel(new Blob([hub]), { onBytes: () => { throw new Error('no more'); } }), /no more/);
+  assert.equal(mha.memoryBytes(), before);
+  await assert.rejects(mha.loadModel(hub, { onBytes: 'sha256' }), (error) => error.code === 'BAD_ARGUMENT' && /onBytes must be a function/.test(error.message));
 });
 
 test('bad Blobs give BAD_MODEL naming the problem (truncated, a missing tensor, a wrong shape, an unknown dtype, a header past the end); an unreadable one LOAD_FAILED', async () => {

@@ -2,13 +2,22 @@
 // page keeps working; then a small file in GPT-2's exact layout (GPT-2's vocabulary of 50,257 tokens, 2 layers
 // of 2 heads) picked with the file input is read in the worker, its tokens shown as GPT-2's tokenizer split
 // them, every head drawn, and the top 5 with and without a head equal to the API's for the same token ids.
+// A file laid out as the hub's (names sorted, the causal masks among them): the SHA-256 the page shows is the
+// file's, the English examples, Chinese as byte tokens, each head's roles as the API's attention gives them,
+// and typing on with a head off keeps the rows before.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowserAndServer, openPage, seriousAxeViolations } from './browser.js';
+import { startBrowserAndServer, openPage, lessonDrawn, seriousAxeViolations } from './browser.js';
 import { loadAttention } from '../web/src/attention.js';
-import { gpt2File, randomWeights } from './gpt-reference.js';
+import { createHash } from 'node:crypto';
+import { gpt2File, hubGpt2File, randomWeights } from './gpt-reference.js';
 import { seededRandom } from './seeded.js';
-import { gpt2Input } from '../web/gpt2/tokens.js';
+import { gpt2Input, gpt2TokenLabel, isPunctuationToken } from '../web/gpt2/tokens.js';
+import { gpt2Roles, GPT2_ROLES } from '../web/gpt2/roles.js';
+import { GPT2_EXAMPLES } from '../web/gpt2/examples.js';
+import { GPT2_TEXT } from '../web/gpt2/strings.js';
+import { POEMS_TEXT } from '../web/poems/strings.js';
+import { clearRole } from '../web/poems/model.js';
 
 const config = { layers: 2, heads: 2, dModel: 16, context: 80, vocab: 50257 };
 const weights = randomWeights(config, seededRandom(21), { spread: 0.5 });
@@ -38,11 +47,18 @@ after(async () => {
   await env?.close();
 });
 
+/** A shown top 5 ([id, p]) against the API's. */
+const close = (shown, want) => shown.forEach(([id, p], i) => {
+  assert.equal(id, want[i][0]);
+  assert.ok(Math.abs(p - want[i][1]) < 1e-5, `${p} against ${want[i][1]}`);
+});
+
 /** [id, p] of a shown top-5 list. */
 const shownTop = (page, id) => page.$$eval(`#${id} li`, (items) => items.map((li) => [Number(li.dataset.id), Number(li.dataset.p)]));
 
 test('a bad file dropped gives BAD_MODEL naming the problem; a good GPT-2-layout file then shows its heads, tokens and predictions', async () => {
   const { page, errors, offline } = await openPage(env.browser, `${env.baseUrl}?lang=en`, { baseUrl: env.baseUrl });
+  await lessonDrawn(page); // §9 is built once its module has come
   await page.locator('#poems-section').scrollIntoViewIfNeeded();
   await page.check('#poem-source-gpt2');
   assert.match(await page.textContent('#gpt2-privacy'), /sent nowhere.*cannot go into the address/s);
@@ -72,10 +88,6 @@ test('a bad file dropped gives BAD_MODEL naming the problem; a good GPT-2-layout
   assert.deepEqual(tokens, ['<|endoftext|>', 'The', '␣cat', '␣sat', '␣on', '␣the', '␣mat', '.', '␣The', '␣cat', '␣sat', '␣on', '␣the']);
   assert.equal(await page.$$eval('#gpt2-tiles .poem-tile', (tiles) => tiles.length), 4);
   assert.deepEqual(await page.$$eval('#gpt2-roles tr[data-role]', (rows) => rows.map((row) => row.dataset.role)), ['previous', 'first', 'copying', 'punctuation']);
-  const close = (shown, want) => shown.forEach(([id, p], i) => {
-    assert.equal(id, want[i][0]);
-    assert.ok(Math.abs(p - want[i][1]) < 1e-5, `${p} against ${want[i][1]}`);
-  });
   close(await shownTop(page, 'gpt2-top-all'), top());
   // Typed on: the worker keeps the tokens before and their predictions; an earlier position shows the API's.
   const longer = `${TEXT} mat`;
@@ -104,6 +116,7 @@ test('a file with 320 heads draws 144 tiles at a time (whole layers), says which
   const many = { layers: 20, heads: 16, dModel: 16, context: 80, vocab: 50257 };
   const file = gpt2File(many, randomWeights(many, seededRandom(22), { spread: 0.5 }), { dtype: 'F16' });
   const { page, errors } = await openPage(env.browser, `${env.baseUrl}?lang=en`, { baseUrl: env.baseUrl });
+  await lessonDrawn(page); // §9 is built once its module has come
   await page.locator('#poems-section').scrollIntoViewIfNeeded();
   await page.check('#poem-source-gpt2');
   await page.setInputFiles('#gpt2-drop input[type=file]', { name: 'many-heads.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from(file) });
@@ -145,5 +158,79 @@ test('a file with 320 heads draws 144 tiles at a time (whole layers), says which
   assert.equal(now.next, true);
   assert.match(now.note, /now L19 H1 to L20 H16/);
   assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('a file in the hub\'s layout: the SHA-256 shown is the file\'s; English examples, Chinese as byte tokens, each head\'s roles; typing on with a head off keeps the rows before', async () => {
+  const hub = hubGpt2File(config, weights);
+  const { page, errors, offline } = await openPage(env.browser, `${env.baseUrl}?lang=en`, { baseUrl: env.baseUrl });
+  await lessonDrawn(page); // §9 is built once its module has come
+  await page.locator('#poems-section').scrollIntoViewIfNeeded();
+  await page.check('#poem-source-gpt2');
+  // Where the file is, before any is opened.
+  const getting = await page.textContent('#gpt2-get');
+  for (const want of ['openai-community/gpt2', 'model.safetensors', 'about 548 MB', 'https://huggingface.co/openai-community/gpt2/blob/main/model.safetensors',
+    'https://hf-mirror.com/openai-community/gpt2/resolve/main/model.safetensors', 'USB stick', 'Git LFS Details', 'distilgpt2', '353 MB', 'gpt2-medium']) {
+    assert.ok(getting.includes(want), `the page says ${want}`);
+  }
+  await page.setInputFiles('#gpt2-drop input[type=file]', { name: 'model.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from(hub) });
+  await page.waitForSelector('#gpt2-body:not([hidden]) #gpt2-sha256 code', { timeout: 60000 });
+  assert.equal(await page.textContent('#gpt2-sha256 code'), createHash('sha256').update(hub).digest('hex'));
+  assert.match(await page.textContent('#gpt2-sha256'), /Git LFS Details/);
+
+  // English by default: the name-mover sentence, its button pressed and its note shown.
+  const example = (name) => GPT2_EXAMPLES.find((candidate) => candidate.name === name);
+  assert.equal(await page.inputValue('#gpt2-body textarea'), example('nameMover').text);
+  assert.equal(await page.getAttribute('#gpt2-examples [data-example="nameMover"]', 'aria-pressed'), 'true');
+  assert.equal(await page.textContent('#gpt2-example-note'), GPT2_TEXT.en.examples.nameMover.note);
+  /** Waits for the result of `text` with the heads `off` (offKey's text) switched off. */
+  const tokensOf = (text, off = '') => page.waitForFunction((want) => document.querySelector('#gpt2-tokens')?.dataset.key === want
+    && document.querySelector('#gpt2-tiles')?.dataset.drawn === '4', `${off}|${text}`, { timeout: 30000 });
+  const shownTokens = () => page.$$eval('.gpt2-token', (items) => items.map((item) => item.textContent));
+
+  // The induction example: its sentence, its tokens, and every head's roles as the API's attention gives them.
+  await page.click('#gpt2-examples [data-example="induction"]');
+  const text = example('induction').text;
+  assert.equal(await page.inputValue('#gpt2-body textarea'), text);
+  await tokensOf(text);
+  const ids = gpt2Input(text, 64);
+  assert.deepEqual(await shownTokens(), ids.map(gpt2TokenLabel));
+  assert.equal(await page.textContent('#gpt2-example-note'), GPT2_TEXT.en.examples.induction.note);
+  model.forward(ids);
+  const attention = Array.from({ length: 4 }, (_, i) => model.attention(Math.floor(i / 2), i % 2).slice());
+  const roles = gpt2Roles(ids, ids.map(isPunctuationToken), attention);
+  const verdicts = roles.heads.map((scores) => clearRole(scores, roles.chance));
+  assert.deepEqual(await page.$$eval('#gpt2-tiles .tile-role', (items) => items.map((item) => item.textContent)),
+    verdicts.map((role) => (role ? GPT2_TEXT.en.roleNames[role] : POEMS_TEXT.en.mixed)));
+  for (const head of [0, 3]) {
+    await page.click(`#gpt2-tiles .poem-tile[data-index="${head}"]`);
+    await page.waitForFunction((want) => document.querySelector('#gpt2-roles-title')?.textContent.endsWith(want), `layer ${Math.floor(head / 2) + 1} head ${head % 2 + 1}`);
+    const shown = await page.$$eval('#gpt2-roles .role-score', (items) => items.map((item) => [item.dataset.role, Number(item.dataset.value)]));
+    assert.deepEqual(shown.map(([name]) => name), GPT2_ROLES.map(({ name }) => name));
+    shown.forEach(([name, value]) => assert.ok(Math.abs(value - roles.heads[head][name]) < 1e-6, `head ${head} ${name}: ${value} against ${roles.heads[head][name]}`));
+  }
+
+  // Chinese: byte tokens shown as their bytes, and what they make together.
+  await page.fill('#gpt2-body textarea', '猫吃鱼');
+  await tokensOf('猫吃鱼');
+  assert.deepEqual(await shownTokens(), ['<|endoftext|>', '⟨e7⟩', '⟨8c⟩', '⟨ab⟩', '⟨e5 90⟩', '⟨83⟩', '⟨e9⟩', '⟨b1⟩', '⟨bc⟩']);
+  assert.match(await page.textContent('#gpt2-bytes'), /byte-level BPE learnt from English web text.*⟨e7⟩ ⟨8c⟩ ⟨ab⟩ = 猫 ⟨e5 90⟩ ⟨83⟩ = 吃/s);
+  assert.equal(await page.textContent('#gpt2-example-note'), '', 'no example is picked');
+
+  // A head off, then one more token: the run keeps the rows before in its heads-off forward.
+  const sentence = 'The cat sat on the mat. The cat sat on';
+  await page.fill('#gpt2-body textarea', sentence);
+  await tokensOf(sentence);
+  await page.check('#gpt2-off-1-0');
+  await page.waitForSelector('#gpt2-top-now li', { timeout: 30000 });
+  await page.fill('#gpt2-body textarea', `${sentence} the`);
+  await tokensOf(`${sentence} the`, '1.0');
+  const reused = Number(await page.getAttribute('#gpt2-took', 'data-reused-now'));
+  assert.equal(reused, gpt2Input(sentence, 64).length, 'every row before the new token was kept');
+  assert.match(await page.textContent('#gpt2-took'), new RegExp(`the first ${reused} tokens were kept`));
+  close(await shownTop(page, 'gpt2-top-now'), top([[1, 0]], `${sentence} the`));
+  close(await shownTop(page, 'gpt2-top-all'), top([], `${sentence} the`));
+  assert.deepEqual(errors, []);
+  assert.deepEqual(offline, []);
   await page.context().close();
 });

@@ -138,11 +138,12 @@ async function inChromium(path) {
  * records the longest gap between frames on the page's main thread.
  */
 async function inPage(path) {
-  const { startBrowserAndServer } = await import('../browser.js');
+  const { startBrowserAndServer, lessonDrawn } = await import('../browser.js');
   const served = await startBrowserAndServer();
   try {
     const page = await served.browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(`${served.baseUrl}?lang=en`);
+    await lessonDrawn(page); // §9 is built once its module has come
     await page.locator('#poems-section').scrollIntoViewIfNeeded();
     await page.check('#poem-source-gpt2');
     const start = performance.now();

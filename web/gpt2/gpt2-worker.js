@@ -1,55 +1,48 @@
 // GPT-2 off the main thread: a module Web Worker with its own core instance (handed the page's compiled
 // module, as the training worker is) that loads the file a teacher picked and runs GPT-2 on typed text, so
 // the page stays responsive through a forward of up to a second. Bundled as web/dist/gpt2-worker.js; it alone
-// imports GPT-2's tokenizer.
+// imports GPT-2's tokenizer and hash-wasm's SHA-256.
 //
 // Messages in:  { type: 'load', file (a File or Blob), wasm (a WebAssembly.Module) }
 //               { type: 'run', key, text, off: [[layer, head]], limit }
-// Messages out: { type: 'progress', read, size }  { type: 'ready', config, metadata }
-//               { type: 'result', key, ids, labels, punctuation, attention: Float32Array[] (index layer·heads + head),
-//                 top: { all, now }: per row the 5 likeliest next tokens [{ id, p, label }] (now: null with no head off), ms }
+// Messages out: { type: 'progress', read, size }  { type: 'ready', config, metadata, sha256 (the file's, hex) }
+//               { type: 'result', key, ids, labels, byteTokens (which are pieces of a character), characters (tokens.js's
+//                 characterRuns), punctuation, attention: Float32Array[] (index layer·heads + head),
+//                 top: { all, now }: per row the 5 likeliest next tokens [{ id, p, label }] (now: null with no head off),
+//                 reused: { all, now }: the rows each forward kept from the one before (runs.js), ms }
 //               { type: 'error', code, message, during: 'load' | 'run' }
+import { createSHA256 } from 'hash-wasm';
 import { loadAttention } from '../src/attention.js';
-import { topNext } from '../poems/model.js';
-import { gpt2Input, gpt2TokenLabel, isPunctuationToken } from './tokens.js';
+import { characterRuns, gpt2Input, gpt2TokenLabel, isByteToken, isPunctuationToken } from './tokens.js';
+import { gpt2Runs } from './runs.js';
 
 let model = null;
-let lastTop = []; // topOfEveryRow() of the model's last forward
+let runs = null;
 
 const fail = (during, error) => postMessage({ type: 'error', during, code: error?.code ?? 'UNEXPECTED', message: error?.message ?? String(error) });
-
-/**
- * The 5 likeliest next tokens after every row of the last forward: the rows it kept from the forward before
- * (the same tokens up to there, the same heads) have that forward's, the rest are read from the logits.
- */
-function topOfEveryRow() {
-  const { vocabSize } = model.config;
-  const logits = model.logits();
-  lastTop = Array.from({ length: model.length }, (_, row) => (row < model.reused ? lastTop[row]
-    : topNext(logits, row, vocabSize).map(({ id, p }) => ({ id, p, label: gpt2TokenLabel(id) }))));
-  return lastTop;
-}
 
 async function load({ file, wasm }) {
   model?.dispose();
   model = null;
-  lastTop = [];
+  runs = null;
   const mha = await loadAttention({ wasm });
-  model = await mha.loadModel(file, { onProgress: (read, size) => postMessage({ type: 'progress', read, size }) });
-  postMessage({ type: 'ready', config: { ...model.config }, metadata: { ...model.metadata } });
+  // The file's SHA-256 as it is read, every byte once in order, so a teacher can check it against the hub's.
+  const hash = (await createSHA256()).init();
+  model = await mha.loadModel(file, {
+    onProgress: (read, size) => postMessage({ type: 'progress', read, size }),
+    onBytes: (bytes) => hash.update(bytes),
+  });
+  runs = gpt2Runs(model);
+  postMessage({ type: 'ready', config: { ...model.config }, metadata: { ...model.metadata }, sha256: hash.digest('hex') });
 }
 
 function run({ key, text, off, limit }) {
   const start = performance.now();
-  const { layers, heads, context } = model.config;
-  const ids = gpt2Input(text, Math.min(limit, context));
-  model.forward(ids, { disabled: off });
-  const attention = Array.from({ length: layers * heads }, (_, i) => model.attention(Math.floor(i / heads), i % heads).slice());
-  const now = off.length ? topOfEveryRow() : null;
-  if (off.length) model.forward(ids); // every head on, for the comparison
-  const all = topOfEveryRow();
+  const ids = gpt2Input(text, Math.min(limit, model.config.context));
+  const { attention, top, reused } = runs.run(ids, off);
   postMessage({
-    type: 'result', key, ids, labels: ids.map(gpt2TokenLabel), punctuation: ids.map(isPunctuationToken), attention, top: { all, now }, ms: performance.now() - start,
+    type: 'result', key, ids, labels: ids.map(gpt2TokenLabel), byteTokens: ids.map(isByteToken), characters: characterRuns(ids),
+    punctuation: ids.map(isPunctuationToken), attention, top, reused, ms: performance.now() - start,
   }, attention.map((weights) => weights.buffer));
 }
 
@@ -58,7 +51,7 @@ let queue = Promise.resolve();
 addEventListener('message', ({ data }) => {
   queue = queue.then(async () => {
     if (data.type === 'load') await load(data).catch((error) => fail('load', error));
-    else if (data.type === 'run' && model) {
+    else if (data.type === 'run' && runs) {
       try {
         run(data);
       } catch (error) {

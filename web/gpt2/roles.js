@@ -1,7 +1,10 @@
 // The head roles of the poetry model (web/poems/head-roles.js), measured on GPT-2's tokens: previous token,
-// first token (the attention sink, here <|endoftext|>), copying (induction: the tokens that followed earlier
-// occurrences of the current token) and punctuation. The poem's own roles (its lines, its couplets' 对仗, fixed
-// steps back) are left out (no rows). Pure: token ids, which of them are punctuation, attention rows in.
+// first token (the attention sink, here <|endoftext|>), copying, which is induction (the query looks at the
+// token right after an earlier occurrence of the current token), and punctuation. Each is scored as the poetry
+// model's are, the mean weight where it looks against the even share (its chance level), and a head is labelled
+// by web/poems/model.js's clearRole: its role furthest above chance, if at least 0.3 and 3 times chance. The
+// poem's own roles (its lines, its couplets' 对仗, fixed steps back) are left out (no rows). Pure: token ids,
+// which of them are punctuation, attention rows in.
 import { HEAD_ROLES, emptyTally, tallyHead, tallyScores } from '../poems/head-roles.js';
 
 /** The roles measured on GPT-2's tokens, in the card's order (the others stay without rows). */

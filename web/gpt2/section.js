@@ -6,6 +6,7 @@ import { layerHead, offKey, existingOff, offIndices, withHeadOff } from '../head
 import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, rolesTable, nextTokens } from '../heads/views.js';
 import { GPT2_ROLES, gpt2Roles } from './roles.js';
 import { openGpt2File, GPT2_TOKEN_LIMIT } from './source.js';
+import { GPT2_EXAMPLES, GPT2_FILE_PAGE, GPT2_FILE_URL, GPT2_MIRROR_URL } from './examples.js';
 import { headRun, headRunNote } from '../ui/drawn-heads.js';
 
 /**
@@ -21,7 +22,7 @@ const TILES_PER_FRAME = 8;
 
 /** §9's GPT-2 picks (UI-only: a teacher's file cannot be in the URL, so neither is anything about it). */
 export const initialGpt2Picks = () => ({
-  text: 'When Mary and John went to the store, John gave a drink to',
+  text: GPT2_EXAMPLES.find(({ name }) => name === 'nameMover').text,
   head: 0,
   position: null, // null: the last token
   off: [],
@@ -33,7 +34,7 @@ export const initialGpt2Picks = () => ({
 });
 
 // Kept across the page's rebuilds (a language switch): the worker, the model's shape, the last result, errors.
-const store = { client: null, config: null, metadata: null, result: null, loadError: null, runError: null, sent: '' };
+const store = { client: null, config: null, metadata: null, sha256: '', result: null, loadError: null, runError: null, sent: '' };
 
 const mb = (bytes) => (bytes / 1e6).toFixed(0);
 
@@ -46,8 +47,19 @@ export function gpt2Part(ctx) {
   const pick = (mutate) => ctx.setUi((ui) => mutate(ui.poems.gpt2));
   const inputId = uniqueId('gpt2-file');
   const fileInput = h('input', { type: 'file', id: inputId, accept: '.safetensors', onchange: (e) => e.target.files[0] && open(e.target.files[0]) });
+  const link = (href) => h('a', { href, target: '_blank', rel: 'noopener' }, [href]); // the lesson stays open
+  const get = t.getFile;
   const drop = h('div', { class: 'gpt2-drop', id: 'gpt2-drop' }, [
     h('p', { class: 'muted' }, [t.lead]),
+    h('details', { id: 'gpt2-get' }, [
+      h('summary', {}, [get.title]),
+      h('ol', {}, [
+        h('li', {}, [get.hub, ' ', link(GPT2_FILE_PAGE), ' ', get.direct, ' ', link(GPT2_FILE_URL)]),
+        h('li', {}, [get.mirror, ' ', link(GPT2_MIRROR_URL), ' ', get.usb]),
+        h('li', {}, [get.check]),
+      ]),
+      h('p', {}, [get.others]),
+    ]),
     h('p', { id: 'gpt2-privacy' }, [t.privacy]),
     h('p', {}, [h('label', { for: inputId, class: 'field' }, [h('span', {}, [t.pick]), fileInput]), ' ', t.drop]),
   ]);
@@ -72,7 +84,7 @@ export function gpt2Part(ctx) {
   function open(file) {
     cancelAnimationFrame(tilesFrame);
     store.client?.close();
-    Object.assign(store, { client: null, config: null, metadata: null, result: null, loadError: null, runError: null, sent: '' });
+    Object.assign(store, { client: null, config: null, metadata: null, sha256: '', result: null, loadError: null, runError: null, sent: '' });
     controls = null;
     fill(body, []);
     body.hidden = true;
@@ -81,7 +93,7 @@ export function gpt2Part(ctx) {
       if (store.client !== client) return; // a newer file replaced this one
       if (message.type === 'progress') pick((p) => (p.load = { read: message.read, size: message.size }));
       else if (message.type === 'ready') {
-        Object.assign(store, { config: message.config, metadata: message.metadata });
+        Object.assign(store, { config: message.config, metadata: message.metadata, sha256: message.sha256 });
         pick((p) => (p.load = 'ready'));
       } else if (message.type === 'result') {
         store.result = message;
@@ -113,10 +125,21 @@ export function gpt2Part(ctx) {
     if (!picks().running) pick((p) => (p.running = true));
   }
 
+  /** 'gpt2' or 'distilgpt2' when the file has one of their shapes (the GPT-2s that fit here), else null. */
+  function knownModel() {
+    const { layers, heads, dModel, vocabSize } = store.config;
+    return (heads === 12 && dModel === 768 && vocabSize === 50257 && { 12: 'gpt2', 6: 'distilgpt2' }[layers]) || null;
+  }
+
   function modelName() {
-    const { layers, dModel } = store.config;
-    const known = { '12.768': 'gpt2', '6.768': 'distilgpt2', '24.1024': 'gpt2-medium' }[`${layers}.${dModel}`];
+    const known = knownModel();
     return known ? `${t.known[known]} · ${picks().file.name}` : picks().file.name;
+  }
+
+  /** An example's sentence, read from its last token, with its head enlarged when the file is GPT-2 small. */
+  function pickExample({ text, head }) {
+    const inSmall = head && knownModel() === 'gpt2';
+    pick((p) => Object.assign(p, { text, position: null }, inSmall ? { head: head[0] * store.config.heads + head[1], first: 0 } : {}));
   }
 
   function buildControls() {
@@ -130,6 +153,9 @@ export function gpt2Part(ctx) {
       tileNodes: [], // the tiles shown, as virtual nodes, and the first head of their run (drawTiles)
       tilesRun: null,
       model: h('p', { id: 'gpt2-model' }),
+      sha256: h('p', { id: 'gpt2-sha256' }),
+      examples: GPT2_EXAMPLES.map((example) => h('button', { type: 'button', 'data-example': example.name, onclick: () => pickExample(example) }, [t.examples[example.name].label])),
+      exampleNote: h('p', { class: 'muted', id: 'gpt2-example-note', 'aria-live': 'polite' }),
       tokens: h('div', { id: 'gpt2-tokens' }),
       took: h('p', { class: 'muted', id: 'gpt2-took', 'aria-live': 'polite' }),
       runError: h('div', { id: 'gpt2-run-error' }),
@@ -143,6 +169,9 @@ export function gpt2Part(ctx) {
     };
     fill(body, [
       parts.model,
+      parts.sha256,
+      h('div', { class: 'controls', id: 'gpt2-examples', role: 'group', 'aria-label': t.examplesTitle }, [h('span', {}, [t.examplesTitle]), ...parts.examples]),
+      parts.exampleNote,
       h('label', { class: 'field wide', for: textId }, [h('span', {}, [t.textLabel]), text]),
       parts.tokens,
       parts.took,
@@ -186,6 +215,7 @@ export function gpt2Part(ctx) {
     if (store.loadError) {
       return fill(status, h('p', { class: 'error', role: 'alert', 'data-code': store.loadError.code }, [
         h('code', {}, [store.loadError.code]), ` ${t.badFile(file.name)} `, h('span', { id: 'gpt2-error-message' }, [store.loadError.message]),
+        store.loadError.code === 'TOO_LARGE' ? ` ${t.tooLarge}` : '',
       ]));
     }
     if (load && typeof load === 'object') {
@@ -244,6 +274,13 @@ export function gpt2Part(ctx) {
       const { text, running } = picks();
       if (controls.text.value !== text) controls.text.value = text;
       controls.model.textContent = t.model(modelName(), mb(picks().file.size), store.config);
+      if (controls.sha256.dataset.value !== store.sha256) {
+        controls.sha256.dataset.value = store.sha256;
+        fill(controls.sha256, [t.sha256, ' ', h('code', {}, [store.sha256]), ' ', h('small', { class: 'muted' }, [t.sha256Note])]);
+      }
+      const example = GPT2_EXAMPLES.find((candidate) => candidate.text === text);
+      controls.examples.forEach((button) => button.setAttribute('aria-pressed', String(button.dataset.example === example?.name)));
+      controls.exampleNote.textContent = example ? t.examples[example.name].note : '';
       const off = currentOff();
       const { layers, heads } = store.config;
       const shown = headRun(layers * heads, tilesPerRun(heads), picks().first);
@@ -256,15 +293,19 @@ export function gpt2Part(ctx) {
       request();
       fill(controls.runError, store.runError ? h('p', { class: 'error', role: 'alert', 'data-code': store.runError.code }, [h('code', {}, [store.runError.code]), ` ${t.runFailed} ${store.runError.message}`]) : []);
       const result = store.result;
-      controls.took.textContent = running ? t.running : result ? t.took(Math.round(result.ms)) : '';
+      // The rows kept are those of the forward drawn: with heads off, theirs.
+      controls.took.textContent = running ? t.running : result ? t.took(Math.round(result.ms), result.reused[result.top.now ? 'now' : 'all']) : '';
+      if (result) Object.assign(controls.took.dataset, { reusedNow: result.reused.now ?? '', reusedAll: result.reused.all ?? '' });
       if (!result) return;
       if (controls.tokens.dataset.key !== result.key) {
         controls.tokens.dataset.key = result.key;
         const count = result.ids.length;
         const typed = count >= GPT2_TOKEN_LIMIT ? t.clipped(GPT2_TOKEN_LIMIT) : '';
+        const characters = result.characters.map(({ from, to, text: joined }) => `${result.labels.slice(from, to + 1).join(' ')} = ${joined}`);
         fill(controls.tokens, [
           h('p', { class: 'muted' }, [t.tokensTitle(count), ' ', typed]),
-          h('p', { class: 'gpt2-token-list' }, result.labels.map((label, i) => h('code', { class: 'gpt2-token', 'data-id': result.ids[i] }, [label]))),
+          h('p', { class: 'gpt2-token-list' }, result.labels.map((label, i) => h('code', { class: 'gpt2-token', 'data-id': result.ids[i], 'data-bytes': String(result.byteTokens[i]) }, [label]))),
+          characters.length ? h('p', { class: 'muted', id: 'gpt2-bytes' }, [t.bytesNote, ...[...new Set(characters)].flatMap((pair) => [' ', h('code', {}, [pair])])]) : null,
         ]);
       }
       // The head picked, or the run's first when it is not among the heads drawn.

@@ -268,10 +268,16 @@ export interface Attention {
   /**
    * A model from a .safetensors file with Hugging Face GPT-2's tensor names (F32 or F16). heads may be left out
    * when the file's __metadata__ has n_head, or for GPT-2's own sizes. A Blob (a picked File) is read a slice at a
-   * time into the model's weights; onProgress follows the reading. Rejects with BAD_MODEL for a broken file,
-   * LOAD_FAILED for a Blob that cannot be read.
+   * time into the model's weights, front to back; onProgress follows the reading. onBytes is handed every byte of
+   * the file once, in order, as it is read (the header first, and the bytes no tensor uses too): a checksum is
+   * computed on the way, with no second pass. Rejects with BAD_MODEL for a broken file, LOAD_FAILED for a Blob
+   * that cannot be read.
    */
-  loadModel(file: Blob | ArrayBuffer | ArrayBufferView, options?: { heads?: number; onProgress?: (bytesRead: number, fileSize: number) => void }): Promise<Model>;
+  loadModel(file: Blob | ArrayBuffer | ArrayBufferView, options?: {
+    heads?: number;
+    onProgress?: (bytesRead: number, fileSize: number) => void;
+    onBytes?: (bytes: Uint8Array) => void;
+  }): Promise<Model>;
   /**
    * A layer for sequences up to maxLen. Beside the threaded core, a layer too small for any step to be shared
    * (under about a million multiply-adds, as the lesson's sizes) runs on the single-threaded core: the same

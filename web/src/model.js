@@ -6,7 +6,7 @@ import { Lifetime, forgettingOnFailure } from './lifetime.js';
 // The longest header a .safetensors file may declare (c/safetensors.h's ST_MAX_HEADER_BYTES).
 const MAX_MODEL_HEADER = 16n << 20n;
 
-// A Blob is read this many bytes at a time: what JavaScript holds of the file at once.
+// A Blob is read this many bytes at a time, a piece ahead: JavaScript holds two pieces of the file at once.
 const MODEL_READ_BYTES = 16 << 20;
 
 /**
@@ -14,9 +14,11 @@ const MODEL_READ_BYTES = 16 << 20;
  * weights; `scratch` is where the core hands back what it returns by pointer.
  */
 export async function loadModel(core, scratch, source, options) {
-  const { heads, onProgress } = checkOptions('loadModel', options, ['heads', 'onProgress']);
+  const { heads, onProgress, onBytes } = checkOptions('loadModel', options, ['heads', 'onProgress', 'onBytes']);
   const headsArg = heads == null ? 0 : intArg('heads', heads);
-  if (onProgress != null && typeof onProgress !== 'function') throw new MHAError('BAD_ARGUMENT', `onProgress must be a function, got ${describe(onProgress)}`);
+  for (const [name, value] of Object.entries({ onProgress, onBytes })) {
+    if (value != null && typeof value !== 'function') throw new MHAError('BAD_ARGUMENT', `${name} must be a function, got ${describe(value)}`);
+  }
   const file = modelFile(source, core);
   // The header's length is the file's first 8 bytes (little-endian); the core checks it again.
   const first8 = await file.read(0, Math.min(file.size, 8));
@@ -29,18 +31,19 @@ export async function loadModel(core, scratch, source, options) {
   const loader = core._wasm_gpt_load_begin(head, headLength, file.size, headsArg);
   core._wasm_free(head);
   if (!loader) throw coreError(core);
-  // Each tensor's bytes straight from the file to where the model keeps them (the core widens F16 in place).
   try {
+    const pieces = filePieces(core, scratch, loader, headLength, onBytes ? file.size : -1);
+    onBytes?.(headBytes);
     let read = headLength;
-    for (let i = 0, copies = core._wasm_gpt_loader_copies(loader); i < copies; i++) {
-      const dest = core._wasm_gpt_loader_copy(loader, i, scratch);
-      const [offset, length] = new Float64Array(core.HEAPF64.buffer, scratch, 2);
-      for (let done = 0; done < length; done += MODEL_READ_BYTES) {
-        const part = await file.read(offset + done, Math.min(MODEL_READ_BYTES, length - done));
-        core.HEAPU8.set(part, dest + done); // HEAPU8 afresh: the heap may have grown while the slice was read
-        read += part.length;
-        onProgress?.(read, file.size);
-      }
+    let next = null; // the piece after this one, read while this one is copied
+    for (let p = 0; p < pieces.length; p++) {
+      const part = await (next ?? file.read(pieces[p][0], pieces[p][1]));
+      next = pieces[p + 1] && file.read(pieces[p + 1][0], pieces[p + 1][1]);
+      next?.catch(() => {}); // left unread after a failure, it is no unhandled rejection; awaited, it still throws
+      if (pieces[p][2]) core.HEAPU8.set(part, pieces[p][2]); // HEAPU8 afresh: the heap may have grown while the piece was read
+      onBytes?.(part);
+      read += part.length;
+      onProgress?.(read, file.size);
     }
   } catch (error) {
     core._wasm_gpt_loader_destroy(loader);
@@ -61,6 +64,33 @@ export async function loadModel(core, scratch, source, options) {
     metadata[cString(core, core._wasm_gpt_metadata(ptr, i, 0))] = cString(core, core._wasm_gpt_metadata(ptr, i, 1));
   }
   return new Model(core, ptr, staging, config, metadata);
+}
+
+/**
+ * What loadModel reads after the header, front to back, at most MODEL_READ_BYTES a piece: [offset, length, dest],
+ * each tensor's bytes with dest where the model keeps them (the core widens F16 in place). Up to `end` (a file
+ * size, or -1 for none), the bytes no tensor uses are pieces too, with dest 0 (GPT-2's files hold each block's
+ * causal mask, which the model makes itself), so that every byte of the file is read once, in order.
+ */
+function filePieces(core, scratch, loader, headLength, end) {
+  const tensors = [];
+  for (let i = 0, copies = core._wasm_gpt_loader_copies(loader); i < copies; i++) {
+    const dest = core._wasm_gpt_loader_copy(loader, i, scratch);
+    const [offset, length] = new Float64Array(core.HEAPF64.buffer, scratch, 2);
+    tensors.push([offset, length, dest]);
+  }
+  const pieces = [];
+  const add = (offset, length, dest) => {
+    for (let done = 0; done < length; done += MODEL_READ_BYTES) pieces.push([offset + done, Math.min(MODEL_READ_BYTES, length - done), dest && dest + done]);
+  };
+  let at = headLength;
+  // In file order: the model's order (wte first) is not the file's (Hugging Face's writer sorts the names).
+  for (const [offset, length, dest] of [...tensors.sort((a, b) => a[0] - b[0]), [end, 0, 0]]) {
+    if (end >= 0) add(at, offset - at, 0);
+    add(offset, length, dest);
+    at = offset + length;
+  }
+  return pieces;
 }
 
 /** { size, read(offset, length) → Uint8Array } over the bytes or the Blob given to loadModel. */
