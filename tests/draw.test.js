@@ -9,6 +9,8 @@ import {
   textColorFor, weightColor, formatNumber, PIPELINE_STEPS, lossCurve,
 } from '../web/draw/index.js';
 import { headInk } from '../web/draw/color.js';
+import { textWidth } from '../web/draw/svg.js';
+import { FIGURE_LABELS } from '../web/shared/figure-labels.js';
 
 const goldenDir = new URL('./golden/', import.meta.url);
 const update = process.env.UPDATE_GOLDEN === '1';
@@ -109,9 +111,50 @@ test('pipeline draws the eight stages with their shapes', () => {
   const parts = [...svg.querySelectorAll('g.stage')].map((g) => g.getAttribute('data-part'));
   assert.deepEqual([...new Set(parts)], PIPELINE_STEPS);
   assert.equal(parts.filter((p) => p === 'weights').length, 2, 'one attention map per head');
-  const text = svg.textContent;
-  for (const shape of ['L×d_model = 3×4', 'L×d_k = 3×2', 'L×L = 3×3', 'd_model×d_model = 4×4']) assert.ok(text.includes(shape), shape);
+  const shapes = [...svg.querySelectorAll('g.shape')].map((g) => [...g.querySelectorAll('text')].map((t) => t.textContent).join(' '));
+  for (const shape of ['L×d_model = 3×4', 'L×d_k = 3×2', 'L×L = 3×3', 'd_model×d_model = 4×4']) assert.ok(shapes.includes(shape), shape);
   matchGolden('pipeline-step0', svg);
+});
+
+/** The font size a text is drawn at: its own, or the nearest group's that sets one. */
+const fontSizeOf = (node) => {
+  for (let n = node; n && n.getAttribute; n = n.parentNode) if (n.getAttribute('font-size')) return Number(n.getAttribute('font-size'));
+  return NaN;
+};
+
+test('pipeline words are 12 px or more and upright, and the lesson\'s example lying flat fits a 1,046 px column at 1:1', () => {
+  const svg = pipeline(document, pipelineData);
+  // The page's column on a 1280 px screen is 1,046 px wide: wider, the figure would be shrunk, and its words with it.
+  assert.ok(Number(svg.getAttribute('width')) <= 1046, `${svg.getAttribute('width')} px wide`);
+  const words = [...svg.querySelectorAll('text')].filter((t) => !t.closest('g.numbers'));
+  assert.ok(words.length > 40);
+  for (const word of words) {
+    assert.ok(fontSizeOf(word) >= 12, `"${word.textContent}" at ${fontSizeOf(word)} px`);
+    assert.equal(word.getAttribute('font-style'), null, `"${word.textContent}" is upright`);
+  }
+  const vertical = pipeline(document, { ...pipelineData, orientation: 'vertical' });
+  for (const word of vertical.querySelectorAll('text')) if (!word.closest('g.numbers')) assert.ok(fontSizeOf(word) >= 12, word.textContent);
+});
+
+test('pipeline writes each cell\'s number where it fits: whole numbers bare, others with two decimals', () => {
+  const svg = pipeline(document, pipelineData);
+  const numbers = (part, matrix) => [...svg.querySelectorAll(`g.stage[data-part="${part}"] g[data-matrix="${matrix}"] g.numbers text`)].map((t) => t.textContent);
+  assert.deepEqual(numbers('input', 'q'), q.map(String), 'the lesson\'s q, as integers');
+  assert.deepEqual(numbers('split', 'v').slice(0, 6), ['1', '0', '0', '1', '2', '0'], 'V₁: v\'s first two columns');
+  assert.deepEqual(numbers('weights', 'a').slice(0, 9), head1.map((w) => w.toFixed(2)));
+  assert.deepEqual(numbers('concat', 'concat'), concat.map((x) => x.toFixed(2)));
+  for (const group of svg.querySelectorAll('g.numbers')) {
+    assert.ok(fontSizeOf(group) >= 9, `numbers at ${fontSizeOf(group)} px`);
+    assert.equal(group.getAttribute('pointer-events'), 'none', 'a pointer reaches the cell under its number');
+  }
+  for (const text of svg.querySelectorAll('g.numbers text')) {
+    const cell = text.closest('g[data-matrix]').querySelectorAll('.cells rect')[[...text.parentNode.children].indexOf(text)];
+    assert.equal(text.getAttribute('fill'), textColorFor(cell.getAttribute('fill')));
+  }
+  // Numbers too wide for their cells are left out, not shrunk past reading.
+  const wide = pipeline(document, { ...pipelineData, q: q.map((x) => x - 0.123) });
+  assert.equal(wide.querySelectorAll('g.stage[data-part="input"] g[data-matrix="q"] g.numbers').length, 0);
+  assert.equal(wide.querySelectorAll('g.stage[data-part="input"] g[data-matrix="k"] g.numbers').length, 1);
 });
 
 test('pipeline step lights one stage and fades the later ones', () => {
@@ -166,6 +209,20 @@ test('line view draws one line per (query, key, head) with the weight', () => {
   assert.equal(line.getAttribute('data-weight'), '0.6700');
   assert.equal(lineView(document, { tokens, attention: [head1, head2], focus: 0, visibleHeads: [0] }).querySelectorAll('line').length, 3);
   matchGolden('lines', svg);
+});
+
+test('the line view\'s side headings lie within its width, in Chinese and English, with short and long words', () => {
+  for (const lang of ['zh', 'en']) {
+    for (const words of [tokens, ['the', 'cat', 'sat'], ['abcdefghijkl', 'x']]) {
+      const svg = lineView(document, { tokens: words, attention: [Array(words.length ** 2).fill(1 / words.length)], queryLabel: FIGURE_LABELS[lang].query, keyLabel: FIGURE_LABELS[lang].key });
+      const width = Number(svg.getAttribute('viewBox').split(' ')[2]);
+      const [query, key] = [...svg.children].filter((node) => node.tagName.toLowerCase() === 'text');
+      const extent = (text) => textWidth(text.textContent, Number(text.getAttribute('font-size')));
+      assert.equal(key.textContent, FIGURE_LABELS[lang].key);
+      assert.ok(Number(query.getAttribute('x')) - extent(query) >= 0, `${lang} "${query.textContent}" starts inside`);
+      assert.ok(Number(key.getAttribute('x')) + extent(key) <= width, `${lang} "${key.textContent}" ends at ${Number(key.getAttribute('x')) + extent(key)}, the figure at ${width}`);
+    }
+  }
 });
 
 test('heads 9–16 are dashed and every head label reads on white', () => {

@@ -8,7 +8,9 @@ import { newDeck, currentQuestion, isReturning, moveOn, rightFirstTime } from '.
 import { viewName } from '../web/training/panel.js';
 import { TRAIN_TEXT } from '../web/training/strings.js';
 import { checkHand, checkViews, checkBill, checkSeed, LessonError } from '../web/page/checks.js';
-import { errorSentence } from '../web/shared/errors.js';
+import { errorSentence, errorCode } from '../web/shared/errors.js';
+import { errorBox } from '../web/ui/section.js';
+import { parseHTML } from 'linkedom';
 import { TEXT } from '../web/page/text.js';
 import { seededRandom } from './seeded.js';
 
@@ -123,6 +125,23 @@ test('every error has an English sentence on the English page', () => {
   assert.equal(errorSentence(TEXT.en, notDivisor), 'h = 7 does not divide d_model = 768, so the heads cannot get equal slices. The nearest head counts that do: 6 or 8.');
 });
 
+test('an error box shows a learner the sentence alone: its code is in data-code, never in the text', () => {
+  globalThis.document = parseHTML('<!doctype html><html><body></body></html>').document;
+  try {
+    for (const lang of ['zh', 'en']) {
+      for (const error of ERRORS) {
+        const box = errorBox(TEXT[lang], error);
+        const code = errorCode(error);
+        assert.equal(box.getAttribute('data-code'), code);
+        assert.equal(box.textContent, errorSentence(TEXT[lang], error));
+        assert.ok(!box.textContent.includes(code), `${lang}: "${box.textContent}" shows ${code}`);
+      }
+    }
+  } finally {
+    delete globalThis.document;
+  }
+});
+
 test('the state survives a round trip through the URL query', () => {
   assert.equal(toQuery(defaultState()).toString(), '', 'the default state gives a clean address');
   const state = defaultState();
@@ -190,6 +209,16 @@ test('the shared link is built from the state, without the #section the learner 
   assert.deepEqual(fromQuery(new URL(link).searchParams), state);
 });
 
+test('presentation mode comes from present=1 alone, and a link in it says so', () => {
+  assert.equal(defaultState().present, false);
+  assert.equal(fromQuery(new URLSearchParams('present=1')).present, true);
+  for (const hostile of ['present=0', 'present=true', 'present=yes', 'present=1x', 'present=%201', 'present=1%00', 'present=', 'present', 'PRESENT=1', 'present=%EF%BC%91', `present=${'1'.repeat(5000)}`]) {
+    assert.equal(fromQuery(new URLSearchParams(hostile)).present, false, hostile);
+  }
+  assert.equal(toQuery({ ...defaultState(), present: true }).toString(), 'present=1');
+  assert.equal(toQuery(defaultState()).toString(), '', 'off, the address has no trace of it');
+});
+
 /** The longest link the page may write: under the 8 KB request line of nginx and Apache, half Node's 16 KB of headers. */
 const LINK_BOUND = 8000;
 /** The page put at an address of 600 characters, the longest for which the README promises the bound. */
@@ -206,6 +235,7 @@ function longestState() {
   const state = defaultState();
   const matrix = (rows) => Array.from({ length: rows }, () => Array(HAND_D_MODEL).fill(FAR_OUT));
   state.lang = 'en';
+  state.present = true;
   state.bill = { dModel: LONGEST_NUMBER, heads: LONGEST_NUMBER };
   state.hand.tokens = Array(HAND_MAX_TOKENS).fill(WIDE.repeat(MAX_TOKEN_CHARS));
   Object.assign(state.hand, { q: matrix(HAND_MAX_TOKENS), k: matrix(HAND_MAX_TOKENS), v: matrix(HAND_MAX_TOKENS), wo: matrix(HAND_D_MODEL) });

@@ -173,6 +173,18 @@ test('a token that looks like HTML is drawn as text, never parsed', () => {
   assert.ok(error.textContent.includes(token));
 });
 
+test('an inline error shows its title and sentence; its code is in data-code, not in the text', () => {
+  const { document } = parseHTML('<!doctype html><html><body></body></html>');
+  for (const lang of ['zh', 'en']) {
+    const { error } = parseState({ ...lesson, heads: '3', lang });
+    const box = renderError(document, lang, error);
+    assert.equal(box.getAttribute('data-code'), 'HEADS_NOT_DIVISOR');
+    assert.equal(box.getAttribute('part'), 'error');
+    assert.ok(box.textContent.endsWith(error.message), box.textContent);
+    assert.ok(!box.textContent.includes('HEADS_NOT_DIVISOR'), box.textContent);
+  }
+});
+
 test('the editable panel has one labelled slider per q/k/v entry and a head menu of divisors', () => {
   const { document } = parseHTML('<!doctype html><html><body></body></html>');
   const state = parseState({ ...lesson, editable: true }).state;

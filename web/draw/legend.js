@@ -5,14 +5,14 @@ import { SCALES, headColor, headDash } from './color.js';
  * A colour bar for a named scale over a domain, with its end and middle values written under it
  * (or `tickLabels`, three texts such as ['−', '0', '+'] when each matrix is scaled on its own).
  * `steps` draws the bar as that many solid blocks instead of a gradient: no id, so a figure can hold
- * several bars and be copied into any document.
+ * several bars and be copied into any document. `fontSize` sizes its words (a figure's key matches its labels).
  */
-export function legend(doc, { scale = 'weights', domain, title = '', width = 220, id = 'legend', digits = 2, tickLabels, steps = 0 }) {
+export function legend(doc, { scale = 'weights', domain, title = '', width = 220, id = 'legend', digits = 2, tickLabels, steps = 0, fontSize = 11 }) {
   const { color, domain: defaultDomain } = SCALES[scale];
   const [lo, hi] = domain ?? defaultDomain([]);
   const barHeight = 12;
-  const top = title ? 16 : 2;
-  const root = svgRoot(doc, { width: Math.max(width + 20, textWidth(title, 11) + 14), height: top + barHeight + 18, title, className: 'mha-legend' });
+  const top = title ? fontSize + 5 : 2;
+  const root = svgRoot(doc, { width: Math.max(width + 20, textWidth(title, fontSize) + 14), height: top + barHeight + fontSize + 7, title, className: 'mha-legend' });
   let bar;
   if (steps) {
     bar = el(doc, 'g', { class: 'bar' });
@@ -30,12 +30,12 @@ export function legend(doc, { scale = 'weights', domain, title = '', width = 220
     root.appendChild(el(doc, 'defs', {}, [gradient]));
     bar = el(doc, 'rect', { x: 10, y: top, width, height: barHeight, rx: 2, fill: `url(#${gradientId})` });
   }
-  if (title) root.appendChild(el(doc, 'text', { x: 10, y: 11, 'font-size': 11, fill: '#444' }, [title]));
+  if (title) root.appendChild(el(doc, 'text', { x: 10, y: fontSize, 'font-size': fontSize, fill: '#444' }, [title]));
   root.appendChild(bar);
   const ticks = [lo, (lo + hi) / 2, hi];
   ticks.forEach((value, i) => {
     const x = 10 + (i / 2) * width;
-    root.appendChild(el(doc, 'text', { x, y: top + barHeight + 13, 'font-size': 11, fill: '#444', 'text-anchor': ['start', 'middle', 'end'][i] }, [tickLabels ? tickLabels[i] : formatNumber(value, digits)]));
+    root.appendChild(el(doc, 'text', { x, y: top + barHeight + fontSize + 2, 'font-size': fontSize, fill: '#444', 'text-anchor': ['start', 'middle', 'end'][i] }, [tickLabels ? tickLabels[i] : formatNumber(value, digits)]));
   });
   return root;
 }

@@ -18,7 +18,9 @@ export function lineView(doc, {
   keyLabel = 'key',
 }) {
   const L = tokens.length;
-  const labelWidth = Math.max(30, ...tokens.map((t) => textWidth(t, 13))) + 8;
+  const headerFont = 12;
+  // Each side as wide as its words and its heading ("looked at" is wider than 猫 吃 鱼).
+  const labelWidth = Math.max(30, ...tokens.map((t) => textWidth(t, 13)), textWidth(queryLabel, headerFont), textWidth(keyLabel, headerFont)) + 8;
   const span = 240;
   const top = 22;
   const width = labelWidth * 2 + span + 8;
@@ -28,8 +30,8 @@ export function lineView(doc, {
   const rowY = (i) => top + i * rowGap + rowGap / 2;
   const root = svgRoot(doc, { width, height, title, className: 'mha-lines' });
 
-  root.appendChild(el(doc, 'text', { x: leftX, y: 10, 'text-anchor': 'end', 'font-size': 10, fill: '#666' }, [queryLabel]));
-  root.appendChild(el(doc, 'text', { x: rightX, y: 10, 'text-anchor': 'start', 'font-size': 10, fill: '#666' }, [keyLabel]));
+  root.appendChild(el(doc, 'text', { x: leftX, y: 12, 'text-anchor': 'end', 'font-size': headerFont, fill: '#555' }, [queryLabel]));
+  root.appendChild(el(doc, 'text', { x: rightX, y: 12, 'text-anchor': 'start', 'font-size': headerFont, fill: '#555' }, [keyLabel]));
 
   const lines = el(doc, 'g', { class: 'lines', 'stroke-linecap': 'round' });
   const count = visibleHeads.length;

@@ -1,5 +1,5 @@
-import { el, svgRoot, textWidth } from './svg.js';
-import { headColor, headInk, weightColor, signedColor, symmetricDomain } from './color.js';
+import { el, svgRoot, textWidth, formatNumber } from './svg.js';
+import { headColor, headInk, weightColor, signedColor, symmetricDomain, textColorFor } from './color.js';
 import { legend } from './legend.js';
 import { bandRuns, bandOf, bandValue } from './tile.js';
 
@@ -18,6 +18,16 @@ export const PIPELINE_LABELS = {
   valuesKey: 'every other value (negative ↔ positive)',
   ops: { split: 'split', scores: 'q·kᵀ/√d_k', weights: 'softmax', heads: '·V', concat: 'concat', wo: '·Wᴼ', output: '=' },
 };
+
+// The words' sizes in the figure's own units. The lesson's example lying flat fits a 1280 px screen's
+// column at 1:1, so there no word is under 12 px.
+const CAPTION_FONT = 13;
+const LABEL_FONT = 12;
+// A cell's number is as large as fits in it, up to the labels' size; one that fits only smaller is left out.
+const MIN_NUMBER_FONT = 9;
+// Above a matrix its caption, under it its shape on two lines ("L×d_k", "= 3×2").
+const CAPTION_BAND = 18;
+const SHAPE_BAND = 32;
 
 const SUBSCRIPT = '₀₁₂₃₄₅₆₇₈₉';
 const subscript = (n) => String(n).replace(/\d/g, (d) => SUBSCRIPT[d]);
@@ -76,48 +86,50 @@ export function pipeline(doc, data) {
   const mainOf = (box) => (horizontal ? box.width : box.height);
   const crossOf = (box) => (horizontal ? box.height : box.width);
 
-  // A titled mini matrix with its shape written under it.
+  // A titled mini matrix with its shape written under it on two lines, ['L×d_k', '= 3×2'].
   const matrix = (name, caption, shape, rows, cols, values, [color, domain], columnHead) => {
-    const width = Math.max(cols * cell, textWidth(caption, 12), textWidth(shape, 10)) + 8;
-    const height = 16 + (columnHead ? 5 : 0) + rows * cell + 16;
-    return { name, caption, shape, rows, cols, values, color, domain, columnHead, width, height, main: 0, cross: 0 };
+    const width = Math.max(cols * cell, textWidth(caption, CAPTION_FONT), ...shape.map((line) => textWidth(line, LABEL_FONT))) + 8;
+    const height = CAPTION_BAND + (columnHead ? 5 : 0) + rows * cell + SHAPE_BAND;
+    return { name, caption, shape, rows, cols, values, color, domain, columnHead, width, height, main: 0, cross: 0, numbers: cellNumbers(values, rows * cols, cell) };
   };
   // An item is what one stage draws for one head (or for all): one matrix, or Q, K, V as two lanes,
-  // Q and K along the main axis and V beside them, far enough out that the straight ·V arrow from V_i
-  // to head_i passes the head's scores and weights (`clear`: their cross size).
+  // Q and K along the main axis (or `stacked`, K beside Q) and V beside them, far enough out that the
+  // straight ·V arrow from V_i to head_i passes the head's scores and weights (`clear`: their cross size).
   const item = (part, head, matrices, lanes) => {
     const width = Math.max(...matrices.map((m) => (horizontal ? m.main + m.width : m.cross + m.width)));
     const height = Math.max(...matrices.map((m) => (horizontal ? m.cross + m.height : m.main + m.height)));
     return { part, head, matrices, lanes, width, height };
   };
   const single = (part, head, m) => item(part, head, [m], { all: { centre: crossOf(m) / 2, end: mainOf(m) } });
-  const qkv = (part, head, [mq, mk, mv], clear) => {
-    mk.main = mainOf(mq) + 8;
-    const qkCross = Math.max(crossOf(mq), crossOf(mk));
+  const qkv = (part, head, [mq, mk, mv], clear, stacked = false) => {
+    if (stacked) mk.cross = crossOf(mq) + 10;
+    else mk.main = mainOf(mq) + 8;
+    const qkCross = Math.max(crossOf(mq), mk.cross + crossOf(mk));
     mv.cross = Math.max(qkCross, Math.max(0, qkCross / 2 - clear / 2) + clear) + 10;
     return item(part, head, [mq, mk, mv], {
-      qk: { centre: qkCross / 2, end: mk.main + mainOf(mk) },
+      qk: { centre: qkCross / 2, end: Math.max(mainOf(mq), mk.main + mainOf(mk)) },
       v: { centre: mv.cross + crossOf(mv) / 2, end: mainOf(mv) },
     });
   };
 
   // Per-head stages, made for the heads shown: arrays indexed by their place n among them.
   const perHead = (make) => shownHeads.map((h, n) => make(h, n));
-  const sliceShape = `L×d_k = ${L}×${dk}`;
-  const square = `L×L = ${L}×${L}`;
-  const full = `L×d_model = ${L}×${dModel}`;
+  const sliceShape = ['L×d_k', `= ${L}×${dk}`];
+  const square = ['L×L', `= ${L}×${L}`];
+  const full = ['L×d_model', `= ${L}×${dModel}`];
   const scoreItems = perHead((h) => single('scores', h, matrix('s', `${text.scores}${subscript(h + 1)}`, square, L, L, scores[h], signed)));
   const weightItems = perHead((h) => single('weights', h, matrix('a', `${text.weights}${subscript(h + 1)}`, square, L, L, attention[h], weights)));
   const clear = Math.max(...scoreItems.map(crossOf), ...weightItems.map(crossOf));
   const stages = [
-    [qkv('input', null, [['Q', q], ['K', k], ['V', v]].map(([name, values]) => matrix(name.toLowerCase(), name, full, L, dModel, values, signed, headOfColumn)), 0)],
+    // Lying flat, the full Q, K and V stand in one column: the figure stays narrow enough for its words to be read.
+    [qkv('input', null, [['Q', q], ['K', k], ['V', v]].map(([name, values]) => matrix(name.toLowerCase(), name, full, L, dModel, values, signed, headOfColumn)), 0, horizontal)],
     perHead((h) => qkv('split', h, [['Q', q], ['K', k], ['V', v]].map(([name, values]) =>
       matrix(name.toLowerCase(), `${name}${subscript(h + 1)}`, sliceShape, L, dk, slice(values, h), signed, () => h)), clear)),
     scoreItems,
     weightItems,
     perHead((h) => single('heads', h, matrix('head', `${text.heads}${subscript(h + 1)}`, sliceShape, L, dk, headOutputs[h], signed, () => h))),
     [single('concat', null, matrix('concat', text.concat, full, L, dModel, concat, signed, headOfColumn))],
-    [single('wo', null, matrix('wo', text.wo, `d_model×d_model = ${dModel}×${dModel}`, dModel, dModel, wo, signed))],
+    [single('wo', null, matrix('wo', text.wo, ['d_model×d_model', `= ${dModel}×${dModel}`], dModel, dModel, wo, signed))],
     [single('output', null, matrix('output', text.output, full, L, dModel, output, signed))],
   ];
   const [inputs, splits] = stages;
@@ -138,11 +150,13 @@ export function pipeline(doc, data) {
     return bandStart[n] + Math.max(0, centre - crossOf(it) / 2);
   };
 
-  const mainGap = horizontal ? 50 : 34;
-  const opBand = horizontal ? 18 : 0;
+  // The gap before each stage: wide where arrows fan out or come together, narrow where they run straight.
+  const gaps = horizontal ? [0, 40, 26, 26, 36, 36, 26, 26] : [0, 34, 34, 34, 34, 34, 34, 34];
+  const opBand = horizontal ? 22 : 0;
   const margin = horizontal ? 6 : 70;
   let mainOffset = 6;
-  for (const items of stages) {
+  for (const [s, items] of stages.entries()) {
+    mainOffset += gaps[s];
     const extent = Math.max(...items.map(mainOf));
     for (const it of items) {
       it.main = mainOffset + (extent - mainOf(it)) / 2;
@@ -150,15 +164,15 @@ export function pipeline(doc, data) {
       [it.x, it.y] = horizontal ? [it.main, opBand + it.cross] : [margin + it.cross, it.main];
     }
     items.extent = [mainOffset, mainOffset + extent];
-    mainOffset += extent + mainGap;
+    mainOffset += extent;
   }
-  const figureWidth = horizontal ? mainOffset - mainGap + 6 : margin + totalCross + 10;
-  const figureHeight = horizontal ? opBand + totalCross + 4 : mainOffset - mainGap + 6;
+  const figureWidth = horizontal ? mainOffset + 6 : margin + totalCross + 10;
+  const figureHeight = horizontal ? opBand + totalCross + 4 : mainOffset + 6;
 
   // The key: both colour scales with their numbers, side by side when they fit, else stacked.
   const keys = showKey ? [
-    legend(doc, { scale: 'weights', title: text.weightsKey, width: 160, steps: 40 }),
-    legend(doc, { scale: 'signed', domain: range, title: text.valuesKey, width: 160, steps: 40 }),
+    legend(doc, { scale: 'weights', title: text.weightsKey, width: 160, steps: 40, fontSize: LABEL_FONT }),
+    legend(doc, { scale: 'signed', domain: range, title: text.valuesKey, width: 160, steps: 40, fontSize: LABEL_FONT }),
   ] : [];
   const keySizes = keys.map((svg) => [Number(svg.getAttribute('width')), Number(svg.getAttribute('height'))]);
   const keysInRow = keySizes.reduce((sum, [w]) => sum + w + 16, 0) <= Math.max(figureWidth, 360);
@@ -199,8 +213,8 @@ export function pipeline(doc, data) {
       group.appendChild(el(doc, 'polygon', { points: tip.join(' '), stroke: 'none' }));
     }
     const gapMid = (stages[s - 1].extent[1] + stages[s].extent[0]) / 2;
-    const [lx, ly] = horizontal ? [gapMid, 12] : [4, gapMid];
-    group.appendChild(el(doc, 'text', { x: lx, y: ly, 'text-anchor': horizontal ? 'middle' : 'start', 'dominant-baseline': 'central', 'font-size': 11, fill: '#333', stroke: 'none', 'font-style': 'italic' }, [ops[PIPELINE_STEPS[s]]]));
+    const [lx, ly] = horizontal ? [gapMid, 11] : [4, gapMid];
+    group.appendChild(el(doc, 'text', { x: lx, y: ly, 'text-anchor': horizontal ? 'middle' : 'start', 'dominant-baseline': 'central', 'font-size': LABEL_FONT, fill: '#333', stroke: 'none' }, [ops[PIPELINE_STEPS[s]]]));
     arrows.appendChild(group);
   }
   root.appendChild(arrows);
@@ -243,12 +257,25 @@ export function pipeline(doc, data) {
 // More cells than this in a pipeline are drawn in colour bands.
 const MAX_CELL_RECTS = 4096;
 
-/** One mini matrix at (x, y): caption, the band of head colours over its columns, cells (with data-row and data-col, for pages to find), shape. */
+/**
+ * How a matrix's numbers are written in its cells, { digits, size }: whole numbers (the lesson's q, k, v)
+ * without decimals, others with two, as large as the widest fits; null when it would be smaller than
+ * MIN_NUMBER_FONT.
+ */
+function cellNumbers(values, count, cell) {
+  if (cell - 4 < textWidth('0', MIN_NUMBER_FONT)) return false; // not even a digit fits
+  const all = Array.from({ length: count }, (_, i) => values[i]);
+  const digits = all.every(Number.isInteger) ? 0 : 2;
+  const size = (cell - 4) / all.reduce((widest, value) => Math.max(widest, textWidth(formatNumber(value, digits), 1)), 0);
+  return size >= MIN_NUMBER_FONT && { digits, size: Math.min(LABEL_FONT, size) };
+}
+
+/** One mini matrix at (x, y): caption, the band of head colours over its columns, cells (with data-row and data-col, for pages to find), their numbers where they fit, shape. */
 function drawMatrix(doc, m, { x, y, cell, banded, head, caption }) {
   const group = el(doc, 'g', { 'data-matrix': m.name, transform: x || y ? `translate(${x} ${y})` : null });
   const left = (m.width - m.cols * cell) / 2;
-  group.appendChild(el(doc, 'text', { x: m.width / 2, y: 8, 'text-anchor': 'middle', 'dominant-baseline': 'central', 'font-size': 12, 'font-weight': 600, fill: head !== null ? headInk(head) : '#222' }, [caption]));
-  let top = 16;
+  group.appendChild(el(doc, 'text', { x: m.width / 2, y: 9, 'text-anchor': 'middle', 'dominant-baseline': 'central', 'font-size': CAPTION_FONT, 'font-weight': 600, fill: head !== null ? headInk(head) : '#222' }, [caption]));
+  let top = CAPTION_BAND;
   if (m.columnHead) {
     for (let c = 0; c < m.cols; c++) {
       group.appendChild(el(doc, 'rect', { x: left + c * cell, y: top, width: cell, height: 3, fill: headColor(m.columnHead(c)) }));
@@ -257,11 +284,15 @@ function drawMatrix(doc, m, { x, y, cell, banded, head, caption }) {
   }
   // Banded, the cells are drawn in cell units.
   const cells = el(doc, 'g', { class: 'cells', transform: banded ? `translate(${left} ${top}) scale(${cell})` : null });
+  // The numbers lie over the cells; a pointer goes through them to the cell under it.
+  const numbers = !banded && m.numbers && el(doc, 'g', { class: 'numbers', 'font-size': m.numbers.size, 'text-anchor': 'middle', 'dominant-baseline': 'central', 'pointer-events': 'none' });
   if (!banded) {
     for (let r = 0; r < m.rows; r++) {
       for (let c = 0; c < m.cols; c++) {
         const value = m.values[r * m.cols + c];
-        cells.appendChild(el(doc, 'rect', { 'data-row': r, 'data-col': c, x: left + c * cell, y: top + r * cell, width: cell, height: cell, fill: Number.isFinite(value) ? m.color(value) : '#ddd', stroke: '#fff', 'stroke-width': cell > 6 ? 0.75 : 0 }));
+        const fill = Number.isFinite(value) ? m.color(value) : '#ddd';
+        cells.appendChild(el(doc, 'rect', { 'data-row': r, 'data-col': c, x: left + c * cell, y: top + r * cell, width: cell, height: cell, fill, stroke: '#fff', 'stroke-width': cell > 6 ? 0.75 : 0 }));
+        if (numbers) numbers.appendChild(el(doc, 'text', { x: left + (c + 0.5) * cell, y: top + (r + 0.5) * cell, fill: textColorFor(fill) }, [formatNumber(value, m.numbers.digits)]));
       }
     }
   } else {
@@ -271,7 +302,9 @@ function drawMatrix(doc, m, { x, y, cell, banded, head, caption }) {
     for (const [level, d] of bandRuns(m.rows, m.cols, levelAt)) cells.appendChild(el(doc, 'path', { d, fill: level < 0 ? '#ddd' : m.color(bandValue(level, lo, hi)) }));
   }
   group.appendChild(cells);
+  if (numbers) group.appendChild(numbers);
   group.appendChild(el(doc, 'rect', { x: left, y: top, width: m.cols * cell, height: m.rows * cell, fill: 'none', stroke: head !== null ? headColor(head) : '#666', 'stroke-width': 1.2 }));
-  group.appendChild(el(doc, 'text', { x: m.width / 2, y: top + m.rows * cell + 10, 'text-anchor': 'middle', 'dominant-baseline': 'central', 'font-size': 10, fill: '#444' }, [m.shape]));
+  const bottom = top + m.rows * cell;
+  group.appendChild(el(doc, 'g', { class: 'shape', 'text-anchor': 'middle', 'dominant-baseline': 'central', 'font-size': LABEL_FONT, fill: '#333' }, m.shape.map((line, i) => el(doc, 'text', { x: m.width / 2, y: bottom + 10 + i * 14 }, [line]))));
   return group;
 }

@@ -19,6 +19,7 @@ export const POEM_OFF_MAX = 32;
 export function defaultState() {
   return {
     lang: 'zh',
+    present: false, // presentation mode, for a projector: large figures, the long prose hidden
     bill: { dModel: 768, heads: 12 },
     hand: defaultHand(),
     step: 0,
@@ -120,6 +121,7 @@ const poemOff = (off) => unique(off.filter((pair) => pair.length === 2 && pair.e
 /** Every key of the URL, once: where its value lives in the state and how it is written. */
 const URL_KEYS = [
   ['lang', 'lang', oneOf('zh', 'en')],
+  ['present', 'present', flag],
   ['bd', 'bill.dModel', number],
   ['bh', 'bill.heads', number],
   ['t', 'hand.tokens', words],

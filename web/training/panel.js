@@ -31,7 +31,8 @@ const STYLE = `
 .mha-train .train-status{font-variant-numeric:tabular-nums;min-height:1.6em;display:grid}
 .mha-train .train-status>*{grid-area:1/1}
 .mha-train .train-figs{display:flex;flex-wrap:wrap;gap:12px 20px;align-items:flex-start;margin:8px 0}
-.mha-train figure{margin:0}
+.mha-train figure{margin:0;min-width:0;max-width:100%}
+.mha-train figure>svg{display:block;max-width:100%;height:auto}
 .mha-train figcaption{font-size:.9rem;color:#5b5b63;margin-bottom:4px}
 .mha-train .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:5px}
 .mha-train .head-view{font-size:.85rem;margin-top:2px}

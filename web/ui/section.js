@@ -40,14 +40,15 @@ export function tileCanvases(capacity) {
 }
 
 /**
- * An inline error in the page's language: its code, then a sentence made from the code and the error's
- * details (the values involved), never the core's English message. `context.cellName(name, row, column)`
- * names a matrix entry the way the section labels it.
+ * An inline error in the page's language: a sentence made from the code and the error's details (the values
+ * involved), never the core's English message. A learner reads the sentence alone; the code stays in
+ * `data-code`, for tests and developers. `context.cellName(name, row, column)` names a matrix entry the way
+ * the section labels it.
  */
 export function errorBox(text, error, context = {}) {
   const code = errorCode(error);
   if (code === 'UNEXPECTED') console.warn(error); // not one of the page's or the core's errors: a bug
-  return h('p', { class: 'error', role: 'alert', 'data-code': code }, [h('code', {}, [code]), ` ${errorSentence(text, error, context)}`]);
+  return h('p', { class: 'error', role: 'alert', 'data-code': code }, [errorSentence(text, error, context)]);
 }
 
 /** Columns [start, start + width) of a flat L×cols matrix, as a flat L×width array. */

@@ -430,7 +430,7 @@ export class MultiHeadAttentionElement extends Base {
     this.dispatchEvent(new CustomEvent('mha-change', { detail: this.#result, bubbles: true, composed: true }));
   }
 
-  /** Shows an inline error (code + sentence), warns once per distinct error, clears the result. */
+  /** Shows an inline error (a sentence; its code in data-code and the warning), warns once per distinct error, clears the result. */
   #fail(code, message, cause) {
     const lang = this.#parsed?.state?.lang ?? languageOf(this.getAttribute('lang'));
     this.#stopDrawing();
@@ -441,7 +441,7 @@ export class MultiHeadAttentionElement extends Base {
       this.#box.lang = lang;
       show(this.#box, renderError(vdoc, lang, { code, message }));
     } catch {
-      this.#box.textContent = `${code}: ${message}`;
+      this.#box.textContent = message;
     }
     const warning = `<${this.localName || TAG}> ${code}: ${message}`;
     if (warning !== this.#lastWarning) {

@@ -177,11 +177,11 @@ export function renderSummary(doc, state) {
   return hFor(doc)('p', { class: 'summary' }, [STRINGS[state.lang].summary(state)]);
 }
 
-/** The inline error: a title, the code and a short sentence, announced to screen readers. */
+/** The inline error: a title and a short sentence, announced to screen readers; the code is in data-code (and the console's warning). */
 export function renderError(doc, lang, { code, message }) {
   const h = hFor(doc);
   return h('div', { class: 'error', role: 'alert', part: 'error', 'data-code': code }, [
     h('strong', {}, [STRINGS[lang].errorTitle]),
-    h('p', {}, [h('code', {}, [code]), message]),
+    h('p', {}, [message]),
   ]);
 }

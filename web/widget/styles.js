@@ -18,7 +18,6 @@ font-variant-numeric:tabular-nums;overflow-wrap:anywhere;visibility:visible}
 .error{margin:0;padding:10px 12px;border:1px solid #e0a3a3;border-left:4px solid #b3261e;border-radius:6px;background:#fff6f5;color:#5c1410}
 .error strong{display:block;margin-bottom:2px}
 .error p{margin:0}
-.error code{font:600 12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#fbe1de;padding:1px 5px;border-radius:4px;margin-inline-end:6px}
 .views{display:flex;flex-wrap:wrap;gap:14px 18px;align-items:flex-start}
 figure{margin:0;min-width:0;max-width:100%}
 figcaption{display:flex;align-items:center;gap:6px;margin-bottom:4px;font-size:13px;font-weight:600}
