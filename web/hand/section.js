@@ -9,6 +9,8 @@ import { HAND_D_MODEL, HAND_MAX_TOKENS, HAND_BOUNDS, MAX_TOKEN_CHARS, defaultHan
 import { cellExplorer } from '../ui/explore.js';
 import { explainCell, explanationText, cellTitle } from '../shared/explain.js';
 import { EXPLAIN_WORDS } from '../shared/figure-labels.js';
+import { createSession, snapshot } from '../shared/session.js';
+import { pauseFacts } from './pause.js';
 
 /** Marks a figure drawn with vdoc with the matrix it shows, for ui/explore.js to explain its cells. */
 function explorable(figure, head, svg) {
@@ -17,7 +19,7 @@ function explorable(figure, head, svg) {
   return svg;
 }
 
-/** §2: the hand example — editable q/k/v, per-head slices, scores, softmax, head outputs, concat, Wᴼ. */
+/** §3: the hand example — editable q/k/v, per-head slices, scores, softmax, head outputs, concat, Wᴼ. */
 export function handSection(ctx) {
   const t = ctx.text.hand;
   const editors = h('div', { class: 'qkv-editors' });
@@ -28,6 +30,7 @@ export function handSection(ctx) {
   const woBox = h('div', { id: 'wo-editor' });
   const outputBox = h('div', { id: 'output' });
   const legendsBox = h('div', { class: 'legends', id: 'hand-legends' });
+  const pauseText = h('div', { id: 'pause-text' });
   const cells = { q: [], k: [], v: [], wo: [] }; // drag numbers by matrix/row/col, to update in place
   const drawing = keptDrawings(); // each figure is drawn again only when its numbers or labels change
   // The head cards, the concat and the output are drawn only near the screen: a drag in the editors at
@@ -35,6 +38,15 @@ export function handSection(ctx) {
   const nearScreen = partsNearScreen(() => ctx.redraw('hand'));
   nearScreen.watch(concatBox, outputBox);
   let shownCards = []; // the virtual head cards last shown, one per head
+  // The callout's other forwards: lesson 8's single head on the same q, k, v, and the lesson's own numbers.
+  const session = createSession(ctx.mha);
+  const forward = (use, hand, heads) => {
+    const layer = session.layer(use, { dModel: HAND_D_MODEL, heads, maxLen: HAND_MAX_TOKENS });
+    layer.forward({ q: hand.q, k: hand.k, v: hand.v, causal: hand.causal, scale: hand.scale });
+    return { ...snapshot(layer, { scaled: hand.scale, causal: hand.causal }), tokens: hand.tokens };
+  };
+  const lessonHand = defaultHand();
+  const lessonFacts = pauseFacts(forward('lesson', lessonHand, lessonHand.heads), forward('lesson-single', lessonHand, 1));
 
   const headChoice = h('fieldset', { class: 'choice' }, [
     h('legend', {}, [t.headsLabel]),
@@ -63,6 +75,10 @@ export function handSection(ctx) {
     status,
     legendsBox,
     headsBox,
+    h('div', { class: 'pause-callout', id: 'pause-callout', role: 'note', 'aria-labelledby': 'pause-title' }, [
+      h('p', { class: 'pause-title', id: 'pause-title' }, [t.pauseTitle]),
+      pauseText,
+    ]),
     h('h3', {}, [t.concatTitle]),
     h('p', { class: 'muted' }, [t.concatNote]),
     concatBox,
@@ -187,7 +203,7 @@ export function handSection(ctx) {
         h('thead', {}, [h('tr', {}, [h('th', { scope: 'col' }, ['']), ...range(HAND_D_MODEL).map((c) => h('th', { scope: 'col' }, [String(c)]))])]),
         h('tbody', {}, range(HAND_D_MODEL).map((row) => h('tr', {}, [h('th', { scope: 'row' }, [String(row)]), ...range(HAND_D_MODEL).map((col) => h('td', {}, [numberCell('wo', row, col)]))]))),
       ]),
-      h('button', { type: 'button', id: 'wo-reset', onclick: () => ctx.set((s) => { s.hand.wo = defaultState().hand.wo; }) }, [t.woReset]),
+      h('button', { type: 'button', id: 'wo-reset', onclick: () => ctx.set((s) => { s.hand.wo = defaultHand().wo; }) }, [t.woReset]),
     ]);
   }
 
@@ -326,9 +342,18 @@ export function handSection(ctx) {
       fill(status, ctx.handError ? errorBox(ctx.text, ctx.handError, { cellName: entryName }) : null);
       // A new word or head count changes every figure's size: then all are drawn, near the screen or not.
       if (ctx.hand) drawHeads(ctx.hand, areas.has('structure') || ctx.drawingEverything);
+      // Stop for a second: the heads compared on the first word, from the same forward as the figures.
+      if (ctx.hand && !ctx.handError) {
+        const facts = pauseFacts(ctx.hand, forward('single', ctx.state.hand, 1), lessonFacts);
+        fill(pauseText, t.pause(facts).map((sentence) => h('p', {}, [sentence])));
+        pauseText.dataset.changed = String(facts.changed);
+      }
       node.classList.toggle('stale', Boolean(ctx.handError));
       if (ctx.hand) explorer.refresh();
     },
-    dispose: () => nearScreen.disconnect(),
+    dispose() {
+      nearScreen.disconnect();
+      session.dispose();
+    },
   };
 }

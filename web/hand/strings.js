@@ -1,6 +1,52 @@
-// What §2's hand example (猫吃鱼) says, Chinese first and English second (the page's TEXT.{zh,en}.hand).
+// What §3's hand example (猫吃鱼) says, Chinese first and English second (the page's TEXT.{zh,en}.hand).
 import { shown } from '../shared/errors.js';
 import { FIGURE_LABELS } from '../shared/figure-labels.js';
+
+// The "停一秒" callout (facts from pause.js): the two heads on the first word's row, then lesson 8's hint.
+const lookZh = (look, head) => (look.even
+  ? `头 ${head + 1} 平均分给看得见的每个词（${look.share}% × ${look.count}）`
+  : `头 ${head + 1} 最看“${look.word}”（${look.share}%）`);
+const setsZh = (n) => (n === 2 ? '两' : `${n} `);
+
+function pauseZh(f) {
+  const looks = (facts) => facts.looks.map(lookZh).join('，');
+  if (f.heads === 1) return [`现在 h = 1：只有一套眼镜，“${f.word}”这一行只有一种看法（${looks(f)}）。把 h 改回 2，就能对照同一个词的两种眼光。`];
+  const views = `${setsZh(f.heads)}套眼镜，${setsZh(f.heads)}种眼光`;
+  const said = f.alone
+    ? [`打开掩码后，句首的“${f.word}”只看得见自己，每个头都把 100% 给了它，没什么可对照的。关掉掩码，再看同一个词的${setsZh(f.heads)}种眼光。`]
+    : f.changed
+    ? [`你改过数字，现在同一个“${f.word}”：${looks(f)}。课文的数字是：${looks(f.lesson)}。${f.differ ? `${views}。` : '此刻几个头看法一样：眼镜多了，眼光却没分开——分工要靠训练。'}`]
+    : [`同一个“${f.word}”，${looks(f)}——${views}。没有谁对谁错：真实模型里哪种眼光有用，由训练说了算。`];
+  const { self } = f;
+  if (self) {
+    said.push(self.top
+      ? `这也兑现了第 8 课的伏笔：同一组 q、k、v 交给一个不切的单头（d_k = ${self.dK}），“${self.word}”这一行把最大的一份 ${self.weight} 给了自己。那份“自恋”只是单头的一种口味；多头把不同的口味分给不同的头去尝。`
+      : `再看第 8 课的伏笔：同一组 q、k、v 交给一个不切的单头（d_k = ${self.dK}），“${self.word}”这一行给自己 ${self.weight}，最大的一份给了“${self.topWord}”。单头只有这一种口味；多头把不同的口味分给不同的头去尝。`);
+  }
+  return said;
+}
+
+const lookEn = (look, head) => (look.even
+  ? `head ${head + 1} spreads evenly over the words it sees (${look.share}% × ${look.count})`
+  : `head ${head + 1} looks most at “${look.word}” (${look.share}%)`);
+
+function pauseEn(f) {
+  const looks = (facts) => facts.looks.map(lookEn).join('; ');
+  if (f.heads === 1) return [`Now h = 1: one pair of glasses, one way of looking at “${f.word}” (${looks(f)}). Set h back to 2 to compare two views of the same word.`];
+  const n = f.heads === 2 ? 'two' : String(f.heads);
+  const said = f.alone
+    ? [`With the mask on, the first word “${f.word}” sees only itself: every head gives it 100%, so there is nothing to compare. Switch the mask off to see ${n} ways of looking at it.`]
+    : f.changed
+    ? [`You have changed the numbers. Now, for the same “${f.word}”: ${looks(f)}. The lesson's numbers: ${looks(f.lesson)}. ${f.differ ? `${f.heads === 2 ? 'Two' : n} pairs of glasses, ${n} ways of looking.` : 'Right now the heads look alike: more glasses, but no separate views — dividing the work is what training does.'}`]
+    : [`The same “${f.word}”: ${looks(f)} — ${n} pairs of glasses, ${n} ways of looking. Neither is right or wrong: in a real model, training decides which view is useful.`];
+  const { self } = f;
+  if (self) {
+    said.push(self.top
+      ? `This pays off lesson 8's hint: given the same q, k and v, a single uncut head (d_k = ${self.dK}) gave the largest share of “${self.word}”'s row, ${self.weight}, to “${self.word}” itself. That self-regard was only one flavour, a single head's; multi-head attention hands different flavours to different heads.`
+      : `And lesson 8's hint: given the same q, k and v, a single uncut head (d_k = ${self.dK}) gives “${self.word}” ${self.weight} of its own row, and its largest share to “${self.topWord}”. A single head has that one flavour; multi-head attention hands different flavours to different heads.`);
+  }
+  return said;
+}
 
 export const HAND_TEXT = {
   zh: {
@@ -39,6 +85,8 @@ export const HAND_TEXT = {
     weightLegend: FIGURE_LABELS.zh.weightLegend,
     signedLegend: '打分、缩放后的分数和输出（负 ↔ 正，同一刻度：颜色相同，数就相同）',
     rowHeader: '查询词',
+    pauseTitle: '停一秒',
+    pause: pauseZh,
   },
   en: {
     lead: 'The small example from the earlier lessons: 3 words, each with a 4-dimensional q, k and v of small integers. With h = 2, d_k = 4 ÷ 2 = 2: head 1 takes dimensions 0 and 1, head 2 takes dimensions 2 and 3, and no value changes. Each head then runs the four steps of attention on its own: dot-product scores, divide by √d_k, softmax, weighted sum of v.',
@@ -76,5 +124,7 @@ export const HAND_TEXT = {
     weightLegend: FIGURE_LABELS.en.weightLegend,
     signedLegend: 'Scores, scaled scores and output (negative ↔ positive, one scale: same colour, same number)',
     rowHeader: 'query',
+    pauseTitle: 'Stop for a second',
+    pause: pauseEn,
   },
 };

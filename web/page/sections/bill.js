@@ -17,7 +17,6 @@ export function billSection(ctx) {
     ]),
     h('p', { class: 'muted' }, [t.gpt2]),
     result,
-    h('p', {}, [t.waste]),
   ]);
   return {
     node,
@@ -35,10 +34,13 @@ export function billSection(ctx) {
       }
       const row = (label, formula, value, id) =>
         h('div', { class: 'bill-row' }, [h('span', { class: 'bill-label' }, [label, h('small', {}, [formula])]), h('output', { id, class: 'bill-value' }, [grouped(value)]), h('span', { class: 'unit' }, [t.params])]);
+      const ratio = String(Math.round((counts.naive / counts.split) * 100) / 100);
       result.replaceChildren(
         row(t.naive, t.naiveFormula, counts.naive, 'bill-naive'),
         row(t.split, t.splitFormula, counts.split, 'bill-split'),
-        h('p', { class: 'bill-ratio' }, [`${t.ratio} `, h('strong', { id: 'bill-ratio' }, [String(Math.round((counts.naive / counts.split) * 100) / 100)]), ` ${t.times}`]),
+        h('p', { class: 'bill-ratio' }, [`${t.ratio} `, h('strong', { id: 'bill-ratio' }, [ratio]), ` ${t.times}`]),
+        // The naive plan's hidden waste, priced with the numbers above.
+        h('p', { id: 'bill-waste' }, [t.waste(dModel, heads, ratio)]),
         h('p', {}, [`${t.identity}: `, h('strong', { id: 'bill-single' }, [grouped(counts.single)]), ` — ${t.identityNote}`]),
         h('p', {}, [`${t.dk} ${dModel} ÷ ${heads} = `, h('strong', { id: 'bill-dk' }, [String(dModel / heads)])]),
       );

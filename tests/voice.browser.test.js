@@ -1,0 +1,151 @@
+// The page teaches as the lesson does, in Chromium: its parts numbered 一 to 六 as the lesson's, the bill's
+// hidden waste and §2's three steps priced with the bill's live numbers, §3's "停一秒" callout following an
+// edited number, and §6's two programs as the lesson gives them, printing what Python prints, with copy buttons.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { startBrowserAndServer, openPage, lessonDrawn, drawnNear } from './browser.js';
+
+let env;
+before(async () => {
+  env = await startBrowserAndServer();
+});
+after(async () => {
+  await env?.close();
+});
+
+const fixture = (name) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
+/** Two animation frames: the page redraws on the next frame after an input. */
+const settle = (page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+/** Waits until the address is `query` again: it carries every change of the state (written 150 ms after it). */
+const backTo = (page, query = '') => page.waitForFunction((wanted) => location.search === wanted, query);
+const headings = (page) => page.$$eval('main > section > h2', (h2s) => h2s.map((h2) => [h2.parentElement.id, h2.textContent]));
+
+/** Sets an entry of the hand example through its editor: a click selects it, its slider sets it. */
+async function setEntry(page, matrix, row, col, value) {
+  await page.click(`.drag-number[data-matrix="${matrix}"][data-row="${row}"][data-col="${col}"]`);
+  await page.fill('#entry-range', String(value));
+  await settle(page);
+}
+
+describe('in Chinese at 1280 px: one page load', () => {
+  const lesson = {};
+  before(async () => {
+    Object.assign(lesson, await openPage(env.browser, env.baseUrl, { baseUrl: env.baseUrl }));
+    await lessonDrawn(lesson.page);
+  });
+  after(() => lesson.context?.close());
+
+  test('the first six sections carry the lesson\'s part numbers in order, and the contents list them so', async () => {
+    const { page } = lesson;
+    const shown = await headings(page);
+    assert.deepEqual(shown.slice(0, 6).map(([id]) => id), ['bill', 'split-section', 'hand', 'pipeline-section', 'formula-section', 'code-section']);
+    assert.deepEqual(shown.map(([, title]) => title.split('、')[0]), ['一', '二', '三', '四', '五', '六', '七', '八', '九', '十', '十一', '十二']);
+    assert.deepEqual(await page.$$eval('nav .toc a', (links) => links.map((a) => a.getAttribute('href').slice(1))), shown.map(([id]) => id));
+  });
+
+  test('the bill prices the naive plan\'s hidden waste, and §2 works through d_k, both from the live d_model and h', async () => {
+    const { page, errors } = lesson;
+    assert.match(await page.textContent('#bill-waste'), /12 套眼镜都在同一个 768 维.*花了 9 倍的钱，买到的是 12 份差不多的目光/);
+    assert.equal(await page.textContent('#split-live-0'), '按第一节的数：d_k = 768 ÷ 12 = 64');
+    await page.fill('#bill-heads', '8');
+    await settle(page);
+    assert.match(await page.textContent('#bill-waste'), /花了 6 倍的钱，买到的是 8 份差不多的目光/);
+    // §2 is drawn once it comes near the screen.
+    await drawnNear(page, '#split-live-0');
+    assert.equal(await page.textContent('#split-live-0'), '按第一节的数：d_k = 768 ÷ 8 = 96');
+    assert.equal(await page.textContent('#split-live-2'), '拼回 8 × 96 = 768 维，再乘 768 × 768 的 Wᴼ');
+    // Refused by the bill, the numbers leave the steps, which say they wait for good ones.
+    await page.fill('#bill-heads', '7');
+    await drawnNear(page, '#split-section h2');
+    assert.equal(await page.textContent('#split-live-0'), '');
+    assert.equal(await page.isVisible('#split-waiting'), true);
+    await page.fill('#bill-heads', '12');
+    await backTo(page);
+    assert.equal(await page.isVisible('#split-waiting'), false);
+    assert.deepEqual(errors, []);
+  });
+
+  test('停一秒 compares the heads on 猫 with the lesson\'s 50% and 33% × 3 and lesson 8\'s 0.67, then follows an edit', async () => {
+    const { page, errors } = lesson;
+    const callout = '#pause-text';
+    const [heads, hint] = await page.$$eval(`${callout} p`, (ps) => ps.map((p) => p.textContent));
+    assert.match(heads, /^同一个“猫”，头 1 最看“鱼”（50%），头 2 平均分给看得见的每个词（33% × 3）——两套眼镜，两种眼光/);
+    assert.match(hint, /“吃”这一行把最大的一份 0\.67 给了自己/);
+    assert.equal(await page.getAttribute(callout, 'data-changed'), 'false');
+    // q_猫's dimension 2 is in head 2's slice: its row now leans to 猫 itself.
+    await setEntry(page, 'q', 0, 2, 1);
+    const edited = await page.textContent(callout);
+    assert.match(edited, /^你改过数字，现在同一个“猫”：头 1 最看“鱼”（50%），头 2 最看“猫”（50%）。课文的数字是：头 1 最看“鱼”（50%），头 2 平均分给看得见的每个词（33% × 3）。/);
+    assert.equal(await page.getAttribute(callout, 'data-changed'), 'true');
+    await page.click('#hand-reset');
+    await settle(page);
+    assert.equal(await page.getAttribute(callout, 'data-changed'), 'false');
+    await backTo(page);
+    assert.deepEqual(errors, []);
+  });
+
+  test('Wᴼ goes back to the identity with its button', async () => {
+    const { page, errors } = lesson;
+    await setEntry(page, 'wo', 0, 0, 0);
+    assert.equal(await page.textContent('.drag-number[data-matrix="wo"][data-row="0"][data-col="0"]'), '0');
+    await page.click('#wo-reset');
+    await settle(page);
+    assert.equal(await page.textContent('.drag-number[data-matrix="wo"][data-row="0"][data-col="0"]'), '1');
+    await backTo(page);
+    assert.deepEqual(errors, []);
+  });
+
+  test('§6 shows the lesson\'s two programs and prints exactly what Python printed; the seed goes into the program', async () => {
+    const { page, errors } = lesson;
+    const printed = (name) => fixture(name).replace(/\n$/, '');
+    assert.equal(await page.textContent('#program-1-source'), fixture('lesson-program-1.py'));
+    assert.equal(await page.textContent('#program-2-source'), fixture('lesson-program-2.py'));
+    assert.equal(await page.textContent('#demo-a-output'), printed('lesson-program-1.out'));
+    assert.equal(await page.textContent('#demo-b-output'), printed('lesson-program-2.out'));
+    await page.fill('#seed2', '12');
+    await settle(page);
+    assert.match(await page.textContent('#program-2-source'), /rng = np\.random\.RandomState\(12\)/);
+    assert.notEqual(await page.textContent('#demo-b-output'), printed('lesson-program-2.out'));
+    await page.fill('#seed2', '11');
+    await backTo(page);
+    assert.deepEqual(errors, []);
+  });
+
+  test('a program\'s copy button puts its text on the clipboard', async () => {
+    const { page, context, errors } = lesson;
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.baseUrl });
+    await page.click('#program-1-copy');
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), fixture('lesson-program-1.py'));
+    assert.equal(await page.textContent('#program-1-copy'), '已复制');
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('without the clipboard, the copy button selects the program for the learner to copy', async () => {
+  const { page, context, errors } = await openPage(env.browser, env.baseUrl, { baseUrl: env.baseUrl });
+  await lessonDrawn(page);
+  await page.evaluate(() => {
+    navigator.clipboard.writeText = () => Promise.reject(new DOMException('denied', 'NotAllowedError'));
+  });
+  await page.click('#program-2-copy');
+  await page.waitForFunction(() => getSelection().toString().length > 0);
+  // A selection's text leaves out the last line's newline.
+  assert.equal(await page.evaluate(() => getSelection().toString()), fixture('lesson-program-2.py').replace(/\n$/, ''));
+  assert.match(await page.textContent('#program-2-copy'), /已选中/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('in English: the parts numbered 1 to 6, and the callout in English from the same numbers', async () => {
+  const { page, context, errors } = await openPage(env.browser, `${env.baseUrl}?lang=en`, { baseUrl: env.baseUrl });
+  await lessonDrawn(page);
+  const shown = await headings(page);
+  assert.deepEqual(shown.map(([, title]) => title.split('. ')[0]), ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12']);
+  assert.match(await page.textContent('#pause-text'), /head 1 looks most at “鱼” \(50%\); head 2 spreads evenly over the words it sees \(33% × 3\)/);
+  assert.match(await page.textContent('#bill-waste'), /9 times the cost for 12 similar views/);
+  // The programs are the lesson's, in Chinese, in both languages.
+  assert.equal(await page.textContent('#program-1-source'), fixture('lesson-program-1.py'));
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -1,0 +1,98 @@
+// The page teaches as the lesson does: its parts numbered as the lesson's, §3's "停一秒" callout told from
+// the core's numbers, and §6's two programs quoted as the lesson gives them, printing what Python prints
+// (tests/fixtures/lesson-program-{1,2}.py and .out: the programs, and what Python 3 with numpy printed).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { loadAttention } from '../web/src/attention.js';
+import { runHand } from '../web/page/model.js';
+import { defaultState } from '../web/page/state.js';
+import { defaultHand } from '../web/hand/limits.js';
+import { pauseFacts } from '../web/hand/pause.js';
+import { HAND_TEXT } from '../web/hand/strings.js';
+import { TEXT } from '../web/page/text.js';
+import { programOne, programTwo, programOneOutput, programTwoOutput } from '../web/page/lesson-programs.js';
+
+const mha = await loadAttention();
+const fixture = (name) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
+
+/** A forward's result as the callout reads it: rows of weights per head, the words, the mask. */
+const result = (tokens, heads, { causal = false, dK = 4 / heads.length } = {}) => ({
+  L: tokens.length, heads: heads.length, dK, causal, tokens, attention: heads.map((rows) => Float32Array.from(rows.flat())),
+});
+const WORDS = ['猫', '吃', '鱼'];
+const third = 1 / 3;
+// The lesson's numbers: head 1's 猫 row [0.25, 0.25, 0.50], head 2's even; one head gives 吃 0.67 of its own row.
+const lessonHeads = result(WORDS, [
+  [[0.2483, 0.2483, 0.5035], [0.11, 0.45, 0.45], [third, third, third]],
+  [[third, third, third], [0.16, 0.67, 0.16], [0.4, 0.4, 0.2]],
+]);
+const lessonSingle = result(WORDS, [[[0.5, 0.2, 0.3], [0.09, 0.665, 0.245], [0.3, 0.3, 0.4]]]);
+const lesson = pauseFacts(lessonHeads, lessonSingle);
+
+test('the callout compares the two heads on 猫 as the lesson does, then pays off lesson 8\'s hint', () => {
+  const facts = pauseFacts(lessonHeads, lessonSingle, lesson);
+  assert.equal(facts.changed, false);
+  const [heads, hint] = HAND_TEXT.zh.pause(facts);
+  assert.equal(heads, '同一个“猫”，头 1 最看“鱼”（50%），头 2 平均分给看得见的每个词（33% × 3）——两套眼镜，两种眼光。没有谁对谁错：真实模型里哪种眼光有用，由训练说了算。');
+  assert.match(hint, /第 8 课的伏笔.*d_k = 4.*“吃”这一行把最大的一份 0\.67 给了自己.*多头把不同的口味分给不同的头/);
+  const [headsEn, hintEn] = HAND_TEXT.en.pause(facts);
+  assert.match(headsEn, /head 1 looks most at “鱼” \(50%\); head 2 spreads evenly over the words it sees \(33% × 3\) — two pairs of glasses, two ways of looking/);
+  assert.match(hintEn, /lesson 8's hint.*0\.67, to “吃” itself/);
+});
+
+test('after an edit the callout says what changed, against the lesson\'s numbers', () => {
+  const edited = result(WORDS, [
+    [[0.1, 0.7, 0.2], [0.2, 0.6, 0.2], [third, third, third]],
+    [[third, third, third], [0.16, 0.67, 0.16], [0.4, 0.4, 0.2]],
+  ]);
+  const single = result(WORDS, [[[0.5, 0.2, 0.3], [0.5, 0.3, 0.2], [0.3, 0.3, 0.4]]]);
+  const facts = pauseFacts(edited, single, lesson);
+  assert.equal(facts.changed, true);
+  const [heads, hint] = HAND_TEXT.zh.pause(facts);
+  assert.equal(heads, '你改过数字，现在同一个“猫”：头 1 最看“吃”（70%），头 2 平均分给看得见的每个词（33% × 3）。课文的数字是：头 1 最看“鱼”（50%），头 2 平均分给看得见的每个词（33% × 3）。两套眼镜，两种眼光。');
+  assert.match(hint, /“吃”这一行给自己 0\.30，最大的一份给了“猫”/);
+  assert.match(HAND_TEXT.en.pause(facts)[0], /^You have changed the numbers\. Now, for the same “猫”: head 1 looks most at “吃” \(70%\);.*The lesson's numbers: head 1 looks most at “鱼” \(50%\)/);
+});
+
+test('heads that look alike, a single head, the mask and one word are each told as they are', () => {
+  const alike = result(WORDS, [[[third, third, third], [0, 1, 0], [0, 0, 1]], [[third, third, third], [0, 1, 0], [0, 0, 1]]]);
+  assert.match(HAND_TEXT.zh.pause(pauseFacts(alike, lessonSingle, lesson))[0], /此刻几个头看法一样/);
+  assert.match(HAND_TEXT.en.pause(pauseFacts(alike, lessonSingle, lesson))[0], /the heads look alike/);
+  const one = result(WORDS, [[[0.5, 0.2, 0.3], [0.09, 0.665, 0.245], [0.3, 0.3, 0.4]]]);
+  assert.match(HAND_TEXT.zh.pause(pauseFacts(one, lessonSingle, lesson))[0], /^现在 h = 1：只有一套眼镜，“猫”这一行只有一种看法（头 1 最看“猫”（50%））/);
+  // With the mask the first word sees only itself: there is nothing to compare, and the callout says so.
+  const masked = result(WORDS, [[[1, 0, 0], [0.5, 0.5, 0], [0.2, 0.3, 0.5]], [[1, 0, 0], [0.4, 0.6, 0], [0.3, 0.3, 0.4]]], { causal: true });
+  assert.deepEqual(pauseFacts(masked, lessonSingle, lesson).looks[0], { even: false, share: 100, count: 1, word: '猫' });
+  assert.match(HAND_TEXT.zh.pause(pauseFacts(masked, lessonSingle, lesson))[0], /^打开掩码后，句首的“猫”只看得见自己.*两种眼光。$/);
+  assert.match(HAND_TEXT.en.pause(pauseFacts(masked, lessonSingle, lesson))[0], /sees only itself/);
+  assert.equal(pauseFacts(result(['猫'], [[[1]], [[1]]]), result(['猫'], [[[1]]]), lesson).self, null);
+});
+
+test('from the core: the lesson\'s 猫 row is 50% on 鱼 in head 1 and 33% × 3 in head 2; one head gives 吃 0.67', () => {
+  const hand = defaultHand();
+  const facts = pauseFacts(runHand(mha, hand, { use: 'voice-heads' }), runHand(mha, { ...hand, heads: 1 }, { use: 'voice-single' }));
+  assert.deepEqual(facts.looks, [{ even: false, share: 50, count: 3, word: '鱼' }, { even: true, share: 33, count: 3, word: '猫' }]);
+  assert.deepEqual(facts.self, { word: '吃', weight: '0.67', top: true, topWord: '吃', dK: 4 });
+});
+
+test('the first six parts carry the lesson\'s numbers, 一 to 六, and the page\'s own follow from 七', () => {
+  const order = ['bill', 'split', 'hand', 'pipeline', 'formula', 'code', 'views', 'ablation', 'train', 'poems', 'quiz', 'share'];
+  for (const lang of ['zh', 'en']) assert.deepEqual(Object.keys(TEXT[lang].sections), order, lang);
+  const numerals = ['一', '二', '三', '四', '五', '六', '七', '八', '九', '十', '十一', '十二'];
+  order.forEach((key, i) => {
+    assert.ok(TEXT.zh.sections[key].startsWith(`${numerals[i]}、`), TEXT.zh.sections[key]);
+    assert.ok(TEXT.en.sections[key].startsWith(`${i + 1}. `), TEXT.en.sections[key]);
+  });
+});
+
+test('§6 quotes the lesson\'s two programs with their default seeds, and prints exactly what Python printed', () => {
+  const { seed1, seed2 } = defaultState().demo;
+  assert.equal(programOne(seed1), fixture('lesson-program-1.py'));
+  assert.equal(programTwo(seed2), fixture('lesson-program-2.py'));
+  assert.equal(programOneOutput(mha, seed1), fixture('lesson-program-1.out'));
+  assert.equal(programTwoOutput(mha, seed2).text, fixture('lesson-program-2.out'));
+  // Another seed is written into the program, and program 2 prints other weights for it.
+  assert.match(programTwo(12), /np\.random\.RandomState\(12\)/);
+  assert.notEqual(programTwoOutput(mha, 12).text, fixture('lesson-program-2.out'));
+});
