@@ -40,3 +40,18 @@ test('build.sh refuses what it does not know, rather than building everything', 
   assert.equal(run.status, 2);
   assert.match(run.stderr, /unknown argument 'wsam' \(targets: wasm, native, web/);
 });
+
+test('the bundles’ colour schemes, pruned by web/pure-schemes.js, give the colours the source gives', async () => {
+  const { build } = await import('esbuild');
+  const { pureSchemes } = await import('../web/pure-schemes.js');
+  const colours = join(root, 'web/draw/color.js');
+  const bundled = async (plugins) => (await build({ entryPoints: [colours], bundle: true, minify: true, write: false, format: 'esm', plugins })).outputFiles[0].text;
+  const [pruned, whole] = await Promise.all([bundled([pureSchemes]), bundled([])]);
+  assert.ok(pruned.length < whole.length - 5000, `the unused schemes are dropped: ${pruned.length} against ${whole.length} bytes`);
+  const { weightColor, signedColor } = await import(`data:text/javascript;base64,${Buffer.from(pruned).toString('base64')}`);
+  const source = await import('../web/draw/color.js');
+  for (let i = 0; i <= 100; i++) {
+    assert.equal(weightColor(i / 100), source.weightColor(i / 100), `viridis at ${i / 100}`);
+    assert.equal(signedColor(i / 50 - 1, [-1, 1]), source.signedColor(i / 50 - 1, [-1, 1]), `PuOr at ${i / 50 - 1}`);
+  }
+});

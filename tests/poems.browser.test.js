@@ -3,7 +3,7 @@
 // (computed again here, in Node or in the page); zh and en; 375 px; keyboard; axe-core.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowserAndServer, openPage, seriousAxeViolations, axePath } from './browser.js';
+import { startBrowserAndServer, openPage, lessonDrawn, seriousAxeViolations, axePath } from './browser.js';
 import { loadAttention } from '../web/src/attention.js';
 import { evaluationWindows } from '../web/poems/baselines.js';
 import { TILE_LEVELS, FUTURE_COLOR, weightColor } from '../web/draw/index.js';
@@ -28,7 +28,7 @@ after(async () => {
 async function openSection(query = '', viewport = { width: 1280, height: 900 }) {
   const opened = await openPage(env.browser, env.baseUrl + query, { baseUrl: env.baseUrl, viewport });
   const { page } = opened;
-  await page.waitForSelector('#head-0-weights svg g.cell', { timeout: 30000 });
+  await lessonDrawn(page); // §9's code comes after the first figure; the page is drawn once it is built
   assert.equal(await page.$('.poem-tile'), null, 'nothing is loaded before the section comes into view');
   // From the scroll until the loss is shown the learner is told what is happening, with no blank moment.
   await page.evaluate(() => {
@@ -268,7 +268,7 @@ test('a pasted 1,920-character poem: the address keeps its first 256 characters 
 
   const response = await page.reload();
   assert.equal(response.status(), 200);
-  await page.waitForSelector('#head-0-weights svg g.cell', { timeout: 30000 });
+  await lessonDrawn(page);
   await scrollToPoems(page);
   await page.waitForSelector('#poems-section textarea', { timeout: LOAD_MS });
   assert.equal(await shownText(page), kept);
@@ -284,7 +284,7 @@ test('the held-out measure runs in a worker of its own; where none can start, th
     const workers = [];
     page.on('worker', (worker) => workers.push(new URL(worker.url()).pathname));
     await page.goto(`${env.baseUrl}?poff=1.1`);
-    await page.waitForSelector('#head-0-weights svg g.cell', { timeout: 30000 });
+    await lessonDrawn(page);
     await scrollToPoems(page);
     await lossShown(page, 'poem-loss-now');
     losses.push(Number(await page.getAttribute('#poem-loss-now', 'data-value')));
@@ -324,7 +324,7 @@ test('continuing the lines: greedy gives the same text twice; with a temperature
 
 test('in English at 375 px: nothing overflows, every control is reached with the keyboard, axe finds nothing serious', async () => {
   const { page, context, errors } = await openSection('?lang=en&pp=1', { width: 375, height: 800 });
-  assert.equal(await page.textContent('#poems-section-title'), '9. Real heads in a trained model');
+  assert.equal(await page.textContent('#poems-section-title'), '10. Real heads in a trained model');
   await inView(page, '#poem-roles');
   assert.match(await page.textContent('#poem-verdict'), /^Verdict: /);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

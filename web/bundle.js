@@ -1,15 +1,18 @@
 // Bundles the page and the widget into web/dist with esbuild, and ships KaTeX's stylesheet and fonts
-// beside them, so the served folder needs nothing from node_modules or the network.
+// beside them, so the served folder needs nothing from node_modules or the network. §4's formula is
+// typeset here, by KaTeX in Node: the page carries its HTML, not the typesetter.
 // Run by build.sh's web target (the bundles import the committed web/dist/mha-core.mjs).
 import { build } from 'esbuild';
-import { cpSync } from 'node:fs';
+import katex from 'katex';
+import { cpSync, readdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { EQUATIONS, SYMBOLS } from './page/sections/formula-tex.js';
+import { pureSchemes } from './pure-schemes.js';
 
 const web = fileURLToPath(new URL('.', import.meta.url));
 const dist = `${web}dist/`;
 
 const entries = [
-  { in: `${web}page/main.js`, out: 'page' },
   { in: `${web}widget/define.js`, out: 'widget' },
   { in: `${web}training/train-worker.js`, out: 'train-worker' },
   // Fetched only when a teacher opens a GPT-2 file; it alone carries GPT-2's tokenizer.
@@ -18,9 +21,44 @@ const entries = [
   { in: `${web}poems/poems-worker.js`, out: 'poems-worker' },
 ];
 
-const common = { bundle: true, target: 'es2022', minify: true, legalComments: 'eof', logLevel: 'warning' };
+const common = { bundle: true, target: 'es2022', minify: true, legalComments: 'eof', logLevel: 'warning', plugins: [pureSchemes] };
 
 await build({ ...common, entryPoints: entries, outdir: dist, format: 'esm' });
+
+/**
+ * §4's TeX (web/page/sections/formula-tex.js) as KaTeX's HTML: each equation a display, with MathML beside
+ * it; each symbol of the list inline, HTML alone (its button names it in words).
+ */
+function typesetFormula() {
+  const options = { throwOnError: false, strict: false, trust: ({ command }) => command === '\\htmlClass' };
+  return {
+    equations: EQUATIONS.map((tex) => katex.renderToString(tex, { ...options, displayMode: true })),
+    symbols: Object.fromEntries(SYMBOLS.map((tex) => [tex, katex.renderToString(tex, { ...options, output: 'html' })])),
+  };
+}
+
+/** `import TYPESET from 'typeset:formula'` (web/page/sections/formula.js) gets typesetFormula()'s HTML. */
+const typesetPlugin = {
+  name: 'typeset',
+  setup(bundler) {
+    bundler.onResolve({ filter: /^typeset:formula$/ }, ({ path }) => ({ path, namespace: 'typeset' }));
+    bundler.onLoad({ filter: /.*/, namespace: 'typeset' }, () => ({ contents: JSON.stringify(typesetFormula()), loader: 'json' }));
+  },
+};
+
+// The page: page.js and the chunk it imports hold what the first screen needs. The sections it fetches when
+// they come near (web/page/main.js) are chunks of their own beside it, page-*.js, named by their content:
+// the last build's are removed first, with their compressed copies.
+for (const name of readdirSync(dist)) if (name.startsWith('page-')) rmSync(`${dist}${name}`);
+await build({
+  ...common,
+  entryPoints: [{ in: `${web}page/main.js`, out: 'page' }],
+  outdir: dist,
+  format: 'esm',
+  splitting: true,
+  chunkNames: 'page-[name]-[hash]',
+  plugins: [...common.plugins, typesetPlugin],
+});
 
 // widget.classic.js: the same widget as a classic script, for sites that can only add <script src> or
 // <script defer> (MkDocs' extra_javascript, many themes). It exports nothing; the element defines itself.
@@ -33,6 +71,6 @@ await build({
   inject: [`${web}widget/classic-script-url.js`],
 });
 
-const katex = fileURLToPath(new URL('../node_modules/katex/dist/', import.meta.url));
-cpSync(`${katex}katex.min.css`, `${dist}katex/katex.min.css`);
-cpSync(`${katex}fonts`, `${dist}katex/fonts`, { recursive: true });
+const katexDist = fileURLToPath(new URL('../node_modules/katex/dist/', import.meta.url));
+cpSync(`${katexDist}katex.min.css`, `${dist}katex/katex.min.css`);
+cpSync(`${katexDist}fonts`, `${dist}katex/fonts`, { recursive: true });

@@ -41,7 +41,7 @@ const scenarios = [
   {
     name: `poetry model: typing lines of 20 to ${poemLines.length} characters`,
     query: '',
-    ready: '#poems-section',
+    ready: '#poem-source', // §9 is built (its code comes after the first figure)
     // Scrolling there loads the model (again if a section above, still drawing, pushed it away); the
     // held-out poems are measured before the typing starts.
     prepare: async (page) => {

@@ -7,17 +7,16 @@ import { h } from '../ui/dom.js';
 import { fromQuery, toQuery, DEFAULT_SENTENCE } from './state.js';
 import { loadAttention, runHand, randomDraws, runRandom } from './model.js';
 import { checkHand, checkViews } from './checks.js';
-import { errorBox } from '../ui/section.js';
+import { errorBox, section as sectionFrame } from '../ui/section.js';
 import { SLICE_MS } from '../ui/slices.js';
 import { billSection } from './sections/bill.js';
+import { splitSection } from './sections/split.js';
 import { handSection } from '../hand/section.js';
 import { pipelineSection, wideScreen } from '../pipeline/section.js';
 import { formulaSection } from './sections/formula.js';
 import { codeSection } from './sections/code.js';
 import { viewsSection, initialViewPicks } from './sections/views.js';
 import { ablationSection } from './sections/ablation.js';
-import { trainSection } from '../training/section.js';
-import { poemsSection, initialPoemPicks } from '../poems/section.js';
 import { quizSection } from './sections/quiz.js';
 import { shareSection } from './sections/share.js';
 
@@ -29,7 +28,7 @@ const ui = {
   symbol: null, // the formula symbol whose part of the pipeline is lit
   wide: wideScreen(), // the pipeline lies flat on wide screens
   views: initialViewPicks(), // the views' pickers: focused word, hidden heads, first head drawn, picked head
-  poems: initialPoemPicks(), // the poetry model's section: picked head and position, loading, generation
+  poems: undefined, // the poetry model's section: picked head and position, loading, generation (set as it comes in)
 };
 
 /**
@@ -185,6 +184,59 @@ function compute(areas) {
 
 let drawEverything = true;
 
+/**
+ * A section whose code comes in a module of its own (web/bundle.js splits it off): until the module has
+ * come, the section is its frame and heading. The module is fetched when the frame comes within 1,000 px
+ * of the window, or else once the page is idle after its first draw (see start), so that printing, a link
+ * to the section and data-lesson="drawn" find it built; the section is then made and drawn in its place.
+ * `load` resolves to the section's make(ctx).
+ */
+function lazySection({ id, key, load }) {
+  let make = null;
+  let loading = null;
+  const fetchModule = () => (loading ??= load().then((made) => (make = made), (error) => {
+    loading = null; // tried again when the frame next comes near
+    throw error;
+  }));
+  return (ctx) => {
+    if (make) return make(ctx);
+    const shell = { node: sectionFrame(id, ctx.text.sections[key], []), reads: [], update() {}, waiting: true };
+    shell.arrive = () => fetchModule().then(() => fillIn(shell, make), (error) => console.warn(error));
+    const near = new IntersectionObserver((entries) => entries.some((entry) => entry.isIntersecting) && shell.arrive(), { rootMargin: '1000px 0px' });
+    near.observe(shell.node);
+    shell.dispose = () => near.disconnect();
+    // A frame made again while its module is on its way (a language switch) takes it when it comes.
+    if (loading) shell.arrive();
+    return shell;
+  };
+}
+
+/** Puts the section that `make` builds where its frame stood (unless the page was rebuilt meanwhile), to be drawn wherever it is. */
+function fillIn(shell, make) {
+  const index = sections.indexOf(shell);
+  if (index < 0) return;
+  shell.dispose();
+  const made = make(ctx);
+  // Drawn at the next redraw wherever it is (fresh), with every area it reads.
+  Object.assign(made, { visible: false, pending: new Set(made.reads), fresh: true });
+  sections[index] = made;
+  visibility.unobserve(shell.node);
+  shell.node.replaceWith(made.node);
+  visibility.observe(made.node);
+  invalidate('catch-up');
+}
+
+// §8 and §9 (the trainer; the poetry model's section with GPT-2's part) lie far below the first screen.
+const trainSection = lazySection({ id: 'train-section', key: 'train', load: () => import('../training/section.js').then((module) => module.trainSection) });
+const poemsSection = lazySection({
+  id: 'poems-section',
+  key: 'poems',
+  load: () => import('../poems/section.js').then((module) => {
+    ui.poems ??= module.initialPoemPicks();
+    return module.poemsSection;
+  }),
+});
+
 const visibility = new IntersectionObserver((entries) => {
   for (const entry of entries) {
     const section = sections.find((s) => s.node === entry.target);
@@ -214,9 +266,12 @@ function render() {
   if (areas.has('url-written')) areas.add('url');
   for (const section of sections) {
     const touched = section.reads.filter((area) => areas.has(area));
-    if (!touched.length && !((section.visible || drawEverything) && section.pending.size)) continue;
+    // Drawn wherever it is: every section in the first draw, and one just come in (fillIn).
+    const everywhere = drawEverything || section.fresh;
+    section.fresh = false;
+    if (!touched.length && !((section.visible || everywhere) && section.pending.size)) continue;
     // Sections off screen only remember what changed (marked data-pending), and catch up as they scroll into view.
-    if (!section.visible && !drawEverything) {
+    if (!section.visible && !everywhere) {
       for (const dep of touched) section.pending.add(dep);
       section.node.toggleAttribute('data-pending', true);
       continue;
@@ -227,8 +282,8 @@ function render() {
     section.node.removeAttribute('data-pending');
     timings[section.node.id] = performance.now() - sectionStart;
   }
-  // Says when every section has been drawn once (tests wait on it, not on a clock).
-  if (drawEverything) document.documentElement.dataset.lesson = 'drawn';
+  // Says when every section has been drawn once, §8 and §9 included (tests wait on it, not on a clock).
+  if (!sections.some((section) => section.waiting)) document.documentElement.dataset.lesson = 'drawn';
   drawEverything = false;
   // Lets tests and the latency benchmark know that every view reflects the latest input.
   document.dispatchEvent(new CustomEvent('lesson:rendered', { detail: { areas: [...areas], ms: performance.now() - started, timings } }));
@@ -259,7 +314,7 @@ function header() {
     h('h1', {}, [t.title]),
     ...t.intro.map((p) => h('p', { class: 'intro' }, [p])),
     h('nav', { 'aria-label': t.toc }, [h('ol', { class: 'toc' }, Object.entries({
-      bill: 'bill', 'hand': 'hand', 'pipeline-section': 'pipeline', 'formula-section': 'formula', 'code-section': 'code',
+      bill: 'bill', 'split-section': 'split', 'hand': 'hand', 'pipeline-section': 'pipeline', 'formula-section': 'formula', 'code-section': 'code',
       'views-section': 'views', 'ablation-section': 'ablation', 'train-section': 'train', 'poems-section': 'poems', 'quiz-section': 'quiz',
       'share-section': 'share',
     }).map(([id, key]) => h('li', {}, [h('a', { href: `#${id}` }, [t.sections[key]])])))]),
@@ -279,7 +334,19 @@ function footer() {
     ]),
     h('h2', {}, [reading.title]),
     h('ul', { id: 'reading-list' }, reading.items.map((item) => h('li', {}, readingItem(item)))),
+    h('p', { class: 'muted', id: 'present-hint' }, [ctx.text.presentHint]),
   ]);
+}
+
+/** Presentation mode (?present=1, or P): the stylesheet's html.presenting rules enlarge the figures and hide the long prose. */
+const showPresenting = () => document.documentElement.classList.toggle('presenting', ctx.state.present);
+
+/** P switches presentation mode, unless it is typed into a box or a menu, or meant for the browser (Ctrl, Alt, ⌘). */
+function presentKey(event) {
+  if (event.key?.toLowerCase() !== 'p' || event.ctrlKey || event.altKey || event.metaKey || event.repeat || event.isComposing) return;
+  if (event.target.closest?.('input, textarea, select, [contenteditable]')) return;
+  ctx.set((s) => (s.present = !s.present));
+  showPresenting();
 }
 
 /** Builds every section for the current language, without drawing them yet. */
@@ -290,7 +357,7 @@ function buildSections() {
   // Compute the hand example first so the sections are built with data (the views follow in the first draw).
   compute(new Set(['hand']));
   visibility.disconnect();
-  sections = [billSection, handSection, pipelineSection, formulaSection, codeSection, viewsSection, ablationSection, trainSection, poemsSection, quizSection, shareSection].map((make) => Object.assign(make(ctx), { visible: false, pending: new Set() }));
+  sections = [billSection, splitSection, handSection, pipelineSection, formulaSection, codeSection, viewsSection, ablationSection, trainSection, poemsSection, quizSection, shareSection].map((make) => Object.assign(make(ctx), { visible: false, pending: new Set() }));
   for (const section of sections) {
     const unknown = section.reads.filter((area) => !AREAS.includes(area));
     if (unknown.length) throw new Error(`#${section.node.id} reads unknown areas: ${unknown.join(', ')}`);
@@ -312,6 +379,8 @@ function rebuild() {
 }
 
 async function start() {
+  showPresenting();
+  addEventListener('keydown', presentKey);
   app.replaceChildren(h('p', { class: 'loading' }, [ctx.text.loading]));
   try {
     ctx.mha = await loadAttention();
@@ -325,6 +394,10 @@ async function start() {
   buildSections();
   await new Promise((resolve) => setTimeout(resolve));
   drawAll();
+  // What the first screen did not need comes once the page is idle (sooner if scrolled to).
+  (globalThis.requestIdleCallback ?? setTimeout)(() => {
+    for (const section of sections) section.arrive?.();
+  });
   // The pipeline turns vertical on narrow screens; redraw when the width crosses that line.
   addEventListener('resize', () => ctx.setUi((u) => (u.wide = wideScreen())));
   // A printed page shows every section: what waits off screen (and the address, for the share link) is

@@ -1,9 +1,9 @@
-import katex from 'katex';
+import TYPESET from 'typeset:formula';
 import { h } from '../../ui/dom.js';
 import { section } from '../../ui/section.js';
 import { drawPipeline } from '../../pipeline/section.js';
 
-/** Which parts of the pipeline each symbol stands for. */
+/** Which parts of the pipeline each symbol stands for (the TeX of formula-tex.js marks each with sym-<name>). */
 const PARTS = {
   multihead: ['output'],
   concat: ['concat'],
@@ -17,25 +17,17 @@ const PARTS = {
   q: ['input'],
 };
 
-const sym = (name, tex) => `\\htmlClass{sym sym-${name}}{${tex}}`;
-const FORMULA = [
-  '\\begin{aligned}',
-  `${sym('multihead', '\\text{MultiHead}')}(${sym('q', 'Q,K,V')}) &= ${sym('concat', '\\text{Concat}')}(${sym('head', '\\text{head}_1')},\\dots,${sym('head', `\\text{head}_{${sym('h', 'h')}}`)})\\,${sym('wo', 'W^O')} \\\\`,
-  `${sym('head', '\\text{head}_i')} &= ${sym('attention', '\\text{Attention}')}(Q${sym('wq', 'W_i^Q')},\\; K${sym('wk', 'W_i^K')},\\; V${sym('wv', 'W_i^V')})`,
-  '\\end{aligned}',
-].join('');
-
-const render = (tex, displayMode) =>
-  katex.renderToString(tex, { displayMode, throwOnError: false, strict: false, trust: (context) => context.command === '\\htmlClass' });
-
-/** §4: the formula, typeset with KaTeX; hovering or focusing a symbol lights its part of the pipeline. */
+/**
+ * §4: the formula, typeset by KaTeX when the page was built (TYPESET: web/bundle.js typesets formula-tex.js);
+ * hovering or focusing a symbol lights its part of the pipeline.
+ */
 export function formulaSection(ctx) {
   const t = ctx.text.formula;
   const info = h('p', { class: 'symbol-info', id: 'symbol-info', 'aria-live': 'polite' }, [t.hint]);
   const box = h('div', { class: 'pipeline-box', id: 'formula-pipeline' });
-  // The formula scrolls sideways on a phone: tabindex lets a keyboard scroll it too.
-  const math = h('div', { class: 'formula', role: 'img', 'aria-label': t.formulaLabel, tabindex: 0 });
-  math.innerHTML = render(FORMULA, true);
+  // Each equation wraps on a narrow screen (formula-tex.js says where), so nothing is cut off.
+  const math = h('div', { class: 'formula', role: 'img', 'aria-label': t.formulaLabel });
+  math.innerHTML = TYPESET.equations.join('');
   // The typeset HTML is decorative for assistive technology (KaTeX adds MathML); keyboard users use the buttons.
   const shape = () => ({ L: ctx.hand?.L ?? 0, dModel: ctx.hand?.dModel ?? 4, heads: ctx.hand?.heads ?? 2, dK: ctx.hand?.dK ?? 2 });
 
@@ -51,7 +43,7 @@ export function formulaSection(ctx) {
     // The typeset symbol is for the eye; screen readers get a plain-text name ("W i Q").
     const spoken = tex.replace(/\\text\{([^}]*)\}/g, '$1').replace(/[_^{}]/g, ' ').replace(/\s+/g, ' ').trim();
     const look = h('span', { 'aria-hidden': 'true' });
-    look.innerHTML = katex.renderToString(tex, { output: 'html', throwOnError: false });
+    look.innerHTML = TYPESET.symbols[tex];
     return h('button', { type: 'button', class: 'symbol', 'data-symbol': name, onfocus: () => choose(name), onmouseenter: () => choose(name), onblur: () => choose(null), onclick: () => choose(name) }, [
       h('span', { class: 'sr-only' }, [spoken]),
       look,
