@@ -145,7 +145,7 @@ static mha_status load_in_steps(const unsigned char *file, size_t size, int head
     const size_t head = need && need < size ? (size_t)need : size;
     gpt_loader *loader;
     *out = NULL;
-    mha_status status = gpt_load_begin(file, head, size, heads, &loader);
+    mha_status status = gpt_load_begin(file, head, size, heads, 0, &loader);
     if (status) {
         if (loader) fail("a failed gpt_load_begin gave a loader");
         return status;

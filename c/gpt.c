@@ -59,7 +59,8 @@ static double param_floats(const gpt_config *c) {
     return (double)c->vocab * d + (double)c->context * d + c->layers * (12 * d * d + 13 * d) + 2 * d;
 }
 
-static mha_status check_config(const gpt_config *c) {
+/* max_tokens: the longest forward the model's buffers are sized for (1 .. context). */
+static mha_status check_config(const gpt_config *c, int max_tokens) {
     const struct { const char *name; int value, max; } sizes[] = {
         {"layers", c->layers, GPT_MAX_LAYERS}, {"d_model", c->d_model, GPT_MAX_D},
         {"context", c->context, GPT_MAX_CONTEXT}, {"vocab", c->vocab, GPT_MAX_VOCAB},
@@ -73,28 +74,30 @@ static mha_status check_config(const gpt_config *c) {
     }
     mha_status status = mha_check_heads(c->d_model, c->heads);
     if (status) return status;
-    const double bytes = (param_floats(c) + gpt_work_floats(c, 1, c->context, 0)) * sizeof(float);
+    const double bytes = (param_floats(c) + gpt_work_floats(c, 1, max_tokens, 0)) * sizeof(float);
     if (bytes > GPT_MAX_MODEL_BYTES)
-        return mha_fail(MHA_ERR_TOO_LARGE, "this model (%d layers, d_model %d, context %d, vocab %d) would need %.0f MB, "
-                        "more than the %.0f MB a model may use", c->layers, c->d_model, c->context, c->vocab, bytes / 1e6,
-                        GPT_MAX_MODEL_BYTES / 1e6);
+        return mha_fail(MHA_ERR_TOO_LARGE, "this model (%d layers, d_model %d, vocab %d) with forwards of up to %d tokens would "
+                        "need %.0f MB, more than the %.0f MB a model may use%s", c->layers, c->d_model, c->vocab, max_tokens,
+                        bytes / 1e6, GPT_MAX_MODEL_BYTES / 1e6,
+                        max_tokens > 64 ? "; load it for fewer tokens" : "");
     return MHA_OK;
 }
 
-/* A model of this (checked) shape with zeroed parameters and its forward's buffers. */
-static mha_status model_alloc(const gpt_config *c, gpt_model **out) {
+/* A model of this (checked) shape with zeroed parameters and its forward's buffers, for up to max_tokens. */
+static mha_status model_alloc(const gpt_config *c, int max_tokens, gpt_model **out) {
     *out = NULL;
-    mha_status status = check_config(c);
+    mha_status status = check_config(c, max_tokens);
     if (status) return status;
     gpt_model *m = calloc(1, sizeof *m);
     if (!m) return mha_fail(MHA_ERR_OUT_OF_MEMORY, "not enough memory for a model");
     m->config = *c;
+    m->max_tokens = max_tokens;
     m->tensor_count = GPT_T_BLOCKS + c->layers * GPT_B_COUNT + 2;
     m->tensors = calloc((size_t)m->tensor_count, sizeof *m->tensors);
     m->params = calloc((size_t)param_floats(c), sizeof(float)); /* zeros: a tensor never copied in is no garbage */
-    m->tokens = calloc((size_t)c->context, sizeof *m->tokens);
+    m->tokens = calloc((size_t)max_tokens, sizeof *m->tokens);
     m->enabled = calloc((size_t)c->layers * c->heads, 1);
-    status = m->tensors && m->params && m->tokens && m->enabled ? gpt_work_create(&m->work, c, 1, c->context, 0)
+    status = m->tensors && m->params && m->tokens && m->enabled ? gpt_work_create(&m->work, c, 1, max_tokens, 0)
                                      : mha_fail(MHA_ERR_OUT_OF_MEMORY, "not enough memory for the weights (%.0f MB)",
                                                 param_floats(c) * sizeof(float) / 1e6);
     if (status) {
@@ -151,7 +154,7 @@ float *gpt_model_params(gpt_model *m, size_t *count) {
 mha_status gpt_model_create(const gpt_config *config, unsigned seed, gpt_model **out) {
     if (!config || !out) return mha_fail(MHA_ERR_NULL_ARGUMENT, "gpt_model_create needs a config and an output pointer");
     gpt_model *m;
-    mha_status status = model_alloc(config, &m);
+    mha_status status = model_alloc(config, config->context, &m);
     *out = NULL;
     if (status) return status;
     np_random rng;
@@ -266,7 +269,7 @@ static mha_status check_source(const gpt_model *m, int i, const st_tensor *s) {
     return mha_fail(MHA_ERR_BAD_MODEL, "tensor %s has shape %s, expected [%d, %d]", s->name, got, t->rows, t->cols);
 }
 
-static mha_status plan(gpt_loader *ld, int heads) {
+static mha_status plan(gpt_loader *ld, int heads, int max_tokens) {
     const st_header *h = &ld->header;
     const st_tensor *wte, *wpe;
     gpt_config c = {0};
@@ -300,21 +303,24 @@ static mha_status plan(gpt_loader *ld, int heads) {
         if (!status) status = check_source(&probe, i, s);
     }
     free(infos);
-    if (status || (status = model_alloc(&c, &ld->model))) return status;
+    if (status) return status;
+    if ((status = model_alloc(&c, max_tokens && max_tokens < c.context ? max_tokens : c.context, &ld->model))) return status;
     ld->source = calloc((size_t)ld->model->tensor_count, sizeof *ld->source);
     if (!ld->source) return mha_fail(MHA_ERR_OUT_OF_MEMORY, "not enough memory for the tensor list");
     for (int i = 0; i < ld->model->tensor_count; i++) find_tensor(h, ld->model->tensors[i].name, &ld->source[i]);
     return MHA_OK;
 }
 
-mha_status gpt_load_begin(const void *head, size_t head_size, uint64_t file_size, int heads, gpt_loader **out) {
+mha_status gpt_load_begin(const void *head, size_t head_size, uint64_t file_size, int heads, int max_tokens,
+                          gpt_loader **out) {
     if (!head || !out) return mha_fail(MHA_ERR_NULL_ARGUMENT, "gpt_load_begin needs the file's first bytes and an output pointer");
     *out = NULL;
     if (heads < 0) return mha_fail(MHA_ERR_BAD_SIZE, "heads must be a positive whole number, got %d", heads);
+    if (max_tokens < 0) return mha_fail(MHA_ERR_BAD_SIZE, "max_tokens must be a positive whole number, got %d", max_tokens);
     gpt_loader *ld = calloc(1, sizeof *ld);
     if (!ld) return mha_fail(MHA_ERR_OUT_OF_MEMORY, "not enough memory to load a model");
     mha_status status = st_parse(head, head_size, file_size, &ld->header);
-    if (!status) status = plan(ld, heads);
+    if (!status) status = plan(ld, heads, max_tokens);
     if (status) {
         gpt_loader_destroy(ld);
         return status;
@@ -423,7 +429,7 @@ mha_status gpt_load(const void *bytes, size_t size, int heads, gpt_model **out) 
     if (!bytes || !out) return mha_fail(MHA_ERR_NULL_ARGUMENT, "gpt_load needs the file's bytes and an output pointer");
     *out = NULL;
     gpt_loader *ld;
-    mha_status status = gpt_load_begin(bytes, size, size, heads, &ld);
+    mha_status status = gpt_load_begin(bytes, size, size, heads, 0, &ld);
     if (status) return status;
     for (int i = 0; i < gpt_loader_copies(ld); i++) {
         uint64_t offset;
@@ -652,8 +658,11 @@ mha_status gpt_forward_reusing(gpt_model *m, const int *tokens, int len, const u
     const int shared = shared_rows(m, tokens, len, enabled), last_len = m->len;
     m->len = 0, m->reused = 0, m->reusable = 0;
     if (len < 1) return mha_fail(MHA_ERR_BAD_SIZE, "the sequence is empty (length %d); give at least one token", len);
-    if (len > m->config.context)
-        return mha_fail(MHA_ERR_SEQ_TOO_LONG, "the sequence has %d tokens but this model's context is %d", len, m->config.context);
+    if (len > m->max_tokens)
+        return len > m->config.context
+            ? mha_fail(MHA_ERR_SEQ_TOO_LONG, "the sequence has %d tokens but this model's context is %d", len, m->config.context)
+            : mha_fail(MHA_ERR_SEQ_TOO_LONG, "the sequence has %d tokens but this model was loaded for at most %d", len,
+                       m->max_tokens);
     mha_status status = gpt_check_tokens(m, tokens, 1, len);
     if (status) return status;
     if (shared) relayout(m->work.att, m->config.layers * m->config.heads, shared, last_len, len);
@@ -673,6 +682,8 @@ mha_status gpt_forward(gpt_model *m, const int *tokens, int len, const unsigned 
 int gpt_model_reused(const gpt_model *m) { return m ? m->reused : 0; }
 
 int gpt_model_len(const gpt_model *m) { return m ? m->len : 0; }
+
+int gpt_model_max_tokens(const gpt_model *m) { return m ? m->max_tokens : 0; }
 
 void gpt_model_forget(gpt_model *m) {
     if (m) m->len = 0, m->reused = 0, m->reusable = 0;

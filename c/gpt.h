@@ -53,9 +53,11 @@
 
    MEMORY
    Loading or creating a model allocates everything its forward will use,
-   sized for `context` tokens: the parameters (fp32), one block's activations,
-   every block's queries, keys and values (layers·context·3d floats) and
-   attention weights (layers·heads·context²) and the logits (context·vocab). gpt_forward, gpt_attention and gpt_logits allocate
+   sized for T = `context` tokens, or fewer when gpt_load_begin is given
+   max_tokens: the parameters (fp32), one block's activations, every block's
+   queries, keys and values (layers·T·3d floats), attention weights
+   (layers·heads·T²) and the logits (T·vocab). GPT-2 small's buffers take
+   0.9 GB for its 1,024 tokens and 25 MB for 64. gpt_forward, gpt_attention and gpt_logits allocate
    nothing; pointers they hand out belong to the model and hold the last
    forward. A loader copies each used tensor's bytes once, straight into the
    model's parameters (gpt_load_begin / gpt_loader_copy / gpt_load_finish, so
@@ -124,9 +126,13 @@ mha_status gpt_load(const void *bytes, size_t size, int heads, gpt_model **out);
 /* The same in three steps, for a file that lives elsewhere (web/src/model.js
    keeps it in JavaScript): begin with the file's first bytes (at least the
    8 + N of its header; gpt_header_bytes says how many), copy the byte range of
-   each of the loader's tensors into the address it gives, then finish. */
+   each of the loader's tensors into the address it gives, then finish.
+   max_tokens: the longest forward the model will run, its buffers sized for
+   it (or for the context, if that is shorter); 0 = the context. A longer
+   forward is SEQ_TOO_LONG. */
 uint64_t   gpt_header_bytes(const unsigned char first8[8]); /* 0 when the length is absurd */
-mha_status gpt_load_begin(const void *head, size_t head_size, uint64_t file_size, int heads, gpt_loader **out);
+mha_status gpt_load_begin(const void *head, size_t head_size, uint64_t file_size, int heads, int max_tokens,
+                          gpt_loader **out);
 int        gpt_loader_copies(const gpt_loader *loader);
 mha_status gpt_loader_copy(gpt_loader *loader, int i, uint64_t *file_offset, size_t *bytes, void **dest);
 mha_status gpt_load_finish(gpt_loader *loader, gpt_model **out); /* frees the loader, even on failure */
@@ -161,6 +167,7 @@ mha_status gpt_forward(gpt_model *model, const int *tokens, int len, const unsig
 mha_status gpt_forward_reusing(gpt_model *model, const int *tokens, int len, const unsigned char *enabled);
 int        gpt_model_reused(const gpt_model *model); /* rows the last forward took from the one before */
 int        gpt_model_len(const gpt_model *model); /* L of the last good forward, 0 before */
+int        gpt_model_max_tokens(const gpt_model *model); /* the longest forward it was loaded for */
 /* Drops the last forward's results, as a failed forward does (NO_FORWARD until
    the next one, which computes every row): for a caller whose own checks
    refused a forward. */

@@ -52,9 +52,10 @@ struct gpt_model {
     int metadata_count;
     gpt_metadata *metadata;  /* strings in metadata_strings */
     char *metadata_strings;
-    gpt_work work;           /* one sequence of up to `context` tokens */
+    int max_tokens;          /* the longest forward: context, or less when loaded so (gpt_load_begin) */
+    gpt_work work;           /* one sequence of up to max_tokens tokens */
     int len;                 /* L of the last good forward, 0 before */
-    int *tokens;             /* context: the last good forward's tokens */
+    int *tokens;             /* max_tokens: the last good forward's tokens */
     unsigned char *enabled;  /* layers·heads: and its heads on (1) and off (0) */
     int reusable;            /* its rows still hold for these parameters (see gpt_forward_reusing) */
     int reused;              /* rows the last forward took from the one before */

@@ -534,6 +534,45 @@ static void test_save_load(void) {
     gpt_model_destroy(m);
 }
 
+/* A model loaded for fewer tokens than its context: forwards up to that many give the bits of the model
+   loaded whole and a longer one is refused; max_tokens past the context means the context. */
+static void test_max_tokens(void) {
+    gpt_model *m = random_model((gpt_config){.layers = 2, .heads = 2, .d_model = 8, .context = 12, .vocab = 9}, 4, 0.5);
+    if (!m) return;
+    size_t size;
+    unsigned char *bytes = save(m, NULL, 0, &size);
+    gpt_loader *ld;
+    gpt_model *short_model = NULL;
+    CHECK(gpt_load_begin(bytes, size, size, 0, 5, &ld) == MHA_OK, "begin: %s", mha_last_error());
+    for (int i = 0; ld && i < gpt_loader_copies(ld); i++) {
+        uint64_t offset;
+        size_t n;
+        void *dest;
+        gpt_loader_copy(ld, i, &offset, &n, &dest);
+        memcpy(dest, bytes + offset, n);
+    }
+    CHECK(ld && gpt_load_finish(ld, &short_model) == MHA_OK, "finish: %s", mha_last_error());
+    if (short_model) {
+        CHECK(gpt_model_max_tokens(short_model) == 5 && gpt_model_max_tokens(m) == 12, "loaded for 5 tokens, created for 12");
+        CHECK(gpt_model_config(short_model)->context == 12, "the context is still the file's");
+        int tokens[6];
+        some_tokens(tokens, 6, 9, 2);
+        for (int L = 1; L <= 5; L++) {
+            CHECK(gpt_forward(short_model, tokens, L, NULL) == MHA_OK && gpt_forward(m, tokens, L, NULL) == MHA_OK, "forward %d", L);
+            CHECK(same_bits(short_model, m, L), "%d tokens: the same bits as the model loaded whole", L);
+        }
+        CHECK(gpt_forward(short_model, tokens, 6, NULL) == MHA_ERR_SEQ_TOO_LONG, "6 tokens, loaded for 5");
+        CHECK(strstr(mha_last_error(), "loaded for at most 5") != NULL, "message: %s", mha_last_error());
+        gpt_model_destroy(short_model);
+    }
+    CHECK(gpt_load_begin(bytes, size, size, 0, 13, &ld) == MHA_OK, "max_tokens 13, context 12: %s", mha_last_error());
+    CHECK(ld && gpt_load_finish(ld, &short_model) == MHA_OK && gpt_model_max_tokens(short_model) == 12, "at most the context");
+    gpt_model_destroy(short_model);
+    CHECK(gpt_load_begin(bytes, size, size, 0, -1, &ld) == MHA_ERR_BAD_SIZE && !ld, "max_tokens -1");
+    free(bytes);
+    gpt_model_destroy(m);
+}
+
 /* d_model 1: every matrix has one row, and is still a matrix in the file ([1, 3] for c_attn). */
 static void test_one_dimension(void) {
     const gpt_config c = {.layers = 1, .heads = 1, .d_model = 1, .context = 3, .vocab = 5};
@@ -622,6 +661,7 @@ int test_gpt(void) {
     test_adamw_step();
     test_training();
     test_save_load();
+    test_max_tokens();
     test_one_dimension();
     test_bad_files();
     return failures;

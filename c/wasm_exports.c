@@ -17,7 +17,7 @@ typedef union wasm_results {
     int error_place[3];      /* head, row, column */
     double param_count[2];   /* naive, split */
     double loader_copy[2];   /* the copy's offset in the file, its length */
-    int gpt_config[5];       /* layers, heads, d_model, context, vocab */
+    int gpt_config[6];       /* layers, heads, d_model, context, vocab, max_tokens */
     double evaluation[6];    /* loss, accuracy, then loss and accuracy of targets 0 and 1 */
     int param_shape[2];      /* rows, cols */
 } wasm_results;
@@ -206,13 +206,14 @@ EMSCRIPTEN_KEEPALIVE int wasm_trainer_example_predict(mha_trainer *tr, const uns
 #include "gpt.h"
 
 /* head: the file's first head_size bytes (its header); file_size: the whole file's length. */
-EMSCRIPTEN_KEEPALIVE gpt_loader *wasm_gpt_load_begin(const unsigned char *head, int head_size, double file_size, int heads) {
+EMSCRIPTEN_KEEPALIVE gpt_loader *wasm_gpt_load_begin(const unsigned char *head, int head_size, double file_size, int heads,
+                                                      int max_tokens) {
     gpt_loader *loader = NULL;
     if (head_size < 0 || !(file_size >= 0 && file_size <= 9007199254740992.0)) { /* 2^53: what JS can count */
         mha_fail(MHA_ERR_BAD_MODEL, "a file of %g bytes cannot be read", file_size);
         return NULL;
     }
-    gpt_load_begin(head, (size_t)head_size, (uint64_t)file_size, heads, &loader);
+    gpt_load_begin(head, (size_t)head_size, (uint64_t)file_size, heads, max_tokens, &loader);
     return loader;
 }
 
@@ -242,6 +243,7 @@ EMSCRIPTEN_KEEPALIVE void wasm_gpt_config(gpt_model *model, wasm_results *out) {
     const gpt_config *c = gpt_model_config(model);
     int *at = out->gpt_config;
     at[0] = c->layers, at[1] = c->heads, at[2] = c->d_model, at[3] = c->context, at[4] = c->vocab;
+    at[5] = gpt_model_max_tokens(model);
 }
 
 EMSCRIPTEN_KEEPALIVE int wasm_gpt_metadata_count(gpt_model *model) { return gpt_model_metadata_count(model); }

@@ -400,3 +400,39 @@ test('GPT-2 small, distilgpt2 and gpt2-medium: their tensor layouts (parameter c
   assert.deepEqual(Array.from(wide.attention(0, 15)), [1, 0, 0.5, 0.5]);
   wide.dispose();
 });
+
+test('maxTokens sizes a model for shorter forwards: the same numbers up to it, a longer one refused, a small heap', async () => {
+  const model = await mha.loadModel(goodFile, { maxTokens: 5 });
+  assert.equal(model.maxTokens, 5);
+  assert.equal(model.config.context, 16, 'the context is still the file\'s');
+  matchesReference(model, weights, ids.slice(0, 5));
+  assert.throws(() => model.forward(ids.slice(0, 6)), (error) => error.code === 'SEQ_TOO_LONG' && /loaded for at most 5 \(maxTokens\)/.test(error.message));
+  matchesReference(model, weights, ids.slice(0, 3)); // and it still works
+  model.dispose();
+  const whole = await mha.loadModel(goodFile, { maxTokens: 100 });
+  assert.equal(whole.maxTokens, 16, 'at most the context');
+  whole.dispose();
+  for (const bad of [0, -1, 1.5, '8']) {
+    await assert.rejects(mha.loadModel(goodFile, { maxTokens: bad }), (error) => error.code === 'BAD_SIZE', `maxTokens ${bad}`);
+  }
+  // A model with a long context, in cores of their own (a heap never shrinks): loaded for 16 tokens, the heap
+  // grows by its weights and little more; loaded whole, by the 1,024-token buffers too (41 MB of them here).
+  const long = { layers: 2, heads: 4, dModel: 64, context: 1024, vocab: 1000 };
+  const longFile = gpt2File(long, randomWeights(long, seededRandom(3)));
+  const growth = async (options) => {
+    const { loadAttention: fresh } = await import(`../web/src/attention.js?heap=${options.maxTokens ?? 'whole'}`);
+    const core = await fresh();
+    const before = core.memoryBytes();
+    const loaded = await core.loadModel(longFile, options);
+    loaded.forward(ids.slice(0, 8));
+    const grown = core.memoryBytes() - before;
+    loaded.dispose();
+    return grown;
+  };
+  const weightBytes = (long.vocab + long.context) * long.dModel * 4 + long.layers * (12 * long.dModel ** 2 + 13 * long.dModel) * 4;
+  const small = await growth({ maxTokens: 16 });
+  const full = await growth({});
+  assert.ok(small < 2 * weightBytes + (4 << 20), `loaded for 16 tokens the heap grew by ${small} bytes for ${weightBytes} of weights`);
+  assert.ok(full > small + (30 << 20), `loaded whole it grew by ${full} bytes`);
+});
+

@@ -91,13 +91,16 @@ function writeGpt2Small(path) {
   closeSync(fd);
 }
 
+/** GPT-2 small's weights as float32 in the heap (the file's bytes, less its causal masks). */
+const gpt2WeightBytes = () => 4 * gpt2Shapes(GPT2_SMALL).reduce((sum, [, shape]) => sum + shape.reduce((a, b) => a * b, 1), 0);
+
 const ids = Array.from({ length: TOKENS }, (_, i) => (i * 7919 + 11) % GPT2_SMALL.vocab);
 
 async function inNode(path) {
   const mha = await loadAttention();
   const heapBefore = mha.memoryBytes();
   const start = performance.now();
-  const model = await mha.loadModel(await openAsBlob(path));
+  const model = await mha.loadModel(await openAsBlob(path), { maxTokens: TOKENS }); // as the page loads it
   const loadMs = performance.now() - start;
   const heapLoaded = mha.memoryBytes();
   const { full, added } = timeForwards(model, ids, runs);
@@ -115,18 +118,18 @@ async function inChromium(path) {
     await page.route(blank, (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>bench</title><input type="file" id="file">' }));
     await page.goto(blank);
     await page.setInputFiles('#file', path);
-    return await page.evaluate(async ([ids, runs, timing]) => {
+    return await page.evaluate(async ([ids, runs, timing, maxTokens]) => {
       const { loadAttention } = await import('/src/attention.js');
       const mha = await loadAttention();
       const start = performance.now();
-      const model = await mha.loadModel(document.querySelector('#file').files[0]);
+      const model = await mha.loadModel(document.querySelector('#file').files[0], { maxTokens });
       const loadMs = performance.now() - start;
       const timeForwards = (0, eval)(`(${timing})`); // forwards.js's, sent as its source
       const { full, added } = timeForwards(model, ids, runs);
       const heapPeak = mha.memoryBytes();
       model.dispose();
       return { loadMs, full, added, heapPeak, version: navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0] };
-    }, [ids, runs, timeForwards.toString()]).then(({ full, added, ...rest }) => ({ ...rest, forwardMs: median(full), addedMs: median(added) }));
+    }, [ids, runs, timeForwards.toString(), TOKENS]).then(({ full, added, ...rest }) => ({ ...rest, forwardMs: median(full), addedMs: median(added) }));
   } finally {
     await served.close();
   }
@@ -190,7 +193,8 @@ try {
   console.log(`wrote a GPT-2 small-shaped file: ${(statSync(path).size / 1e6).toFixed(0)} MB in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const node = await inNode(path);
   console.log(`config ${JSON.stringify(node.config)}`);
-  console.log(`Node ${process.version}: load ${(node.loadMs / 1000).toFixed(2)} s; heap ${mib(node.heapBefore)} before, ${mib(node.heapLoaded)} loaded, ${mib(node.heapPeak)} after the forwards timed; peak RSS ${mib(node.rssPeak)}`);
+  const weights = gpt2WeightBytes();
+  console.log(`Node ${process.version}: load ${(node.loadMs / 1000).toFixed(2)} s; heap ${mib(node.heapBefore)} before, ${mib(node.heapLoaded)} loaded, ${mib(node.heapPeak)} after the forwards timed (${(node.heapPeak / weights).toFixed(2)}× the ${mib(weights)} of weights, buffers for ${TOKENS} tokens); peak RSS ${mib(node.rssPeak)}`);
   console.log(`Node: forward of ${TOKENS} tokens (12 blocks + logits over ${GPT2_SMALL.vocab} tokens), median of ${runs}: ${node.forwardMs.toFixed(0)} ms; one token added to ${TOKENS - 1} kept: ${node.addedMs.toFixed(1)} ms`);
   if (withChromium) {
     const chromium = await inChromium(path);

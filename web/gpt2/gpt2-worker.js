@@ -3,7 +3,7 @@
 // the page stays responsive through a forward of up to a second. Bundled as web/dist/gpt2-worker.js; it alone
 // imports GPT-2's tokenizer and hash-wasm's SHA-256.
 //
-// Messages in:  { type: 'load', file (a File or Blob), wasm (a WebAssembly.Module) }
+// Messages in:  { type: 'load', file (a File or Blob), wasm (a WebAssembly.Module), maxTokens (the longest run) }
 //               { type: 'run', key, text, off: [[layer, head]], limit }
 // Messages out: { type: 'progress', read, size }  { type: 'ready', config, metadata, sha256 (the file's, hex) }
 //               { type: 'result', key, ids, labels, byteTokens (which are pieces of a character), characters (tokens.js's
@@ -21,14 +21,16 @@ let runs = null;
 
 const fail = (during, error) => postMessage({ type: 'error', during, code: error?.code ?? 'UNEXPECTED', message: error?.message ?? String(error) });
 
-async function load({ file, wasm }) {
+async function load({ file, wasm, maxTokens }) {
   model?.dispose();
   model = null;
   runs = null;
   const mha = await loadAttention({ wasm });
   // The file's SHA-256 as it is read, every byte once in order, so a teacher can check it against the hub's.
   const hash = (await createSHA256()).init();
+  // Buffers for the page's longest text, not GPT-2's 1,024 tokens: the heap holds little more than the weights.
   model = await mha.loadModel(file, {
+    maxTokens,
     onProgress: (read, size) => postMessage({ type: 'progress', read, size }),
     onBytes: (bytes) => hash.update(bytes),
   });
@@ -38,7 +40,7 @@ async function load({ file, wasm }) {
 
 function run({ key, text, off, limit }) {
   const start = performance.now();
-  const ids = gpt2Input(text, Math.min(limit, model.config.context));
+  const ids = gpt2Input(text, Math.min(limit, model.maxTokens));
   const { attention, top, reused } = runs.run(ids, off);
   postMessage({
     type: 'result', key, ids, labels: ids.map(gpt2TokenLabel), byteTokens: ids.map(isByteToken), characters: characterRuns(ids),

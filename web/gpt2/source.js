@@ -25,7 +25,7 @@ export function openGpt2File(file, onMessage) {
     busy = true;
     worker.post({ type: 'run', limit: GPT2_TOKEN_LIMIT, ...request });
   };
-  worker.post({ type: 'load', file });
+  worker.post({ type: 'load', file, maxTokens: GPT2_TOKEN_LIMIT });
   return {
     run(request) {
       if (busy) waiting = request;

@@ -212,12 +212,14 @@ export interface Model {
   readonly config: Readonly<ModelConfig>;
   /** The file's __metadata__ strings: n_head, and for the lesson's model its vocabulary. */
   readonly metadata: Readonly<Record<string, string>>;
+  /** The longest forward: the context, or loadModel's maxTokens. */
+  readonly maxTokens: number;
   /** L of the last forward; 0 before the first, and after one that was refused (its results are gone: NO_FORWARD). */
   readonly length: number;
   /** Positions the last forward kept from the one before: the ids they share at the start, with the same heads off. */
   readonly reused: number;
   /**
-   * 1 .. context token ids; `disabled` switches [layer, head] pairs off (zeros before c_proj). Positions shared at
+   * 1 .. maxTokens token ids; `disabled` switches [layer, head] pairs off (zeros before c_proj). Positions shared at
    * the start with the last forward are kept, not computed again (the same bits).
    */
   forward(ids: Int32Array | ArrayLike<number>, options?: { disabled?: ArrayLike<readonly [number, number]> }): this;
@@ -270,11 +272,13 @@ export interface Attention {
    * when the file's __metadata__ has n_head, or for GPT-2's own sizes. A Blob (a picked File) is read a slice at a
    * time into the model's weights, front to back; onProgress follows the reading. onBytes is handed every byte of
    * the file once, in order, as it is read (the header first, and the bytes no tensor uses too): a checksum is
-   * computed on the way, with no second pass. Rejects with BAD_MODEL for a broken file, LOAD_FAILED for a Blob
-   * that cannot be read.
+   * computed on the way, with no second pass. maxTokens sizes the model's buffers for forwards of at most that
+   * many tokens (at most and by default its context): GPT-2 small's take 0.9 GB for 1,024 tokens, 25 MB for 64.
+   * Rejects with BAD_MODEL for a broken file, LOAD_FAILED for a Blob that cannot be read.
    */
   loadModel(file: Blob | ArrayBuffer | ArrayBufferView, options?: {
     heads?: number;
+    maxTokens?: number;
     onProgress?: (bytesRead: number, fileSize: number) => void;
     onBytes?: (bytes: Uint8Array) => void;
   }): Promise<Model>;

@@ -14,8 +14,9 @@ const MODEL_READ_BYTES = 16 << 20;
  * weights; `scratch` is where the core hands back what it returns by pointer.
  */
 export async function loadModel(core, scratch, source, options) {
-  const { heads, onProgress, onBytes } = checkOptions('loadModel', options, ['heads', 'onProgress', 'onBytes']);
+  const { heads, maxTokens, onProgress, onBytes } = checkOptions('loadModel', options, ['heads', 'maxTokens', 'onProgress', 'onBytes']);
   const headsArg = heads == null ? 0 : intArg('heads', heads);
+  const maxTokensArg = maxTokens == null ? 0 : intArg('maxTokens', maxTokens); // 0: the model's context
   for (const [name, value] of Object.entries({ onProgress, onBytes })) {
     if (value != null && typeof value !== 'function') throw new MHAError('BAD_ARGUMENT', `${name} must be a function, got ${describe(value)}`);
   }
@@ -28,7 +29,7 @@ export async function loadModel(core, scratch, source, options) {
   const head = core._wasm_malloc(Math.max(headLength, 1));
   if (!head) throw new MHAError('OUT_OF_MEMORY', `not enough memory for a header of ${headLength} bytes`);
   core.HEAPU8.set(headBytes, head);
-  const loader = core._wasm_gpt_load_begin(head, headLength, file.size, headsArg);
+  const loader = core._wasm_gpt_load_begin(head, headLength, file.size, headsArg, maxTokensArg);
   core._wasm_free(head);
   if (!loader) throw coreError(core);
   try {
@@ -52,9 +53,9 @@ export async function loadModel(core, scratch, source, options) {
   const ptr = core._wasm_gpt_load_finish(loader);
   if (!ptr) throw coreError(core);
   core._wasm_gpt_config(ptr, scratch);
-  const [layers, headCount, dModel, context, vocabSize] = new Int32Array(core.HEAPU8.buffer, scratch, 5);
+  const [layers, headCount, dModel, context, vocabSize, longest] = new Int32Array(core.HEAPU8.buffer, scratch, 6);
   const config = { layers, heads: headCount, dModel, context, vocabSize };
-  const staging = core._wasm_malloc(4 * context + layers * headCount); // the tokens, then one byte per head
+  const staging = core._wasm_malloc(4 * longest + layers * headCount); // the tokens, then one byte per head
   if (!staging) {
     core._wasm_gpt_destroy(ptr);
     throw new MHAError('OUT_OF_MEMORY', 'not enough memory for a model');
@@ -63,7 +64,7 @@ export async function loadModel(core, scratch, source, options) {
   for (let i = 0, count = core._wasm_gpt_metadata_count(ptr); i < count; i++) {
     metadata[cString(core, core._wasm_gpt_metadata(ptr, i, 0))] = cString(core, core._wasm_gpt_metadata(ptr, i, 1));
   }
-  return new Model(core, ptr, staging, config, metadata);
+  return new Model(core, ptr, staging, config, metadata, longest);
 }
 
 /**
@@ -130,9 +131,9 @@ function destroyModel(core, ptr, staging) {
 class Model {
   #lifetime;
   #ptr;
-  #staging; // context int32 token ids, then layers·heads bytes: 1 = head on
+  #staging; // maxTokens int32 token ids, then layers·heads bytes: 1 = head on
 
-  constructor(core, ptr, staging, config, metadata) {
+  constructor(core, ptr, staging, config, metadata, maxTokens) {
     this.#lifetime = new Lifetime(this, 'this model was disposed; load it again with loadModel', destroyModel, core, ptr, staging);
     this.#ptr = ptr;
     this.#staging = staging;
@@ -140,6 +141,8 @@ class Model {
     this.config = Object.freeze(config);
     /** The file's __metadata__ strings (n_head; for the lesson's model, its vocabulary). */
     this.metadata = Object.freeze(metadata);
+    /** The longest forward: the context, or loadModel's maxTokens (the heap holds buffers for this many). */
+    this.maxTokens = maxTokens;
     /** L of the last forward (0 before the first, and after one that was refused). */
     this.length = 0;
     /** Positions the last forward took from the one before (see forward). */
@@ -147,7 +150,7 @@ class Model {
   }
 
   /**
-   * Runs 1 .. context token ids (an Int32Array or an array of whole numbers); `disabled` lists [layer, head]
+   * Runs 1 .. maxTokens token ids (an Int32Array or an array of whole numbers); `disabled` lists [layer, head]
    * pairs to switch off: their outputs become zeros before the block's c_proj. The positions that the ids
    * share at the start with the last forward's (with the same heads off) are not computed again: in a causal
    * model they depend on those ids alone, so their keys, values, attention and logits are kept, and a text
@@ -166,8 +169,9 @@ class Model {
   #forward(ids, options) {
     const { disabled } = checkOptions('forward', options, ['disabled']);
     const { layers, heads, context, vocabSize } = this.config;
-    const length = arrayLength('ids', ids, context,
-      (count) => new MHAError('SEQ_TOO_LONG', `the sequence has ${count} tokens but this model's context is ${context}`));
+    const length = arrayLength('ids', ids, this.maxTokens, (count) => new MHAError('SEQ_TOO_LONG', count > context
+      ? `the sequence has ${count} tokens but this model's context is ${context}`
+      : `the sequence has ${count} tokens but this model was loaded for at most ${this.maxTokens} (maxTokens)`));
     if (length === 0) throw new MHAError('BAD_SIZE', 'the sequence is empty; give at least one token');
     const tokens = tokenIds('ids', ids, length, vocabSize, 'TOKEN_RANGE');
     const enabled = new Uint8Array(layers * heads).fill(1);
@@ -185,8 +189,8 @@ class Model {
     }
     const core = this.#lifetime.core(); // a getter of ids may have disposed it
     new Int32Array(core.HEAPU8.buffer, this.#staging, length).set(tokens);
-    core.HEAPU8.set(enabled, this.#staging + 4 * context);
-    const status = core._wasm_gpt_forward_reusing(this.#ptr, this.#staging, length, this.#staging + 4 * context);
+    core.HEAPU8.set(enabled, this.#staging + 4 * this.maxTokens);
+    const status = core._wasm_gpt_forward_reusing(this.#ptr, this.#staging, length, this.#staging + 4 * this.maxTokens);
     this.length = core._wasm_gpt_len(this.#ptr);
     this.reused = core._wasm_gpt_reused(this.#ptr);
     if (status) throw coreError(core);
