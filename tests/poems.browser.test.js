@@ -65,6 +65,30 @@ async function inView(page, selector) {
   await page.waitForSelector(`${selector}:not([data-pending])`);
 }
 
+/**
+ * Scrolls to a control and waits until the section has been still for a moment: the parts near the screen
+ * are drawn when they come near, and a part above the control drawn after Playwright placed its click
+ * would move the control from under it.
+ */
+async function settle(page, selector) {
+  await page.locator(selector).scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => new Promise((resolve) => {
+    const body = document.querySelector('#poems-body');
+    let timer = 0;
+    const observer = new MutationObserver(() => {
+      clearTimeout(timer);
+      timer = setTimeout(done, 300);
+    });
+    function done() {
+      observer.disconnect();
+      resolve(true);
+    }
+    observer.observe(body, { subtree: true, childList: true, attributes: true, characterData: true });
+    timer = setTimeout(done, 300);
+  }));
+  await page.locator(selector).scrollIntoViewIfNeeded();
+}
+
 /** The text the section analyses, as the page holds it. */
 const shownText = (page) => page.inputValue('#poems-section textarea');
 
@@ -171,7 +195,9 @@ test('switching heads off changes the held-out loss and the top 5 as the API com
   const { page, context, errors } = await openSection();
   const text = await shownText(page);
   await page.selectOption('#poem-position', '5');
+  await settle(page, '#poem-off-0-0');
   await page.check('#poem-off-0-0');
+  await settle(page, `#poem-off-${layers - 1}-${heads - 1}`);
   await page.check(`#poem-off-${layers - 1}-${heads - 1}`);
   const disabled = [[0, 0], [layers - 1, heads - 1]];
   await lossShown(page, 'poem-loss-now');
@@ -307,6 +333,7 @@ test('continuing the lines: greedy gives the same text twice; with a temperature
       input.dispatchEvent(new Event('input', { bubbles: true }));
     }, String(temperature));
     await page.evaluate(() => document.querySelector('#poem-added')?.remove());
+    await settle(page, '#poem-continue');
     await page.click('#poem-continue');
     await page.waitForFunction(() => document.querySelector('#poem-continuation p.muted')?.textContent.match(/续写：$|:$/) && document.querySelector('#poem-added'), null, { timeout: 60000 });
     return page.textContent('#poem-added');
