@@ -96,3 +96,22 @@ test('§6 quotes the lesson\'s two programs with their default seeds, and prints
   assert.match(programTwo(12), /np\.random\.RandomState\(12\)/);
   assert.notEqual(programTwoOutput(mha, 12).text, fixture('lesson-program-2.out'));
 });
+
+test('the glasses carry the lesson where the lesson uses them: the opening, the bill, the symbols, the recap, GPT-2’s heads', async () => {
+  const { GPT2_TEXT } = await import('../web/gpt2/strings.js');
+  const state = { heads: 12, dModel: 768, dK: 64 };
+  const places = {
+    zh: {
+      opening: TEXT.zh.intro.join(''), bill: TEXT.zh.bill.heads, h: TEXT.zh.formula.symbols.h[1](state),
+      wq: TEXT.zh.formula.symbols.wq[1](state), recap: TEXT.zh.recap.items.join(''), gpt2: GPT2_TEXT.zh.tilesNote,
+    },
+    en: {
+      opening: TEXT.en.intro.join(''), bill: TEXT.en.bill.heads, h: TEXT.en.formula.symbols.h[1](state),
+      wq: TEXT.en.formula.symbols.wq[1](state), recap: TEXT.en.recap.items.join(''), gpt2: GPT2_TEXT.en.tilesNote,
+    },
+  };
+  for (const [place, words] of Object.entries(places.zh)) assert.match(words, /眼镜/, `zh ${place}: ${words}`);
+  for (const [place, words] of Object.entries(places.en)) assert.match(words, /glasses/, `en ${place}: ${words}`);
+  assert.match(places.zh.recap, /12 副眼镜/, 'the recap’s promise: GPT-2’s 12 pairs, counted');
+  assert.match(places.zh.gpt2, /一副一副/);
+});
