@@ -3,8 +3,8 @@
 // after every row of both.
 //
 // A model builds only on its own last forward (model.reused: the rows whose tokens and heads are the same), and
-// a second GPT-2 small beside the first does not fit: with its buffers for 1,024 tokens it takes 1.4 GB of the
-// core's 2 GB heap. So a run orders its two forwards to keep what they can: it begins with the heads the model
+// a second GPT-2 small beside the first would double the heap and the load (594 MiB each, loaded for the page's
+// 64 tokens). So a run orders its two forwards to keep what they can: it begins with the heads the model
 // last ran (that forward then keeps the rows the texts share) and ends with the other. Typing with heads off
 // computes one of the two forwards anew, not both; switching heads, the text unchanged, runs the heads-off
 // forward alone, every head's top 5 being kept from before.
