@@ -1,7 +1,7 @@
 // Writes tests/bench/attention.onnx: the bench's layer (projection mode, W^O, causal, scaled) as an ONNX
 // graph for ONNX Runtime Web. The weights are graph inputs, so the file is small and one graph serves
-// every shape. A hand-written protobuf encoder (the fields of onnx.proto used here), so no Python is
-// needed; the file is committed and the bench only reads it.
+// every shape, encoded by onnx-proto.js (so no Python is needed); the file is committed and the bench
+// only reads it.
 //
 // Inputs: x [L, d]; wq, wk, wv [d, h, d_k] (the d × d matrices' bytes, columns grouped by head: the
 // graph reads h and d_k from these shapes); wo [d, d]. Output: out [L, d].
@@ -10,65 +10,9 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FLOAT, int, int64Tensor, message, node, text, floatValue } from './onnx-proto.js';
 
 export const onnxFile = path.join(path.dirname(fileURLToPath(import.meta.url)), 'attention.onnx');
-
-// ---- protobuf wire format ----------------------------------------------------------------
-const VARINT = 0, BYTES = 2, FIXED32 = 5;
-
-function varint(value) {
-  let n = BigInt.asUintN(64, BigInt(value)); // negative int64s take ten bytes, as protobuf encodes them
-  const bytes = [];
-  do {
-    const low = Number(n & 0x7fn);
-    n >>= 7n;
-    bytes.push(n ? low | 0x80 : low);
-  } while (n);
-  return Buffer.from(bytes);
-}
-
-const key = (field, wire) => varint((field << 3) | wire);
-const int = (field, value) => Buffer.concat([key(field, VARINT), varint(value)]);
-const bytes = (field, payload) => Buffer.concat([key(field, BYTES), varint(payload.length), payload]);
-const text = (field, value) => bytes(field, Buffer.from(value, 'utf8'));
-const message = (field, ...parts) => bytes(field, Buffer.concat(parts));
-const float = (field, value) => {
-  const payload = Buffer.alloc(4);
-  payload.writeFloatLE(value);
-  return Buffer.concat([key(field, FIXED32), payload]);
-};
-
-// ---- onnx.proto ---------------------------------------------------------------------------
-const FLOAT = 1, INT64 = 7; // TensorProto.DataType
-const ATTRIBUTE = { int: 2, tensor: 4, ints: 7 }; // AttributeProto.AttributeType
-
-/** TensorProto: int64 values of the given dims, or one float. */
-const int64Tensor = (field, name, dims, values) =>
-  message(field, ...dims.map((d) => int(1, d)), int(2, INT64), text(8, name), bytes(7, Buffer.concat(values.map(varint))));
-const floatScalar = (field, value) => message(field, int(1, 1), int(2, FLOAT), float(4, value));
-
-function attribute(name, type, value) {
-  const payload = {
-    int: () => int(3, value),
-    tensor: () => floatScalar(5, value),
-    ints: () => Buffer.concat(value.map((v) => int(8, v))),
-  }[type]();
-  return message(5, text(1, name), payload, int(20, ATTRIBUTE[type]));
-}
-
-/** NodeProto: op(inputs) → outputs, attributes as { name: [type, value] }. */
-function node(op, inputs, outputs, attributes = {}) {
-  return message(1,
-    ...inputs.map((name) => text(1, name)),
-    ...outputs.map((name) => text(2, name)),
-    text(3, outputs[0]),
-    text(4, op),
-    ...Object.entries(attributes).map(([name, [type, value]]) => attribute(name, type, value)));
-}
-
-/** ValueInfoProto of a float tensor whose dims are named (dim_param). */
-const floatValue = (field, name, dims) =>
-  message(field, text(1, name), message(2, message(1, int(1, FLOAT), message(2, ...dims.map((d) => message(1, text(2, d)))))));
 
 // ---- the layer ----------------------------------------------------------------------------
 const nodes = [
