@@ -166,16 +166,15 @@ export function headSteps(words, explainWords, { prefix, index, heads, dModel, l
     q.set(slice(p, 0), p * dK);
     k.set(slice(p, 1), p * dK);
   }
+  // The steps read the query's row alone: the others stay zero.
   const dots = new Float64Array(positions * positions);
-  for (let r = 0; r < positions; r++) {
-    for (let j = 0; j <= r; j++) {
-      let dot = 0;
-      for (let e = 0; e < dK; e++) dot += q[r * dK + e] * k[j * dK + e];
-      dots[r * positions + j] = dot;
-    }
-  }
   const attention = new Float64Array(positions * positions);
-  for (let r = 0; r < positions; r++) for (let j = 0; j <= r; j++) attention[r * positions + j] = weights[r * L + j];
+  for (let j = 0; j <= row; j++) {
+    let dot = 0;
+    for (let e = 0; e < dK; e++) dot += q[row * dK + e] * k[j * dK + e];
+    dots[row * positions + j] = dot;
+    attention[row * positions + j] = weights[row * L + j];
+  }
   const snap = { L: positions, dModel: dK, dK, q, k, dots: [dots], scores: [dots.map((dot) => dot / Math.sqrt(dK))], attention: [attention], scaled: true, causal: true };
   const tokens = labels.slice(0, positions);
   const told = (figure) => explanationText(explainCell(snap, { figure, head: 0, row, col: key }), { tokens, words: explainWords });
