@@ -2,7 +2,9 @@
    arranged for speed:
    - matrix products run through an MR×NR register tile of SIMD vectors, over
      cache blocks of A read in place and B packed into NR-column panels (or read
-     in place when that is cheaper: few rows, whole panels);
+     in place when that is cheaper: few rows, whole panels); a product with a
+     big matrix's transpose (the logits: a text's rows times the vocabulary's
+     embeddings) runs as its own transpose, so the big one is read in place;
    - each head is done a block of MC query rows at a time: that block's scores,
      softmax and A·V, so the scores are reused while still in cache, and under
      the causal mask tiles wholly above the diagonal are never computed;
@@ -175,9 +177,10 @@ static void softmax_row(float *row, int visible, int L, float scale) {
 /* c (an MR×NR tile, row stride ldc) ← (first ? 0 : c) + a · bp, where a is m <= MR
    rows of kc floats (row stride lda) and bp kc rows of NR floats (row stride ldb:
    NR in a pack_b panel), both read in place. Only rows < m and columns < n of c
-   are touched. */
+   are touched. c_transposed: c holds the tile's transpose, its row j the tile's
+   column j (a product written as its transpose, see matmul_part). */
 static void kernel(int kc, const float *a, int lda, const float *restrict bp, size_t ldb, float *c, int ldc,
-                   int first, int m, int n) {
+                   int first, int m, int n, int c_transposed) {
     const float *row[MR];
     for (int i = 0; i < MR; i++) row[i] = a + (size_t)(i < m ? i : 0) * lda; /* missing rows repeat row 0 */
     vf acc[MR][NV];
@@ -191,7 +194,7 @@ static void kernel(int kc, const float *a, int lda, const float *restrict bp, si
             for (int v = 0; v < NV; v++) acc[i][v] = vmadd(ai, b[v], acc[i][v]);
         }
     }
-    if (m == MR && n == NR) {
+    if (m == MR && n == NR && !c_transposed) {
         for (int i = 0; i < MR; i++)
             for (int v = 0; v < NV; v++) {
                 float *p = c + (size_t)i * ldc + v * VW;
@@ -204,7 +207,7 @@ static void kernel(int kc, const float *a, int lda, const float *restrict bp, si
         for (int v = 0; v < NV; v++) vstore(tile + i * NR + v * VW, acc[i][v]);
     for (int i = 0; i < m; i++)
         for (int j = 0; j < n; j++) {
-            float *p = c + (size_t)i * ldc + j;
+            float *p = c_transposed ? c + (size_t)j * ldc + i : c + (size_t)i * ldc + j;
             *p = first ? tile[i * NR + j] : *p + tile[i * NR + j];
         }
 }
@@ -223,13 +226,21 @@ static void pack_b(float *restrict bp, const float *b, size_t rs, size_t cs, int
             for (int r = 0; r < k; r++) bp[(size_t)(c / NR) * panel + (size_t)r * NR + c % NR] = 0.0f;
         return;
     }
-    for (int j0 = 0; j0 < n; j0 += NR) {
-        const int w = imin(NR, n - j0);
-        for (int r = 0; r < k; r++, bp += NR) {
-            const float *src = b + (size_t)r * rs + (size_t)j0 * cs;
+    /* Row by row, so b is read in order (a weight's rows are far apart: going down a
+       panel's column of them would miss the TLB at every row); the panels are written
+       side by side, and stay in cache. */
+    const int whole = cs == 1 ? n / NR : 0;
+    for (int r = 0; r < k; r++) {
+        const float *src = b + (size_t)r * rs;
+        float *dst = bp + (size_t)r * NR;
+        for (int p = 0; p < whole; p++)
+            for (int v = 0; v < NV; v++) vstore(dst + (size_t)p * panel + v * VW, vload(src + (size_t)p * NR + v * VW));
+        for (int j0 = whole * NR; j0 < n; j0 += NR) {
+            float *to = dst + (size_t)(j0 / NR) * panel;
+            const int w = imin(NR, n - j0);
             int j = 0;
-            for (; j < w; j++) bp[j] = src[(size_t)j * cs];
-            for (; j < NR; j++) bp[j] = 0.0f;
+            for (; j < w; j++) to[j] = src[(size_t)(j0 + j) * cs];
+            for (; j < NR; j++) to[j] = 0.0f;
         }
     }
 }
@@ -244,10 +255,11 @@ enum { TRI_NONE, TRI_N, TRI_K };
      TRI_N: only its columns <= row0 + i are wanted (whole tiles beyond are skipped),
      TRI_K: a's row has zeros past column row0 + i (the depth is cut there).
    accumulate: c += the product instead of c ← it.
+   c_transposed: c (n×m, row stride ldc) ← the product's transpose.
    Blocks: KC deep × MC rows of a stay in cache while every B panel (KC×NR, in L1)
    passes over them. */
 static void gemm(float *c, int ldc, const float *a, int lda, const float *bp, size_t ldb, size_t panel, int m, int k,
-                 int n, int tri, int row0, int accumulate) {
+                 int n, int tri, int row0, int accumulate, int c_transposed) {
     const int panels = (n + NR - 1) / NR;
     for (int pc = 0; pc < k; pc += KC) {
         const int kc = imin(KC, k - pc);
@@ -264,8 +276,9 @@ static void gemm(float *c, int ldc, const float *a, int lda, const float *bp, si
                     if (tri == TRI_N && j0 > tile_last) continue;
                     const int kk = tri == TRI_K ? imin(kc, tile_last + 1 - pc) : kc;
                     if (kk <= 0) continue; /* only when pc > 0: nothing to add */
-                    kernel(kk, a + (size_t)(ic + ir) * lda + pc, lda, bpp, ldb, c + (size_t)(ic + ir) * ldc + j0,
-                           ldc, pc == 0 && !accumulate, rows, imin(NR, n - j0));
+                    const size_t i0 = (size_t)(ic + ir);
+                    kernel(kk, a + i0 * lda + pc, lda, bpp, ldb, c_transposed ? c + (size_t)j0 * ldc + i0 : c + i0 * ldc + j0,
+                           ldc, pc == 0 && !accumulate, rows, imin(NR, n - j0), c_transposed);
                 }
             }
         }
@@ -307,11 +320,11 @@ static void project_part(void *task, int part, int parts, float *scratch) {
     part_columns(t->d, part, parts, &j0, &j1);
     if (j0 >= j1) return;
     if (t->d % NR == 0 && t->L < PACK_ROWS) { /* few rows: packing W would cost more than it saves */
-        gemm(t->out + j0, t->d, t->x, t->d, t->w + j0, (size_t)t->d, NR, t->L, t->d, j1 - j0, TRI_NONE, 0, 0);
+        gemm(t->out + j0, t->d, t->x, t->d, t->w + j0, (size_t)t->d, NR, t->L, t->d, j1 - j0, TRI_NONE, 0, 0, 0);
         return;
     }
     pack_b(scratch, t->w + j0, (size_t)t->d, 1, t->d, j1 - j0);
-    gemm(t->out + j0, t->d, t->x, t->d, scratch, NR, (size_t)t->d * NR, t->L, t->d, j1 - j0, TRI_NONE, 0, 0);
+    gemm(t->out + j0, t->d, t->x, t->d, scratch, NR, (size_t)t->d * NR, t->L, t->d, j1 - j0, TRI_NONE, 0, 0, 0);
 }
 
 void mha_project_fast(float *out, const float *x, const float *w, int L, int d, float *scratch) {
@@ -375,14 +388,28 @@ static void matmul_part(void *task, int part, int parts, float *scratch) {
     if (!t->b_transposed && t->n % NR == 0 && t->rows < PACK_ROWS) { /* few rows: B's whole panels read in place */
         if (j0 < j1)
             gemm(t->out + j0, t->ldo, t->a, t->lda, t->b + j0, (size_t)t->ldb, NR, t->rows, t->k, j1 - j0, TRI_NONE, 0,
-                 t->accumulate);
+                 t->accumulate, 0);
+        return;
+    }
+    if (t->b_transposed) {
+        /* a · bᵀ as its transpose, b · aᵀ: b's rows read in place, and a's packed, NB rows at a time.
+           Packing bᵀ instead would copy all of b at every call (for the logits, the whole vocabulary's
+           embeddings, while a text has some tens of rows). The same products summed in the same order,
+           so the same bits. */
+        if (j0 >= j1) return;
+        for (int r0 = 0; r0 < t->rows; r0 += NB) {
+            const int rows = imin(NB, t->rows - r0);
+            pack_b(scratch, t->a + (size_t)r0 * t->lda, 1, (size_t)t->lda, t->k, rows); /* aᵀ, k×rows */
+            gemm(t->out + (size_t)r0 * t->ldo + j0, t->ldo, t->b + (size_t)j0 * t->ldb, t->ldb, scratch, NR,
+                 (size_t)t->k * NR, j1 - j0, t->k, rows, TRI_NONE, 0, t->accumulate, 1);
+        }
         return;
     }
     for (; j0 < j1; j0 += NB) {
         const int w = imin(NB, j1 - j0);
-        if (t->b_transposed) pack_b(scratch, t->b + (size_t)j0 * t->ldb, 1, (size_t)t->ldb, t->k, w); /* B = bᵀ: b's rows are B's columns */
-        else pack_b(scratch, t->b + j0, (size_t)t->ldb, 1, t->k, w);
-        gemm(t->out + j0, t->ldo, t->a, t->lda, scratch, NR, (size_t)t->k * NR, t->rows, t->k, w, TRI_NONE, 0, t->accumulate);
+        pack_b(scratch, t->b + j0, (size_t)t->ldb, 1, t->k, w);
+        gemm(t->out + j0, t->ldo, t->a, t->lda, scratch, NR, (size_t)t->k * NR, t->rows, t->k, w, TRI_NONE, 0, t->accumulate,
+             0);
     }
 }
 
@@ -412,13 +439,13 @@ int mha_attend_fast(const mha_head_view *head, float *a, float *out, float *scra
     for (int r0 = head->from; r0 < L; r0 += MC) {
         const int rows = imin(MC, L - r0), seen = causal ? r0 + rows : L;
         float *block = a + (size_t)r0 * L;
-        gemm(block, L, head->q + (size_t)r0 * d, d, kt, NR, (size_t)dk * NR, rows, dk, seen, tri_n, r0, 0);
+        gemm(block, L, head->q + (size_t)r0 * d, d, kt, NR, (size_t)dk * NR, rows, dk, seen, tri_n, r0, 0, 0);
         for (int r = 0; r < rows; r++) {
             const int visible = causal ? r0 + r + 1 : L;
             if (mha_first_non_finite(block + (size_t)r * L, (size_t)visible) >= 0) return r0 + r;
             softmax_row(block + (size_t)r * L, visible, L, scale);
         }
-        gemm(out + (size_t)r0 * dk, dk, block, L, vb, v_ldb, v_panel, rows, seen, dk, tri_k, r0, 0);
+        gemm(out + (size_t)r0 * dk, dk, block, L, vb, v_ldb, v_panel, rows, seen, dk, tri_k, r0, 0, 0);
     }
     return -1;
 }
@@ -427,7 +454,7 @@ void mha_scores_fast(const mha_head_view *head, float *scores, float *scratch) {
     const int L = head->len, d = head->stride, dk = head->dk;
     const float scale = head->scale;
     pack_b(scratch, head->k, 1, (size_t)d, dk, L); /* K_iᵀ, dk×L */
-    gemm(scores, L, head->q, d, scratch, NR, (size_t)dk * NR, L, dk, L, TRI_NONE, 0, 0);
+    gemm(scores, L, head->q, d, scratch, NR, (size_t)dk * NR, L, dk, L, TRI_NONE, 0, 0, 0);
     if (scale != 1.0f) {
         const size_t n = (size_t)L * L;
         const vf vscale = vsplat(scale);

@@ -68,8 +68,9 @@ void mha_project_fast(float *out, const float *x, const float *w, int L, int d, 
 /* out (rows×n, rows ldo apart) = (accumulate ? out : 0) + a (rows×k, rows lda
    apart) · B, with the fast kernels. B (k×n) is b row-major with rows ldb
    apart, or, when b_transposed, bᵀ for b n×k with rows ldb apart (a product
-   with a weight's transpose, as a backward pass needs). scratch holds
-   mha_matmul_scratch_floats(k) floats, whatever n is. */
+   with a weight's transpose: the logits, and a backward pass). scratch holds
+   mha_matmul_scratch_floats(k) floats, whatever n is. A row's bits do not
+   depend on the other rows of the call, nor on the threads. */
 void mha_matmul_fast(float *out, int ldo, const float *a, int lda, const float *b, int ldb, int b_transposed, int rows,
                      int k, int n, int accumulate, float *scratch);
 double mha_matmul_scratch_floats(int k);

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "mha.h"
+#include "mha_internal.h"
+#include "pool.h"
 #include "test_check.h"
 
 float mha_fast_exp(float x); /* kernels.c's softmax exp, exposed for tests only */
@@ -138,8 +140,74 @@ static void test_fast_exp(void) {
     CHECK(mha_fast_exp(-100.0f) == 0.0f && mha_fast_exp(-1e30f) == 0.0f, "exp of very negative is 0");
 }
 
+/* out = (accumulate ? out : 0) + a·B in double, B = b or bᵀ as mha_matmul_fast reads it. */
+static void matmul_double(double *out, const float *a, int lda, const float *b, int ldb, int b_transposed, int rows,
+                          int k, int n) {
+    for (int r = 0; r < rows; r++)
+        for (int j = 0; j < n; j++) {
+            double sum = 0;
+            for (int i = 0; i < k; i++)
+                sum += (double)a[(size_t)r * lda + i] * (b_transposed ? b[(size_t)j * ldb + i] : b[(size_t)i * ldb + j]);
+            out[(size_t)r * n + j] += sum;
+        }
+}
+
+/* mha_matmul_fast on one shape, both ways B is given: against double sums; and with the same bits
+   whether its rows come in one call, one at a time or on two threads (a model's forward that reuses
+   rows, or runs on more threads, must give what a whole forward gives). */
+static void matmul_shape(int rows, int k, int n, int b_transposed, int accumulate) {
+    const int lda = k + 3, ldb = (b_transposed ? k : n) + 5, ldo = n + 2; /* strides wider than the rows */
+    float *a = random_matrix(rows * lda, 1), *b = random_matrix((b_transposed ? n : k) * ldb, 1);
+    float *start = random_matrix(rows * ldo, 1), *whole = malloc((size_t)rows * ldo * sizeof *whole);
+    float *by_row = malloc((size_t)rows * ldo * sizeof *by_row), *threaded = malloc((size_t)rows * ldo * sizeof *threaded);
+    float *scratch = malloc((size_t)mha_matmul_scratch_floats(k) * sizeof *scratch);
+    double *want = calloc((size_t)rows * n, sizeof *want);
+    for (int r = 0; r < rows; r++)
+        for (int j = 0; j < n; j++) want[(size_t)r * n + j] = accumulate ? start[(size_t)r * ldo + j] : 0;
+    matmul_double(want, a, lda, b, ldb, b_transposed, rows, k, n);
+    memcpy(whole, start, (size_t)rows * ldo * sizeof *whole);
+    memcpy(by_row, start, (size_t)rows * ldo * sizeof *by_row);
+    memcpy(threaded, start, (size_t)rows * ldo * sizeof *threaded);
+    mha_matmul_fast(whole, ldo, a, lda, b, ldb, b_transposed, rows, k, n, accumulate, scratch);
+    for (int r = 0; r < rows; r++)
+        mha_matmul_fast(by_row + (size_t)r * ldo, ldo, a + (size_t)r * lda, lda, b, ldb, b_transposed, 1, k, n, accumulate,
+                        scratch);
+    CHECK(mha_set_threads(2) == MHA_OK && mha_pool_reserve(mha_matmul_scratch_floats(k)) == MHA_OK, "two threads");
+    mha_matmul_fast(threaded, ldo, a, lda, b, ldb, b_transposed, rows, k, n, accumulate, scratch);
+    CHECK(mha_set_threads(1) == MHA_OK, "one thread");
+    double worst = 0;
+    int same_bits = 1, padding_kept = 1;
+    for (int r = 0; r < rows; r++) {
+        for (int j = 0; j < n; j++) {
+            const size_t at = (size_t)r * ldo + j;
+            worst = fmax(worst, fabs(whole[at] - want[(size_t)r * n + j]));
+            same_bits &= memcmp(&whole[at], &by_row[at], sizeof *whole) == 0 && memcmp(&whole[at], &threaded[at], sizeof *whole) == 0;
+        }
+        for (int j = n; j < ldo; j++) padding_kept &= whole[(size_t)r * ldo + j] == start[(size_t)r * ldo + j];
+    }
+    CHECK(worst <= 1e-5 * sqrt((double)k), "matmul %d x %d x %d, b_transposed %d, accumulate %d: off by %.3g", rows, k, n,
+          b_transposed, accumulate, worst);
+    CHECK(same_bits, "matmul %d x %d x %d, b_transposed %d: other bits row by row or on two threads", rows, k, n, b_transposed);
+    CHECK(padding_kept, "matmul %d x %d x %d, b_transposed %d: wrote past column n", rows, k, n, b_transposed);
+    free(a), free(b), free(start), free(whole), free(by_row), free(threaded), free(scratch), free(want);
+}
+
+static void test_matmul(void) {
+    /* rows either side of the register tile, the in-place threshold (64) and a packed chunk of a (128),
+       depths either side of a cache block (256), widths off and on whole panels */
+    static const int shapes[][3] = {{1, 1, 1},    {3, 7, 9},     {4, 256, 64}, {5, 300, 130},  {63, 64, 40},
+                                    {64, 33, 136}, {65, 257, 24}, {127, 16, 8}, {128, 100, 33}, {129, 65, 200},
+                                    {300, 40, 70}, {257, 520, 17}};
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        for (int transposed = 0; transposed < 2; transposed++) {
+            rng_state = (unsigned)(s * 31 + 7 + transposed);
+            matmul_shape(shapes[s][0], shapes[s][1], shapes[s][2], transposed, (int)(s + transposed) % 2);
+        }
+}
+
 int test_kernels(void) {
     test_shapes();
+    test_matmul();
     test_fast_exp();
     return failures;
 }
