@@ -110,7 +110,7 @@ export function scrollSettled(page) {
 
 /**
  * Scrolls a figure of the lesson page near the screen and waits until it shows the current numbers: a
- * part far off screen (a head card, §2's concat or output, a whole section) is marked data-pending and
+ * part far off screen (a head card, §3's concat or output, a whole section) is marked data-pending and
  * drawn only when it comes near.
  */
 export async function drawnNear(page, selector) {
@@ -119,7 +119,7 @@ export async function drawnNear(page, selector) {
 }
 
 /**
- * Scrolls §6 (the views) near the screen and waits until it shows its model whole: a larger model is drawn
+ * Scrolls §7 (the views) near the screen and waits until it shows its model whole: a larger model is drawn
  * a slice per task (#views-drawing says how far), and once the first draw is over only near the window.
  */
 export async function viewsDrawn(page) {

@@ -1,5 +1,5 @@
 // Every number explains itself (web/ui/explore.js) in Chromium: pointing at, tapping or tabbing to a
-// cell of §2's figures or the pipeline shows its arithmetic with the live numbers and outlines its
+// cell of §3's figures or the pipeline shows its arithmetic with the live numbers and outlines its
 // sources, at 1280 and 375 px, in zh and en. Screenshots go to tests/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -120,7 +120,7 @@ test('keyboard: one tab stop per figure, arrow keys between cells, a live region
   await context.close();
 });
 
-/** Every explained cell of §2 and the pipeline: its place, accessible name, role and tab stop. */
+/** Every explained cell of §3 and the pipeline: its place, accessible name, role and tab stop. */
 const cellNames = (page) => page.$$eval('svg[data-figure] .cell, #pipeline rect[data-row]', (cells) => cells.map((cell) => [
   cell.closest('[data-figure]')?.dataset.figure ?? cell.closest('[data-matrix]').dataset.matrix,
   cell.closest('[data-head]')?.dataset.head, cell.dataset.row, cell.dataset.col,
@@ -145,7 +145,7 @@ test('after edits every cell is named as a fresh page with the same state names 
   await settle(page);
   await page.locator('#pipeline').scrollIntoViewIfNeeded();
   await page.waitForSelector('#pipeline-section:not([data-pending])');
-  // §2's head cards, concat and output far from the screen were left as they were: bring each near.
+  // §3's head cards, concat and output far from the screen were left as they were: bring each near.
   await drawAllParts(page, '#hand');
   // The address follows the state a moment later: wait until it has the last edits too.
   await page.waitForFunction(() => {

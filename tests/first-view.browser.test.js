@@ -1,5 +1,5 @@
-// The lesson page's first view in Chromium: §4's formula fits a phone's width (it wraps, nothing is cut off);
-// §8 and §9 start as their frames and headings, and their code comes after the first figure: once the page
+// The lesson page's first view in Chromium: §5's formula fits a phone's width (it wraps, nothing is cut off);
+// §9 and §10 start as their frames and headings, and their code comes after the first figure: once the page
 // is idle, or sooner when they are scrolled near. tests/first-view.test.js checks the bundles themselves.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +15,7 @@ after(async () => {
 
 const FIGURE = '#head-0-weights svg g.cell';
 
-/** Runs in the page before its scripts: notes what §8 and §9 show when §2's first figure appears. */
+/** Runs in the page before its scripts: notes what §9 and §10 show when §3's first figure appears. */
 function watchFirstFigure() {
   const observer = new MutationObserver(() => {
     if (!document.querySelector('#head-0-weights svg g.cell')) return;
@@ -34,7 +34,7 @@ const sectionChunks = (page) => page.evaluate(() => performance.getEntriesByType
   .filter(({ name }) => /\/dist\/page-section-[\w-]+\.js$/.test(name)).map(({ name, startTime }) => ({ name, startTime })));
 
 for (const lang of ['zh', 'en']) {
-  test(`§4's formula fits a 375 px phone (${lang}): it wraps, nothing is cut off and nothing scrolls sideways`, async () => {
+  test(`§5's formula fits a 375 px phone (${lang}): it wraps, nothing is cut off and nothing scrolls sideways`, async () => {
     const { page, context, errors } = await openPage(env.browser, `${env.baseUrl}?lang=${lang}`, { baseUrl: env.baseUrl, viewport: { width: 375, height: 800 } });
     await lessonDrawn(page);
     await page.locator('#formula-section .formula').scrollIntoViewIfNeeded();
@@ -53,14 +53,14 @@ for (const lang of ['zh', 'en']) {
   });
 }
 
-test('§8 and §9 are their headings at first; their code comes after the first figure, and they are built once the page says it is drawn', async () => {
+test('§9 and §10 are their headings at first; their code comes after the first figure, and they are built once the page says it is drawn', async () => {
   const { page, context, errors } = await openPage(env.browser, env.baseUrl, { baseUrl: env.baseUrl, init: watchFirstFigure });
   await lessonDrawn(page);
   const first = await page.evaluate(() => window.atFirstFigure);
   assert.ok(first.headings.every((heading) => heading?.length > 0), `headings at the first figure: ${first.headings}`);
   assert.deepEqual(first.built, [], 'neither section is built yet');
   const chunks = await sectionChunks(page);
-  assert.equal(chunks.length, 2, 'a chunk for §8, one for §9');
+  assert.equal(chunks.length, 2, 'a chunk for §9, one for §10');
   for (const { name, startTime } of chunks) assert.ok(startTime > first.time, `${name} was fetched at ${startTime} ms, before the first figure at ${first.time} ms`);
   // data-lesson="drawn" waits for them: what a test or a printout finds next is built.
   assert.ok(await page.$('#train-section .mha-train') && await page.$('#poem-source'), 'both built');
@@ -69,7 +69,7 @@ test('§8 and §9 are their headings at first; their code comes after the first 
   await context.close();
 });
 
-test('scrolled near before the page is idle, §8 and §9 come in at once', async () => {
+test('scrolled near before the page is idle, §9 and §10 come in at once', async () => {
   // A browser never idle: only coming near fetches them.
   const { page, context, errors } = await openPage(env.browser, env.baseUrl, { baseUrl: env.baseUrl, init: () => (window.requestIdleCallback = () => 0) });
   await page.waitForSelector(FIGURE, { timeout: HANG_MS });

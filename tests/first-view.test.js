@@ -1,6 +1,6 @@
 // The lesson page's first view stays small (tests/bench/page-load.js measures how soon it is ready). What the
-// browser runs before the first screen is web/dist/page.js and the chunks it imports statically: it holds §4's
-// formula as HTML, typeset by KaTeX when the page was built, and no typesetter; §8 and §9 come in chunks of
+// browser runs before the first screen is web/dist/page.js and the chunks it imports statically: it holds §5's
+// formula as HTML, typeset by KaTeX when the page was built, and no typesetter; §9 and §10 come in chunks of
 // their own, fetched with import() when they come near; and the whole weighs under a budget as brotli.
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +13,7 @@ const built = existsSync(page) || 'run bash build.sh web first';
 
 /**
  * The first view's scripts, brotli-compressed as web/precompress.js does: measured at 84.5 KB when set (152 KB
- * when KaTeX and §8 and §9 came with page.js), with room for the sections to grow.
+ * when KaTeX and §9 and §10 came with page.js), with room for the sections to grow.
  */
 const FIRST_VIEW_BROTLI_BYTES = 100_000;
 
@@ -42,7 +42,7 @@ test('the import patterns read esbuild\'s minified output', () => {
   assert.deepEqual(dynamicImports(source), ['./page-section-C.js']);
 });
 
-test('the page carries §4 typeset, not KaTeX: no chunk of it holds KaTeX\'s code', { skip: built !== true && built }, () => {
+test('the page carries §5 typeset, not KaTeX: no chunk of it holds KaTeX\'s code', { skip: built !== true && built }, () => {
   const files = firstView();
   const all = Object.values(files).join('\n');
   assert.ok(all.includes('class="katex-display"'), 'the equations as KaTeX\'s HTML');
@@ -53,7 +53,7 @@ test('the page carries §4 typeset, not KaTeX: no chunk of it holds KaTeX\'s cod
   }
 });
 
-test('§8 and §9 are chunks fetched with import(), outside the first view', { skip: built !== true && built }, () => {
+test('§9 and §10 are chunks fetched with import(), outside the first view', { skip: built !== true && built }, () => {
   const files = firstView();
   const all = Object.values(files).join('\n');
   // Class names and ids that only the training panel and the poetry model's section write.

@@ -1,4 +1,4 @@
-// §9 with a GPT-2 file, in Chromium: a bad file dropped on the page gives BAD_MODEL naming the problem and the
+// §10 with a GPT-2 file, in Chromium: a bad file dropped on the page gives BAD_MODEL naming the problem and the
 // page keeps working; then a small file in GPT-2's exact layout (GPT-2's vocabulary of 50,257 tokens, 2 layers
 // of 2 heads) picked with the file input is read in the worker, its tokens shown as GPT-2's tokenizer split
 // them, every head drawn, and the top 5 with and without a head equal to the API's for the same token ids.
@@ -58,7 +58,7 @@ const shownTop = (page, id) => page.$$eval(`#${id} li`, (items) => items.map((li
 
 test('a bad file dropped gives BAD_MODEL naming the problem; a good GPT-2-layout file then shows its heads, tokens and predictions', async () => {
   const { page, errors, offline } = await openPage(env.browser, `${env.baseUrl}?lang=en`, { baseUrl: env.baseUrl });
-  await lessonDrawn(page); // §9 is built once its module has come
+  await lessonDrawn(page); // §10 is built once its module has come
   await page.locator('#poems-section').scrollIntoViewIfNeeded();
   await page.check('#poem-source-gpt2');
   assert.match(await page.textContent('#gpt2-privacy'), /sent nowhere.*cannot go into the address/s);
@@ -116,7 +116,7 @@ test('a file with 320 heads draws 144 tiles at a time (whole layers), says which
   const many = { layers: 20, heads: 16, dModel: 16, context: 80, vocab: 50257 };
   const file = gpt2File(many, randomWeights(many, seededRandom(22), { spread: 0.5 }), { dtype: 'F16' });
   const { page, errors } = await openPage(env.browser, `${env.baseUrl}?lang=en`, { baseUrl: env.baseUrl });
-  await lessonDrawn(page); // §9 is built once its module has come
+  await lessonDrawn(page); // §10 is built once its module has come
   await page.locator('#poems-section').scrollIntoViewIfNeeded();
   await page.check('#poem-source-gpt2');
   await page.setInputFiles('#gpt2-drop input[type=file]', { name: 'many-heads.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from(file) });
@@ -164,7 +164,7 @@ test('a file with 320 heads draws 144 tiles at a time (whole layers), says which
 test('a file in the hub\'s layout: the SHA-256 shown is the file\'s; English examples, Chinese as byte tokens, each head\'s roles; typing on with a head off keeps the rows before', async () => {
   const hub = hubGpt2File(config, weights);
   const { page, errors, offline } = await openPage(env.browser, `${env.baseUrl}?lang=en`, { baseUrl: env.baseUrl });
-  await lessonDrawn(page); // §9 is built once its module has come
+  await lessonDrawn(page); // §10 is built once its module has come
   await page.locator('#poems-section').scrollIntoViewIfNeeded();
   await page.check('#poem-source-gpt2');
   // Where the file is, before any is opened.

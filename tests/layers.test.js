@@ -37,7 +37,7 @@ const ALLOWED = {
   hand: ['hand', ...BELOW_ROOMS],
   pipeline: ['pipeline', ...BELOW_ROOMS],
   training: ['training', ...BELOW_ROOMS],
-  // §9 shows the poetry model's heads and GPT-2's side by side; GPT-2's roles are measured with the
+  // §10 shows the poetry model's heads and GPT-2's side by side; GPT-2's roles are measured with the
   // poetry model's definitions (web/poems/head-roles.js), so the two rooms know each other. Both draw
   // their heads with the same views (web/heads/), which know neither model: each hands its own data in.
   poems: ['poems', 'gpt2', 'heads', ...BELOW_ROOMS],

@@ -81,12 +81,12 @@ async function assertAxeClean(page) {
   assert.deepEqual(violations.map((v) => `${v.id}: ${v.nodes.length} × ${v.nodes[0]?.target}`), []);
 }
 
-/** The pipeline splits q, k and v alike; §2 and §3 each colour by one scale, whose key says its numbers. */
+/** The pipeline splits q, k and v alike; §3 and §4 each colour by one scale, whose key says its numbers. */
 async function checkOneScalePerFigure(page, errors) {
   await page.locator('#pipeline').scrollIntoViewIfNeeded();
   await settle(page);
   for (const matrix of ['q', 'k', 'v']) assert.equal(await page.locator(`#pipeline g.stage[data-part="split"] g[data-matrix="${matrix}"]`).count(), 2, matrix);
-  // §2: the lesson's scores reach 2.00 (dots) and 1.41 (scaled); the key says so, and 2.00 is darker.
+  // §3: the lesson's scores reach 2.00 (dots) and 1.41 (scaled); the key says so, and 2.00 is darker.
   const ticks = await page.$$eval('#hand-legends svg:nth-of-type(2) text', (t) => t.slice(1).map((x) => x.textContent));
   assert.deepEqual(ticks, ['-2.00', '0.00', '2.00']);
   /** The fill of the cell with the largest value in a figure. */
@@ -97,7 +97,7 @@ async function checkOneScalePerFigure(page, errors) {
   const [dots, scaled, output] = [await fillOfLargest('#head-0-dots'), await fillOfLargest('#head-0-scaled'), await fillOfLargest('#output-figure')];
   assert.deepEqual([dots[0], scaled[0], output[0]], ['2.00', '1.41', '1.26']);
   assert.ok(dots[1] !== scaled[1] && dots[1] !== output[1], 'smaller numbers, lighter colours');
-  // §3: the figure carries its key, with the numbers of its one signed scale.
+  // §4: the figure carries its key, with the numbers of its one signed scale.
   const keyTicks = await page.$$eval('#pipeline g.key svg.mha-legend:nth-of-type(2) text', (t) => t.slice(1).map((x) => x.textContent));
   assert.deepEqual(keyTicks, ['-2.00', '0.00', '2.00']);
   assert.deepEqual(errors, []);
@@ -200,7 +200,7 @@ describe('the page as it opens, in Chinese at 1280 px: one page load', () => {
   test('the page loads offline with no console errors, says when every section is drawn, and a full-page screenshot is written', async () => {
     const { page, errors, offline } = lesson;
     assert.equal(await page.getAttribute('html', 'data-lesson'), 'drawn');
-    // Drawn far below the window too: §7's concat and the views' grid, one tile per head.
+    // Drawn far below the window too: §8's concat and the views' grid, one tile per head.
     assert.equal(await page.locator('#ablation-concat svg g.cell').count(), 12);
     assert.equal(await page.locator('#grid-figure svg g.tile').count(), 2);
     await page.screenshot({ path: `${ensureArtifactsDir()}page-desktop.png`, fullPage: true });
@@ -229,7 +229,7 @@ describe('the page as it opens, in Chinese at 1280 px: one page load', () => {
     assert.ok(await page.isVisible('#mask-note'));
   });
 
-  test('the pipeline splits q, k and v alike, and §2 and §3 each colour by one scale their key states', async () => {
+  test('the pipeline splits q, k and v alike, and §3 and §4 each colour by one scale their key states', async () => {
     await checkOneScalePerFigure(lesson.page, lesson.errors);
   });
 
@@ -637,7 +637,7 @@ describe('the page on a phone, in English at 375 px with touch: one page load', 
     await checkRecapAndReading(english.page, english.errors, english.offline);
   });
 
-  test('the pipeline splits q, k and v alike, and §2 and §3 each colour by one scale their key states (English, 375 px)', async () => {
+  test('the pipeline splits q, k and v alike, and §3 and §4 each colour by one scale their key states (English, 375 px)', async () => {
     await checkOneScalePerFigure(english.page, english.errors);
   });
 
@@ -670,7 +670,7 @@ describe('the page on a phone, in English at 375 px with touch: one page load', 
     assert.ok((await english.page.textContent('#lines-figure svg')).includes('looked at'));
   });
 
-  test('at 375 px every figure of §8 lies inside the screen, with 2 heads and with 4 (English, a tap)', async () => {
+  test('at 375 px every figure of §9 lies inside the screen, with 2 heads and with 4 (English, a tap)', async () => {
     const { page, errors } = english;
     await page.locator('#train-section').scrollIntoViewIfNeeded();
     for (const heads of [2, 4]) {
@@ -774,13 +774,13 @@ test('parts off screen are not redrawn while a slider moves, and show the core\'
     return concat;
   });
   assert.notDeepEqual(expected, before.hand);
-  // §2's concat, far below the editor, and all of §7 wait, marked, with the numbers they had.
+  // §3's concat, far below the editor, and all of §8 wait, marked, with the numbers they had.
   assert.equal(await page.getAttribute('#concat', 'data-pending'), '');
   assert.deepEqual(await concatOf('#concat-figure'), before.hand);
   assert.equal(await page.getAttribute('#ablation-section', 'data-pending'), '');
   assert.deepEqual(await concatOf('#ablation-concat'), before.ablation);
   await drawnNear(page, '#concat-figure');
-  assert.deepEqual(await concatOf('#concat-figure'), expected, '§2 shows the new numbers as they come near');
+  assert.deepEqual(await concatOf('#concat-figure'), expected, '§3 shows the new numbers as they come near');
   await drawnNear(page, '#ablation-concat');
   assert.deepEqual(await concatOf('#ablation-concat'), expected);
   assert.deepEqual(errors, []);
@@ -803,7 +803,7 @@ test('printing draws the parts waiting off screen first, so the printed page sho
   const printed = await page.evaluate(() => window.printed);
   assert.deepEqual(printed.waiting, [], 'nothing waits in print');
   assert.notDeepEqual(printed.concat, before);
-  assert.deepEqual(printed.ablation, printed.concat, '§2 and §7 show the same new numbers');
+  assert.deepEqual(printed.ablation, printed.concat, '§3 and §8 show the same new numbers');
   assert.deepEqual(errors, []);
   await context.close();
 });

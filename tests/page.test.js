@@ -366,7 +366,7 @@ test('the lesson ends with a recap and a reading list that links the two papers'
   }
 });
 
-test('a link keeps §9\'s enlarged head and its position; a head or a position out of range keeps the default', () => {
+test('a link keeps §10\'s enlarged head and its position; a head or a position out of range keeps the default', () => {
   const state = defaultState();
   Object.assign(state.poems, { head: 13, position: 7 });
   const read = fromQuery(new URL(shareLink(state, 'https://example.org/lesson/')).searchParams);

@@ -1,4 +1,4 @@
-// §9, the poetry model's section, in Chromium: it loads when scrolled to, with progress; its figures,
+// §10, the poetry model's section, in Chromium: it loads when scrolled to, with progress; its figures,
 // role scores, held-out loss, predictions and continuations are the API's numbers for the same input
 // (computed again here, in Node or in the page); zh and en; 375 px; keyboard; axe-core.
 import { test, before, after } from 'node:test';
@@ -28,7 +28,7 @@ after(async () => {
 async function openSection(query = '', viewport = { width: 1280, height: 900 }) {
   const opened = await openPage(env.browser, env.baseUrl + query, { baseUrl: env.baseUrl, viewport });
   const { page } = opened;
-  await lessonDrawn(page); // §9's code comes after the first figure; the page is drawn once it is built
+  await lessonDrawn(page); // §10's code comes after the first figure; the page is drawn once it is built
   assert.equal(await page.$('.poem-tile'), null, 'nothing is loaded before the section comes into view');
   // From the scroll until the loss is shown the learner is told what is happening, with no blank moment.
   await page.evaluate(() => {
@@ -45,7 +45,7 @@ async function openSection(query = '', viewport = { width: 1280, height: 900 }) 
   return opened;
 }
 
-/** Scrolls to §9 until its model starts loading: a section above that is still drawing may push it away again. */
+/** Scrolls to §10 until its model starts loading: a section above that is still drawing may push it away again. */
 async function scrollToPoems(page) {
   for (let tries = 1; ; tries++) {
     await page.locator('#poems-section').scrollIntoViewIfNeeded();
@@ -438,7 +438,7 @@ test('guided examples set a poem, a head and a position; the card says what swit
   await page.waitForFunction((n) => document.querySelectorAll('#poem-off input:checked').length === n, want.length);
   const checked = await page.$$eval('#poem-off input:checked', (inputs) => inputs.map((input) => Number(input.dataset.layer) * 100 + Number(input.dataset.head)));
   assert.deepEqual(checked.sort((a, b) => a - b), want.map((i) => Math.floor(i / heads) * 100 + (i % heads)).sort((a, b) => a - b));
-  // §9 with all of this shown passes axe in both languages, at 1280 px and on a phone (where the map gives way to bars).
+  // §10 with all of this shown passes axe in both languages, at 1280 px and on a phone (where the map gives way to bars).
   for (const lang of ['zh', 'en']) {
     if (lang === 'en') {
       await page.click('#lang-switch');

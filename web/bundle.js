@@ -17,7 +17,7 @@ const entries = [
   { in: `${web}training/train-worker.js`, out: 'train-worker' },
   // Fetched only when a teacher opens a GPT-2 file; it alone carries GPT-2's tokenizer.
   { in: `${web}gpt2/gpt2-worker.js`, out: 'gpt2-worker' },
-  // §9's held-out measure, started once the poetry model has loaded.
+  // §10's held-out measure, started once the poetry model has loaded.
   { in: `${web}poems/poems-worker.js`, out: 'poems-worker' },
 ];
 
@@ -26,7 +26,7 @@ const common = { bundle: true, target: 'es2022', minify: true, legalComments: 'e
 await build({ ...common, entryPoints: entries, outdir: dist, format: 'esm' });
 
 /**
- * §4's TeX (web/page/sections/formula-tex.js) as KaTeX's HTML: each equation a display, with MathML beside
+ * §5's TeX (web/page/sections/formula-tex.js) as KaTeX's HTML: each equation a display, with MathML beside
  * it; each symbol of the list inline, HTML alone (its button names it in words).
  */
 function typesetFormula() {

@@ -1,6 +1,6 @@
 // Benchmark (not a test): the longest task of the page's main thread, in Chromium, at the largest sizes the docs
 // allow: <multi-head-attention> at 32 tokens × d 64 with 64 heads in each view, a q attribute of 11 MB of JSON
-// and one of a 1e6-deep array, and the lesson page's §9 opening GPT-2-layout files of 1,024 and 4,096 heads,
+// and one of a 1e6-deep array, and the lesson page's §10 opening GPT-2-layout files of 1,024 and 4,096 heads,
 // then switching a head off. Each row is traced, and gives the task in which the main thread ran longest: that
 // time, and the task's wall time (on a shared machine this also holds the time other processes had the core).
 // Run: node tests/bench/long-tasks.js [widget | page]   (both by default).
@@ -100,13 +100,13 @@ async function pageRows() {
       await page.waitForFunction((run) => document.querySelector('#gpt2-tiles').dataset.drawn === String(run), run);
       return page.$$eval('#gpt2-tiles .poem-tile', (found) => found.length);
     });
-    row(`§9, a file of ${layers} layers × ${heads} heads: opened, first result`, opened, `${tiles} tiles`);
+    row(`§10, a file of ${layers} layers × ${heads} heads: opened, first result`, opened, `${tiles} tiles`);
     const [, off] = await traced(page, async () => {
       await page.locator('#gpt2-off input').first().check();
       await page.waitForSelector('#gpt2-top-now li', { timeout: 120000 });
       await page.waitForFunction((run) => document.querySelector('#gpt2-tiles canvas.off') && document.querySelector('#gpt2-tiles').dataset.drawn === String(run), run);
     });
-    row(`§9, ${layers * heads} heads: one head switched off`, off);
+    row(`§10, ${layers * heads} heads: one head switched off`, off);
     await context.close();
   }
 }

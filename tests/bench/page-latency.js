@@ -41,12 +41,12 @@ const scenarios = [
   {
     name: `poetry model: typing lines of 20 to ${poemLines.length} characters`,
     query: '',
-    ready: '#poem-source', // §9 is built (its code comes after the first figure)
+    ready: '#poem-source', // §10 is built (its code comes after the first figure)
     // Scrolling there loads the model (again if a section above, still drawing, pushed it away); the
     // held-out poems are measured before the typing starts.
     prepare: async (page) => {
       for (let tries = 1; !(await page.$('#poems-status progress, #poem-loss-all')); tries++) {
-        if (tries > 10) throw new Error('§9 never started loading its model');
+        if (tries > 10) throw new Error('§10 never started loading its model');
         await page.locator('#poems-section').scrollIntoViewIfNeeded();
         await page.waitForTimeout(1000);
       }
@@ -65,7 +65,7 @@ const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(
 
 const { browser, baseUrl, close } = await startBrowserAndServer();
 const results = [];
-// 'screen': a 1280×900 window, where sections (and §9's figures) off screen wait until they scroll into view;
+// 'screen': a 1280×900 window, where sections (and §10's figures) off screen wait until they scroll into view;
 // 'whole page': a window as tall as the page, so every view on the page is redrawn on every event.
 const windows = [['screen', 900], ['whole page', 16000]];
 try {

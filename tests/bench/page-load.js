@@ -4,7 +4,7 @@
 // `npm start` serves it (cross-origin isolated, compressed copies). Prints the median of the loads:
 // - first paint: the first contentful paint (the "loading" line);
 // - sliders usable: the frame that first shows §1's d_model box (the sections are built once the core is ready);
-// - first figure: the frame that first shows §2's first heatmap;
+// - first figure: the frame that first shows §3's first heatmap;
 // - first view: the response bodies' bytes as sent (encoded), of every request finished by the first figure,
 //   with the Accept-Encoding this Chromium sends; and the scripts' share of them.
 // Writes tests/artifacts/page-load.json with every load.

@@ -1,4 +1,4 @@
-// Where a teacher finds GPT-2 small's file, and §9's GPT-2 example sentences, English since GPT-2 learnt
+// Where a teacher finds GPT-2 small's file, and §10's GPT-2 example sentences, English since GPT-2 learnt
 // English: each sentence shows a kind of head that
 // interpretability research found in GPT-2 small, and names one such head, [layer, head] counted from 0 as the
 // papers count them (previous token 4.11; induction 5.5; the name mover 9.9 of "Interpretability in the Wild",

@@ -20,7 +20,7 @@ const MAX_TILE_COLUMNS = 16;
 /** Tiles drawn (their roles measured, their pictures painted) per frame: each is a layer the frame hands over. */
 const TILES_PER_FRAME = 8;
 
-/** §9's GPT-2 picks (UI-only: a teacher's file cannot be in the URL, so neither is anything about it). */
+/** §10's GPT-2 picks (UI-only: a teacher's file cannot be in the URL, so neither is anything about it). */
 export const initialGpt2Picks = () => ({
   text: GPT2_EXAMPLES.find(({ name }) => name === 'nameMover').text,
   head: 0,
@@ -38,7 +38,7 @@ const store = { client: null, config: null, metadata: null, sha256: '', result: 
 
 const mb = (bytes) => (bytes / 1e6).toFixed(0);
 
-/** The GPT-2 part of §9: a file picked or dropped, read in a worker; its heads on a typed sentence. */
+/** The GPT-2 part of §10: a file picked or dropped, read in a worker; its heads on a typed sentence. */
 export function gpt2Part(ctx) {
   const t = ctx.text.gpt2;
   // The views' words: the poetry model's, with GPT-2's own where they differ (its roles, its sentence).

@@ -1,4 +1,4 @@
-// Which head is which in §9's real models (web/poems/, web/gpt2/): a head is numbered layer · heads + head
+// Which head is which in §10's real models (web/poems/, web/gpt2/): a head is numbered layer · heads + head
 // across the model, and the heads switched off are a list of [layer, head] pairs.
 
 /** Head i's [layer, head] in a model of `heads` heads a layer. */

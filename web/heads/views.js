@@ -1,4 +1,4 @@
-// §9's views of a real model's heads, the same for the poetry model (web/poems/section.js) and GPT-2
+// §10's views of a real model's heads, the same for the poetry model (web/poems/section.js) and GPT-2
 // (web/gpt2/section.js): a head's tile, the head enlarged, its roles, the next tokens with heads on and off.
 // Each is a pure function of data to virtual nodes (show() them, ../ui/dom.js), bar the two boxes built once
 // to show them in. What differs between the models comes in as data: the words (the poetry model's
@@ -150,9 +150,9 @@ export function heaviestKey(weights, L, row) {
 /**
  * The lesson's four steps on a real head: the query at `row` and the key at `key` as the core computed them
  * (`qkv`, the block's L×3·dModel queries, keys and values), their dot product, its scaling by √d_k, and the
- * softmax over the row, worked out as §2 works out the lesson's 猫吃鱼, then set beside the weight the core
+ * softmax over the row, worked out as §3 works out the lesson's 猫吃鱼, then set beside the weight the core
  * gave (`weights`, the head's L×L). The sums are retold by ../shared/explain.js from a one-head snapshot of
- * the row's first row + 1 positions, so the arithmetic is written exactly as §2 writes it.
+ * the row's first row + 1 positions, so the arithmetic is written exactly as §3 writes it.
  */
 export function headSteps(words, explainWords, { prefix, index, heads, dModel, labels, row, key, qkv, weights }) {
   const [layer, head] = layerHead(index, heads);

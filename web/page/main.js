@@ -226,7 +226,7 @@ function fillIn(shell, make) {
   invalidate('catch-up');
 }
 
-// §8 and §9 (the trainer; the poetry model's section with GPT-2's part) lie far below the first screen.
+// §9 and §10 (the trainer; the poetry model's section with GPT-2's part) lie far below the first screen.
 const trainSection = lazySection({ id: 'train-section', key: 'train', load: () => import('../training/section.js').then((module) => module.trainSection) });
 const poemsSection = lazySection({
   id: 'poems-section',
@@ -282,7 +282,7 @@ function render() {
     section.node.removeAttribute('data-pending');
     timings[section.node.id] = performance.now() - sectionStart;
   }
-  // Says when every section has been drawn once, §8 and §9 included (tests wait on it, not on a clock).
+  // Says when every section has been drawn once, §9 and §10 included (tests wait on it, not on a clock).
   if (!sections.some((section) => section.waiting)) document.documentElement.dataset.lesson = 'drawn';
   drawEverything = false;
   // Lets tests and the latency benchmark know that every view reflects the latest input.

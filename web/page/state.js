@@ -23,7 +23,7 @@ export function defaultState() {
     bill: { dModel: 768, heads: 12 },
     hand: defaultHand(),
     step: 0,
-    train: { heads: 2 }, // §8's h
+    train: { heads: 2 }, // §9's h
     demo: { seed1: 10, seed2: 11 },
     views: { source: 'hand', dModel: 64, heads: 8, sentence: null, seed: 0, weightScale: 0.4, causal: true },
     // The poetry model's section: a held-out poem (index into the card's), the typed text (null: the

@@ -65,7 +65,7 @@ function pipelineCell(rect) {
   return { figure: PIPELINE_FIGURE_OF[rect.closest('g[data-matrix]').dataset.matrix], head: head === undefined ? null : Number(head), row: Number(rect.dataset.row), col: Number(rect.dataset.col) };
 }
 
-/** §3: the pipeline figure and its 8-step animation (play, pause, step back and forward, captions). */
+/** §4: the pipeline figure and its 8-step animation (play, pause, step back and forward, captions). */
 export function pipelineSection(ctx) {
   const t = ctx.text.pipeline;
   const box = h('div', { class: 'pipeline-box explorable', id: 'pipeline' });

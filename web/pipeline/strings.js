@@ -1,4 +1,4 @@
-// What §3's pipeline figure says, Chinese first and English second (the page's TEXT.{zh,en}.pipeline).
+// What §4's pipeline figure says, Chinese first and English second (the page's TEXT.{zh,en}.pipeline).
 import { FIGURE_LABELS } from '../shared/figure-labels.js';
 
 export const PIPELINE_TEXT = {

@@ -32,7 +32,7 @@ export const initialPoemPicks = () => ({
 const store = { loading: null, poems: null, twin: null, error: null, heldOut: new Map(), measurer: null, measuring: null };
 
 /**
- * §9: a small GPT trained on Tang poems, its heads shown, measured, switched off, and made to write; or GPT-2,
+ * §10: a small GPT trained on Tang poems, its heads shown, measured, switched off, and made to write; or GPT-2,
  * from a file the teacher opens (web/gpt2/section.js), with the same tiles, roles, heads off and predictions.
  */
 export function poemsSection(ctx) {

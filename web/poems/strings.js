@@ -1,4 +1,4 @@
-// What §9's poetry model says, Chinese first and English second (the page's TEXT.{zh,en}.poems).
+// What §10's poetry model says, Chinese first and English second (the page's TEXT.{zh,en}.poems).
 
 export const POEMS_TEXT = {
   zh: {

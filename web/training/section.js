@@ -1,7 +1,7 @@
 import { section } from '../ui/section.js';
 import { mountTraining } from './panel.js';
 
-/** §8: train the heads on the two-views task and watch them specialise (runs in a Web Worker). */
+/** §9: train the heads on the two-views task and watch them specialise (runs in a Web Worker). */
 export function trainSection(ctx) {
   const body = document.createElement('div');
   const node = section('train-section', ctx.text.sections.train, [body]);

@@ -1,9 +1,9 @@
-// Many heads drawn a run at a time: the lesson page's views (§6) and GPT-2 tiles (§9) and the widget draw at
+// Many heads drawn a run at a time: the lesson page's views (§7) and GPT-2 tiles (§10) and the widget draw at
 // most so many heads at once, with a note saying which and buttons to move along them, so that a redraw
 // costs the same however many heads the model has.
 import { hFor } from './dom.js';
 
-// The figures of §6 and the widget: at most 16 heads, and at most 8192 weights in all (8 heads of 32×32).
+// The figures of §7 and the widget: at most 16 heads, and at most 8192 weights in all (8 heads of 32×32).
 const MAX_DRAWN_HEADS = 16;
 const MAX_DRAWN_WEIGHTS = 8192;
 

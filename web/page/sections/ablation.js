@@ -3,7 +3,7 @@ import { checkbox } from '../../ui/controls.js';
 import { section, figure, range } from '../../ui/section.js';
 import { matrixView, heatmap } from '../../draw/index.js';
 
-/** §7: head ablation — switch heads off and compare the output with every head on. */
+/** §8: head ablation — switch heads off and compare the output with every head on. */
 export function ablationSection(ctx) {
   const t = ctx.text.ablation;
   const toggles = h('div', { class: 'controls', id: 'ablation-toggles' });

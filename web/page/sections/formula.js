@@ -18,7 +18,7 @@ const PARTS = {
 };
 
 /**
- * §4: the formula, typeset by KaTeX when the page was built (TYPESET: web/bundle.js typesets formula-tex.js);
+ * §5: the formula, typeset by KaTeX when the page was built (TYPESET: web/bundle.js typesets formula-tex.js);
  * hovering or focusing a symbol lights its part of the pipeline.
  */
 export function formulaSection(ctx) {

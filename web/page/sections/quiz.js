@@ -16,7 +16,7 @@ const entropy = (weights, L) => range(L).reduce((sum, r) => sum - range(L).reduc
 const zeroColumns = (m, L, d) => range(d).filter((c) => range(L).every((r) => m[r * d + c] === 0));
 
 /**
- * §10: retrieval practice, one question at a time. Every answer is computed from the live core when the
+ * §11: retrieval practice, one question at a time. Every answer is computed from the live core when the
  * learner checks, never read from a stored key; a missed or revealed question comes back two questions
  * later (quiz-deck.js). The deck lives on ctx, so a language switch keeps the learner's place.
  */

@@ -5,7 +5,7 @@ import { shareLink, linkClips } from '../state.js';
 import { pipelineSvg } from '../../pipeline/section.js';
 import { heatmap, compose, legend } from '../../draw/index.js';
 
-/** §11: the shareable link (the whole state is in the URL) and SVG/PNG export of the figures. */
+/** §12: the shareable link (the whole state is in the URL) and SVG/PNG export of the figures. */
 export function shareSection(ctx) {
   const t = ctx.text.share;
   // Refreshed on focus and on copy as well: this section redraws only when on screen.

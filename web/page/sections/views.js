@@ -27,7 +27,7 @@ function effectivePicks(picks, result) {
   };
 }
 
-/** §6: the BertViz-style line view and the all-heads grid, for the hand example or a larger random model. */
+/** §7: the BertViz-style line view and the all-heads grid, for the hand example or a larger random model. */
 export function viewsSection(ctx) {
   const t = ctx.text.views;
   const bigControls = h('div', { class: 'controls big-controls' });
