@@ -27,7 +27,9 @@
 // Every result is checked against the float64 reference before timing. Prints median
 // time, GFLOP/s (dense count: 8·L·d² + 4·L²·d) and ratios, and writes JSON.
 //
-//   node tests/bench/core.js [--quick] [--rounds N] [--threads N] [--up-to L] [--out FILE] [--no-chromium]
+// Then GPT-2 small's whole forward beside ONNX Runtime Web's (tests/bench/gpt2-ort.js, with --quick when given).
+//
+//   node tests/bench/core.js [--quick] [--rounds N] [--threads N] [--up-to L] [--out FILE] [--no-chromium] [--no-gpt2]
 // --up-to L keeps the shapes of at most L tokens (the small ones alone: --up-to 128).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -442,3 +444,9 @@ if (heap) {
 mkdirSync(path.dirname(outFile), { recursive: true });
 writeFileSync(outFile, `${JSON.stringify({ machine, threads, wasmSize, expError, heap, rounds, scaling, targets, results }, null, 2)}\n`);
 console.log(`wrote ${path.relative(process.cwd(), outFile)}`);
+
+if (!args.includes('--no-gpt2')) {
+  console.log('\nGPT-2 small, the whole forward, beside ONNX Runtime Web (tests/bench/gpt2-ort.js):');
+  const gpt2Run = spawnSync(process.execPath, [path.join(here, 'gpt2-ort.js'), ...(quick ? ['--quick'] : [])], { stdio: 'inherit' });
+  if (gpt2Run.status !== 0) process.exitCode = 1;
+}

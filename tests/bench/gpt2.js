@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadAttention } from '../../web/src/attention.js';
+import { ISOLATION_HEADERS } from '../../web/serve.js';
 import { gpt2Shapes } from '../gpt-reference.js';
 import { timeForwards } from './forwards.js';
 
@@ -106,7 +107,7 @@ async function inNode(path) {
   const { full, added } = timeForwards(model, ids, runs);
   const config = { ...model.config };
   model.dispose();
-  return { config, loadMs, heapBefore, heapLoaded, heapPeak: mha.memoryBytes(), forwardMs: median(full), addedMs: median(added), rssPeak: process.resourceUsage().maxRSS * 1024 };
+  return { config, threads: mha.threads, loadMs, heapBefore, heapLoaded, heapPeak: mha.memoryBytes(), forwardMs: median(full), addedMs: median(added), rssPeak: process.resourceUsage().maxRSS * 1024 };
 }
 
 async function inChromium(path) {
@@ -115,7 +116,8 @@ async function inChromium(path) {
   try {
     const page = await served.browser.newPage();
     const blank = `${served.baseUrl}__gpt2-bench.html`;
-    await page.route(blank, (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>bench</title><input type="file" id="file">' }));
+    // Cross-origin isolated, as the lesson page is served: so the threaded core runs, as in Node.
+    await page.route(blank, (route) => route.fulfill({ contentType: 'text/html', headers: ISOLATION_HEADERS, body: '<!doctype html><title>bench</title><input type="file" id="file">' }));
     await page.goto(blank);
     await page.setInputFiles('#file', path);
     return await page.evaluate(async ([ids, runs, timing, maxTokens]) => {
@@ -128,7 +130,7 @@ async function inChromium(path) {
       const { full, added } = timeForwards(model, ids, runs);
       const heapPeak = mha.memoryBytes();
       model.dispose();
-      return { loadMs, full, added, heapPeak, version: navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0] };
+      return { loadMs, full, added, heapPeak, threads: mha.threads, isolated: crossOriginIsolated, version: navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0] };
     }, [ids, runs, timeForwards.toString(), TOKENS]).then(({ full, added, ...rest }) => ({ ...rest, forwardMs: median(full), addedMs: median(added) }));
   } finally {
     await served.close();
@@ -146,7 +148,7 @@ async function inPage(path) {
   try {
     const page = await served.browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(`${served.baseUrl}?lang=en`);
-    await lessonDrawn(page); // §9 is built once its module has come
+    await lessonDrawn(page); // §10 is built once its module has come
     await page.locator('#poems-section').scrollIntoViewIfNeeded();
     await page.check('#poem-source-gpt2');
     const start = performance.now();
@@ -195,12 +197,12 @@ try {
   console.log(`config ${JSON.stringify(node.config)}`);
   const weights = gpt2WeightBytes();
   console.log(`Node ${process.version}: load ${(node.loadMs / 1000).toFixed(2)} s; heap ${mib(node.heapBefore)} before, ${mib(node.heapLoaded)} loaded, ${mib(node.heapPeak)} after the forwards timed (${(node.heapPeak / weights).toFixed(2)}× the ${mib(weights)} of weights, buffers for ${TOKENS} tokens); peak RSS ${mib(node.rssPeak)}`);
-  console.log(`Node: forward of ${TOKENS} tokens (12 blocks + logits over ${GPT2_SMALL.vocab} tokens), median of ${runs}: ${node.forwardMs.toFixed(0)} ms; one token added to ${TOKENS - 1} kept: ${node.addedMs.toFixed(1)} ms`);
+  console.log(`Node, ${node.threads} thread(s): forward of ${TOKENS} tokens (12 blocks + logits over ${GPT2_SMALL.vocab} tokens), median of ${runs}: ${node.forwardMs.toFixed(0)} ms; one token added to ${TOKENS - 1} kept: ${node.addedMs.toFixed(1)} ms`);
   if (withChromium) {
     const chromium = await inChromium(path);
     const lesson = await inPage(path);
     console.log(`the lesson page: file to first result ${(lesson.loadMs / 1000).toFixed(2)} s; the worker's run of ${lesson.tokens} tokens after the last one changed (every head on; the tokens before it kept), median of ${runs}: ${lesson.forwardMs} ms; longest gap between the page's frames meanwhile ${lesson.longestFrameMs.toFixed(0)} ms`);
-    console.log(`Chromium ${chromium.version}: load ${(chromium.loadMs / 1000).toFixed(2)} s; heap ${mib(chromium.heapPeak)}; forward of ${TOKENS} tokens, median of ${runs}: ${chromium.forwardMs.toFixed(0)} ms; one token added to ${TOKENS - 1} kept: ${chromium.addedMs.toFixed(1)} ms`);
+    console.log(`Chromium ${chromium.version}, ${chromium.isolated ? 'cross-origin isolated' : 'not isolated'}, ${chromium.threads} thread(s): load ${(chromium.loadMs / 1000).toFixed(2)} s; heap ${mib(chromium.heapPeak)}; forward of ${TOKENS} tokens, median of ${runs}: ${chromium.forwardMs.toFixed(0)} ms (${(chromium.forwardMs / node.forwardMs).toFixed(2)}× Node's); one token added to ${TOKENS - 1} kept: ${chromium.addedMs.toFixed(1)} ms`);
   }
 } finally {
   rmSync(folder, { recursive: true, force: true });
