@@ -182,18 +182,20 @@ if (values.engine) {
         const best = Math.min(core, fused ?? Infinity);
         targets.push({ met: ort / best >= 2, text: `${(ort / best).toFixed(2)}×  ${tokens} tokens, ${threads} thread${threads > 1 ? 's' : ''}: the core at least 2× as fast as ORT Web` });
       }
-      for (const threads of threadCounts.filter((t) => t > 1)) {
+      // Scaling against one thread: a target at the page's 64 tokens, a figure at the other sizes.
+      const one = time('core', 1);
+      for (const threads of one === undefined ? [] : threadCounts.filter((t) => t > 1)) {
         for (const name of ['core', 'core, fused']) {
           const many = time(name, threads);
           if (many === undefined) continue;
-          const speedup = time('core', 1) / many;
-          targets.push({ met: tokens !== 64 || speedup >= 1.8, text: `${speedup.toFixed(2)}×  ${tokens} tokens: ${name} on ${threads} threads against the core on 1${tokens === 64 ? ' (target 1.8×)' : ''}` });
+          const speedup = one / many;
+          targets.push({ met: tokens === 64 ? speedup >= 1.8 : null, text: `${speedup.toFixed(2)}×  ${tokens} tokens: ${name} on ${threads} threads against the core on 1${tokens === 64 ? ' (target 1.8×)' : ''}` });
         }
       }
     }
     console.log(table.join('\n'));
     console.log('targets (one run; the best of the core and its fused builds):');
-    for (const { met, text } of targets) console.log(`  ${met ? 'met    ' : 'NOT MET'} ${text}`);
+    for (const { met, text } of targets) console.log(`  ${met === null ? '       ' : met ? 'met    ' : 'NOT MET'} ${text}`);
     const out = join(HERE, '..', 'artifacts', 'gpt2-ort-results.json');
     mkdirSync(join(HERE, '..', 'artifacts'), { recursive: true });
     writeFileSync(out, `${JSON.stringify({ config, runs, samples, targets }, null, 2)}\n`);
