@@ -234,3 +234,33 @@ test('a file in the hub\'s layout: the SHA-256 shown is the file\'s; English exa
   assert.deepEqual(offline, []);
   await page.context().close();
 });
+
+test('the file\'s SHA-256 is a worker of its own: held back, the first result comes without it, then the digest; where it cannot run, no digest is shown', async () => {
+  for (const hashing of ['late', 'missing']) {
+    const { page, errors, offline } = await openPage(env.browser, `${env.baseUrl}?lang=en`, { baseUrl: env.baseUrl });
+    let release;
+    const released = new Promise((resolve) => (release = resolve));
+    await page.route('**/gpt2-hash-worker.js', async (route) => {
+      if (hashing === 'missing') return route.fulfill({ status: 404, body: '' });
+      await released;
+      return route.continue();
+    });
+    await lessonDrawn(page);
+    await page.locator('#poems-section').scrollIntoViewIfNeeded();
+    await page.check('#poem-source-gpt2');
+    await page.setInputFiles('#gpt2-drop input[type=file]', { name: 'model.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from(goodFile) });
+    await page.waitForFunction(() => document.querySelector('#gpt2-tiles')?.dataset.drawn === '4', null, { timeout: 60000 });
+    if (hashing === 'late') {
+      assert.equal(await page.textContent('#gpt2-sha256'), GPT2_TEXT.en.sha256Computing, 'the first result did not wait for the digest');
+      release();
+      await page.waitForSelector('#gpt2-sha256 code', { timeout: 30000 });
+      assert.equal(await page.textContent('#gpt2-sha256 code'), createHash('sha256').update(goodFile).digest('hex'));
+    } else {
+      await page.waitForFunction(() => document.querySelector('#gpt2-sha256')?.textContent === '', null, { timeout: 30000 });
+      assert.match(await page.textContent('#gpt2-model'), /2 layers of 2 heads/, 'the model is open all the same');
+    }
+    assert.deepEqual(errors.filter((error) => !/404/.test(error)), []);
+    assert.deepEqual(offline, []);
+    await page.context().close();
+  }
+});

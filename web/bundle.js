@@ -15,8 +15,10 @@ const dist = `${web}dist/`;
 const entries = [
   { in: `${web}widget/define.js`, out: 'widget' },
   { in: `${web}training/train-worker.js`, out: 'train-worker' },
-  // Fetched only when a teacher opens a GPT-2 file; it alone carries GPT-2's tokenizer.
+  // Fetched only when a teacher opens a GPT-2 file: the first alone carries GPT-2's tokenizer, the second the
+  // SHA-256 that hashes the file beside it.
   { in: `${web}gpt2/gpt2-worker.js`, out: 'gpt2-worker' },
+  { in: `${web}gpt2/gpt2-hash-worker.js`, out: 'gpt2-hash-worker' },
   // §10's held-out measure, started once the poetry model has loaded.
   { in: `${web}poems/poems-worker.js`, out: 'poems-worker' },
 ];

@@ -1,17 +1,16 @@
 // GPT-2 off the main thread: a module Web Worker with its own core instance (handed the page's compiled
 // module, as the training worker is) that loads the file a teacher picked and runs GPT-2 on typed text, so
 // the page stays responsive through a forward of up to a second. Bundled as web/dist/gpt2-worker.js; it alone
-// imports GPT-2's tokenizer and hash-wasm's SHA-256.
+// imports GPT-2's tokenizer. The file's SHA-256 is another worker's (gpt2-hash-worker.js), beside this one.
 //
 // Messages in:  { type: 'load', file (a File or Blob), wasm (a WebAssembly.Module), maxTokens (the longest run) }
 //               { type: 'run', key, text, off: [[layer, head]], limit }
-// Messages out: { type: 'progress', read, size }  { type: 'ready', config, metadata, sha256 (the file's, hex) }
+// Messages out: { type: 'progress', read, size }  { type: 'ready', config, metadata }
 //               { type: 'result', key, ids, labels, byteTokens (which are pieces of a character), characters (tokens.js's
 //                 characterRuns), punctuation, attention: Float32Array[] (index layer·heads + head),
 //                 top: { all, now }: per row the 5 likeliest next tokens [{ id, p, label }] (now: null with no head off),
 //                 reused: { all, now }: the rows each forward kept from the one before (runs.js), ms }
 //               { type: 'error', code, message, during: 'load' | 'run' }
-import { createSHA256 } from 'hash-wasm';
 import { loadAttention } from '../src/attention.js';
 import { characterRuns, gpt2Input, gpt2TokenLabel, isByteToken, isPunctuationToken } from './tokens.js';
 import { gpt2Runs } from './runs.js';
@@ -26,16 +25,10 @@ async function load({ file, wasm, maxTokens }) {
   model = null;
   runs = null;
   const mha = await loadAttention({ wasm });
-  // The file's SHA-256 as it is read, every byte once in order, so a teacher can check it against the hub's.
-  const hash = (await createSHA256()).init();
   // Buffers for the page's longest text, not GPT-2's 1,024 tokens: the heap holds little more than the weights.
-  model = await mha.loadModel(file, {
-    maxTokens,
-    onProgress: (read, size) => postMessage({ type: 'progress', read, size }),
-    onBytes: (bytes) => hash.update(bytes),
-  });
+  model = await mha.loadModel(file, { maxTokens, onProgress: (read, size) => postMessage({ type: 'progress', read, size }) });
   runs = gpt2Runs(model);
-  postMessage({ type: 'ready', config: { ...model.config }, metadata: { ...model.metadata }, sha256: hash.digest('hex') });
+  postMessage({ type: 'ready', config: { ...model.config }, metadata: { ...model.metadata } });
 }
 
 function run({ key, text, off, limit }) {

@@ -31,10 +31,12 @@ export const initialGpt2Picks = () => ({
   load: null, // { read, size } while reading, 'ready', or { failed: code }
   running: false,
   result: 0, // counts results, so a new one redraws
+  hashed: false, // the file's SHA-256 has come (store.sha256), so it redraws
 });
 
-// Kept across the page's rebuilds (a language switch): the worker, the model's shape, the last result, errors.
-const store = { client: null, config: null, metadata: null, sha256: '', result: null, loadError: null, runError: null, sent: '' };
+// Kept across the page's rebuilds (a language switch): the worker, the model's shape, the file's SHA-256 (null
+// while it is computed, '' when it could not be), the last result, errors.
+const store = { client: null, config: null, metadata: null, sha256: null, result: null, loadError: null, runError: null, sent: '' };
 
 const mb = (bytes) => (bytes / 1e6).toFixed(0);
 
@@ -84,17 +86,20 @@ export function gpt2Part(ctx) {
   function open(file) {
     cancelAnimationFrame(tilesFrame);
     store.client?.close();
-    Object.assign(store, { client: null, config: null, metadata: null, sha256: '', result: null, loadError: null, runError: null, sent: '' });
+    Object.assign(store, { client: null, config: null, metadata: null, sha256: null, result: null, loadError: null, runError: null, sent: '' });
     controls = null;
     fill(body, []);
     body.hidden = true;
-    pick((p) => Object.assign(p, { file: { name: file.name, size: file.size }, load: { read: 0, size: file.size }, off: [], first: 0, head: 0, position: null, running: false }));
+    pick((p) => Object.assign(p, { file: { name: file.name, size: file.size }, load: { read: 0, size: file.size }, off: [], first: 0, head: 0, position: null, running: false, hashed: false }));
     const client = openGpt2File(file, (message) => {
       if (store.client !== client) return; // a newer file replaced this one
       if (message.type === 'progress') pick((p) => (p.load = { read: message.read, size: message.size }));
       else if (message.type === 'ready') {
-        Object.assign(store, { config: message.config, metadata: message.metadata, sha256: message.sha256 });
+        Object.assign(store, { config: message.config, metadata: message.metadata });
         pick((p) => (p.load = 'ready'));
+      } else if (message.type === 'sha256') {
+        store.sha256 = message.sha256;
+        pick((p) => (p.hashed = true));
       } else if (message.type === 'result') {
         store.result = message;
         store.runError = null;
@@ -274,9 +279,12 @@ export function gpt2Part(ctx) {
       const { text, running } = picks();
       if (controls.text.value !== text) controls.text.value = text;
       controls.model.textContent = t.model(modelName(), mb(picks().file.size), store.config);
-      if (controls.sha256.dataset.value !== store.sha256) {
-        controls.sha256.dataset.value = store.sha256;
-        fill(controls.sha256, [t.sha256, ' ', h('code', {}, [store.sha256]), ' ', h('small', { class: 'muted' }, [t.sha256Note])]);
+      const digest = store.sha256 ?? 'computing';
+      if (controls.sha256.dataset.value !== digest) {
+        controls.sha256.dataset.value = digest;
+        fill(controls.sha256, store.sha256 === null ? [h('span', { class: 'muted' }, [t.sha256Computing])]
+          : store.sha256 ? [t.sha256, ' ', h('code', {}, [store.sha256]), ' ', h('small', { class: 'muted' }, [t.sha256Note])]
+          : []);
       }
       const example = GPT2_EXAMPLES.find((candidate) => candidate.text === text);
       controls.examples.forEach((button) => button.setAttribute('aria-pressed', String(button.dataset.example === example?.name)));

@@ -6,7 +6,10 @@ import { startWorker } from '../shared/worker.js';
 /** GPT-2 reads at most this many tokens here: 64 keep a forward under a second and 144 tiles legible. */
 export const GPT2_TOKEN_LIMIT = 64;
 
-/** onMessage gets the worker's messages (progress, ready, result, error). Returns { run(request), close() }. */
+/**
+ * onMessage gets the worker's messages (progress, ready, result, error), and { type: 'sha256', sha256 } from the
+ * hashing worker beside it, before or after 'ready'. Returns { run(request), close() }.
+ */
 export function openGpt2File(file, onMessage) {
   let busy = true; // loading
   let waiting = null;
@@ -26,11 +29,46 @@ export function openGpt2File(file, onMessage) {
     worker.post({ type: 'run', limit: GPT2_TOKEN_LIMIT, ...request });
   };
   worker.post({ type: 'load', file, maxTokens: GPT2_TOKEN_LIMIT });
+  const hasher = hashFile(file, onMessage);
   return {
     run(request) {
       if (busy) waiting = request;
       else send(request);
     },
-    close: worker.terminate,
+    close() {
+      worker.terminate();
+      hasher.close();
+    },
+  };
+}
+
+/**
+ * The file's SHA-256 from a worker of its own, read while GPT-2's worker reads the model, so neither waits for the
+ * other. onMessage({ type: 'sha256', sha256 }) once: the hex digest, or '' when it could not be computed.
+ */
+function hashFile(file, onMessage) {
+  let worker = null;
+  const done = (sha256) => {
+    if (!worker) return; // closed, or already answered
+    worker.terminate();
+    worker = null;
+    onMessage({ type: 'sha256', sha256 });
+  };
+  try {
+    worker = new Worker(new URL('./gpt2-hash-worker.js', import.meta.url), { type: 'module' });
+    worker.addEventListener('message', ({ data }) => done(data.sha256));
+    worker.addEventListener('error', (event) => {
+      event.preventDefault(); // said on the page as no digest, not as an error on its console
+      done('');
+    });
+    worker.postMessage({ file });
+  } catch {
+    queueMicrotask(() => onMessage({ type: 'sha256', sha256: '' }));
+  }
+  return {
+    close() {
+      worker?.terminate();
+      worker = null;
+    },
   };
 }
