@@ -8,6 +8,7 @@ import http from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sirv from 'sirv';
+import { HANG_MS } from './browser.js';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 /** The four files a page without a bundler copies, as the package ships them. */
@@ -96,7 +97,7 @@ export async function openClient(browser, url, { origin = new URL(url).origin, v
 
 /** The first widget matching selector has rendered the lesson's table: head 1's 猫 row is 0.25 / 0.25 / 0.50. */
 export async function checkLesson(page, selector = 'multi-head-attention:not([view="train"])') {
-  await page.waitForFunction((s) => document.querySelector(s)?.result, selector, { timeout: 15000 });
+  await page.waitForFunction((s) => document.querySelector(s)?.result, selector, { timeout: HANG_MS });
   const row = await page.$eval(selector, (el) => Array.from(el.result.attention[0].slice(0, 3), (x) => Number(x.toFixed(2))));
   assert.deepEqual(row, [0.25, 0.25, 0.5]);
   const shown = await page.$eval(selector, (el) => el.shadowRoot.textContent);
@@ -141,9 +142,9 @@ export async function checkKeyboard(page, { selector = 'multi-head-attention[edi
 /** The view="train" widget trains: Start, then the steps climb; returns the workers' script URLs. */
 export async function checkTraining(page, selector = 'multi-head-attention[view="train"]') {
   const start = page.locator(`${selector} .train-start`);
-  await start.waitFor({ timeout: 15000 });
-  await page.waitForFunction((s) => document.querySelector(s).shadowRoot.querySelector('.train-start:not([disabled])'), selector, { timeout: 15000 });
+  await start.waitFor({ timeout: HANG_MS });
+  await page.waitForFunction((s) => document.querySelector(s).shadowRoot.querySelector('.train-start:not([disabled])'), selector, { timeout: HANG_MS });
   await start.click();
-  await page.waitForFunction((s) => Number(document.querySelector(s).shadowRoot.querySelector('.mha-train').dataset.steps) >= 40, selector, { timeout: 20000 });
+  await page.waitForFunction((s) => Number(document.querySelector(s).shadowRoot.querySelector('.mha-train').dataset.steps) >= 40, selector, { timeout: HANG_MS });
   return page.workers().map((worker) => worker.url());
 }

@@ -45,12 +45,15 @@ async function openSection(query = '', viewport = { width: 1280, height: 900 }) 
   return opened;
 }
 
-/** Scrolls to §10 until its model starts loading: a section above that is still drawing may push it away again. */
+/**
+ * Scrolls to §10 until its model starts loading (or, on a fast machine, has loaded between two looks): a
+ * section above that is still drawing may push it away again.
+ */
 async function scrollToPoems(page) {
   for (let tries = 1; ; tries++) {
     await page.locator('#poems-section').scrollIntoViewIfNeeded();
     try {
-      return await page.waitForSelector('#poems-status progress', { timeout: tries < 5 ? 5000 : LOAD_MS });
+      return await page.waitForSelector('#poems-status progress, #poem-loss-all[data-value]:not([data-value=""])', { timeout: tries < 5 ? 5000 : LOAD_MS });
     } catch (error) {
       if (tries === 5) throw error;
     }
@@ -251,8 +254,12 @@ test('typing redraws the tiles on screen at once; the predictions far below wait
   await inView(page, '#poem-prediction');
   assert.deepEqual(await shownTop(), topOf(first));
   await page.locator('#poems-section textarea').scrollIntoViewIfNeeded();
-  // Two frames for the page to see what is on the screen now.
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  // The page sees what is on the screen now through its IntersectionObservers. One made now is told in the
+  // same batch as theirs, after them, or later: once it is told, theirs have been.
+  await page.evaluate(() => new Promise((resolve) => {
+    const observer = new IntersectionObserver(() => (observer.disconnect(), resolve()));
+    observer.observe(document.body);
+  }));
   const typed = `${first}\n${second}`;
   await page.fill('#poems-section textarea', typed);
   const length = 1 + encode(typed).length;

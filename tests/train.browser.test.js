@@ -39,7 +39,7 @@ const HTML = `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><tit
 <body><main id="host"></main>
 <script type="module">
   import { mountTraining } from './dist/__train-section.js';
-  window.training = mountTraining(document.getElementById('host'), { lang: 'zh', heads: 2, stepsPerTick: 25, maxSteps: 600 });
+  window.training = mountTraining(document.getElementById('host'), { lang: 'zh', heads: 2, stepsPerTick: 25, maxSteps: 1500 });
 </script></body></html>`;
 
 /** Waits until the section has its trainer (data-state leaves "loading") and checks that it is ready, not failed. */
@@ -112,7 +112,9 @@ test('training in a worker: the loss falls and the two heads take two different 
     await page.click('.mha-train button.train-start');
     await page.waitForSelector('.mha-train[data-state="running"]', { timeout: HANG_MS });
     await page.waitForFunction(() => window.training.snapshot().steps >= 400, null, { timeout: HANG_MS });
-    await page.click('.mha-train button.train-start'); // pause
+    // Paused well before the last step (1,500, about 1.8 s on), so the button pauses rather than starting over.
+    await page.click('.mha-train button.train-start');
+    await page.waitForSelector('.mha-train[data-state="paused"]', { timeout: HANG_MS });
     await page.waitForSelector('.mha-train .train-ablation tr.head-off', { timeout: HANG_MS });
     const maxGap = await page.evaluate(() => ((window.stopWatch = true), window.maxGap));
 
@@ -144,7 +146,8 @@ test('training in a worker: the loss falls and the two heads take two different 
     await page.click('.mha-train input[type="radio"][value="1"]');
     await page.waitForFunction(() => window.training.snapshot().heads === 1 && window.training.snapshot().attention.length === 1, null, { timeout: HANG_MS });
     await page.waitForSelector('.mha-train svg.loss-curve path.past[data-heads="2"]', { timeout: HANG_MS });
-    assert.equal(await page.locator('.mha-train figure.train-head').count(), 1);
+    // The panel redraws at the next frame after the worker's answer: wait for the figures, not the state.
+    await page.waitForFunction(() => document.querySelectorAll('.mha-train figure.train-head').length === 1, null, { timeout: HANG_MS });
     assert.deepEqual(errors, []);
   } finally {
     await context.close();

@@ -362,7 +362,8 @@ test('bad attributes show a short inline error naming the problem, warn, and rec
     // Fixing the attribute brings the widget back.
     await page.$eval('#divisor', (el) => el.setAttribute('heads', '2'));
     await page.waitForFunction(() => document.getElementById('divisor').result);
-    const fixed = await page.$eval('#divisor', (el) => ({ error: el.shadowRoot.querySelector('.error'), maps: el.shadowRoot.querySelectorAll('figure.heatmap').length }));
+    // `result` comes before the figures, which are drawn a slice at a time: updateComplete says they are all shown.
+    const fixed = await page.$eval('#divisor', async (el) => (await el.updateComplete, { error: el.shadowRoot.querySelector('.error'), maps: el.shadowRoot.querySelectorAll('figure.heatmap').length }));
     assert.equal(fixed.error, null);
     assert.equal(fixed.maps, 2);
     // And English messages with lang="en".
@@ -382,7 +383,7 @@ test('changing heads (attribute or property) re-renders with the right number of
   const { page, context, log } = await open('heads.html', { html });
   try {
     await settled(page);
-    const state = () => page.$eval('multi-head-attention', (el) => ({
+    const state = () => page.$eval('multi-head-attention', async (el) => (await el.updateComplete, {
       heads: el.heads,
       maps: el.shadowRoot.querySelectorAll('figure.heatmap').length,
       attention: el.result?.attention.map((a) => Array.from(a)),
