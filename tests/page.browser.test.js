@@ -576,6 +576,24 @@ describe('the page as it opens, in Chinese at 1280 px: one page load', () => {
     await checkLineWordsInside(lesson.page, lesson.errors, 'Chinese, 1280 px');
   });
 
+  test('a box of controls with nothing in it takes no room: the views\' random-model box, while the hand example shows', async () => {
+    const { page } = lesson;
+    await page.locator('#views-section').scrollIntoViewIfNeeded();
+    const { source, empty, gap } = await page.$eval('#views-section', (section) => {
+      const boxes = [...section.querySelectorAll('.controls')];
+      const top = (selector) => section.querySelector(selector).closest('.controls').getBoundingClientRect().top;
+      const bottom = (selector) => section.querySelector(selector).closest('.controls').getBoundingClientRect().bottom;
+      return {
+        source: section.querySelector('input[name="views-source"]:checked').value,
+        empty: boxes.filter((box) => !box.children.length && box.getClientRects().length).length,
+        gap: top('#views-head-toggles') - bottom('input[name="views-source"]'),
+      };
+    });
+    assert.equal(source, 'hand');
+    assert.equal(empty, 0, 'no empty box of controls is laid out');
+    assert.equal(Math.round(gap), 12, 'one margin between the data and the heads to show');
+  });
+
   test('training: the last step label fits the figure, and a lone head is not "not yet divided" (Chinese, 1280 px)', async () => {
     await checkTrainingLabels(lesson.page, lesson.errors, 'zh', { tap: false });
   });
