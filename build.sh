@@ -7,7 +7,8 @@
 #           checks a rebuild gives the same bytes.
 #   native  c/build/test_native (the C unit tests), c/build/fuzz_api and c/build/fuzz_model (the fuzz
 #           harnesses' seeded drivers), all with gcc under ASan + UBSan.
-#   web     web/dist/page.js, widget.js, widget.classic.js, train-worker.js and katex/ (esbuild, web/bundle.js),
+#   web     web/dist/page.js and its chunks, widget.js, widget.classic.js, the workers (train-, poems-,
+#           gpt2- and gpt2-hash-worker.js) and katex/ (esbuild, web/bundle.js),
 #           then a brotli and a gzip copy beside each file of web/dist and the shipped model (web/precompress.js),
 #           which web/serve.js sends to browsers that accept them.
 # Usage: bash build.sh [wasm] [native] [web] [--if-needed]      (no target: all three)

@@ -1,5 +1,5 @@
 // Bundles the page and the widget into web/dist with esbuild, and ships KaTeX's stylesheet and fonts
-// beside them, so the served folder needs nothing from node_modules or the network. §4's formula is
+// beside them, so the served folder needs nothing from node_modules or the network. §5's formula is
 // typeset here, by KaTeX in Node: the page carries its HTML, not the typesetter.
 // Run by build.sh's web target (the bundles import the committed web/dist/mha-core.mjs).
 import { build } from 'esbuild';

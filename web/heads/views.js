@@ -29,7 +29,7 @@ export function enlargedBox(id, onPosition) {
   } });
 }
 
-/** What a tile says a head does: its clear role (head-roles.js's clearRole) or mixed. */
+/** What a tile says a head does: its clear role (poems/model.js's clearRole) or mixed. */
 export const roleWord = (words, role) => (role ? words.roleNames[role] : words.mixed);
 
 /**

@@ -1,6 +1,6 @@
 // loadPoemModel: the lesson's poetry model, its tokenizer and its card. The only module of web/src/ that names
 // web/poems/, and only the two files that web/poems/build/train.js wrote, never its code: the data sits below the API
-// as web/dist's wasm does, while web/poems/'s code stands on the API (README, "How the web code is layered").
+// as web/dist's wasm does, while web/poems/'s code stands on the API (web/README.md: "A floor imports only from the floors below it").
 import { MHAError, checkOptions } from './checks.js';
 import { fetchFile } from './fetch-file.js';
 

@@ -12,7 +12,7 @@ export const WORDS = {
 
 export const TRAIN_TEXT = {
   zh: {
-    title: '十、训练：看两个头学出两种眼光',
+    title: '训练：看两个头学出两种眼光',
     lead: '随机初始化的头没有意义——每个头看哪里，是训练决定的。这里有一个小任务：词表里有 16 个词，句子由其中的词随机组成，模型在每个位置要同时说出两件事：前一个词是什么，句首的词是什么。一种眼光是“往回看一步”，另一种是“看句首”。d_model = 8 不变，h 取 1、2 或 4：参数量完全相同，只是切法不同。',
     oneHead: 'h = 1 时，一个头在每一行只有一张 softmax 权重表，要么看前一个词，要么看句首，要么各分一半——分一半时读出层拿到的是两个词的混合，分不开。',
     heads: '头数 h',
@@ -54,7 +54,7 @@ export const TRAIN_TEXT = {
     error: '训练出错：',
   },
   en: {
-    title: '10. Training: watch two heads learn two views',
+    title: 'Training: watch two heads learn two views',
     lead: 'Randomly initialised heads mean nothing — training decides where each head looks. Here is a small task: sentences are random words from a vocabulary of 16, and at every position the model must say two things at once: what the previous word was, and what the first word of the sentence was. One view is “look one step back”, the other “look at the start”. d_model stays 8 and h is 1, 2 or 4: exactly the same number of parameters, only split differently.',
     oneHead: 'With h = 1 a single head has one softmax row per position: it can look one step back, or at the start, or split its weight — and then the read-out gets a blend of two words it cannot take apart.',
     heads: 'Heads h',

@@ -1,16 +1,17 @@
 // Trains the lesson's poetry model and writes what ships: web/poems/poems.safetensors (F16, the vocabulary
 // in its __metadata__) and its model card web/poems/poems.card.json.
 //
-//   npm run train-model               the corpus (npm run corpus), then the training run below (≈ 30 min on
-//                                     2 cores), the F16 file and the card
+//   npm run train-model               the corpus (npm run corpus), then the training run below (40–50 min
+//                                     on 2 cores), the F16 file and the card
 //   node web/poems/build/train.js --reproduce
 //                                     the short run the tests repeat: a tiny model on the committed
 //                                     reproduction-corpus.txt; rewrites train-reproduction.json, its loss curve
 //
 // The training itself is c/tool_train_poems.c, built here with gcc. Same machine kind, same bytes: the run
-// is single-threaded and seeded, and -std=c11 keeps gcc from fusing multiply-adds. -march=native lets the
-// kernels use the CPU's widest vectors, which changes the order of sums, so another CPU family gives a
-// slightly different model (and card), not the same bytes.
+// is seeded, its threads never change the bytes (each output is computed whole by one thread), and
+// -std=c11 keeps gcc from fusing multiply-adds. -march=native lets the kernels use the CPU's widest
+// vectors, which changes the order of sums, so another CPU family gives a slightly different model (and
+// card), not the same bytes.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
