@@ -331,7 +331,7 @@ test('the held-out measure runs in a worker of its own; where none can start, th
   for (const loss of losses) assert.ok(Math.abs(loss - want) < 1e-4 * want, `with head 1.1 off ${loss}, the API ${want}`);
 });
 
-test('continuing the lines: greedy gives the same text twice; with a temperature a seed repeats itself and another seed differs', async () => {
+test('continuing the lines: greedy gives the same text twice; with a temperature a seed repeats itself, and says so, and another seed differs', async () => {
   const { page, context, errors } = await openSection('?pt=' + encodeURIComponent('白日依山尽，黄河入海流。\n'));
   const continueWith = async (temperature, seed) => {
     await page.fill('#poem-seed', String(seed));
@@ -348,11 +348,16 @@ test('continuing the lines: greedy gives the same text twice; with a temperature
   const greedy = await continueWith(0, 1);
   assert.ok(greedy.length > 0);
   assert.equal(await continueWith(0, 2), greedy, 'greedy ignores the seed and repeats itself');
-  // Each run differs from the one before in its seed or temperature, so each is drawn anew (the page
-  // redraws only what changed: two runs alike in a row, each done in one slice, would redraw nothing).
+  assert.equal(await page.$('#poem-again'), null, 'another seed is not "the same settings"');
+  // Run again with the same settings, the text is the same, and the page says it ran (the page redraws only
+  // what changed: without the run's count a second run, done in one slice, would change nothing on screen).
   const sampled = await continueWith(1, 5);
-  assert.notEqual(await continueWith(1, 6), sampled, 'another seed, another continuation');
   assert.equal(await continueWith(1, 5), sampled, 'the same seed, the same continuation');
+  assert.match(await page.textContent('#poem-again'), /^同样的设置第 2 次续写，和上一次一字不差：同一个种子/);
+  assert.equal(await continueWith(1, 5), sampled);
+  assert.match(await page.textContent('#poem-again'), /第 3 次/);
+  assert.notEqual(await continueWith(1, 6), sampled, 'another seed, another continuation');
+  assert.equal(await page.$('#poem-again'), null);
   assert.notEqual(sampled, greedy);
   assert.deepEqual(errors, []);
   await context.close();

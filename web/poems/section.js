@@ -23,7 +23,7 @@ export const initialPoemPicks = () => ({
   heldOut: null, // { key, done, total } of the held-out pass in progress
   temperature: 0.8,
   seed: 1,
-  continuation: null, // { prompt, added, temperature, seed, done, ended, count } of the last continuation
+  continuation: null, // { prompt, added, temperature, seed, off (offKey), done, ended, count, run } of the last continuation
   key: null, // { index, row, key }: the key the four steps show for head index at row, else the row's heaviest
 });
 
@@ -149,10 +149,17 @@ export function poemsSection(ctx) {
     clearTimeout(continuing);
     const { temperature, seed } = picks();
     const prompt = currentText();
-    const continuation = new Continuation(store.poems, ctx.mha, { ids: inputIds(store.poems, prompt), off: currentOff(), count: CONTINUATION_LENGTH, temperature, seed });
+    const off = currentOff();
+    const continuation = new Continuation(store.poems, ctx.mha, { ids: inputIds(store.poems, prompt), off, count: CONTINUATION_LENGTH, temperature, seed });
+    // The same settings again write the same text: `run` counts such runs, so that each is seen to happen.
+    const last = picks().continuation;
+    const run = last?.done && last.prompt === prompt && last.temperature === temperature && last.seed === seed && last.off === offKey(off) ? last.run + 1 : 1;
     const work = () => {
       const finished = continuation.advance(SLICE_MS);
-      pick((p) => (p.continuation = { prompt, added: continuationText(continuation.added), temperature, seed, done: finished, ended: continuation.ended, count: continuation.added.length }));
+      const added = continuationText(continuation.added);
+      // Said only of what is seen: a run that came out otherwise would count from 1 again.
+      const runs = finished && run > 1 && added !== last.added ? 1 : run;
+      pick((p) => (p.continuation = { prompt, added, temperature, seed, off: offKey(off), done: finished, ended: continuation.ended, count: continuation.added.length, run: runs }));
       if (!finished) continuing = setTimeout(work);
     };
     work();
@@ -362,6 +369,7 @@ export function poemsSection(ctx) {
       vh('p', { class: 'muted' }, [continuation.done ? t.continued(continuation.temperature, continuation.seed) : t.continuing(continuation.count)]),
       vh('p', { class: 'poem-output' }, [continuation.prompt, vh('mark', { id: 'poem-added' }, [continuation.added])]),
       continuation.done && continuation.ended ? vh('p', { id: 'poem-ended', class: 'muted' }, [t.poemEnded]) : null,
+      continuation.done && continuation.run > 1 ? vh('p', { id: 'poem-again', class: 'muted' }, [t.continuedAgain(continuation.run, continuation.temperature)]) : null,
     ] : []);
   }
 

@@ -86,6 +86,7 @@ export const POEMS_TEXT = {
     continuing: (done) => `正在续写：已写 ${done} 个字`,
     poemEnded: '模型在这里结束了这首诗。',
     continued: (temperature, seed) => (temperature === 0 ? '温度 0 的续写：' : `温度 ${temperature}、种子 ${seed} 的续写：`),
+    continuedAgain: (run, temperature) => `同样的设置第 ${run} 次续写，和上一次一字不差：${temperature === 0 ? '温度 0 每一步都取最可能的字' : '同一个种子，抽出的是同一串随机数'}。`,
     card: (targets, poems) => `留出诗共 ${poems} 首、${targets} 个字；模型的说明卡在 web/poems/poems.card.json。`,
   },
   en: {
@@ -173,6 +174,7 @@ export const POEMS_TEXT = {
     continuing: (done) => `Writing: ${done} characters so far`,
     poemEnded: 'The model ended the poem here.',
     continued: (temperature, seed) => (temperature === 0 ? 'Continued at temperature 0:' : `Continued at temperature ${temperature}, seed ${seed}:`),
+    continuedAgain: (run, temperature) => `Run ${run} with the same settings wrote the same text, character for character: ${temperature === 0 ? 'at temperature 0 each step takes the likeliest character' : 'the same seed draws the same random numbers'}.`,
     card: (targets, poems) => `${poems} held-out poems, ${targets} characters; the model card is web/poems/poems.card.json.`,
   },
 };
