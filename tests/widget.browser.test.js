@@ -735,7 +735,7 @@ test('the class is exported and can be registered under another name; widgets su
     assert.deepEqual(await page.evaluate(() => window.__check), { base: true, sub: true, again: true });
     await settled(page, 'attention-heads, multi-head-attention');
     assert.equal(await page.$eval('attention-heads', (el) => el.result.attention.length), 1);
-    // Move the second widget: its layer is freed on disconnect and made again on connect.
+    // Move the second widget: it keeps its layer and shows the same numbers.
     await page.evaluate(() => document.getElementById('elsewhere').append(document.querySelector('multi-head-attention')));
     await page.waitForFunction(() => document.querySelector('#elsewhere multi-head-attention').result);
     assert.deepEqual(rounded(await page.$eval('#elsewhere multi-head-attention', (el) => Array.from(el.result.attention[0].slice(0, 3)))), [0.25, 0.25, 0.5]);
@@ -792,7 +792,18 @@ test('view="train" mounts the training section; training in its worker separates
       const heads = [...document.querySelector('multi-head-attention').shadowRoot.querySelectorAll('.train-head')];
       return heads.length === 2 && new Set(heads.map((figure) => figure.dataset.view)).size === 2
         && heads.every((figure) => figure.dataset.view !== 'mixed');
-    }, null, { timeout: 40000 });
+    }, null, { timeout: HANG_MS });
+    // Moved elsewhere in the page, it trains on from where it was; taken out, its worker stops.
+    const steps = () => page.$eval('multi-head-attention', (el) => Number(el.shadowRoot.querySelector('.mha-train').dataset.steps));
+    const before = await steps();
+    await page.evaluate(() => document.body.append(Object.assign(document.createElement('div'), { id: 'moved' })));
+    await page.evaluate(() => document.getElementById('moved').append(document.querySelector('multi-head-attention')));
+    assert.ok(await steps() >= before, `step ${before} before the move`);
+    const worker = page.workers().find((w) => w.url().endsWith('/train-worker.js'));
+    assert.ok(worker, page.workers().map((w) => w.url()).join(' '));
+    const closed = new Promise((resolve) => worker.once('close', resolve));
+    await page.evaluate(() => document.querySelector('multi-head-attention').remove());
+    await closed;
     assert.deepEqual(await page.evaluate(() => window.__violations), []);
     assert.deepEqual(log.errors, []);
   } finally {

@@ -67,7 +67,9 @@ test('every bad attribute gives a code and a message naming the problem', () => 
     [{ k: '{"a":1}' }, 'NOT_A_MATRIX', /k/],
     [{ k: '[1,0,1,0]' }, 'NOT_A_MATRIX', /k/],
     [{ v: '[]' }, 'EMPTY', /v/],
-    [{ v: '[[1,0],[0,1],[2,0]]' }, 'SHAPE_MISMATCH', /3×2.*3×4/],
+    [{ v: '[[1,0],[0,1],[2,0]]' }, 'SHAPE_MISMATCH', /^v 是 3×2，q 却是 3×4；/],
+    [{ q: '[[1e300,1,0,0],[0,2,0,2],[0,0,1,1]]' }, 'NOT_FINITE', /q 第 1 行第 1 列是 1e\+300，超出了 float32/],
+    [{ k: '[[1,0,1,0],[0,1,0,-3.4028235677973366e38],[1,1,0,0]]' }, 'NOT_FINITE', /float32/],
     [{ k: null }, 'MISSING', /k/],
     [{ tokens: '["猫","吃"]' }, 'TOKEN_COUNT', /2.*3/],
     [{ tokens: '"猫吃鱼"' }, 'BAD_TOKENS', /tokens/],
@@ -88,6 +90,31 @@ test('every bad attribute gives a code and a message naming the problem', () => 
   }
   const long = JSON.stringify(Array.from({ length: MAX_TOKENS + 1 }, () => [1, 0]));
   assert.equal(parseState({ q: long, k: long, v: long }).error.code, 'TOO_LARGE');
+});
+
+test('numbers up to the largest float32 are taken; from there on they would be infinite in the core', () => {
+  const withEntry = (x) => JSON.stringify([[x, 1, 0, 0], [0, 2, 0, 2], [0, 0, 1, 1]]);
+  assert.equal(parseState({ ...lesson, q: withEntry(3.4028234663852886e38) }).error, undefined, 'the largest float32');
+  assert.equal(parseState({ ...lesson, q: withEntry(3.4028235677973362e38) }).error, undefined, 'rounds down to it');
+  assert.equal(Math.fround(3.4028235677973366e38), Infinity);
+  const { error } = parseState({ ...lesson, q: withEntry(3.4028235677973366e38), lang: 'en' });
+  assert.equal(error.code, 'NOT_FINITE');
+  assert.match(error.message, /^q row 1, column 1 is 3\.4028235677973366e\+38, beyond float32/);
+});
+
+test('view="train" reads no data attributes, and takes only an h the training offers', () => {
+  for (const attrs of [{}, { q: 'garbage' }, { q: '[[1,2]]', k: '[[1]]', wo: '[[1]]' }, { tokens: '[]' }]) {
+    const { state, error } = parseState({ view: 'train', ...attrs });
+    assert.equal(error, undefined, JSON.stringify(attrs));
+    assert.deepEqual([state.view, state.heads], ['train', 2], JSON.stringify(attrs));
+  }
+  assert.equal(parseState({ view: 'train', heads: '4' }).state.heads, 4);
+  for (const heads of ['8', '3', '0', 'two']) {
+    const { error } = parseState({ view: 'train', heads });
+    assert.equal(error.code, 'BAD_HEADS', heads);
+    assert.match(error.message, new RegExp(`^view="train" 的 heads 只能是 1、2、4（训练的模型 d_model = 8），收到 "${heads}"`));
+  }
+  assert.match(parseState({ view: 'train', heads: '8', lang: 'en' }).error.message, /^with view="train", heads is 1, 2 or 4 \(the model trained has d_model 8\), got "8"/);
 });
 
 test('an attribute too long is refused before it is parsed (TOO_LONG), and deep nesting never overflows the stack', () => {

@@ -17,9 +17,8 @@ import { ERROR_TEXT, errorSentence } from '../shared/errors.js';
 import { adoptStylesheet } from '../ui/adopt-stylesheet.js';
 import { hFor, vh, vdoc, show } from '../ui/dom.js';
 import { startTrainingHost } from './host.js';
-import { TRAIN_TEXT, WORDS, fmt, pct } from './strings.js';
+import { HEAD_CHOICES, TRAIN_TEXT, WORDS, fmt, pct } from './strings.js';
 
-const HEAD_CHOICES = [1, 2, 4];
 export const TRAIN_EXAMPLE = [6, 4, 0, 1, 2, 11, 8, 9]; // 我 看 猫 吃 鱼 鸟 山 水
 
 const STYLE = `

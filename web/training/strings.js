@@ -4,6 +4,9 @@
 export const fmt = (x, digits = 2) => (Number.isFinite(x) ? x.toFixed(digits) : '—');
 export const pct = (x) => (Number.isFinite(x) ? `${Math.round(x * 100)}%` : '—');
 
+/** The h the section offers: its d_model 8 split 1, 2 or 4 ways. */
+export const HEAD_CHOICES = [1, 2, 4];
+
 // vocab 16: token ids 0..15 drawn as words. The example sentence uses 8 different ones.
 export const WORDS = {
   zh: ['猫', '吃', '鱼', '狗', '看', '书', '我', '你', '山', '水', '花', '鸟', '日', '月', '风', '云'],

@@ -95,13 +95,18 @@ export class MultiHeadAttentionElement extends Base {
   }
 
   disconnectedCallback() {
-    this.#stopDrawing();
-    this.#done();
-    this.#stopTraining();
-    this.#resize?.disconnect();
-    this.#resize = null;
-    this.#session?.dispose();
-    this.#session = null;
+    // A move (out and in again within one task, as tab and slide libraries re-parent their content) keeps
+    // it all, a training run included; a widget still out after that is taken down.
+    queueMicrotask(() => {
+      if (this.isConnected) return;
+      this.#stopDrawing();
+      this.#done();
+      this.#stopTraining();
+      this.#resize?.disconnect();
+      this.#resize = null;
+      this.#session?.dispose();
+      this.#session = null;
+    });
   }
 
   attributeChangedCallback(name, before, after) {
@@ -264,7 +269,7 @@ export class MultiHeadAttentionElement extends Base {
 
   /** view="train": the training section of the lesson page (its own worker and core), mounted once per language and h. */
   #showTraining(state) {
-    const heads = [1, 2, 4].includes(state.heads) ? state.heads : 2;
+    const { heads } = state; // one the section offers (parse.js)
     const key = `${state.lang}/${heads}`;
     if (this.#training && this.#trainingKey === key) return;
     this.#stopTraining();

@@ -2,6 +2,7 @@
 // Every attribute is data: JSON is parsed with JSON.parse, never evaluated, and nothing here builds markup.
 import { STRINGS, languageOf } from './strings.js';
 import { lessonExample } from '../shared/lesson.js';
+import { HEAD_CHOICES } from '../training/strings.js';
 
 export const VIEWS = ['heatmaps', 'pipeline', 'lines', 'full', 'train'];
 export const MAX_TOKENS = 32;
@@ -13,6 +14,8 @@ export const MAX_DIM = 64;
 export const MAX_ATTRIBUTE_LENGTH = 131072;
 
 const NOT_FINITE_MARK = '\u0000';
+/** The smallest number that rounds to infinity in float32: the largest float32 and half a step more. */
+const FLOAT32_INFINITE_FROM = 3.4028235677973366e38;
 
 class ParseError {
   constructor(code, message) {
@@ -42,7 +45,14 @@ export function parseState(attrs = {}) {
 
 function build(attrs, lang, t) {
   const given = (name) => attrs[name] !== null && attrs[name] !== undefined;
-  const useExample = !['tokens', 'q', 'k', 'v'].some(given);
+  let view = 'heatmaps';
+  if (given('view') && String(attrs.view).trim() !== '') {
+    view = String(attrs.view).trim().toLowerCase();
+    if (!VIEWS.includes(view)) throw new ParseError('BAD_VIEW', t.BAD_VIEW(String(attrs.view)));
+  }
+  // view="train" trains a model of its own: the data attributes are not read, and h is one it offers.
+  const training = view === 'train';
+  const useExample = training || !['tokens', 'q', 'k', 'v'].some(given);
   for (const name of ['q', 'k', 'v']) {
     if (!useExample && !given(name)) throw new ParseError('MISSING', t.MISSING(name));
   }
@@ -64,7 +74,7 @@ function build(attrs, lang, t) {
   if (tokens.length !== L) throw new ParseError('TOKEN_COUNT', t.TOKEN_COUNT(tokens.length, L));
 
   let wo = null;
-  if (given('wo')) {
+  if (given('wo') && !training) {
     wo = matrix('wo', attrs.wo, t);
     if (wo.length !== d || wo[0].length !== d) throw new ParseError('WO_SHAPE', t.WO_SHAPE(`${wo.length}×${wo[0].length}`, d));
   }
@@ -75,14 +85,9 @@ function build(attrs, lang, t) {
   } else {
     const text = String(attrs.heads).trim();
     heads = /^\d+$/.test(text) ? Number(text) : NaN;
+    if (training && !HEAD_CHOICES.includes(heads)) throw new ParseError('BAD_HEADS', t.TRAIN_HEADS(text, HEAD_CHOICES));
     if (!Number.isSafeInteger(heads) || heads < 1) throw new ParseError('BAD_HEADS', t.BAD_HEADS(text));
     if (d % heads !== 0) throw new ParseError('HEADS_NOT_DIVISOR', t.HEADS_NOT_DIVISOR(heads, d));
-  }
-
-  let view = 'heatmaps';
-  if (given('view') && String(attrs.view).trim() !== '') {
-    view = String(attrs.view).trim().toLowerCase();
-    if (!VIEWS.includes(view)) throw new ParseError('BAD_VIEW', t.BAD_VIEW(String(attrs.view)));
   }
 
   return {
@@ -164,6 +169,8 @@ export function matrix(name, raw, t) {
 function checkNumber(name, x, r, c, t) {
   if (typeof x === 'number') {
     if (!Number.isFinite(x)) throw new ParseError('NOT_FINITE', t.NOT_FINITE(name, r, c, String(x)));
+    // The core computes in float32, where such a number is infinite.
+    if (Math.abs(x) >= FLOAT32_INFINITE_FROM) throw new ParseError('NOT_FINITE', t.BEYOND_FLOAT32(name, r, c, String(x)));
     return;
   }
   if (typeof x === 'string' && x.startsWith(NOT_FINITE_MARK)) {
