@@ -27,7 +27,7 @@ export class MultiHeadAttentionElement extends HTMLElement {
   v: number[][] | null;
   /** Optional d_model×d_model; the identity when absent. */
   wo: number[][] | null;
-  /** Must divide d_model. Default 2 (1 when d_model is odd). */
+  /** Must divide d_model; with view="train", 1, 2 or 4. Default 2 (1 when d_model is odd). */
   heads: number | null;
   /** The causal mask; false (attribute absent) by default, as in the lesson's table. */
   causal: boolean;
