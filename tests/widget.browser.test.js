@@ -152,6 +152,30 @@ test('the example course page: two widgets, different heads, independent and cor
   }
 });
 
+test('sliders keep a usable width: 16 dimensions put each value under its slider, and the grid scrolls sideways when it must', async () => {
+  const rows = JSON.stringify([0, 1].map((o) => Array.from({ length: 16 }, (_, i) => (i + o) % 2)));
+  const html = fixture(`<multi-head-attention editable heads="4" ${attrs({ tokens: '["a-rather-long-token","吃"]', q: rows, k: rows, v: rows })}></multi-head-attention>`);
+  for (const width of [1280, 768, 320]) {
+    const { page, context, log } = await open('wide-sliders.html', { html, viewport: { width, height: 900 } });
+    try {
+      await settled(page);
+      const grid = await page.$eval('multi-head-attention', (el) => {
+        const box = el.shadowRoot.querySelector('fieldset[data-matrix="q"] .grid');
+        const widths = (selector) => [...box.querySelectorAll(selector)].map((node) => node.getBoundingClientRect().width);
+        return { dense: box.classList.contains('dense'), sliders: Math.min(...widths('input[type="range"]')), tokens: Math.min(...widths('.token')), scrolls: box.scrollWidth > box.clientWidth };
+      });
+      assert.ok(grid.dense, `${width} px: values under their sliders`);
+      assert.ok(grid.sliders >= 36, `${width} px: the narrowest slider is ${grid.sliders} px`);
+      assert.ok(grid.tokens >= 12, `${width} px: the token column is ${grid.tokens} px`);
+      assert.equal(grid.scrolls, width < 1280, `${width} px: the grid scrolls sideways only when it must`);
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${width} px: the page does not scroll sideways`);
+      assert.deepEqual(log.errors, []);
+    } finally {
+      await context.close();
+    }
+  }
+});
+
 test('the example course page at desktop and phone width: no overflow (screenshots in tests/artifacts)', async () => {
   const dir = ensureArtifactsDir();
   for (const [name, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 375, height: 740 }]]) {

@@ -10,6 +10,7 @@ const MATRICES = ['q', 'k', 'v'];
 const STEP = 0.1;
 /** Above this many entries per matrix (L × d) the panel keeps its switches but drops the sliders. */
 export const MAX_SLIDER_ENTRIES = 160;
+const DENSE_AFTER_COLUMNS = 8;
 
 /** Slider bounds for a matrix: at least −2…2, widened to whole numbers around the given values. */
 function bounds(rows) {
@@ -64,7 +65,9 @@ export function buildControls(doc, state, on) {
     const fieldset = doc.createElement('fieldset');
     fieldset.dataset.matrix = name;
     fieldset.append(h('legend', {}, [t.slidersLegend(name)]));
-    const grid = h('div', { class: 'grid' });
+    // Over 8 columns each value goes under its slider, and a grid still too wide for the widget scrolls
+    // sideways rather than squeezing its sliders to nothing.
+    const grid = h('div', { class: state.d > DENSE_AFTER_COLUMNS ? 'grid dense' : 'grid' });
     grid.style.setProperty('--cols', String(state.d)); // CSSOM, allowed under a strict style-src
     grid.append(h('span', {}));
     for (let c = 0; c < state.d; c++) {
