@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { parseHTML } from 'linkedom';
 import { parseState, matrixToAttribute, MAX_TOKENS, MAX_DIM, MAX_ATTRIBUTE_LENGTH } from '../web/widget/parse.js';
 import { LESSON_EXAMPLE } from '../web/shared/lesson.js';
-import { renderViews, renderError } from '../web/widget/render.js';
+import { renderViews, renderError, DRAWN_TOKEN_CHARS } from '../web/widget/render.js';
 import { buildControls, MAX_SLIDER_ENTRIES } from '../web/widget/controls.js';
 import { divisors, languageOf } from '../web/widget/strings.js';
 import { controlHandlesKey } from '../web/widget/keys.js';
@@ -183,6 +183,26 @@ test('each view draws its figures; heatmaps has one per head with the lesson num
   assert.equal(renderViews(document, { ...state, view: 'pipeline' }, snap).querySelectorAll('svg.mha-pipeline').length, 1);
   const full = renderViews(document, { ...state, view: 'full' }, snap);
   for (const cls of ['mha-heatmap', 'mha-lines', 'mha-pipeline', 'mha-matrix']) assert.ok(full.querySelector(`svg.${cls}`), cls);
+});
+
+test('a long token is drawn cut short with "…" on every figure, and kept whole in the tables; the maps keep readable cells', () => {
+  const { document } = parseHTML('<!doctype html><html><body></body></html>');
+  const long = 'a-very-long-token-name-that-goes-on';
+  const state = parseState({ ...lesson, tokens: JSON.stringify([long, '吃', '鱼']), view: 'full' }).state;
+  const views = renderViews(document, state, snap, { width: 320 });
+  const cut = `${long.slice(0, DRAWN_TOKEN_CHARS - 1)}…`;
+  const svgTexts = [...views.querySelectorAll('svg text')].map((text) => text.textContent);
+  assert.ok(!svgTexts.some((text) => text.includes(long)), 'no figure draws it whole');
+  for (const cls of ['mha-heatmap', 'mha-lines', 'mha-matrix']) {
+    assert.ok([...views.querySelectorAll(`svg.${cls} text`)].some((text) => text.textContent === cut), `${cls} draws "${cut}"`);
+  }
+  assert.ok([...views.querySelectorAll('table th')].some((th) => th.textContent === long), 'the table keeps it whole');
+  const cellOf = (tokens) => Number(renderViews(document, { ...state, tokens, view: 'heatmaps' }, snap, { width: 320 }).querySelector('svg.mha-heatmap g.cell rect').getAttribute('width'));
+  assert.ok(cellOf([long, '吃', '鱼']) >= 26, `cells of ${cellOf([long, '吃', '鱼'])} px keep their numbers`);
+  // Cut by character, never inside one: 13 characters outside the BMP keep 11 whole ones.
+  const astral = '𠀀'.repeat(13);
+  const drawnAstral = renderViews(document, { ...state, tokens: [astral, '吃', '鱼'], view: 'heatmaps' }, snap).querySelector('svg.mha-heatmap text').textContent;
+  assert.equal(drawnAstral, `${'𠀀'.repeat(DRAWN_TOKEN_CHARS - 1)}…`);
 });
 
 test('a token that looks like HTML is drawn as text, never parsed', () => {

@@ -8,6 +8,14 @@ import { hFor } from '../ui/dom.js';
 import { drawnHeadCount, headRun, headRunNote } from '../ui/drawn-heads.js';
 import { STRINGS } from './strings.js';
 
+/** The most characters of a token drawn on a figure: a longer one ends in "…" there (its table keeps it whole). */
+export const DRAWN_TOKEN_CHARS = 12;
+
+const drawnToken = (token) => {
+  const chars = [...token]; // by code point, so that no character is cut in two
+  return chars.length > DRAWN_TOKEN_CHARS ? `${chars.slice(0, DRAWN_TOKEN_CHARS - 1).join('')}…` : token;
+};
+
 /** The per-element label "h1 dims 0–1" of head `head`. */
 function headCaption(h, t, head, dK) {
   return h('figcaption', { class: `h${head % 8}` }, [
@@ -136,6 +144,8 @@ function matrixFigure(doc, state, values, title, className, byHead, width) {
  */
 export function viewParts(doc, state, snap, { width = 640, id = 'mha', focus = null, onFocus = null, firstHead = 0, onMoveHeads = () => {} } = {}) {
   const t = STRINGS[state.lang];
+  // One long token would otherwise widen every label column and shrink the figures to fit.
+  const drawn = { ...state, tokens: state.tokens.map(drawnToken) };
   const { L, heads } = state;
   const show = (name) => state.view === name || state.view === 'full';
   const count = drawnHeadCount(L);
@@ -145,20 +155,20 @@ export function viewParts(doc, state, snap, { width = 640, id = 'mha', focus = n
   const note = headRunNote(doc, { heads, shown, count, words: t.drawnHeads, note: (from, to) => t.drawnHeads.note(heads, L, count, from, to), onMove: onMoveHeads });
   if (note) part('heads', () => hFor(doc)('div', { class: 'head-run wide' }, note));
   if (show('heatmaps')) {
-    const cell = heatmapLayout(state.tokens, shown.length, width, state.compact);
+    const cell = heatmapLayout(drawn.tokens, shown.length, width, state.compact);
     // Each map and its table are parts of their own: a table of 32 × 32 weights costs its frame as much as the map.
     for (const head of shown) {
-      part(`heatmap-${head}`, () => heatmapFigure(doc, state, snap, t, head, cell));
+      part(`heatmap-${head}`, () => heatmapFigure(doc, drawn, snap, t, head, cell));
       part(`table-${head}`, () => weightsTable(doc, state, snap, t, head));
     }
     part('legend', () => legendFigure(doc, t, `${id}-legend`));
   }
-  if (show('lines')) part('lines', () => linesFigure(doc, state, snap, t, shown, focus !== null && focus < L ? focus : null, onFocus));
+  if (show('lines')) part('lines', () => linesFigure(doc, drawn, snap, t, shown, focus !== null && focus < L ? focus : null, onFocus));
   if (state.view === 'full') {
-    part('concat', () => matrixFigure(doc, state, snap.concat, t.concatTitle, 'concat', true, width));
-    if (state.wo) part('output', () => matrixFigure(doc, state, snap.output, t.outputTitle, 'output', false, width));
+    part('concat', () => matrixFigure(doc, drawn, snap.concat, t.concatTitle, 'concat', true, width));
+    if (state.wo) part('output', () => matrixFigure(doc, drawn, snap.output, t.outputTitle, 'output', false, width));
   }
-  if (show('pipeline')) part('pipeline', () => pipelineFigure(doc, state, snap, t, shown, width));
+  if (show('pipeline')) part('pipeline', () => pipelineFigure(doc, drawn, snap, t, shown, width));
   return parts;
 }
 
