@@ -1088,6 +1088,18 @@ test('a link with values out of range is refused with a message naming the entry
   await context.close();
 });
 
+test('a link with words where numbers go opens the page, and each section refuses its own number', async () => {
+  const { page, errors, context } = await openPage(env.browser, `${env.baseUrl}?bd=NaN&bh=abc&seed1=x`, { baseUrl: env.baseUrl });
+  await lessonDrawn(page);
+  assert.equal(await page.getAttribute('html', 'data-lesson'), 'drawn');
+  assert.match(await page.textContent('#bill .error'), /./, 'the bill refuses its d_model inline');
+  await page.locator('#share-section').scrollIntoViewIfNeeded();
+  await settle(page);
+  assert.equal(await page.textContent('#share-left-out'), '', 'nothing is said to be left out of the link');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('every error on the Chinese page reads in Chinese, a sentence alone: its code only in data-code', async () => {
   const words = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
   const links = [

@@ -286,6 +286,14 @@ test('a 1,920-character poem: the link keeps its first 256 characters, and the s
   assert.deepEqual(linkClips(defaultState()), []);
 });
 
+test('a number a link gives as NaN or words stays for the page to refuse, and is never counted as left out of it', () => {
+  for (const query of ['bd=NaN', 'bd=abc', 'bh=NaN', 'seed1=x', 'seed2=NaN', 'vw=abc', 'vd=NaN']) {
+    const state = fromQuery(new URLSearchParams(query));
+    assert.deepEqual(linkClips(state), [], query);
+  }
+  assert.ok(Number.isNaN(fromQuery(new URLSearchParams('bd=NaN')).bill.dModel), 'kept as NaN, for the bill to refuse');
+});
+
 test('a missed or revealed quiz question comes back after two others; one got right is done', () => {
   const deck = newDeck(['a', 'b', 'c', 'd', 'e']);
   assert.equal(currentQuestion(deck), 'a');

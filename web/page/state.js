@@ -180,9 +180,11 @@ export function toQuery(state) {
 
 /** The texts a link to `state` clips, each as { path, kept: the characters it keeps }, for the share box to say so. */
 export function linkClips(state) {
+  // Only the free texts are clipped (a number from a link may be NaN, which equals nothing, itself included).
   return URL_KEYS.flatMap(([, path, codec]) => {
     const whole = getIn(state, path);
-    const kept = codec.clip && whole !== null ? codec.clip(whole) : whole;
+    if (!codec.clip || whole === null) return [];
+    const kept = codec.clip(whole);
     return kept === whole ? [] : [{ path, kept: Array.from(kept).length }];
   });
 }
