@@ -904,6 +904,28 @@ test('the quiz asks ten questions one at a time, checked by the live core; a mis
 });
 
 
+test('§9 on a phone, in English: the ablation table scrolls inside its box, from the keyboard too, and the page does not', async () => {
+  const { page, errors, context } = await openPage(env.browser, `${env.baseUrl}?lang=en`, { baseUrl: env.baseUrl, viewport: { width: 375, height: 740 } });
+  await lessonDrawn(page);
+  await page.locator('.mha-train').scrollIntoViewIfNeeded();
+  await page.waitForSelector('.mha-train[data-state="ready"]', { timeout: HANG_MS });
+  await page.click('.mha-train button.train-start');
+  await page.waitForFunction(() => Number(document.querySelector('.mha-train').dataset.steps) >= 100, null, { timeout: HANG_MS });
+  await page.click('.mha-train button.train-start');
+  await page.waitForSelector('.mha-train .train-ablation tr.head-off', { timeout: HANG_MS });
+  const box = await page.$eval('.mha-train .train-ablation', (node) => {
+    const section = node.closest('section').getBoundingClientRect();
+    const own = node.getBoundingClientRect();
+    node.scrollLeft = node.scrollWidth;
+    const last = node.querySelector('thead th:last-child').getBoundingClientRect();
+    return { inside: own.right <= section.right, lastShown: last.right <= own.right + 1, tabindex: node.getAttribute('tabindex'), label: node.getAttribute('aria-label') };
+  });
+  assert.deepEqual(box, { inside: true, lastShown: true, tabindex: '0', label: 'Ablation: switch one head off, see the loss change' });
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'the page does not scroll sideways');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('the line view on a phone, in English: a tap keeps a head, a second tap shows them all', async () => {
   const phone = await load('?vs=big&lang=en', { viewport: { width: 375, height: 800 } });
   await phone.page.locator('#views-head-pick').scrollIntoViewIfNeeded();

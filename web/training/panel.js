@@ -42,6 +42,7 @@ const STYLE = `
 .mha-train .bar{display:inline-block;height:10px;background:#0b5cad;border-radius:2px;vertical-align:middle;margin-left:6px}
 .mha-train .train-error{color:#a4000f}
 .mha-train .train-placeholder{visibility:hidden}
+.mha-train .train-ablation{overflow-x:auto;max-width:100%}
 .mha-train .sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
 `;
 
@@ -104,7 +105,7 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
   const lossFigure = node('figure', { class: 'train-loss' }, [node('figcaption', {}, [t.lossTitle]), node('div', { class: 'fig-svg' })]);
   const headFigures = node('div', { class: 'train-figs train-heads' });
   const predictions = node('div', { class: 'train-predictions' });
-  const ablationBox = node('div', { class: 'train-ablation' }, [node('p', { class: 'muted' }, [t.ablationWait])]);
+  const ablationBox = node('div', { class: 'train-ablation', role: 'group', 'aria-label': t.ablation }, [node('p', { class: 'muted' }, [t.ablationWait])]);
   const errorLine = node('p', { class: 'train-error', role: 'alert', hidden: true });
 
   const root = node('div', { class: 'mha-train', 'data-state': 'loading' }, [
@@ -301,9 +302,12 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
   function drawAblation() {
     const a = state.ablation;
     if (!a || a.off.length !== state.heads) {
+      ablationBox.removeAttribute('tabindex');
       show(ablationBox, vh('p', { class: 'muted' }, [t.ablationWait]));
       return;
     }
+    // On a phone the table may be wider than the screen: its box scrolls, and a keyboard can scroll it too.
+    ablationBox.setAttribute('tabindex', '0');
     const maxLoss = Math.max(a.all.loss, ...a.off.map((e) => e.loss), 1e-6);
     const row = (label, e, cls) => vh('tr', { class: cls }, [
       vh('th', { scope: 'row' }, [label]),
