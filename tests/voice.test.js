@@ -67,6 +67,16 @@ test('heads that look alike, a single head, the mask and one word are each told 
   assert.match(HAND_TEXT.zh.pause(pauseFacts(masked, lessonSingle, lesson))[0], /^打开掩码后，句首的“猫”只看得见自己.*两种眼光。$/);
   assert.match(HAND_TEXT.en.pause(pauseFacts(masked, lessonSingle, lesson))[0], /sees only itself/);
   assert.equal(pauseFacts(result(['猫'], [[[1]], [[1]]]), result(['猫'], [[[1]]]), lesson).self, null);
+  // One word, mask off: the mask is not what leaves it alone, so the callout asks for another word.
+  const oneWord = pauseFacts(result(['猫'], [[[1]], [[1]]]), result(['猫'], [[[1]]]), lesson);
+  assert.equal(HAND_TEXT.zh.pause(oneWord)[0], '现在只有一个词“猫”：它只能看自己，每个头都把 100% 给了它，没什么可对照的。再添一个词，就能对照同一个词的两种眼光。');
+  assert.match(HAND_TEXT.en.pause(oneWord)[0], /^There is only one word, “猫”: .* Add a word to see two ways of looking at it\.$/);
+  assert.doesNotMatch(HAND_TEXT.zh.pause(oneWord).join(''), /掩码/);
+});
+
+test('an even row is written as the lesson writes it (33% × 3), and to a tenth where whole percentages would not add up', () => {
+  const evenOver = (count) => pauseFacts(result(Array.from({ length: count }, (_, i) => `w${i}`), [Array.from({ length: count }, () => Array(count).fill(1 / count))], { dK: 4 }), lessonSingle).looks[0];
+  assert.deepEqual([3, 4, 5, 6, 7, 8].map((count) => `${evenOver(count).share}% × ${count}`), ['33% × 3', '25% × 4', '20% × 5', '16.7% × 6', '14.3% × 7', '12.5% × 8']);
 });
 
 test('from the core: the lesson\'s 猫 row is 50% on 鱼 in head 1 and 33% × 3 in head 2; one head gives 吃 0.67', () => {

@@ -7,7 +7,8 @@ const range = (n) => Array.from({ length: n }, (_, i) => i);
 /**
  * Where one head's row looks: `{ even, share, count, word }`. Shares are whole percentages of the words the
  * row can see (with the causal mask, only itself and the words before it). An even row gives each of its
- * `count` words `share`; any other names the `word` with the largest share (the first, on a tie).
+ * `count` words `share`, as the lesson writes it (33% × 3), or to a tenth where whole ones would not add up
+ * (12.5% × 8, not 13% × 8); any other names the `word` with the largest share (the first, on a tie).
  */
 export function rowLook(result, head, row = 0) {
   const { L, causal, attention, tokens } = result;
@@ -16,7 +17,8 @@ export function rowLook(result, head, row = 0) {
   const shares = weights.map((w) => Math.round(w * 100));
   const top = weights.indexOf(Math.max(...weights));
   const even = count > 1 && shares.every((s) => s === shares[0]);
-  return { even, share: shares[top], count, word: tokens[top] };
+  const share = even && Math.abs(shares[0] * count - 100) > 1 ? Math.round(1000 / count) / 10 : shares[top];
+  return { even, share, count, word: tokens[top] };
 }
 
 /** What a single head gives the second word's row: its own weight (2 decimals) and where its largest went. */
@@ -42,7 +44,8 @@ export function pauseFacts(result, single, lesson = null) {
     heads: result.heads,
     looks,
     differ: looks.some((look) => !sameLook(look, looks[0])),
-    alone: looks[0].count === 1, // the mask leaves the first word only itself to look at
+    alone: looks[0].count === 1, // the first word has only itself to look at: the mask is on, or it is the only word
+    oneWord: result.tokens.length === 1,
     self: selfLook(single),
   };
   const sameAsLesson = (other) => other.word === facts.word && other.heads === facts.heads

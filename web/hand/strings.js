@@ -12,7 +12,9 @@ function pauseZh(f) {
   const looks = (facts) => facts.looks.map(lookZh).join('，');
   if (f.heads === 1) return [`现在 h = 1：只有一套眼镜，“${f.word}”这一行只有一种看法（${looks(f)}）。把 h 改回 2，就能对照同一个词的两种眼光。`];
   const views = `${setsZh(f.heads)}套眼镜，${setsZh(f.heads)}种眼光`;
-  const said = f.alone
+  const said = f.oneWord
+    ? [`现在只有一个词“${f.word}”：它只能看自己，每个头都把 100% 给了它，没什么可对照的。再添一个词，就能对照同一个词的${setsZh(f.heads)}种眼光。`]
+    : f.alone
     ? [`打开掩码后，句首的“${f.word}”只看得见自己，每个头都把 100% 给了它，没什么可对照的。关掉掩码，再看同一个词的${setsZh(f.heads)}种眼光。`]
     : f.changed
     ? [`你改过数字，现在同一个“${f.word}”：${looks(f)}。课文的数字是：${looks(f.lesson)}。${f.differ ? `${views}。` : '此刻几个头看法一样：眼镜多了，眼光却没分开——分工要靠训练。'}`]
@@ -34,7 +36,9 @@ function pauseEn(f) {
   const looks = (facts) => facts.looks.map(lookEn).join('; ');
   if (f.heads === 1) return [`Now h = 1: one pair of glasses, one way of looking at “${f.word}” (${looks(f)}). Set h back to 2 to compare two views of the same word.`];
   const n = f.heads === 2 ? 'two' : String(f.heads);
-  const said = f.alone
+  const said = f.oneWord
+    ? [`There is only one word, “${f.word}”: it can look only at itself, so every head gives it 100% and there is nothing to compare. Add a word to see ${n} ways of looking at it.`]
+    : f.alone
     ? [`With the mask on, the first word “${f.word}” sees only itself: every head gives it 100%, so there is nothing to compare. Switch the mask off to see ${n} ways of looking at it.`]
     : f.changed
     ? [`You have changed the numbers. Now, for the same “${f.word}”: ${looks(f)}. The lesson's numbers: ${looks(f.lesson)}. ${f.differ ? `${f.heads === 2 ? 'Two' : n} pairs of glasses, ${n} ways of looking.` : 'Right now the heads look alike: more glasses, but no separate views — dividing the work is what training does.'}`]
