@@ -363,6 +363,18 @@ test('continuing the lines: greedy gives the same text twice; with a temperature
   await context.close();
 });
 
+test('characters the model does not know are drawn as □, and a line says why; a poem of its own has none', async () => {
+  const text = 'the cat 吃鱼';
+  const { page, context, errors } = await openSection(`?lang=en&pt=${encodeURIComponent(text)}`);
+  const unknown = [...encode(text)].filter((id) => id === 1).length;
+  assert.equal(unknown, 8, 'letters and spaces are outside the vocabulary; 吃 and 鱼 are in it');
+  assert.match(await page.textContent('#poem-unknown'), /^8 characters are outside the model's vocabulary and drawn as □: it learned only the \d+ characters/);
+  await page.fill('#poems-section textarea', '吃鱼');
+  await page.waitForFunction(() => document.querySelector('#poem-unknown').textContent === '');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('in English at 375 px: nothing overflows, every control is reached with the keyboard, axe finds nothing serious', async () => {
   const { page, context, errors } = await openSection('?lang=en&pp=1', { width: 375, height: 800 });
   assert.equal(await page.textContent('#poems-section-title'), '10. Real heads in a trained model');

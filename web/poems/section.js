@@ -5,6 +5,7 @@ import { legend } from '../draw/index.js';
 import { layerHead, offKey, existingOff, offIndices, withHeadOff } from '../heads/heads.js';
 import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, rolesTable, nextTokens, headSteps, heaviestKey } from '../heads/views.js';
 import { EXPLAIN_WORDS } from '../shared/figure-labels.js';
+import { UNKNOWN_ID } from './vocabulary.js';
 import { loadPoems, inputIds, maxTextLength, fittingText, runText, topNext, textRoles, clearRole, Continuation, HEAD_ROLES } from './model.js';
 import { heldOutMeasurer } from './held-out.js';
 import { SEED_MAX } from '../shared/lesson.js';
@@ -211,6 +212,7 @@ export function poemsSection(ctx) {
     const parts = {
       text, menu, toggles, position, temperature, temperatureLabel,
       clipped: h('p', { class: 'muted', id: 'poem-clipped' }),
+      unknown: h('p', { class: 'muted', id: 'poem-unknown' }),
       paintTile: tileCanvases(store.poems.model.config.context),
       tiles: tilesBox('poem-tiles', t.tilesTitle, heads),
       big: enlargedBox('poem-big', (position) => ctx.set((s) => (s.poems.position = position))),
@@ -228,6 +230,7 @@ export function poemsSection(ctx) {
       ]),
       guided,
       parts.clipped,
+      parts.unknown,
       h('h3', {}, [t.tilesTitle]),
       h('p', { class: 'muted' }, [t.tilesNote]),
       parts.tiles,
@@ -392,6 +395,9 @@ export function poemsSection(ctx) {
       if (typed !== null && controls.text.value !== typed) controls.text.value = typed;
       controls.menu.value = String(poemIndex());
       controls.clipped.textContent = Array.from(typed ?? '').length > maxTextLength(store.poems) ? t.clipped(maxTextLength(store.poems)) : '';
+      const unknown = inputIds(store.poems, text).filter((id) => id === UNKNOWN_ID).length;
+      const known = store.poems.vocabulary.length - 2; // less the start and unknown tokens
+      controls.unknown.textContent = unknown ? t.unknown(unknown, known) : '';
       const off = currentOff();
       const { layers, heads } = store.poems.model.config;
       const offHeads = offIndices(off, heads);
