@@ -450,7 +450,7 @@ export const TEXT = {
       },
       concat: {
         prompt: 'After the heads\' outputs are concatenated, how many dimensions does each word\'s vector have with the current settings?',
-        why: (heads, dK, width) => `${heads} heads of ${dK} dimensions each: ${heads} × ${dK} = ${width}, back to d_model.`,
+        why: (heads, dK, width) => `${heads} head${heads === 1 ? '' : 's'} of ${dK} dimension${dK === 1 ? '' : 's'} each: ${heads} × ${dK} = ${width}, back to d_model.`,
       },
       wo: {
         prompt: 'If Wᴼ is the identity matrix, what is the output?',

@@ -25,7 +25,7 @@ export const TRAIN_TEXT = {
     reset: '重置',
     speed: '速度',
     speeds: { 1: '慢', 4: '中', 25: '快' },
-    params: (n, dK) => `参数量 ${n}(d_k = ${dK})`,
+    params: (n, dK) => `参数量 ${n}（d_k = ${dK}）`,
     status: (s) => `第 ${s.steps} 步 · 验证损失 ${fmt(s.eval.loss, 3)} · 准确率 ${pct(s.eval.accuracy)}（前一个词 ${pct(s.eval.previous.accuracy)}，句首 ${pct(s.eval.first.accuracy)}）`,
     loading: '正在启动训练……',
     lossTitle: '验证损失（对数坐标）随训练步数的变化',
