@@ -836,6 +836,26 @@ test('words can be added and removed', async () => {
   await context.close();
 });
 
+test('a quiz question the page\'s numbers cannot answer says so, and the learner goes on; it comes back later', async () => {
+  const { page, errors, context } = await load('?q=NaN,1,0,0;0,2,0,2;0,0,1,1');
+  await page.locator('#quiz-section').scrollIntoViewIfNeeded();
+  const stuck = [];
+  for (let i = 0; i < 6; i++) {
+    const id = await quizAt(page);
+    await page.click('#quiz-reveal');
+    if (await page.locator('#quiz-cannot-solve').count()) {
+      stuck.push(id);
+      assert.match(await page.textContent('#quiz-feedback'), /q 第 1 行第 1 列.*这道题用页面上此刻的数字来算/s);
+    }
+    assert.ok(await page.locator('#quiz-next').isVisible(), `${id}: the learner can go on`);
+    await page.click('#quiz-next');
+    assert.notEqual(await quizAt(page), id, 'the next question is another');
+  }
+  assert.ok(stuck.length > 0, 'some question needs §3\'s numbers');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('the quiz asks ten questions one at a time, checked by the live core; a miss comes back two questions later (mouse and keyboard)', async () => {
   const { page, errors, context } = await load('?h=4');
   await page.locator('#quiz-section').scrollIntoViewIfNeeded();

@@ -164,8 +164,11 @@ export function quizSection(ctx) {
     try {
       action();
     } catch (error) {
+      // The page's numbers give no answer: say so, and let the learner go on (the question comes back later).
       feedback.className = 'feedback';
-      fill(feedback, errorBox(ctx.text, error));
+      fill(feedback, [errorBox(ctx.text, error), h('span', { id: 'quiz-cannot-solve' }, [t.cannotSolve])]);
+      asked.missed = true;
+      nextButton.hidden = false;
     }
   };
 
