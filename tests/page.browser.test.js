@@ -836,6 +836,17 @@ test('words can be added and removed', async () => {
   await context.close();
 });
 
+test('an entry of §3 out of range is named the same in §3 and in §7: Wᴼ[3][3], counted from 0 as the page counts', async () => {
+  const { page, errors, context } = await load('?wo=1,0,0,0;0,1,0,0;0,0,1,0;0,0,0,5');
+  const handError = await page.textContent('#hand .error');
+  await page.locator('#views-section').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#views-section .error');
+  const viewsError = await page.textContent('#views-section .error');
+  for (const text of [handError, viewsError]) assert.match(text, /Wᴼ\[3\]\[3\] 是 5/, text);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('a quiz question the page\'s numbers cannot answer says so, and the learner goes on; it comes back later', async () => {
   const { page, errors, context } = await load('?q=NaN,1,0,0;0,2,0,2;0,0,1,1');
   await page.locator('#quiz-section').scrollIntoViewIfNeeded();
@@ -845,7 +856,7 @@ test('a quiz question the page\'s numbers cannot answer says so, and the learner
     await page.click('#quiz-reveal');
     if (await page.locator('#quiz-cannot-solve').count()) {
       stuck.push(id);
-      assert.match(await page.textContent('#quiz-feedback'), /q 第 1 行第 1 列.*这道题用页面上此刻的数字来算/s);
+      assert.match(await page.textContent('#quiz-feedback'), /q\[猫\] 第 0 维.*这道题用页面上此刻的数字来算/s);
     }
     assert.ok(await page.locator('#quiz-next').isVisible(), `${id}: the learner can go on`);
     await page.click('#quiz-next');

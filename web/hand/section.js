@@ -11,6 +11,7 @@ import { explainCell, explanationText, cellTitle } from '../shared/explain.js';
 import { EXPLAIN_WORDS } from '../shared/figure-labels.js';
 import { createSession, snapshot } from '../shared/session.js';
 import { pauseFacts } from './pause.js';
+import { handEntryName } from './strings.js';
 
 /** Marks a figure drawn with vdoc with the matrix it shows, for ui/explore.js to explain its cells. */
 function explorable(figure, head, svg) {
@@ -89,7 +90,7 @@ export function handSection(ctx) {
     outputBox,
   ]);
 
-  const entryName = (matrix, row, col) => (matrix === 'wo' ? `Wᴼ[${row}][${col}]` : t.entryName(matrix, ctx.state.hand.tokens[row], col));
+  const entryName = (matrix, row, col) => handEntryName(t, ctx.state.hand.tokens)(matrix, row, col);
 
   // Every editor of an entry (its drag number, the slider, the typed box) only changes the state; the
   // update below shows the new value in the others.

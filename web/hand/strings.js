@@ -2,6 +2,12 @@
 import { shown } from '../shared/errors.js';
 import { FIGURE_LABELS } from '../shared/figure-labels.js';
 
+/**
+ * Names an entry of §3's matrices as its tables do (q[猫] 第 0 维, Wᴼ[3][3]: dimensions and columns count
+ * from 0), so that an error about them reads the same in every section that shows one. `t` is TEXT[lang].hand.
+ */
+export const handEntryName = (t, tokens) => (matrix, row, col) => (matrix === 'wo' ? `Wᴼ[${row}][${col}]` : t.entryName(matrix, tokens[row], col));
+
 // The "停一秒" callout (facts from pause.js): the two heads on the first word's row, then lesson 8's hint.
 const lookZh = (look, head) => (look.even
   ? `头 ${head + 1} 平均分给看得见的每个词（${look.share}% × ${look.count}）`

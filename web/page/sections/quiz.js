@@ -3,6 +3,7 @@ import { uniqueId } from '../../ui/controls.js';
 import { section, errorBox, range, grouped } from '../../ui/section.js';
 import { headWidth, runHand } from '../model.js';
 import { newDeck, currentQuestion, isReturning, moveOn, rightFirstTime } from '../quiz-deck.js';
+import { handEntryName } from '../../hand/strings.js';
 
 const close = (a, b, tolerance) => Math.abs(a - b) <= tolerance;
 const sameValues = (a, b) => a.length === b.length && a.every((x, i) => close(x, b[i], 1e-6));
@@ -166,7 +167,8 @@ export function quizSection(ctx) {
     } catch (error) {
       // The page's numbers give no answer: say so, and let the learner go on (the question comes back later).
       feedback.className = 'feedback';
-      fill(feedback, [errorBox(ctx.text, error), h('span', { id: 'quiz-cannot-solve' }, [t.cannotSolve])]);
+      // The questions are worked out from §3's numbers: their entries are named as §3 names them.
+      fill(feedback, [errorBox(ctx.text, error, { cellName: handEntryName(ctx.text.hand, ctx.state.hand.tokens) }), h('span', { id: 'quiz-cannot-solve' }, [t.cannotSolve])]);
       asked.missed = true;
       nextButton.hidden = false;
     }

@@ -7,6 +7,7 @@ import { wideScreen } from '../../pipeline/section.js';
 import { BIG_MAX_D_MODEL, WEIGHT_SCALE } from '../state.js';
 import { SEED_MAX } from '../../shared/lesson.js';
 import { drawnHeadCount, headRun, headRunNote } from '../../ui/drawn-heads.js';
+import { handEntryName } from '../../hand/strings.js';
 
 /** The views' pickers as first chosen: nothing focused or hidden, the first heads drawn, no head picked. */
 export const initialViewPicks = () => ({ focus: null, hidden: [], first: null, picked: null, previewed: null });
@@ -158,7 +159,9 @@ export function viewsSection(ctx) {
     reads: ['views', 'views-structure', 'views-picks', 'hand', 'resize'],
     update(areas) {
       if (areas.has('views-structure')) buildBigControls();
-      const notice = ctx.viewsError ? errorBox(ctx.text, ctx.viewsError) : ctx.viewsDrawing ? drawingStatus(ctx.viewsDrawing) : null;
+      // The hand example's entries are named as §3 names them.
+      const named = ctx.state.views.source === 'hand' ? { cellName: handEntryName(ctx.text.hand, ctx.state.hand.tokens) } : undefined;
+      const notice = ctx.viewsError ? errorBox(ctx.text, ctx.viewsError, named) : ctx.viewsDrawing ? drawingStatus(ctx.viewsDrawing) : null;
       fill(status, notice);
       const result = ctx.views;
       node.classList.toggle('stale', Boolean(notice));
