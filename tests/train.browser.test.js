@@ -116,6 +116,8 @@ test('training in a worker: the loss falls and the two heads take two different 
     await page.click('.mha-train button.train-start');
     await page.waitForSelector('.mha-train[data-state="paused"]', { timeout: HANG_MS });
     await page.waitForSelector('.mha-train .train-ablation tr.head-off', { timeout: HANG_MS });
+    const measuredAt = await page.getAttribute('.mha-train .train-ablation table', 'data-steps');
+    assert.equal(await page.textContent('.mha-train .train-ablation caption'), `第 ${measuredAt} 步暂停时算的；训练接着跑时它不变，下次暂停再重算。`);
     const maxGap = await page.evaluate(() => ((window.stopWatch = true), window.maxGap));
 
     const after = await page.evaluate(() => window.training.snapshot());
@@ -148,6 +150,21 @@ test('training in a worker: the loss falls and the two heads take two different 
     await page.waitForSelector('.mha-train svg.loss-curve path.past[data-heads="2"]', { timeout: HANG_MS });
     // The panel redraws at the next frame after the worker's answer: wait for the figures, not the state.
     await page.waitForFunction(() => document.querySelectorAll('.mha-train figure.train-head').length === 1, null, { timeout: HANG_MS });
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('starting again after the last step trains from step 0, and the finished run\'s ablation goes with it', async () => {
+  const { page, context, errors } = await openTraining();
+  try {
+    await page.click('.mha-train button.train-start');
+    await page.waitForSelector('.mha-train[data-state="done"]', { timeout: HANG_MS });
+    await page.waitForSelector('.mha-train .train-ablation table[data-steps="1500"]', { timeout: HANG_MS });
+    await page.click('.mha-train button.train-start');
+    await page.waitForFunction(() => Number(document.querySelector('.mha-train').dataset.steps) < 1500 && !document.querySelector('.mha-train .train-ablation table'), null, { timeout: HANG_MS });
+    assert.match(await page.textContent('.mha-train .train-ablation'), /先训练一会儿，再暂停/);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();

@@ -43,6 +43,7 @@ const STYLE = `
 .mha-train .train-error{color:#a4000f}
 .mha-train .train-placeholder{visibility:hidden}
 .mha-train .train-ablation{overflow-x:auto;max-width:100%}
+.mha-train .train-ablation caption{text-align:left}
 .mha-train .sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
 `;
 
@@ -185,6 +186,13 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
     if (state.history.length > 1) state.past.set(state.ready?.heads ?? state.heads, state.history.slice());
   }
   function start() {
+    // A finished run starts over from step 0 (the worker resets it): its curve is kept as the last run's,
+    // as reset keeps it, and its ablation goes with it.
+    if (state.progress?.done) {
+      archive();
+      state.history = [];
+      state.ablation = null;
+    }
     state.running = true;
     host.send({ type: 'start' });
     schedule();
@@ -317,6 +325,8 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
       vh('td', {}, [pct(e.first.accuracy)]),
     ]);
     show(ablationBox, vh('table', { class: 'train-table', 'data-steps': a.steps }, [
+      // Measured when training paused: it says at which step, as training may have gone on since.
+      vh('caption', { class: 'muted' }, [t.ablationAt(a.steps)]),
       vh('thead', {}, [vh('tr', {}, ['', t.loss, t.accuracy, t.prevAcc, t.firstAcc].map((h) => vh('th', { scope: 'col' }, [h])))]),
       vh('tbody', {}, [row(t.allOn, a.all, 'all-on'), ...a.off.map((e, i) => row(t.without(i), e, `head-off head-${i}`))]),
     ]));

@@ -54,6 +54,7 @@ export const TRAIN_TEXT = {
     prevAcc: '前一个词',
     firstAcc: '句首',
     ablationWait: '先训练一会儿，再暂停——这里会列出每个头的消融结果。',
+    ablationAt: (steps) => `第 ${steps} 步暂停时算的；训练接着跑时它不变，下次暂停再重算。`,
     error: '训练出错：',
   },
   en: {
@@ -96,6 +97,7 @@ export const TRAIN_TEXT = {
     prevAcc: 'previous',
     firstAcc: 'first',
     ablationWait: 'Train for a while, then pause: the ablation of every head appears here.',
+    ablationAt: (steps) => `Measured when training paused at step ${steps}; it stays as it is while training goes on, and is measured again at the next pause.`,
     error: 'Training failed: ',
   },
 };
