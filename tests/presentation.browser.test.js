@@ -63,6 +63,7 @@ test('P switches presentation mode on and off at 1280 px: the prose goes, the fi
     assert.equal(shown.hint, 1, 'and the footer still says how to leave');
     for (const figure of ['pipeline', 'heatmap', 'lines']) assert.ok(shown[figure] >= 1.1 * normal[figure], `${figure}: ${normal[figure]} → ${shown[figure]} px`);
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 1280, 'nothing runs off the side');
+    assert.match(await page.$eval('.entry-editor', (box) => box.innerText), /./, 'the entry editor keeps its hint, not an empty grey box');
     await page.screenshot({ path: `${ensureArtifactsDir()}presentation-1280.png` });
     await assertAxeClean(page);
 
@@ -95,6 +96,8 @@ test('?present=1 opens in presentation mode (English, 375 px), P leaves it; ?pre
     const shown = await looks(page);
     assert.deepEqual([shown.intro, shown.leads, shown.notes], [0, 0, 0]);
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 375, 'nothing runs off a phone either');
+    const cutOff = await page.$$eval('#hand button', (buttons) => buttons.filter((b) => b.getBoundingClientRect().right > innerWidth).length);
+    assert.equal(cutOff, 0, "§3's buttons (a word's ✕ among them) stay on the screen");
     await assertAxeClean(page);
     await page.keyboard.press('p');
     assert.equal(await presenting(page), false);
