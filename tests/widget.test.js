@@ -205,6 +205,15 @@ test('a long token is drawn cut short with "…" on every figure, and kept whole
   assert.equal(drawnAstral, `${'𠀀'.repeat(DRAWN_TOKEN_CHARS - 1)}…`);
 });
 
+test('heads 9 to 16 share the first 8 colours: their lines and their swatches in the key are dashed', () => {
+  const { document } = parseHTML('<!doctype html><html><body></body></html>');
+  const row = JSON.stringify(Array.from({ length: 16 }, (_, i) => i % 3));
+  const state = parseState({ q: `[${row},${row}]`, k: `[${row},${row}]`, v: `[${row},${row}]`, heads: '16', view: 'lines' }).state;
+  const lines = renderViews(document, state, { attention: Array.from({ length: 16 }, () => [0.5, 0.5, 0.5, 0.5]) });
+  const swatches = [...lines.querySelectorAll('p.key .swatch')].map((swatch) => swatch.classList.contains('dashed'));
+  assert.deepEqual(swatches, Array.from({ length: 16 }, (_, head) => head >= 8));
+});
+
 test('a token that looks like HTML is drawn as text, never parsed', () => {
   const { document } = parseHTML('<!doctype html><html><body></body></html>');
   const token = '<img src=x onerror=alert(1)>';

@@ -3,6 +3,7 @@
 // passed in, so this runs under linkedom in Node, and with vdoc in the element (which patches the result
 // into its shadow root).
 import { heatmap, legend, pipeline, lineView, matrixView, tableFor, headColor } from '../draw/index.js';
+import { headDash } from '../draw/color.js';
 import { textWidth } from '../draw/svg.js';
 import { hFor } from '../ui/dom.js';
 import { drawnHeadCount, headRun, headRunNote } from '../ui/drawn-heads.js';
@@ -66,7 +67,8 @@ function legendFigure(doc, t, id) {
 
 function linesFigure(doc, state, snap, t, shown, focus, onFocus) {
   const h = hFor(doc);
-  const key = h('p', { class: 'key' }, shown.map((head) => h('span', { class: `h${head % 8}` }, [h('span', { class: 'swatch' }), t.head(head)])));
+  // Heads 9 to 16 repeat the 8 colours with dashed lines, and their swatches are dashed to match.
+  const key = h('p', { class: 'key' }, shown.map((head) => h('span', { class: `h${head % 8}` }, [h('span', { class: headDash(head) ? 'swatch dashed' : 'swatch' }), t.head(head)])));
   // Buttons to keep one query token's lines (the others fade), or all of them.
   const buttons = onFocus && h('div', { class: 'focus', role: 'group', 'aria-label': t.focusLabel }, [null, ...state.tokens.map((_, i) => i)].map((index) => h('button', {
     type: 'button', 'data-focus': index === null ? '' : index, 'aria-pressed': String(focus === index), onclick: () => onFocus(index),

@@ -23,6 +23,7 @@ figure{margin:0;min-width:0;max-width:100%}
 figcaption{display:flex;align-items:center;gap:6px;margin-bottom:4px;font-size:13px;font-weight:600}
 figcaption .dims{font-weight:400;color:#5b6273;font-size:12px}
 .swatch{display:inline-block;width:11px;height:11px;border-radius:3px;background:var(--head,#666);flex:none}
+.swatch.dashed{background:#fff;border:2px dashed var(--head,#666);box-sizing:border-box}
 .wide{flex:1 1 100%}
 .pipeline svg{margin:0 auto}
 svg{display:block;max-width:100%;height:auto;overflow:visible}
