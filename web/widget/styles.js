@@ -45,10 +45,10 @@ select,input,button{font:inherit;color:inherit}
 select{padding:2px 6px;border:1px solid #b9bfcc;border-radius:6px;background:#fff}
 fieldset{margin:0;padding:6px 10px 10px;border:1px solid #e0e3ea;border-radius:8px;min-width:0}
 legend{padding:0 4px;font-size:13px;font-weight:600}
-.grid{display:grid;grid-template-columns:minmax(min-content,auto) repeat(var(--cols),minmax(6em,1fr));gap:4px 8px;align-items:center;overflow-x:auto;overscroll-behavior-x:contain;padding:3px;margin:-3px}
-.grid.dense{grid-template-columns:minmax(min-content,auto) repeat(var(--cols),minmax(3em,1fr))}
-.grid.dense .slider{grid-template-columns:minmax(0,1fr)}
-.grid.dense .slider output{text-align:center;font-size:11px;line-height:1}
+.grid{--col-min:6em;display:grid;grid-template-columns:minmax(min-content,auto) repeat(var(--cols),minmax(var(--col-min),1fr));gap:4px 8px;align-items:center;overflow-x:auto;overscroll-behavior-x:contain;padding:3px;margin:-3px}
+.grid.dense,:host([compact]) .grid{--col-min:3em}
+.grid.dense .slider,:host([compact]) .slider{grid-template-columns:minmax(0,1fr)}
+.grid.dense .slider output,:host([compact]) .slider output{text-align:center;font-size:11px;line-height:1}
 .grid .token{font-size:13px;max-width:7em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .grid .dimhead{font-size:11px;color:#5b6273;text-align:center;border-bottom:3px solid var(--head);padding-bottom:1px}
 .slider{display:grid;grid-template-columns:minmax(0,1fr) 2.6em;align-items:center;gap:4px;min-width:0}
@@ -60,7 +60,7 @@ input:focus-visible,select:focus-visible,button:focus-visible{outline:2px solid 
 .views{gap:10px}
 .slider{grid-template-columns:minmax(0,1fr)}
 .slider output{text-align:center;font-size:11px;line-height:1}
-.grid{gap:2px 6px;grid-template-columns:minmax(min-content,auto) repeat(var(--cols),minmax(3em,1fr))}
+.grid{gap:2px 6px;--col-min:3em}
 }
 :host([compact]) .mha{padding:8px 10px}
 :host([compact]) .summary{margin-bottom:4px}
@@ -68,9 +68,8 @@ input:focus-visible,select:focus-visible,button:focus-visible{outline:2px solid 
 :host([compact]) .legend{flex:0 0 auto;align-self:flex-end}
 :host([compact]) .controls{margin-top:8px;padding-top:8px;gap:8px}
 :host([compact]) fieldset{padding:0 8px 6px}
-:host([compact]) .grid{gap:1px 6px;grid-template-columns:minmax(min-content,auto) repeat(var(--cols),minmax(3em,1fr))}
-:host([compact]) .slider{grid-template-columns:minmax(0,1fr);gap:0}
-:host([compact]) .slider output{text-align:center;font-size:11px;line-height:1}
+:host([compact]) .grid{gap:1px 6px}
+:host([compact]) .slider{gap:0}
 @container (min-width:600px){
 :host([compact]) .controls{grid-template-columns:repeat(3,minmax(0,1fr))}
 :host([compact]) .switches,:host([compact]) .note{grid-column:1/-1}

@@ -165,9 +165,9 @@ export function quizSection(ctx) {
     try {
       action();
     } catch (error) {
-      // The page's numbers give no answer: say so, and let the learner go on (the question comes back later).
+      // §3's numbers as they are give no answer: the error names their entries as §3 does, and the learner
+      // may go on (the question comes back later).
       feedback.className = 'feedback';
-      // The questions are worked out from §3's numbers: their entries are named as §3 names them.
       fill(feedback, [errorBox(ctx.text, error, { cellName: handEntryName(ctx.text.hand, ctx.state.hand.tokens) }), h('span', { id: 'quiz-cannot-solve' }, [t.cannotSolve])]);
       asked.missed = true;
       nextButton.hidden = false;
