@@ -8,9 +8,10 @@
 #   native  c/build/test_native (the C unit tests), c/build/fuzz_api and c/build/fuzz_model (the fuzz
 #           harnesses' seeded drivers), all with gcc under ASan + UBSan.
 #   web     web/dist/page.js and its chunks, widget.js, widget.classic.js, the workers (train-, poems-,
-#           gpt2- and gpt2-hash-worker.js) and katex/ (esbuild, web/bundle.js),
-#           then a brotli and a gzip copy beside each file of web/dist and the shipped model (web/precompress.js),
-#           which web/serve.js sends to browsers that accept them.
+#           gpt2- and gpt2-hash-worker.js), katex/ and widget/, the folder a course copies to embed the
+#           widget (esbuild, web/bundle.js),
+#           then a brotli and a gzip copy beside each file of web/dist but widget/ and the shipped model
+#           (web/precompress.js), which web/serve.js sends to browsers that accept them.
 # Usage: bash build.sh [wasm] [native] [web] [--if-needed]      (no target: all three)
 #        bash build.sh --wasm-to DIR                             (the wasm alone, into DIR)
 #   --if-needed: build a target only when its inputs changed since it was last built.
@@ -68,7 +69,7 @@ hash_of() { { printf '%s\n' "${@:2}"; printf '%s\n' $1 | sort | xargs sha256sum;
 wasm_inputs() { hash_of "${core_sources[*]} c/wasm_exports.c $(ls c/*.h | grep -v -e '^c/test_' -e '^c/fuzz_') c/wasm_url.js c/relaxed_madd.js" "${emcc_flags[@]}" "${emcc_threads[@]}" "${emcc_fma[@]}"; }
 native_inputs() { hash_of "$(echo c/*.c c/*.h)" "${sanitizers[@]}" "${threads[@]}"; }
 # The web target's compressed copies follow the committed core and the model too.
-web_inputs() { hash_of "$(find web -path web/dist -prune -o -path web/poems/build -prune -o \( -name '*.js' -o -name '*.css' \) -print | sort) web/bundle.js web/precompress.js $(echo web/dist/mha-core*.{mjs,js,wasm}) web/poems/poems.safetensors web/poems/poems.card.json package-lock.json"; }
+web_inputs() { hash_of "$(find web -path web/dist -prune -o -path web/poems/build -prune -o \( -name '*.js' -o -name '*.css' \) -print | sort) web/widget/example.html web/bundle.js web/precompress.js $(echo web/dist/mha-core*.{mjs,js,wasm}) web/poems/poems.safetensors web/poems/poems.card.json package-lock.json"; }
 
 # Builds target $1 unless --if-needed and its stamp file $2 already holds its inputs' hash $3.
 build_target() {

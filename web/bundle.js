@@ -1,6 +1,6 @@
-// Bundles the page and the widget into web/dist with esbuild, and ships KaTeX's stylesheet and fonts
-// beside them, so the served folder needs nothing from node_modules or the network. §5's formula is
-// typeset here, by KaTeX in Node: the page carries its HTML, not the typesetter.
+// Bundles the page and the widget into web/dist with esbuild, gathers the widget's files into web/dist/widget/,
+// and ships KaTeX's stylesheet and fonts beside them, so the served folder needs nothing from node_modules or
+// the network. §5's formula is typeset here, by KaTeX in Node: the page carries its HTML, not the typesetter.
 // Run by build.sh's web target (the bundles import the committed web/dist/mha-core.mjs).
 import { build } from 'esbuild';
 import katex from 'katex';
@@ -72,6 +72,14 @@ await build({
   define: { 'import.meta.url': 'classicScriptUrl' },
   inject: [`${web}widget/classic-script-url.js`],
 });
+
+// web/dist/widget/: the one folder a course without a bundler copies beside its pages. It holds what the widget
+// loads from beside its script, in either form: the single-threaded core (the widget's layers are too small to share
+// among threads, so no cross-origin isolation is needed) and the training worker; and a page that shows it working.
+const widgetFolder = `${dist}widget/`;
+rmSync(widgetFolder, { recursive: true, force: true });
+for (const file of ['widget.js', 'widget.classic.js', 'mha-core.wasm', 'train-worker.js']) cpSync(`${dist}${file}`, `${widgetFolder}${file}`);
+cpSync(`${web}widget/example.html`, `${widgetFolder}index.html`);
 
 const katexDist = fileURLToPath(new URL('../node_modules/katex/dist/', import.meta.url));
 cpSync(`${katexDist}katex.min.css`, `${dist}katex/katex.min.css`);

@@ -21,9 +21,12 @@ const COMPRESSORS = {
 
 const web = fileURLToPath(new URL('.', import.meta.url));
 
-/** What the server may send compressed: each file of web/dist of a kind it serves (not the copies), and the model with its card. */
+/**
+ * What the server may send compressed: each file of web/dist of a kind it serves (not the copies), and the model
+ * with its card. Not web/dist/widget/: a course copies that folder to its own server, which would not use them.
+ */
 function originals() {
-  const dist = readdirSync(`${web}dist`, { recursive: true }).map((name) => `${web}dist/${name}`)
+  const dist = readdirSync(`${web}dist`, { recursive: true }).filter((name) => !name.startsWith('widget/')).map((name) => `${web}dist/${name}`)
     .filter((path) => contentType(path) && statSync(path).isFile());
   return [...dist, `${web}poems/poems.safetensors`, `${web}poems/poems.card.json`];
 }
