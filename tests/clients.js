@@ -2,8 +2,8 @@
 // a MkDocs site, a Jupyter notebook, a plain page): the README's recipes as files, the package as npm
 // packs it, a static server for what a client built, and the checks every client must pass in Chromium.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,8 +11,8 @@ import sirv from 'sirv';
 import { HANG_MS } from './browser.js';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
-/** The four files a page without a bundler copies, as the package ships them. */
-export const WIDGET_FILES = ['widget.js', 'widget.classic.js', 'mha-core.wasm', 'train-worker.js'];
+/** The folder a page without a bundler copies (`npm run build` writes it), as the README names it. */
+export const WIDGET_FOLDER = join(root, 'web/dist/widget');
 
 /**
  * The files of one recipe in web/widget/README.md's "Use it in your course" section: under `### heading`, each
@@ -52,6 +52,36 @@ export function installApp(dir, tarball, files = {}) {
     ...files,
   });
   execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Copies the built widget folder to `to` (a recipe's `widget/`), as a teacher would. */
+export function copyWidgetFolder(to) {
+  cpSync(WIDGET_FOLDER, to, { recursive: true });
+}
+
+/**
+ * `python3 -m http.server` in dir, the server the widget's README gives a teacher, on a free port of 127.0.0.1.
+ * Resolves to { url, close }.
+ */
+export async function servePython(dir) {
+  const server = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1'], { cwd: dir, stdio: ['ignore', 'pipe', 'ignore'] }); // its log of requests unread
+  const url = await new Promise((resolve, reject) => {
+    let output = '';
+    server.stdout.on('data', (chunk) => {
+      output += chunk;
+      const found = /port (\d+)/.exec(output);
+      if (found) resolve(`http://127.0.0.1:${found[1]}/`);
+    });
+    server.once('error', reject);
+    server.once('exit', (code) => reject(new Error(`python3 -m http.server exited (${code}): ${output}`)));
+  });
+  return {
+    url,
+    close: () => new Promise((resolve) => {
+      server.once('exit', resolve);
+      server.kill('SIGTERM');
+    }),
+  };
 }
 
 /** Serves dir statically on 127.0.0.1 (wasm as application/wasm). Resolves to { url, close }. */

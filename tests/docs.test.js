@@ -56,7 +56,7 @@ const RUN_BY = [
   { command: /^npm pack$/, test: 'tests/package.test.js', holds: "'pack'" },
   { command: /^clang .* -o fuzz_(api|model) /, test: 'tests/fuzzers.test.js', holds: "'c/README.md'" },
   { command: /^npm install multihead-attention-lesson$/, test: 'tests/bundlers.browser.test.js', holds: 'installApp(' },
-  { command: /^cp node_modules\/multihead-attention-lesson\/web\/dist\/\{widget\.js,widget\.classic\.js,mha-core\.wasm,train-worker\.js\} js\/$/, test: 'tests/static-sites.browser.test.js', holds: 'WIDGET_FILES' },
+  { command: /^python3 -m http\.server$/, test: 'tests/static-sites.browser.test.js', holds: 'servePython(' },
   { command: /^npx vite( build)?$/, test: 'tests/bundlers.browser.test.js', holds: "[viteCli, 'build']" },
   { command: /^npx webpack --mode production$/, test: 'tests/bundlers.browser.test.js', holds: "[webpackCli, '--mode', 'production']" },
   { command: /^gzip -9 -c web\/dist\/widget\.js \| wc -c$/, test: 'tests/widget.test.js', holds: 'gzipSync(readFileSync(widget), { level: 9 })' },

@@ -8,7 +8,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchChromium, ensureArtifactsDir } from './browser.js';
-import { root, recipe, writeFiles, serveDirectory, openClient, checkLesson, deepFocus, tabTo, WIDGET_FILES } from './clients.js';
+import { root, recipe, writeFiles, serveDirectory, openClient, checkLesson, deepFocus, tabTo, copyWidgetFolder } from './clients.js';
 
 let work;
 let site;
@@ -17,7 +17,7 @@ let browser;
 before(async () => {
   work = mkdtempSync(join(tmpdir(), 'mha-slides-'));
   cpSync(join(root, 'node_modules/reveal.js/dist'), join(work, 'reveal'), { recursive: true });
-  for (const file of WIDGET_FILES) cpSync(join(root, 'web/dist', file), join(work, 'js', file));
+  copyWidgetFolder(join(work, 'widget'));
   writeFiles(work, recipe('reveal.js'));
   site = await serveDirectory(work);
   browser = await launchChromium();

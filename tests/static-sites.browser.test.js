@@ -1,16 +1,17 @@
 // The widget where course pages are written without a bundler, each from the README's recipe with the
-// real tool: a plain HTML page, a MkDocs site (Debian's mkdocs, whose extra_javascript writes a classic
-// <script defer>) and a Jupyter notebook (Debian's jupyter-notebook, an HTML cell run in the page). Each
-// must show the lesson's numbers, work from the keyboard and train.
+// real tool and the built folder web/dist/widget/ copied as a teacher would: the folder alone under
+// `python3 -m http.server` (its example page), a plain HTML page, a MkDocs site (Debian's mkdocs, whose
+// extra_javascript writes a classic <script defer>) and a Jupyter notebook (Debian's jupyter-notebook, an HTML
+// cell run in the page). Each must show the lesson's numbers, work from the keyboard and train.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchChromium } from './browser.js';
-import { root, recipe, writeFiles, serveDirectory, openClient, checkLesson, checkKeyboard, checkTraining, WIDGET_FILES } from './clients.js';
+import { recipe, writeFiles, serveDirectory, servePython, copyWidgetFolder, openClient, checkLesson, checkKeyboard, checkTraining } from './clients.js';
 
 const hasMkdocs = spawnSync('mkdocs', ['--version']).status === 0;
 const hasJupyter = spawnSync('jupyter-notebook', ['--version']).status === 0;
@@ -19,10 +20,6 @@ const MISSING = (tool, pkg) => `${tool} is not installed (apt-get install ${pkg}
 let work;
 let browser;
 const sites = {}; // name → { url, close }
-
-function copyWidget(dir) {
-  for (const file of WIDGET_FILES) cpSync(join(root, 'web/dist', file), join(dir, file));
-}
 
 /** A port nothing listens on, for a server that cannot be asked for port 0. */
 function freePort() {
@@ -62,15 +59,19 @@ async function startJupyter(dir) {
 before(async () => {
   work = mkdtempSync(join(tmpdir(), 'mha-sites-'));
 
+  const folder = join(work, 'widget');
+  copyWidgetFolder(folder);
+  sites.folder = await servePython(folder);
+
   const plain = join(work, 'plain');
   writeFiles(plain, recipe('Plain HTML'));
-  copyWidget(join(plain, 'js'));
+  copyWidgetFolder(join(plain, 'widget'));
   sites.plain = await serveDirectory(plain);
 
   if (hasMkdocs) {
     const docs = join(work, 'mkdocs');
     writeFiles(docs, recipe('MkDocs'));
-    copyWidget(join(docs, 'docs/js'));
+    copyWidgetFolder(join(docs, 'docs/widget'));
     const built = spawnSync('mkdocs', ['build', '--quiet'], { cwd: docs, encoding: 'utf8' });
     assert.equal(built.status, 0, built.stderr);
     sites.mkdocs = await serveDirectory(join(docs, 'site'));
@@ -87,7 +88,7 @@ before(async () => {
         nbformat_minor: 5,
       }),
     });
-    copyWidget(join(notebook, 'js'));
+    copyWidgetFolder(join(notebook, 'widget'));
     sites.jupyter = await startJupyter(notebook);
   }
   browser = await launchChromium();
@@ -97,6 +98,25 @@ after(async () => {
   await browser?.close();
   await Promise.all(Object.values(sites).map((site) => site.close()));
   if (work) rmSync(work, { recursive: true, force: true });
+});
+
+test('the widget folder alone under python3 -m http.server: its example page draws the lesson and trains, fetching only the folder', async () => {
+  const { page, context, log } = await openClient(browser, sites.folder.url);
+  try {
+    assert.equal(await page.getAttribute('meta[name="viewport"]', 'content'), 'width=device-width, initial-scale=1');
+    await checkLesson(page);
+    await checkKeyboard(page);
+    assert.equal((await checkTraining(page)).length, 1, 'training runs in a worker');
+    assert.deepEqual(log.errors, []);
+    assert.deepEqual(log.offsite, []);
+    // The module form asks for the files beside it and nothing else; the classic form is the MkDocs test's.
+    const fetched = new Set(log.requests.map((address) => new URL(address, sites.folder.url).pathname.slice(1) || 'index.html'));
+    assert.deepEqual([...fetched].sort(), ['index.html', 'mha-core.wasm', 'train-worker.js', 'widget.js']);
+    assert.deepEqual(readdirSync(join(work, 'widget')).sort(), ['index.html', 'mha-core.wasm', 'train-worker.js', 'widget.classic.js', 'widget.js'],
+      'the folder holds what the widget fetches, in both forms, and its example page');
+  } finally {
+    await context.close();
+  }
 });
 
 test('plain HTML (the module widget.js): the lesson, the keyboard, training in a worker', async () => {
@@ -115,11 +135,11 @@ test('plain HTML (the module widget.js): the lesson, the keyboard, training in a
 test('MkDocs (extra_javascript, a classic <script defer>): the lesson, the keyboard, training in a worker', { skip: !hasMkdocs && MISSING('mkdocs', 'mkdocs') }, async () => {
   const { page, context, log } = await openClient(browser, sites.mkdocs.url);
   try {
-    assert.match(await page.content(), /<script src="js\/widget\.classic\.js" defer(="")?><\/script>/, 'MkDocs wrote a classic deferred script');
+    assert.match(await page.content(), /<script src="widget\/widget\.classic\.js" defer(="")?><\/script>/, 'MkDocs wrote a classic deferred script');
     await checkLesson(page);
     await checkKeyboard(page);
     const workers = await checkTraining(page); // the theme's search runs in a worker too
-    assert.equal(workers.filter((address) => address.endsWith('/js/train-worker.js')).length, 1, `training runs in a worker: ${workers}`);
+    assert.equal(workers.filter((address) => address.endsWith('/widget/train-worker.js')).length, 1, `training runs in a worker: ${workers}`);
     // The mkdocs theme fetches highlight.js from a CDN, which this test blocks; nothing else may fail.
     assert.deepEqual(log.offsite.filter((address) => !address.startsWith('https://cdnjs.cloudflare.com/ajax/libs/highlight.js/')), []);
     assert.deepEqual(log.errors.filter((text) => !/hljs is not defined|net::ERR_FAILED/.test(text)), []);
@@ -140,8 +160,8 @@ test('Jupyter Notebook (an HTML cell): run the cell, then the lesson, the keyboa
     assert.equal((await checkTraining(page)).length, 1, 'training runs in a worker');
     // The notebook's own page asks for an ipywidgets extension Debian does not ship; nothing of ours fails.
     assert.deepEqual(log.errors.filter((text) => !/404|MIME type \('text\/html'\)/.test(text)), []);
-    assert.deepEqual(log.requests.filter((address) => /\/files\/js\//.test(address) && /\.(js|wasm)$/.test(address)).sort(),
-      ['mha-core.wasm', 'train-worker.js', 'widget.js'].map((file) => `${sites.jupyter.url}files/js/${file}`));
+    assert.deepEqual(log.requests.filter((address) => /\/files\/widget\//.test(address) && /\.(js|wasm)$/.test(address)).sort(),
+      ['mha-core.wasm', 'train-worker.js', 'widget.js'].map((file) => `${sites.jupyter.url}files/widget/${file}`));
     assert.deepEqual(log.offsite, []);
   } finally {
     await context.close();
