@@ -6,9 +6,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { build } from 'esbuild';
 import { launchChromium } from './browser.js';
 import { root, recipe, packTarball, installApp, writeFiles, serveDirectory, openClient, checkLesson, checkKeyboard, checkTraining } from './clients.js';
@@ -33,6 +33,8 @@ function run(dir, args) {
 before(async () => {
   work = mkdtempSync(join(tmpdir(), 'mha-bundlers-'));
   const tarball = packTarball(work);
+  const readme = readFileSync(join(root, 'web/widget/README.md'), 'utf8');
+  assert.ok(readme.includes(`npm install ./${basename(tarball)}`), `web/widget/README.md installs the file npm pack wrote, ${basename(tarball)}`);
   const vite = recipe('Vite');
 
   const viteApp = join(work, 'vite');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sirv from 'sirv';
 import { HANG_MS } from './browser.js';
@@ -45,13 +45,14 @@ export function packTarball(dir) {
   return join(dir, filename);
 }
 
-/** An app folder depending on the packed tarball, installed from npm's cache when it can be. */
+/**
+ * An app folder with the packed tarball copied in and installed from there, as the README says
+ * (`npm install ./multihead-attention-lesson-0.1.0.tgz`); its dependencies from npm's cache when they can be.
+ */
 export function installApp(dir, tarball, files = {}) {
-  writeFiles(dir, {
-    'package.json': JSON.stringify({ name: 'course-app', private: true, type: 'module', dependencies: { 'multihead-attention-lesson': `file:${tarball}` } }, null, 2),
-    ...files,
-  });
-  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  writeFiles(dir, { 'package.json': JSON.stringify({ name: 'course-app', private: true, type: 'module' }, null, 2), ...files });
+  cpSync(tarball, join(dir, basename(tarball)));
+  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', `./${basename(tarball)}`], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** Copies the built widget folder to `to` (a recipe's `widget/`), as a teacher would. */

@@ -55,7 +55,7 @@ const RUN_BY = [
   { command: /^npm run build$/, test: 'package.json', holds: '"build": "bash build.sh"' },
   { command: /^npm pack$/, test: 'tests/package.test.js', holds: "'pack'" },
   { command: /^clang .* -o fuzz_(api|model) /, test: 'tests/fuzzers.test.js', holds: "'c/README.md'" },
-  { command: /^npm install multihead-attention-lesson$/, test: 'tests/bundlers.browser.test.js', holds: 'installApp(' },
+  { command: /^npm install \.\/multihead-attention-lesson-[\d.]+\.tgz$/, test: 'tests/clients.js', holds: '`./${basename(tarball)}`' },
   { command: /^python3 -m http\.server$/, test: 'tests/static-sites.browser.test.js', holds: 'servePython(' },
   { command: /^npx vite( build)?$/, test: 'tests/bundlers.browser.test.js', holds: "[viteCli, 'build']" },
   { command: /^npx webpack --mode production$/, test: 'tests/bundlers.browser.test.js', holds: "[webpackCli, '--mode', 'production']" },
