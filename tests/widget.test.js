@@ -299,3 +299,13 @@ test('a large matrix keeps the switches but not one slider per entry', () => {
   assert.equal(element.querySelectorAll('input[type="checkbox"]').length, 2);
   assert.match(element.textContent, /16 个词 × 16 维/);
 });
+
+test('every sample page, the README recipes\' included, has the viewport tag a phone needs to show it at its width', () => {
+  const readme = readFileSync(new URL('../web/widget/README.md', import.meta.url), 'utf8');
+  const recipes = [...readme.matchAll(/^```html\n(<!doctype html>[\s\S]*?)^```$/gm)].map(([, page]) => page);
+  assert.ok(recipes.length >= 4, `${recipes.length} whole pages in web/widget/README.md`);
+  const pages = ['course-example.html', 'widget/example.html'].map((name) => readFileSync(new URL(`../web/${name}`, import.meta.url), 'utf8'));
+  for (const page of [...recipes, ...pages]) {
+    assert.match(page, /<meta name="viewport" content="width=device-width, initial-scale=1">/, page.slice(0, 300));
+  }
+});
