@@ -10,6 +10,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { launchChromium } from './browser.js';
 import { recipe, writeFiles, serveDirectory, servePython, copyWidgetFolder, openClient, checkLesson, checkKeyboard, checkTraining } from './clients.js';
 
@@ -114,6 +115,28 @@ test('the widget folder alone under python3 -m http.server: its example page dra
     assert.deepEqual([...fetched].sort(), ['index.html', 'mha-core.wasm', 'train-worker.js', 'widget.js']);
     assert.deepEqual(readdirSync(join(work, 'widget')).sort(), ['index.html', 'mha-core.wasm', 'train-worker.js', 'widget.classic.js', 'widget.js'],
       'the folder holds what the widget fetches, in both forms, and its example page');
+  } finally {
+    await context.close();
+  }
+});
+
+test('opened from the disk (file://), the folder says to serve it over http: in the example page\'s text, and from the classic form', async () => {
+  const disk = join(work, 'disk');
+  copyWidgetFolder(disk);
+  writeFiles(disk, { 'classic.html': '<!doctype html><meta charset="utf-8"><script src="widget.classic.js"></script><multi-head-attention></multi-head-attention>' });
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    // No module script loads from file://: what the reader sees is the element's own text.
+    await page.goto(pathToFileURL(join(disk, 'index.html')).href);
+    assert.equal(await page.evaluate(() => customElements.get('multi-head-attention')), undefined, 'the module did not load');
+    assert.match(await page.textContent('multi-head-attention[editable]'), /经由 http 打开[\s\S]*open this page over http/);
+    // A classic script runs, but the page can fetch no wasm: the widget names the cause and the command.
+    await page.goto(pathToFileURL(join(disk, 'classic.html')).href);
+    assert.equal(await page.evaluate(() => document.querySelector('multi-head-attention').updateComplete), null, 'it shows an error');
+    const error = await page.$eval('multi-head-attention', (el) => ({ code: el.shadowRoot.querySelector('.error').dataset.code, text: el.shadowRoot.textContent }));
+    assert.equal(error.code, 'LOAD_FAILED');
+    assert.match(error.text, /file:\/\/[\s\S]*python3 -m http\.server/);
   } finally {
     await context.close();
   }

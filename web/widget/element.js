@@ -253,7 +253,9 @@ export class MultiHeadAttentionElement extends Base {
       mha = await sharedCore();
     } catch (error) {
       const t = STRINGS[parsed.state.lang].error;
-      return this.#fail('LOAD_FAILED', t.LOAD_FAILED(String(error?.message ?? error)), error);
+      // Opened from the disk, the page can fetch nothing, wherever the wasm is: say how to serve it instead.
+      const message = globalThis.location?.protocol === 'file:' ? t.LOAD_FROM_FILE() : t.LOAD_FAILED(String(error?.message ?? error));
+      return this.#fail('LOAD_FAILED', message, error);
     }
     // Attributes may have changed while the core loaded; a newer update is then already queued.
     if (this.#queued || this.#parsed !== parsed || !this.isConnected) return undefined;

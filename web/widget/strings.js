@@ -54,6 +54,7 @@ export const STRINGS = {
       TOO_LARGE: (L, d, maxL, maxD) => `太大了：${L} 个词 × ${d} 维；本组件最多 ${maxL} 个词、每行 ${maxD} 个数`,
       TOO_LONG: (name, length, max) => `${name} 有 ${length} 个字符，太长了；每个属性最多 ${max} 个字符（32 个词 × 64 维的数写出来也用不了这么多）`,
       LOAD_FAILED: (detail) => `载入 mha-core.wasm 失败（它应和 widget.js 放在同一个文件夹）：${detail}`,
+      LOAD_FROM_FILE: () => '这一页是直接打开的文件（file://），浏览器不许它载入 mha-core.wasm。请经由 http 打开：例如在网页所在的文件夹里运行 python3 -m http.server，再打开 http://localhost:8000/',
     },
   },
   en: {
@@ -102,6 +103,7 @@ export const STRINGS = {
       TOO_LARGE: (L, d, maxL, maxD) => `too large: ${L} tokens × ${d} dims; this widget takes at most ${maxL} tokens and ${maxD} numbers per row`,
       TOO_LONG: (name, length, max) => `${name} is ${length} characters long; an attribute may have at most ${max} (32 tokens × 64 numbers need far fewer)`,
       LOAD_FAILED: (detail) => `could not load mha-core.wasm (keep it in the same folder as widget.js): ${detail}`,
+      LOAD_FROM_FILE: () => 'this page was opened as a file (file://), from which the browser loads no mha-core.wasm. Open it over http: for example, run python3 -m http.server in the page\'s folder, then open http://localhost:8000/',
     },
   },
 };
