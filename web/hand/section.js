@@ -10,7 +10,7 @@ import { cellExplorer } from '../ui/explore.js';
 import { explainCell, explanationText, cellTitle } from '../shared/explain.js';
 import { EXPLAIN_WORDS } from '../shared/figure-labels.js';
 import { createSession, snapshot } from '../shared/session.js';
-import { pauseFacts } from './pause.js';
+import { pauseFacts, handChanges } from './pause.js';
 import { handEntryName } from './strings.js';
 
 /** Marks a figure drawn with vdoc with the matrix it shows, for ui/explore.js to explain its cells. */
@@ -345,7 +345,7 @@ export function handSection(ctx) {
       if (ctx.hand) drawHeads(ctx.hand, areas.has('structure') || ctx.drawingEverything);
       // Stop for a second: the heads compared on the first word, from the same forward as the figures.
       if (ctx.hand && !ctx.handError) {
-        const facts = pauseFacts(ctx.hand, forward('single', ctx.state.hand, 1), lessonFacts);
+        const facts = pauseFacts(ctx.hand, forward('single', ctx.state.hand, 1), lessonFacts, handChanges(ctx.state.hand, lessonHand));
         fill(pauseText, t.pause(facts).map((sentence) => h('p', {}, [sentence])));
         pauseText.dataset.changed = String(facts.changed);
       }
