@@ -48,6 +48,13 @@ describe('in Chinese at 1280 px: one page load', () => {
     const { page, errors } = lesson;
     assert.match(await page.textContent('#bill-waste'), /12 套眼镜都在同一个 768 维.*花了 9 倍的钱，买到的是 12 份差不多的目光/);
     assert.equal(await page.textContent('#split-live-0'), '按第一节的数：d_k = 768 ÷ 12 = 64');
+    // The lesson's ratio counts Wᴼ on the split side only: the page says so, and compares like with like.
+    assert.equal(await page.textContent('.bill-ratio'), '朴素做法（不含 Wᴼ）是切分做法（含 Wᴼ）的 9 倍');
+    assert.equal(await page.textContent('#bill-like'), '两边只数同样的东西——Q/K/V 三套眼镜：朴素 21,233,664，切分 1,769,472，朴素是切分的 12 倍；切分做法另加的只有一个 Wᴼ（589,824 个参数）。');
+    await page.fill('#bill-heads', '1');
+    await settle(page);
+    assert.equal(await page.textContent('.bill-ratio'), '朴素做法（不含 Wᴼ）是切分做法（含 Wᴼ）的 0.75 倍');
+    assert.match(await page.textContent('#bill-like'), /朴素 1,769,472，切分 1,769,472，两者一样多；切分做法另加的只有一个 Wᴼ（589,824 个参数）/);
     await page.fill('#bill-heads', '8');
     await settle(page);
     assert.match(await page.textContent('#bill-waste'), /花了 6 倍的钱，买到的是 8 份差不多的目光/);
