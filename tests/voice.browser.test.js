@@ -99,6 +99,18 @@ describe('in Chinese at 1280 px: one page load', () => {
     assert.deepEqual(errors, []);
   });
 
+  test('§三\'s slices write the entries as the editors do: 1, not 1.00', async () => {
+    const { page, errors } = lesson;
+    const sliceOf = (matrix) => page.$$eval(`svg[data-figure="${matrix}"][data-head="0"] g.cell text`, (texts) => texts.map((text) => text.textContent));
+    assert.deepEqual(await sliceOf('q'), ['1', '1', '0', '2', '0', '0']);
+    assert.deepEqual(await sliceOf('v'), ['1', '0', '0', '1', '2', '0']);
+    await setEntry(page, 'q', 0, 1, 1.2);
+    assert.deepEqual((await sliceOf('q')).slice(0, 2), ['1', '1.2']);
+    await page.click('#hand-reset');
+    await backTo(page);
+    assert.deepEqual(errors, []);
+  });
+
   test('Wᴼ goes back to the identity with its button', async () => {
     const { page, errors } = lesson;
     await setEntry(page, 'wo', 0, 0, 0);

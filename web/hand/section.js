@@ -1,7 +1,7 @@
 import { h, vh, vdoc, fill, show } from '../ui/dom.js';
 import { checkbox, numberField, uniqueId } from '../ui/controls.js';
 import { section, figure, errorBox, sliceColumns, range, keptDrawings, partsNearScreen } from '../ui/section.js';
-import { dragNumber } from '../ui/drag-number.js';
+import { dragNumber, entryText } from '../ui/drag-number.js';
 import { holdTouchUntilSideways } from '../ui/touch.js';
 import { heatmap, matrixView, legend, headColor } from '../draw/index.js';
 import { symmetricDomain } from '../draw/color.js';
@@ -234,7 +234,8 @@ export function handSection(ctx) {
         const sliced = sliceColumns(values, L, dModel, head * dK, dK);
         return drawing(`${name}-${head}`, [sliced, tokens, dK, headOff], () => figure({
           caption: t.slice(name),
-          svg: explorable(name, head, matrixView(vdoc, { values: sliced, ...rows, cols: dK, colLabels: dims(head), headOf: () => head, disabledHeads: off, title: `${t.headTitle(head)} · ${t.slice(name)}`, cell: 40 })),
+          // The slices copy the editors' entries: written as the editors write them (1, not 1.00).
+          svg: explorable(name, head, matrixView(vdoc, { values: sliced, ...rows, cols: dK, colLabels: dims(head), headOf: () => head, disabledHeads: off, format: entryText, title: `${t.headTitle(head)} · ${t.slice(name)}`, cell: 40 })),
         }));
       };
       // With the mask on, the scores it will hide are faded and struck through.
