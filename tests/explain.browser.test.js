@@ -164,6 +164,25 @@ test('after edits every cell is named as a fresh page with the same state names 
   await context.close();
 });
 
+test('dragging an entry, its explanation sits under the whole table: the rows below stay in sight', async () => {
+  const { page, errors, context } = await load('', { width: 1280, height: 900 });
+  const entry = page.locator('.drag-number[data-matrix="q"][data-row="0"][data-col="1"]');
+  await entry.scrollIntoViewIfNeeded();
+  const at = await entry.boundingBox();
+  await page.mouse.move(at.x + at.width / 2, at.y + at.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(at.x + at.width / 2 + 24, at.y + at.height / 2, { steps: 4 });
+  await page.waitForFunction(() => document.querySelector('.drag-number[data-matrix="q"][data-row="0"][data-col="1"]').textContent === '1.3');
+  await settle(page);
+  assert.match(await popoverText(page), /q\[猫\] 第 1 维 = 1\.3/);
+  const popover = await page.locator('#cell-explanation').boundingBox();
+  const lastRow = await page.locator('.drag-number[data-matrix="q"][data-row="2"][data-col="1"]').boundingBox();
+  assert.ok(popover.y >= lastRow.y + lastRow.height, `the popover (top ${popover.y}) is under q's last row (bottom ${lastRow.y + lastRow.height})`);
+  await page.mouse.up();
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('on a phone a tap explains a cell inside the screen, and a swipe over the cells scrolls and explains nothing', async () => {
   for (const query of ['?lang=en', '']) {
     const { page, errors, context } = await load(query, { width: 375, height: 740 });

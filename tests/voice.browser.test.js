@@ -48,6 +48,13 @@ describe('in Chinese at 1280 px: one page load', () => {
     const { page, errors } = lesson;
     assert.match(await page.textContent('#bill-waste'), /12 套眼镜都在同一个 768 维.*花了 9 倍的钱，买到的是 12 份差不多的目光/);
     assert.equal(await page.textContent('#split-live-0'), '按第一节的数：d_k = 768 ÷ 12 = 64');
+    // The lesson's ratio counts Wᴼ on the split side only: the page says so, and compares like with like.
+    assert.equal(await page.textContent('.bill-ratio'), '朴素做法（不含 Wᴼ）是切分做法（含 Wᴼ）的 9 倍');
+    assert.equal(await page.textContent('#bill-like'), '两边只数同样的东西——Q/K/V 三套眼镜：朴素 21,233,664，切分 1,769,472，朴素是切分的 12 倍；切分做法另加的只有一个 Wᴼ（589,824 个参数）。');
+    await page.fill('#bill-heads', '1');
+    await settle(page);
+    assert.equal(await page.textContent('.bill-ratio'), '朴素做法（不含 Wᴼ）是切分做法（含 Wᴼ）的 0.75 倍');
+    assert.match(await page.textContent('#bill-like'), /朴素 1,769,472，切分 1,769,472，两者一样多；切分做法另加的只有一个 Wᴼ（589,824 个参数）/);
     await page.fill('#bill-heads', '8');
     await settle(page);
     assert.match(await page.textContent('#bill-waste'), /花了 6 倍的钱，买到的是 8 份差不多的目光/);
@@ -66,21 +73,40 @@ describe('in Chinese at 1280 px: one page load', () => {
     assert.deepEqual(errors, []);
   });
 
-  test('停一秒 compares the heads on 猫 with the lesson\'s 50% and 33% × 3 and lesson 8\'s 0.67, then follows an edit', async () => {
+  test('停一秒 compares the heads on 猫 with the lesson\'s 50% and 33% × 3 and lesson 8\'s 0.67, then names an edit and h', async () => {
     const { page, errors } = lesson;
     const callout = '#pause-text';
     const [heads, hint] = await page.$$eval(`${callout} p`, (ps) => ps.map((p) => p.textContent));
-    assert.match(heads, /^同一个“猫”，头 1 最看“鱼”（50%），头 2 平均分给看得见的每个词（33% × 3）——两套眼镜，两种眼光/);
+    assert.match(heads, /^同一个“猫”，头 1 的目光锁定了“鱼”（50%），头 2 一碗水端平，平均分给看得见的每个词（33% × 3）——两套眼镜，两种眼光/);
     assert.match(hint, /“吃”这一行把最大的一份 0\.67 给了自己/);
     assert.equal(await page.getAttribute(callout, 'data-changed'), 'false');
     // q_猫's dimension 2 is in head 2's slice: its row now leans to 猫 itself.
     await setEntry(page, 'q', 0, 2, 1);
     const edited = await page.textContent(callout);
-    assert.match(edited, /^你改过数字，现在同一个“猫”：头 1 最看“鱼”（50%），头 2 最看“猫”（50%）。课文的数字是：头 1 最看“鱼”（50%），头 2 平均分给看得见的每个词（33% × 3）。/);
+    assert.match(edited, /^你改了：q、k、v 里的数。现在同一个“猫”：头 1 的目光锁定了“鱼”（50%），头 2 的目光锁定了“猫”（50%）。课文的数字是：头 1 的目光锁定了“鱼”（50%），头 2 一碗水端平，平均分给看得见的每个词（33% × 3）。/);
     assert.equal(await page.getAttribute(callout, 'data-changed'), 'true');
     await page.click('#hand-reset');
     await settle(page);
     assert.equal(await page.getAttribute(callout, 'data-changed'), 'false');
+    // h = 4 edits no number: the callout says h changed, names the ties and counts three views.
+    await page.check('input[name="hand-heads"][value="4"]');
+    await settle(page);
+    const fourHeads = await page.textContent(callout);
+    assert.match(fourHeads, /^你改了：h（2 → 4）。现在同一个“猫”：头 1 最看“猫”和“鱼”，并列（各 42%），/);
+    assert.match(fourHeads, /4 套眼镜，却只有 3 种眼光：头 3 和头 4 看法相同。/);
+    await page.click('#hand-reset');
+    await backTo(page);
+    assert.deepEqual(errors, []);
+  });
+
+  test('§三\'s slices write the entries as the editors do: 1, not 1.00', async () => {
+    const { page, errors } = lesson;
+    const sliceOf = (matrix) => page.$$eval(`svg[data-figure="${matrix}"][data-head="0"] g.cell text`, (texts) => texts.map((text) => text.textContent));
+    assert.deepEqual(await sliceOf('q'), ['1', '1', '0', '2', '0', '0']);
+    assert.deepEqual(await sliceOf('v'), ['1', '0', '0', '1', '2', '0']);
+    await setEntry(page, 'q', 0, 1, 1.2);
+    assert.deepEqual((await sliceOf('q')).slice(0, 2), ['1', '1.2']);
+    await page.click('#hand-reset');
     await backTo(page);
     assert.deepEqual(errors, []);
   });
@@ -153,7 +179,7 @@ test('in English: the parts numbered 1 to 6, and the callout in English from the
   await lessonDrawn(page);
   const shown = await headings(page);
   assert.deepEqual(shown.map(([, title]) => title.split('. ')[0]), ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12']);
-  assert.match(await page.textContent('#pause-text'), /head 1 looks most at “鱼” \(50%\); head 2 spreads evenly over the words it sees \(33% × 3\)/);
+  assert.match(await page.textContent('#pause-text'), /head 1 locks onto “鱼” \(50%\); head 2 plays no favourites, spreading evenly over the words it sees \(33% × 3\)/);
   assert.match(await page.textContent('#bill-waste'), /9 times the cost for 12 similar views/);
   // The programs are the lesson's, in Chinese, in both languages.
   assert.equal(await page.textContent('#program-1-source'), fixture('lesson-program-1.py'));

@@ -7,8 +7,9 @@ import { readFileSync } from 'node:fs';
 import { loadAttention } from '../web/src/attention.js';
 import { runHand } from '../web/page/model.js';
 import { defaultState } from '../web/page/state.js';
-import { defaultHand } from '../web/hand/limits.js';
-import { pauseFacts } from '../web/hand/pause.js';
+import { defaultHand, HAND_MAX_TOKENS } from '../web/hand/limits.js';
+import { pauseFacts, handChanges } from '../web/hand/pause.js';
+import { seededRandom } from './seeded.js';
 import { HAND_TEXT } from '../web/hand/strings.js';
 import { TEXT } from '../web/page/text.js';
 import { programOne, programTwo, programOneOutput, programTwoOutput } from '../web/page/lesson-programs.js';
@@ -16,9 +17,9 @@ import { programOne, programTwo, programOneOutput, programTwoOutput } from '../w
 const mha = await loadAttention();
 const fixture = (name) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
 
-/** A forward's result as the callout reads it: rows of weights per head, the words, the mask. */
-const result = (tokens, heads, { causal = false, dK = 4 / heads.length } = {}) => ({
-  L: tokens.length, heads: heads.length, dK, causal, tokens, attention: heads.map((rows) => Float32Array.from(rows.flat())),
+/** A forward's result as the callout reads it: rows of weights per head, the words, the mask and scaling. */
+const result = (tokens, heads, { causal = false, scaled = true, dK = 4 / heads.length } = {}) => ({
+  L: tokens.length, heads: heads.length, dK, causal, scaled, tokens, attention: heads.map((rows) => Float32Array.from(rows.flat())),
 });
 const WORDS = ['猫', '吃', '鱼'];
 const third = 1 / 3;
@@ -34,44 +35,94 @@ test('the callout compares the two heads on 猫 as the lesson does, then pays of
   const facts = pauseFacts(lessonHeads, lessonSingle, lesson);
   assert.equal(facts.changed, false);
   const [heads, hint] = HAND_TEXT.zh.pause(facts);
-  assert.equal(heads, '同一个“猫”，头 1 最看“鱼”（50%），头 2 平均分给看得见的每个词（33% × 3）——两套眼镜，两种眼光。没有谁对谁错：真实模型里哪种眼光有用，由训练说了算。');
-  assert.match(hint, /第 8 课的伏笔.*d_k = 4.*“吃”这一行把最大的一份 0\.67 给了自己.*多头把不同的口味分给不同的头/);
+  assert.equal(heads, '同一个“猫”，头 1 的目光锁定了“鱼”（50%），头 2 一碗水端平，平均分给看得见的每个词（33% × 3）——两套眼镜，两种眼光。没有谁对谁错：真实模型里哪种眼光有用，由训练说了算。');
+  assert.match(hint, /^这也兑现了第 8 课的伏笔.*d_k = 4）.*“吃”这一行把最大的一份 0\.67 给了自己。.*多头把不同的口味分给不同的头/);
   const [headsEn, hintEn] = HAND_TEXT.en.pause(facts);
-  assert.match(headsEn, /head 1 looks most at “鱼” \(50%\); head 2 spreads evenly over the words it sees \(33% × 3\) — two pairs of glasses, two ways of looking/);
-  assert.match(hintEn, /lesson 8's hint.*0\.67, to “吃” itself/);
+  assert.match(headsEn, /head 1 locks onto “鱼” \(50%\); head 2 plays no favourites, spreading evenly over the words it sees \(33% × 3\) — two pairs of glasses, two ways of looking\./);
+  assert.match(hintEn, /^This pays off lesson 8's hint.*0\.67, to “吃” itself\./);
 });
 
-test('after an edit the callout says what changed, against the lesson\'s numbers', () => {
+test('after an edit the callout names what changed, against the lesson\'s numbers', () => {
   const edited = result(WORDS, [
     [[0.1, 0.7, 0.2], [0.2, 0.6, 0.2], [third, third, third]],
     [[third, third, third], [0.16, 0.67, 0.16], [0.4, 0.4, 0.2]],
   ]);
   const single = result(WORDS, [[[0.5, 0.2, 0.3], [0.5, 0.3, 0.2], [0.3, 0.3, 0.4]]]);
-  const facts = pauseFacts(edited, single, lesson);
+  const facts = pauseFacts(edited, single, lesson, ['numbers']);
   assert.equal(facts.changed, true);
   const [heads, hint] = HAND_TEXT.zh.pause(facts);
-  assert.equal(heads, '你改过数字，现在同一个“猫”：头 1 最看“吃”（70%），头 2 平均分给看得见的每个词（33% × 3）。课文的数字是：头 1 最看“鱼”（50%），头 2 平均分给看得见的每个词（33% × 3）。两套眼镜，两种眼光。');
-  assert.match(hint, /“吃”这一行给自己 0\.30，最大的一份给了“猫”/);
-  assert.match(HAND_TEXT.en.pause(facts)[0], /^You have changed the numbers\. Now, for the same “猫”: head 1 looks most at “吃” \(70%\);.*The lesson's numbers: head 1 looks most at “鱼” \(50%\)/);
+  assert.equal(heads, '你改了：q、k、v 里的数。现在同一个“猫”：头 1 的目光锁定了“吃”（70%），头 2 一碗水端平，平均分给看得见的每个词（33% × 3）。课文的数字是：头 1 的目光锁定了“鱼”（50%），头 2 一碗水端平，平均分给看得见的每个词（33% × 3）。两套眼镜，两种眼光。');
+  assert.match(hint, /“吃”这一行给自己 0\.30，最大的一份 0\.50 给了“猫”。/);
+  assert.match(HAND_TEXT.en.pause(facts)[0], /^You changed numbers in q, k or v\. Now, for the same “猫”: head 1 locks onto “吃” \(70%\);.*The lesson's numbers: head 1 locks onto “鱼” \(50%\)/);
+});
+
+test('changing h is not editing numbers: at h = 4 the callout says h changed, names ties as ties and counts views, not heads', () => {
+  const hand = { ...defaultHand(), heads: 4 };
+  const facts = pauseFacts(runHand(mha, hand, { use: 'voice-heads' }), runHand(mha, { ...hand, heads: 1 }, { use: 'voice-single' }), lesson, handChanges(hand, defaultHand()));
+  assert.deepEqual(facts.changes, ['heads']);
+  assert.deepEqual(facts.views, [[0], [1], [2, 3]]);
+  const [heads] = HAND_TEXT.zh.pause(facts);
+  assert.match(heads, /^你改了：h（2 → 4）。现在同一个“猫”：头 1 最看“猫”和“鱼”，并列（各 42%），头 2 最看“吃”和“鱼”，并列（各 42%），/);
+  assert.match(heads, /4 套眼镜，却只有 3 种眼光：头 3 和头 4 看法相同。$/);
+  assert.doesNotMatch(heads, /改过数字|q、k、v/);
+  const [headsEn] = HAND_TEXT.en.pause(facts);
+  assert.match(headsEn, /^You changed h \(2 → 4\)\. .*head 1 looks most at “猫” and “鱼”, tied \(42% each\).* 4 pairs of glasses, but only 3 ways of looking: head 3 and head 4 look alike\.$/);
+});
+
+test('the single head says when it is masked or unscaled, beside lesson 8\'s own 0.67', () => {
+  const hand = { ...defaultHand(), causal: true };
+  const facts = pauseFacts(runHand(mha, hand, { use: 'voice-heads' }), runHand(mha, { ...hand, heads: 1 }, { use: 'voice-single' }), lesson, handChanges(hand, defaultHand()));
+  const [heads, hint] = HAND_TEXT.zh.pause(facts);
+  assert.match(heads, /^你改了：掩码（打开了）。戴上掩码，句首的“猫”只看得见自己/);
+  assert.equal(hint, '再看第 8 课的伏笔：同一组 q、k、v 交给一个不切的单头（d_k = 4，戴着掩码），“吃”这一行把最大的一份 0.88 给了自己（第 8 课的单头不戴掩码、要缩放，课文的数字下给自己 0.67）。那份“自恋”只是单头的一种口味；多头把不同的口味分给不同的头去尝。');
+  assert.match(HAND_TEXT.en.pause(facts)[1], /a single uncut head \(d_k = 4, masked\) gives the largest share of “吃”'s row, 0\.88, .*\(lesson 8's single head, unmasked and scaled, gives itself 0\.67 on the lesson's numbers\)/);
+});
+
+test('what changed is named one by one; renaming, adding or removing a word edits no number, and Wᴼ changes no row', () => {
+  const lessonHand = defaultHand();
+  const changed = (edit) => {
+    const hand = defaultHand();
+    edit(hand);
+    return handChanges(hand, lessonHand);
+  };
+  assert.deepEqual(changed(() => {}), []);
+  assert.deepEqual(changed((hand) => (hand.wo[0][1] = 2)), []);
+  assert.deepEqual(changed((hand) => (hand.off = [1])), []);
+  assert.deepEqual(changed((hand) => Object.assign(hand, { heads: 1, causal: true, scale: false })), ['heads', 'mask', 'scale']);
+  assert.deepEqual(changed((hand) => (hand.tokens[0] = '狗')), ['words']);
+  assert.deepEqual(changed((hand) => ['tokens', 'q', 'k', 'v'].forEach((m) => hand[m].splice(0, 1))), ['words']);
+  assert.deepEqual(changed((hand) => ['q', 'k', 'v'].forEach((m) => hand[m].push([0, 0, 0, 0])) || hand.tokens.push('词4')), ['words']);
+  assert.deepEqual(changed((hand) => (hand.v[2][3] = 1)), ['numbers']);
+  // The same rows in another order, under the same words, are edited numbers.
+  assert.deepEqual(changed((hand) => ([hand.q[0], hand.q[1]] = [hand.q[1], hand.q[0]])), ['numbers']);
 });
 
 test('heads that look alike, a single head, the mask and one word are each told as they are', () => {
   const alike = result(WORDS, [[[third, third, third], [0, 1, 0], [0, 0, 1]], [[third, third, third], [0, 1, 0], [0, 0, 1]]]);
-  assert.match(HAND_TEXT.zh.pause(pauseFacts(alike, lessonSingle, lesson))[0], /此刻几个头看法一样/);
-  assert.match(HAND_TEXT.en.pause(pauseFacts(alike, lessonSingle, lesson))[0], /the heads look alike/);
+  assert.match(HAND_TEXT.zh.pause(pauseFacts(alike, lessonSingle, lesson, ['numbers']))[0], /此刻几个头看法一样/);
+  assert.match(HAND_TEXT.en.pause(pauseFacts(alike, lessonSingle, lesson, ['numbers']))[0], /the heads look alike/);
   const one = result(WORDS, [[[0.5, 0.2, 0.3], [0.09, 0.665, 0.245], [0.3, 0.3, 0.4]]]);
-  assert.match(HAND_TEXT.zh.pause(pauseFacts(one, lessonSingle, lesson))[0], /^现在 h = 1：只有一套眼镜，“猫”这一行只有一种看法（头 1 最看“猫”（50%））/);
+  assert.match(HAND_TEXT.zh.pause(pauseFacts(one, lessonSingle, lesson, ['heads']))[0], /^你改了：h（2 → 1）。现在 h = 1：只有一套眼镜，“猫”这一行只有一种看法（头 1 最看“猫”（50%））/);
   // With the mask the first word sees only itself: there is nothing to compare, and the callout says so.
   const masked = result(WORDS, [[[1, 0, 0], [0.5, 0.5, 0], [0.2, 0.3, 0.5]], [[1, 0, 0], [0.4, 0.6, 0], [0.3, 0.3, 0.4]]], { causal: true });
-  assert.deepEqual(pauseFacts(masked, lessonSingle, lesson).looks[0], { even: false, share: 100, count: 1, word: '猫' });
-  assert.match(HAND_TEXT.zh.pause(pauseFacts(masked, lessonSingle, lesson))[0], /^打开掩码后，句首的“猫”只看得见自己.*两种眼光。$/);
-  assert.match(HAND_TEXT.en.pause(pauseFacts(masked, lessonSingle, lesson))[0], /sees only itself/);
+  assert.deepEqual(pauseFacts(masked, lessonSingle, lesson).looks[0], { shares: [100], count: 1, top: [0], words: ['猫'], even: false, fixed: false, share: 100 });
+  assert.match(HAND_TEXT.zh.pause(pauseFacts(masked, lessonSingle, lesson, ['mask']))[0], /^你改了：掩码（打开了）。戴上掩码，句首的“猫”只看得见自己.*再对照两个头怎么看同一个词。$/);
+  assert.match(HAND_TEXT.en.pause(pauseFacts(masked, lessonSingle, lesson, ['mask']))[0], /sees only itself/);
   assert.equal(pauseFacts(result(['猫'], [[[1]], [[1]]]), result(['猫'], [[[1]]]), lesson).self, null);
   // One word, mask off: the mask is not what leaves it alone, so the callout asks for another word.
-  const oneWord = pauseFacts(result(['猫'], [[[1]], [[1]]]), result(['猫'], [[[1]]]), lesson);
-  assert.equal(HAND_TEXT.zh.pause(oneWord)[0], '现在只有一个词“猫”：它只能看自己，每个头都把 100% 给了它，没什么可对照的。再添一个词，就能对照同一个词的两种眼光。');
-  assert.match(HAND_TEXT.en.pause(oneWord)[0], /^There is only one word, “猫”: .* Add a word to see two ways of looking at it\.$/);
+  const oneWord = pauseFacts(result(['猫'], [[[1]], [[1]]]), result(['猫'], [[[1]]]), lesson, ['words']);
+  assert.equal(HAND_TEXT.zh.pause(oneWord)[0], '你改了：词。现在只有一个词“猫”：它只能看自己，每个头都把 100% 给了它，没什么可对照的。再添一个词，就能对照两个头怎么看同一个词。');
+  assert.match(HAND_TEXT.en.pause(oneWord)[0], /^You changed the words\. There is only one word, “猫”: .* Add a word to compare how the two heads look at it\.$/);
   assert.doesNotMatch(HAND_TEXT.zh.pause(oneWord).join(''), /掩码/);
+});
+
+test('a word is named as the top only when no other shows the same share; words with commas stay whole in a tie', () => {
+  const tokens = ['a,b', '和', 'c'];
+  const tied = result(tokens, [[[0.4201, 0.4249, 0.155], [0, 1, 0], [0, 0, 1]], [[0.426, 0.414, 0.16], [0, 1, 0], [0, 0, 1]]]);
+  const facts = pauseFacts(tied, lessonSingle, lesson, ['words', 'numbers']);
+  assert.deepEqual(facts.looks.map((look) => look.words), [['a,b', '和'], ['a,b']]);
+  assert.match(HAND_TEXT.zh.pause(facts)[0], /头 1 最看“a,b”和“和”，并列（各 42%），头 2 最看“a,b”（43%）/);
+  assert.match(HAND_TEXT.en.pause(facts)[0], /head 1 looks most at “a,b” and “和”, tied \(42% each\); head 2 looks most at “a,b” \(43%\)/);
 });
 
 test('an even row is written as the lesson writes it (33% × 3), and to a tenth where whole percentages would not add up', () => {
@@ -82,8 +133,11 @@ test('an even row is written as the lesson writes it (33% × 3), and to a tenth 
 test('from the core: the lesson\'s 猫 row is 50% on 鱼 in head 1 and 33% × 3 in head 2; one head gives 吃 0.67', () => {
   const hand = defaultHand();
   const facts = pauseFacts(runHand(mha, hand, { use: 'voice-heads' }), runHand(mha, { ...hand, heads: 1 }, { use: 'voice-single' }));
-  assert.deepEqual(facts.looks, [{ even: false, share: 50, count: 3, word: '鱼' }, { even: true, share: 33, count: 3, word: '猫' }]);
-  assert.deepEqual(facts.self, { word: '吃', weight: '0.67', top: true, topWord: '吃', dK: 4 });
+  assert.deepEqual(facts.looks.map(({ words, share, even, fixed }) => ({ words, share, even, fixed })), [
+    { words: ['鱼'], share: 50, even: false, fixed: true },
+    { words: ['猫', '吃', '鱼'], share: 33, even: true, fixed: false },
+  ]);
+  assert.deepEqual(facts.self, { word: '吃', weight: '0.67', topWeight: '0.67', topWords: ['吃'], selfTop: true, dK: 4, causal: false, scaled: true });
 });
 
 test('the first six parts carry the lesson\'s numbers, 一 to 六, and the page\'s own follow from 七', () => {
@@ -124,4 +178,254 @@ test('the glasses carry the lesson where the lesson uses them: the opening, the 
   for (const [place, words] of Object.entries(places.en)) assert.match(words, /glasses/, `en ${place}: ${words}`);
   assert.match(places.zh.recap, /12 副眼镜/, 'the recap’s promise: GPT-2’s 12 pairs, counted');
   assert.match(places.zh.gpt2, /一副一副/);
+});
+
+// ——— Every claim of the callout against the numbers, over many random states ———
+// Each state is the lesson's hand example changed as a learner could: h, the mask, scaling, words renamed,
+// added or removed (down to one), numbers typed, and ties forced (a k row copied, a q row of zeros, one
+// head's slice copied to another's). The callout is written in both languages and read back: every share,
+// tie, view count, change and single-head weight it states is checked against the core's attention rows,
+// compared at the precision the heatmaps show (two decimals).
+
+const LESSON_LOOKS = {
+  zh: '头 1 的目光锁定了“鱼”（50%），头 2 一碗水端平，平均分给看得见的每个词（33% × 3）',
+  en: 'head 1 locks onto “鱼” (50%); head 2 plays no favourites, spreading evenly over the words it sees (33% × 3)',
+};
+const NAME_PARTS = ['狗', '跑', 'a', 'Z', ',', '、', '和', 'and', '7', '😀'];
+
+/** A random hand state, and where each of its rows came from (a lesson row, or -1: a new word, zeros at first). */
+function randomHandState(random) {
+  const pick = (items) => items[Math.floor(random() * items.length)];
+  const hand = defaultHand();
+  let origins = [0, 1, 2];
+  if (random() < 0.06) return { hand, origins }; // the lesson itself, now and then
+  hand.heads = pick([1, 2, 2, 4, 4]);
+  hand.causal = random() < 0.3;
+  hand.scale = random() >= 0.2;
+  const name = () => Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(NAME_PARTS)).join('');
+  const removeRow = (row) => {
+    for (const m of ['q', 'k', 'v']) hand[m].splice(row, 1);
+    hand.tokens.splice(row, 1);
+    origins.splice(row, 1);
+  };
+  if (random() < 0.35) {
+    for (let ops = 1 + Math.floor(random() * 3); ops > 0; ops--) {
+      const op = pick(['rename', 'add', 'remove']);
+      if (op === 'rename') hand.tokens[Math.floor(random() * hand.tokens.length)] = name();
+      else if (op === 'add' && hand.tokens.length < HAND_MAX_TOKENS) {
+        hand.tokens.push(`词${hand.tokens.length + 1}`);
+        for (const m of ['q', 'k', 'v']) hand[m].push([0, 0, 0, 0]);
+        origins.push(-1);
+      } else if (op === 'remove' && hand.tokens.length > 1) removeRow(Math.floor(random() * hand.tokens.length));
+    }
+  }
+  if (random() < 0.1) while (hand.tokens.length > 1) removeRow(hand.tokens.length - 1);
+  const rows = hand.tokens.length;
+  if (random() < 0.5) {
+    for (let edits = 1 + Math.floor(random() * 6); edits > 0; edits--) {
+      // Whole numbers make ties likely; tenths are what the slider gives.
+      const value = random() < 0.5 ? Math.round(random() * 6 - 3) : Math.round(random() * 60 - 30) / 10;
+      hand[pick(['q', 'k', 'v'])][Math.floor(random() * rows)][Math.floor(random() * 4)] = value;
+    }
+  }
+  if (random() < 0.25 && rows > 1) hand.k[Math.floor(random() * rows)] = [...hand.k[Math.floor(random() * rows)]]; // equal k rows
+  if (random() < 0.15) hand.q[0] = [0, 0, 0, 0]; // an even first row in every head
+  if (random() < 0.25 && hand.heads > 1) {
+    // Two heads with the same q and k slices: the same weights, one view.
+    const dK = 4 / hand.heads;
+    const [from, to] = [Math.floor(random() * hand.heads), Math.floor(random() * hand.heads)];
+    for (const m of ['q', 'k']) for (const row of hand[m]) for (let c = 0; c < dK; c++) row[to * dK + c] = row[from * dK + c];
+  }
+  if (random() < 0.2) hand.wo[Math.floor(random() * 4)][Math.floor(random() * 4)] = 2; // Wᴼ never moves a weight
+  return { hand, origins };
+}
+
+/** What truly changed from the lesson, from the operations made: each row against where it came from. */
+function trueChanges(hand, origins) {
+  const lesson = defaultHand();
+  const zeros = [0, 0, 0, 0];
+  const edited = origins.some((origin, row) => ['q', 'k', 'v'].some((m) => {
+    const was = origin < 0 ? zeros : lesson[m][origin];
+    return hand[m][row].some((x, c) => x !== was[c]);
+  }));
+  return {
+    heads: hand.heads !== 2, mask: hand.causal, scale: !hand.scale,
+    words: hand.tokens.join('\u0001') !== lesson.tokens.join('\u0001'), numbers: edited,
+  };
+}
+
+const shownPercentOf = (w) => Math.round(Number(w.toFixed(2)) * 100);
+const quotedWords = (text) => [...text.matchAll(/“([^”]*)”/g)].map((m) => m[1]);
+const sameSet = (a, b) => a.length === b.length && [...a].sort().join('\u0001') === [...b].sort().join('\u0001');
+
+/** Row `row` of head `head` as the heatmaps show it: the words it can see and their whole percentages. */
+function shownRow(result, head, row) {
+  const count = result.causal ? row + 1 : result.L;
+  return Array.from({ length: count }, (_, c) => ({ word: result.tokens[c], percent: shownPercentOf(result.attention[head][row * result.L + c]) }));
+}
+
+const PARSE = {
+  zh: {
+    look: /头 (\d+) (?:一碗水端平，平均分给看得见的每个词（([\d.]+)% × (\d+)）|的目光锁定了(“[^”]*”)（(\d+)%）|最看((?:“[^”]*”[、和]?)+)，并列（各 (\d+)%）|最看(“[^”]*”)（(\d+)%）)/g,
+    lessonSplit: '课文的数字是：',
+    views: /(两|\d+) ?套眼镜，(?:却只有 ?(两|\d+) ?种眼光：(.*?)。|(两|\d+) ?种眼光)/,
+    alike: '此刻几个头看法一样',
+    groupSplit: '，', headNumber: /头 (\d+)/g,
+    changes: /^你改了：(.*?)。/,
+    changeItems: (heads) => ({ heads: `h（2 → ${heads}）`, mask: '掩码（打开了）', scale: '缩放（关掉了）', words: '词', numbers: 'q、k、v 里的数' }),
+    hOne: '现在 h = 1', oneWord: '现在只有一个词', alone: '戴上掩码，句首的', unchanged: '同一个“',
+    selfTop: /“([^”]*)”这一行把最大的一份 ([\d.]+) 给了自己/,
+    selfTied: /“([^”]*)”这一行给自己 ([\d.]+)，与(.*?)并列最大/,
+    selfNot: /“([^”]*)”这一行给自己 ([\d.]+)，最大的一份 ([\d.]+) 给了(.*?)(?:（|。)/,
+    setting: /单头（d_k = (\d+)(，戴着掩码)?(，不缩放)?）/,
+    lessonNote: /课文的数字下给自己 ([\d.]+)）/,
+    payOff: '这也兑现了第 8 课的伏笔',
+  },
+  en: {
+    look: /head (\d+) (?:plays no favourites, spreading evenly over the words it sees \(([\d.]+)% × (\d+)\)|locks onto (“[^”]*”) \((\d+)%\)|looks most at ((?:“[^”]*”(?:, | and )?)+), tied \((\d+)% each\)|looks most at (“[^”]*”) \((\d+)%\))/g,
+    lessonSplit: 'The lesson\'s numbers: ',
+    views: /(two|\d+) pairs of glasses, (?:but only (two|\d+) ways of looking: (.*?)\.|(two|\d+) ways of looking)/i,
+    alike: 'the heads look alike',
+    groupSplit: '; ', headNumber: /head (\d+)/g,
+    changes: /^You changed (.*?)\. /,
+    changeItems: (heads) => ({ heads: `h (2 → ${heads})`, mask: 'the mask (now on)', scale: 'scaling (now off)', words: 'the words', numbers: 'numbers in q, k or v' }),
+    hOne: 'Now h = 1', oneWord: 'There is only one word', alone: 'With the mask on, the first word', unchanged: 'The same “',
+    selfTop: /gives the largest share of “([^”]*)”'s row, ([\d.]+), to “[^”]*” itself/,
+    selfTied: /gives “([^”]*)” ([\d.]+) of its own row, tied for the largest with (.*?)(?: \(lesson|\. )/,
+    selfNot: /gives “([^”]*)” ([\d.]+) of its own row, and its largest share, ([\d.]+)(?: each)?, to (.*?)(?: \(lesson|\. )/,
+    setting: /single uncut head \(d_k = (\d+)(, masked)?(, unscaled)?\)/,
+    lessonNote: /gives itself ([\d.]+) on the lesson's numbers/,
+    payOff: 'This pays off lesson 8\'s hint',
+  },
+};
+const countOf = (word) => (word === '两' || word?.toLowerCase() === 'two' ? 2 : Number(word));
+
+/** Reads every head's look out of `text` and checks it against the result's first row. */
+function checkLooks(text, result, where) {
+  const found = [...text.matchAll(PARSE[where.lang].look)];
+  assert.deepEqual(found.map((m) => Number(m[1])), Array.from({ length: result.heads }, (_, i) => i + 1), `${where.says}: every head once, in order`);
+  for (const m of found) {
+    const row = shownRow(result, Number(m[1]) - 1, 0);
+    const top = Math.max(...row.map((cell) => cell.percent));
+    const topWords = row.filter((cell) => cell.percent === top).map((cell) => cell.word);
+    const [, , evenShare, evenCount, fixedWord, fixedShare, tiedWords, tiedShare, oneWord, oneShare] = m;
+    if (evenShare) {
+      assert.equal(Number(evenCount), row.length, `${where.says}: ${m[0]}`);
+      assert.ok(row.length > 1 && row.every((cell) => cell.percent === Math.round(Number(evenShare))), `${where.says}: ${m[0]} against ${JSON.stringify(row)}`);
+    } else if (fixedWord) {
+      const others = row.filter((cell) => cell.word !== quotedWords(fixedWord)[0] || cell.percent !== top);
+      assert.ok(topWords.length === 1 && topWords[0] === quotedWords(fixedWord)[0] && top === Number(fixedShare) && top >= 50, `${where.says}: ${m[0]} against ${JSON.stringify(row)}`);
+      assert.ok(others.every((cell) => 2 * cell.percent <= top), `${where.says}: ${m[0]} is not clear against ${JSON.stringify(row)}`);
+    } else if (tiedWords) {
+      assert.ok(sameSet(quotedWords(tiedWords), topWords) && topWords.length > 1 && topWords.length < row.length && top === Number(tiedShare), `${where.says}: ${m[0]} against ${JSON.stringify(row)}`);
+    } else {
+      assert.ok(topWords.length === 1 && topWords[0] === quotedWords(oneWord)[0] && top === Number(oneShare), `${where.says}: ${m[0]} against ${JSON.stringify(row)}`);
+    }
+  }
+}
+
+/** Checks the callout's first paragraph: what changed, which comparison it makes, and how many views. */
+function checkHeadsParagraph(text, result, changes, where) {
+  const parse = PARSE[where.lang];
+  const stated = text.match(parse.changes);
+  assert.equal(Boolean(stated), Object.values(changes).some(Boolean), `${where.says}: says it changed exactly when something did`);
+  const items = parse.changeItems(result.heads);
+  for (const [change, truly] of Object.entries(changes)) assert.equal(Boolean(stated?.[1].includes(items[change])), truly, `${where.says}: names ${change} exactly when it changed`);
+  const body = stated ? text.slice(stated[0].length) : text;
+  const visibleFirst = result.causal ? 1 : result.L;
+  const kind = result.heads === 1 ? 'hOne' : result.L === 1 ? 'oneWord' : visibleFirst === 1 ? 'alone' : stated ? 'changed' : 'unchanged';
+  for (const other of ['hOne', 'oneWord', 'alone', 'unchanged']) assert.equal(body.startsWith(parse[other]), other === kind, `${where.says}: is the ${kind} case`);
+  if (kind === 'oneWord' || kind === 'alone') {
+    // "every head gives it 100%"
+    for (let head = 0; head < result.heads; head++) assert.deepEqual(shownRow(result, head, 0).map((cell) => cell.percent), [100], where.says);
+    return;
+  }
+  const [now, lessonPart] = body.split(parse.lessonSplit);
+  checkLooks(now, result, where);
+  assert.equal(lessonPart !== undefined, kind === 'changed', `${where.says}: gives the lesson's numbers after a change`);
+  if (lessonPart) assert.ok(lessonPart.startsWith(LESSON_LOOKS[where.lang]), `${where.says}: the lesson's looks`);
+  if (kind === 'hOne') return;
+  // Views: heads whose first rows show the same numbers are one.
+  const groups = new Map();
+  for (let head = 0; head < result.heads; head++) {
+    const key = shownRow(result, head, 0).map((cell) => cell.percent).join(',');
+    groups.set(key, [...(groups.get(key) ?? []), head + 1]);
+  }
+  const views = [...groups.values()];
+  if (views.length === 1) {
+    assert.ok(body.includes(parse.alike), `${where.says}: one view`);
+    return;
+  }
+  const [, heads, fewer, alike, all] = body.match(parse.views) ?? assert.fail(`${where.says}: no count of views`);
+  assert.equal(countOf(heads), result.heads, where.says);
+  assert.equal(countOf(fewer ?? all), views.length, `${where.says}: counts ${JSON.stringify(views)}`);
+  const named = alike ? alike.split(parse.groupSplit).map((group) => [...group.matchAll(parse.headNumber)].map((m) => Number(m[1]))) : [];
+  assert.deepEqual(named, views.filter((group) => group.length > 1), `${where.says}: names the heads that look alike`);
+}
+
+/** Checks lesson 8's single head: its settings, its second row's own weight and where its largest went. */
+function checkSelfParagraph(text, single, where) {
+  const parse = PARSE[where.lang];
+  const visible = single.causal ? 2 : single.L;
+  const row = Array.from({ length: visible }, (_, c) => ({ word: single.tokens[c], weight: single.attention[0][single.L + c].toFixed(2) }));
+  const top = row.reduce((best, cell) => (Number(cell.weight) > Number(best) ? cell.weight : best), row[0].weight);
+  const topCells = row.map((cell, c) => ({ ...cell, c })).filter((cell) => cell.weight === top);
+  const selfIsTop = topCells.some((cell) => cell.c === 1);
+  const [, dK, masked, unscaled] = text.match(parse.setting) ?? assert.fail(`${where.says}: no setting`);
+  assert.deepEqual([Number(dK), Boolean(masked), Boolean(unscaled)], [4, single.causal, !single.scaled], `${where.says}: the single head's settings`);
+  const lessonSetting = !single.causal && single.scaled;
+  const note = text.match(parse.lessonNote);
+  assert.equal(note?.[1], lessonSetting ? undefined : '0.67', `${where.says}: lesson 8's own 0.67 beside a head set otherwise`);
+  const alone = text.match(parse.selfTop);
+  const tied = text.match(parse.selfTied);
+  const not = text.match(parse.selfNot);
+  assert.equal([alone, tied, not].filter(Boolean).length, 1, `${where.says}: one claim about the self-weight`);
+  const others = topCells.filter((cell) => cell.c !== 1).map((cell) => cell.word);
+  if (alone) {
+    assert.ok(selfIsTop && others.length === 0 && alone[2] === row[1].weight && alone[1] === row[1].word, `${where.says}: ${alone[0]} against ${JSON.stringify(row)}`);
+    assert.equal(text.startsWith(parse.payOff), lessonSetting, `${where.says}: pays off lesson 8 only as lesson 8 set it`);
+  } else if (tied) {
+    assert.ok(selfIsTop && sameSet(quotedWords(tied[3]), others) && others.length > 0 && tied[2] === row[1].weight, `${where.says}: ${tied[0]} against ${JSON.stringify(row)}`);
+  } else {
+    assert.ok(!selfIsTop && not[2] === row[1].weight && not[3] === top && sameSet(quotedWords(not[4]), topCells.map((cell) => cell.word)), `${where.says}: ${not[0]} against ${JSON.stringify(row)}`);
+  }
+}
+
+test('停一秒 over 1,200 random states: every share, tie, view, change and single-head weight it states is true, in both languages', () => {
+  const random = seededRandom(20261204);
+  const lessonHand = defaultHand();
+  const lessonFacts = pauseFacts(runHand(mha, lessonHand, { use: 'prop-heads' }), runHand(mha, { ...lessonHand, heads: 1 }, { use: 'prop-single' }));
+  const seen = { ties: 0, fixed: 0, even: 0, alike: 0, h1: 0, h4: 0, masked: 0, unscaled: 0, oneWord: 0, unchanged: 0, words: 0, numbers: 0, selfTied: 0, selfNotTop: 0 };
+  for (let n = 0; n < 1200; n++) {
+    const { hand, origins } = randomHandState(random);
+    const result = runHand(mha, hand, { use: 'prop-heads' });
+    const single = runHand(mha, { ...hand, heads: 1 }, { use: 'prop-single' });
+    const facts = pauseFacts(result, single, lessonFacts, handChanges(hand, lessonHand));
+    const changes = trueChanges(hand, origins);
+    for (const lang of ['zh', 'en']) {
+      const [heads, self, ...more] = HAND_TEXT[lang].pause(facts);
+      const where = (says) => ({ lang, says: `state ${n} (${JSON.stringify(hand)}), ${lang}: ${says}` });
+      assert.equal(more.length, 0);
+      checkHeadsParagraph(heads, result, changes, where(heads));
+      if (result.L > 1) checkSelfParagraph(self, single, where(self));
+      else assert.equal(self, undefined, 'one word: no second row to tell of');
+    }
+    const looks = facts.looks;
+    seen.ties += looks.some((look) => look.words.length > 1 && !look.even);
+    seen.fixed += looks.some((look) => look.fixed);
+    seen.even += looks.some((look) => look.even);
+    seen.alike += facts.views.length < facts.heads;
+    seen.h1 += hand.heads === 1;
+    seen.h4 += hand.heads === 4;
+    seen.masked += hand.causal;
+    seen.unscaled += !hand.scale;
+    seen.oneWord += result.L === 1;
+    seen.unchanged += !facts.changed;
+    seen.words += changes.words;
+    seen.numbers += changes.numbers;
+    seen.selfTied += Boolean(facts.self?.selfTop && facts.self.topWords.length > 1);
+    seen.selfNotTop += Boolean(facts.self && !facts.self.selfTop);
+  }
+  // Every kind of state came up often enough to count.
+  for (const [kind, count] of Object.entries(seen)) assert.ok(count >= 20, `${kind}: ${count} of 1,200`);
 });

@@ -7,7 +7,7 @@ import { headColor, tint, textColorFor, SCALES } from './color.js';
  * neutral column. Heads listed in `disabledHeads` are drawn greyed (head ablation).
  * With `fill: 'signed'` the cells are coloured by value instead (over `domain`, by default the matrix's
  * own largest magnitude), and the band alone shows the head. `showNumbers: false` leaves the numbers out (cells
- * too small to read them).
+ * too small to read them). `format` writes a number (by default with `digits` decimals).
  */
 export function matrixView(doc, {
   values,
@@ -21,6 +21,7 @@ export function matrixView(doc, {
   fill = 'head',
   domain,
   digits = 2,
+  format = (value) => formatNumber(value, digits),
   cell = 44,
   showNumbers = true,
   title = '',
@@ -87,7 +88,7 @@ export function matrixView(doc, {
         'font-size': Math.max(8, Math.min(13, cell * 0.3)),
         'font-variant-numeric': 'tabular-nums',
         fill: off ? '#777777' : textColorFor(background),
-      }, [formatNumber(value, digits)]));
+      }, [format(value)]));
       cells.appendChild(group);
     }
   }

@@ -1,7 +1,7 @@
 import { h, vh, vdoc, fill, show } from '../ui/dom.js';
 import { checkbox, numberField, uniqueId } from '../ui/controls.js';
 import { section, figure, errorBox, sliceColumns, range, keptDrawings, partsNearScreen } from '../ui/section.js';
-import { dragNumber } from '../ui/drag-number.js';
+import { dragNumber, entryText } from '../ui/drag-number.js';
 import { holdTouchUntilSideways } from '../ui/touch.js';
 import { heatmap, matrixView, legend, headColor } from '../draw/index.js';
 import { symmetricDomain } from '../draw/color.js';
@@ -10,7 +10,7 @@ import { cellExplorer } from '../ui/explore.js';
 import { explainCell, explanationText, cellTitle } from '../shared/explain.js';
 import { EXPLAIN_WORDS } from '../shared/figure-labels.js';
 import { createSession, snapshot } from '../shared/session.js';
-import { pauseFacts } from './pause.js';
+import { pauseFacts, handChanges } from './pause.js';
 import { handEntryName } from './strings.js';
 
 /** Marks a figure drawn with vdoc with the matrix it shows, for ui/explore.js to explain its cells. */
@@ -234,7 +234,8 @@ export function handSection(ctx) {
         const sliced = sliceColumns(values, L, dModel, head * dK, dK);
         return drawing(`${name}-${head}`, [sliced, tokens, dK, headOff], () => figure({
           caption: t.slice(name),
-          svg: explorable(name, head, matrixView(vdoc, { values: sliced, ...rows, cols: dK, colLabels: dims(head), headOf: () => head, disabledHeads: off, title: `${t.headTitle(head)} · ${t.slice(name)}`, cell: 40 })),
+          // The slices copy the editors' entries: written as the editors write them (1, not 1.00).
+          svg: explorable(name, head, matrixView(vdoc, { values: sliced, ...rows, cols: dK, colLabels: dims(head), headOf: () => head, disabledHeads: off, format: entryText, title: `${t.headTitle(head)} · ${t.slice(name)}`, cell: 40 })),
         }));
       };
       // With the mask on, the scores it will hide are faded and struck through.
@@ -345,7 +346,7 @@ export function handSection(ctx) {
       if (ctx.hand) drawHeads(ctx.hand, areas.has('structure') || ctx.drawingEverything);
       // Stop for a second: the heads compared on the first word, from the same forward as the figures.
       if (ctx.hand && !ctx.handError) {
-        const facts = pauseFacts(ctx.hand, forward('single', ctx.state.hand, 1), lessonFacts);
+        const facts = pauseFacts(ctx.hand, forward('single', ctx.state.hand, 1), lessonFacts, handChanges(ctx.state.hand, lessonHand));
         fill(pauseText, t.pause(facts).map((sentence) => h('p', {}, [sentence])));
         pauseText.dataset.changed = String(facts.changed);
       }

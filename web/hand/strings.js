@@ -8,53 +8,132 @@ import { FIGURE_LABELS } from '../shared/figure-labels.js';
  */
 export const handEntryName = (t, tokens) => (matrix, row, col) => (matrix === 'wo' ? `Wᴼ[${row}][${col}]` : t.entryName(matrix, tokens[row], col));
 
-// The "停一秒" callout (facts from pause.js): the two heads on the first word's row, then lesson 8's hint.
+// The "停一秒" callout (facts from pause.js): what changed, the heads on the first word's row, then lesson 8's
+// hint. Each sentence is built from the facts alone: a tie is named as one, alike heads count as one view.
+/** a, b and c: words may hold commas of their own, so the list is joined, never split again. */
+const listed = (items, comma, and) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(comma)}${and}${items.at(-1)}`);
+const quotedZh = (words) => listed(words.map((w) => `“${w}”`), '、', '和');
 const lookZh = (look, head) => (look.even
-  ? `头 ${head + 1} 平均分给看得见的每个词（${look.share}% × ${look.count}）`
-  : `头 ${head + 1} 最看“${look.word}”（${look.share}%）`);
-const setsZh = (n) => (n === 2 ? '两' : `${n} `);
+  ? `头 ${head + 1} 一碗水端平，平均分给看得见的每个词（${look.share}% × ${look.count}）`
+  : look.fixed
+  ? `头 ${head + 1} 的目光锁定了“${look.words[0]}”（${look.share}%）`
+  : look.words.length > 1
+  ? `头 ${head + 1} 最看${quotedZh(look.words)}，并列（各 ${look.share}%）`
+  : `头 ${head + 1} 最看“${look.words[0]}”（${look.share}%）`);
+/** 两, or the number spaced from the Chinese around it (`before` after a Chinese character). */
+const countZh = (n, before = '') => (n === 2 ? '两' : `${before}${n} `);
+const headListZh = (heads) => listed(heads.map((head) => `头 ${head + 1}`), '、', ' 和');
+
+function viewsZh(f) {
+  const n = f.views.length;
+  if (n === f.heads) return `${countZh(f.heads)}套眼镜，${countZh(n)}种眼光。`;
+  if (n === 1) return '此刻几个头看法一样：眼镜多了，眼光却没分开——分工要靠训练。';
+  const alike = f.views.filter((group) => group.length > 1).map((group) => `${headListZh(group)} 看法相同`).join('，');
+  return `${countZh(f.heads)}套眼镜，却只有${countZh(n, ' ')}种眼光：${alike}。`;
+}
+
+function changesZh(f) {
+  const names = {
+    heads: () => `h（${f.lesson.heads} → ${f.heads}）`,
+    mask: () => (f.causal ? '掩码（打开了）' : '掩码（关掉了）'),
+    scale: () => (f.scaled ? '÷ √d_k 缩放（打开了）' : '÷ √d_k 缩放（关掉了）'),
+    words: () => '词',
+    numbers: () => 'q、k、v 里的数',
+  };
+  return `你改了：${f.changes.map((change) => names[change]()).join('、')}。`;
+}
+
+function selfZh(f) {
+  const { self } = f;
+  const lessonSetting = !self.causal && self.scaled;
+  const head = `一个不切的单头（d_k = ${self.dK}${self.causal ? '，戴着掩码' : ''}${self.scaled ? '' : '，不缩放'}）`;
+  const row = `同一组 q、k、v 交给${head}，“${self.word}”这一行`;
+  const lessonNote = lessonSetting || !f.lesson?.self ? '' : `（第 8 课的单头不戴掩码、要缩放，课文的数字下给自己 ${f.lesson.self.weight}）`;
+  const others = self.topWords.filter((w) => w !== self.word);
+  if (self.selfTop && others.length === 0) {
+    return `${lessonSetting ? '这也兑现了第 8 课的伏笔' : '再看第 8 课的伏笔'}：${row}把最大的一份 ${self.weight} 给了自己${lessonNote}。那份“自恋”只是单头的一种口味；多头把不同的口味分给不同的头去尝。`;
+  }
+  const top = self.selfTop ? `与${quotedZh(others)}并列最大` : `最大的一份 ${self.topWeight} 给了${quotedZh(self.topWords)}${self.topWords.length > 1 ? `（各 ${self.topWeight}）` : ''}`;
+  return `再看第 8 课的伏笔：${row}给自己 ${self.weight}，${top}${lessonNote}。单头只有这一种口味；多头把不同的口味分给不同的头去尝。`;
+}
 
 function pauseZh(f) {
   const looks = (facts) => facts.looks.map(lookZh).join('，');
-  if (f.heads === 1) return [`现在 h = 1：只有一套眼镜，“${f.word}”这一行只有一种看法（${looks(f)}）。把 h 改回 2，就能对照同一个词的两种眼光。`];
-  const views = `${setsZh(f.heads)}套眼镜，${setsZh(f.heads)}种眼光`;
-  const said = f.oneWord
-    ? [`现在只有一个词“${f.word}”：它只能看自己，每个头都把 100% 给了它，没什么可对照的。再添一个词，就能对照同一个词的${setsZh(f.heads)}种眼光。`]
+  const changed = f.changed ? changesZh(f) : '';
+  const ask = `${countZh(f.heads, ' ')}个头怎么看同一个词`;
+  const said = f.heads === 1
+    ? [`${changed}现在 h = 1：只有一套眼镜，“${f.word}”这一行只有一种看法（${looks(f)}）。把 h 改回 2，就能对照两个头怎么看同一个词。`]
+    : f.oneWord
+    ? [`${changed}现在只有一个词“${f.word}”：它只能看自己，每个头都把 100% 给了它，没什么可对照的。再添一个词，就能对照${ask}。`]
     : f.alone
-    ? [`打开掩码后，句首的“${f.word}”只看得见自己，每个头都把 100% 给了它，没什么可对照的。关掉掩码，再看同一个词的${setsZh(f.heads)}种眼光。`]
+    ? [`${changed}戴上掩码，句首的“${f.word}”只看得见自己，每个头都把 100% 给了它，没什么可对照的。关掉掩码，再对照${ask}。`]
     : f.changed
-    ? [`你改过数字，现在同一个“${f.word}”：${looks(f)}。课文的数字是：${looks(f.lesson)}。${f.differ ? `${views}。` : '此刻几个头看法一样：眼镜多了，眼光却没分开——分工要靠训练。'}`]
-    : [`同一个“${f.word}”，${looks(f)}——${views}。没有谁对谁错：真实模型里哪种眼光有用，由训练说了算。`];
-  const { self } = f;
-  if (self) {
-    said.push(self.top
-      ? `这也兑现了第 8 课的伏笔：同一组 q、k、v 交给一个不切的单头（d_k = ${self.dK}），“${self.word}”这一行把最大的一份 ${self.weight} 给了自己。那份“自恋”只是单头的一种口味；多头把不同的口味分给不同的头去尝。`
-      : `再看第 8 课的伏笔：同一组 q、k、v 交给一个不切的单头（d_k = ${self.dK}），“${self.word}”这一行给自己 ${self.weight}，最大的一份给了“${self.topWord}”。单头只有这一种口味；多头把不同的口味分给不同的头去尝。`);
-  }
+    ? [`${changed}现在同一个“${f.word}”：${looks(f)}。课文的数字是：${looks(f.lesson)}。${viewsZh(f)}`]
+    : [`同一个“${f.word}”，${looks(f)}——${viewsZh(f)}没有谁对谁错：真实模型里哪种眼光有用，由训练说了算。`];
+  if (f.self) said.push(selfZh(f));
   return said;
 }
 
+const quotedEn = (words) => listed(words.map((w) => `“${w}”`), ', ', ' and ');
 const lookEn = (look, head) => (look.even
-  ? `head ${head + 1} spreads evenly over the words it sees (${look.share}% × ${look.count})`
-  : `head ${head + 1} looks most at “${look.word}” (${look.share}%)`);
+  ? `head ${head + 1} plays no favourites, spreading evenly over the words it sees (${look.share}% × ${look.count})`
+  : look.fixed
+  ? `head ${head + 1} locks onto “${look.words[0]}” (${look.share}%)`
+  : look.words.length > 1
+  ? `head ${head + 1} looks most at ${quotedEn(look.words)}, tied (${look.share}% each)`
+  : `head ${head + 1} looks most at “${look.words[0]}” (${look.share}%)`);
+const countEn = (n) => (n === 2 ? 'two' : String(n));
+const headListEn = (heads) => listed(heads.map((head) => `head ${head + 1}`), ', ', ' and ');
+
+/** How many views the heads take, as a phrase (the caller makes it a sentence or part of one). */
+function viewsEn(f) {
+  const n = f.views.length;
+  if (n === f.heads) return `${countEn(f.heads)} pairs of glasses, ${countEn(n)} ways of looking`;
+  if (n === 1) return 'right now the heads look alike: more glasses, but no separate views — dividing the work is what training does';
+  const alike = f.views.filter((group) => group.length > 1).map((group) => `${headListEn(group)} look alike`).join('; ');
+  return `${f.heads} pairs of glasses, but only ${countEn(n)} ways of looking: ${alike}`;
+}
+const sentenceEn = (phrase) => `${phrase[0].toUpperCase()}${phrase.slice(1)}.`;
+
+function changesEn(f) {
+  const names = {
+    heads: () => `h (${f.lesson.heads} → ${f.heads})`,
+    mask: () => `the mask (now ${f.causal ? 'on' : 'off'})`,
+    scale: () => `the ÷ √d_k scaling (now ${f.scaled ? 'on' : 'off'})`,
+    words: () => 'the words',
+    numbers: () => 'numbers in q, k or v',
+  };
+  return `You changed ${listed(f.changes.map((change) => names[change]()), ', ', ' and ')}. `;
+}
+
+function selfEn(f) {
+  const { self } = f;
+  const lessonSetting = !self.causal && self.scaled;
+  const settings = [self.causal ? 'masked' : '', self.scaled ? '' : 'unscaled'].filter(Boolean).join(', ');
+  const head = `a single uncut head (d_k = ${self.dK}${settings ? `, ${settings}` : ''})`;
+  const lessonNote = lessonSetting || !f.lesson?.self ? '' : ` (lesson 8's single head, unmasked and scaled, gives itself ${f.lesson.self.weight} on the lesson's numbers)`;
+  const others = self.topWords.filter((w) => w !== self.word);
+  if (self.selfTop && others.length === 0) {
+    return `${lessonSetting ? 'This pays off lesson 8\'s hint' : 'And lesson 8\'s hint'}: given the same q, k and v, ${head} gives the largest share of “${self.word}”'s row, ${self.weight}, to “${self.word}” itself${lessonNote}. That self-regard was only one flavour, a single head's; multi-head attention hands different flavours to different heads.`;
+  }
+  const top = self.selfTop ? `tied for the largest with ${quotedEn(others)}` : `and its largest share, ${self.topWeight}${self.topWords.length > 1 ? ' each' : ''}, to ${quotedEn(self.topWords)}`;
+  return `And lesson 8's hint: given the same q, k and v, ${head} gives “${self.word}” ${self.weight} of its own row, ${top}${lessonNote}. A single head has that one flavour; multi-head attention hands different flavours to different heads.`;
+}
 
 function pauseEn(f) {
   const looks = (facts) => facts.looks.map(lookEn).join('; ');
-  if (f.heads === 1) return [`Now h = 1: one pair of glasses, one way of looking at “${f.word}” (${looks(f)}). Set h back to 2 to compare two views of the same word.`];
-  const n = f.heads === 2 ? 'two' : String(f.heads);
-  const said = f.oneWord
-    ? [`There is only one word, “${f.word}”: it can look only at itself, so every head gives it 100% and there is nothing to compare. Add a word to see ${n} ways of looking at it.`]
+  const changed = f.changed ? changesEn(f) : '';
+  const ask = `how the ${countEn(f.heads)} heads look at it`;
+  const said = f.heads === 1
+    ? [`${changed}Now h = 1: one pair of glasses, one way of looking at “${f.word}” (${looks(f)}). Set h back to 2 to compare how two heads look at the same word.`]
+    : f.oneWord
+    ? [`${changed}There is only one word, “${f.word}”: it can look only at itself, so every head gives it 100% and there is nothing to compare. Add a word to compare ${ask}.`]
     : f.alone
-    ? [`With the mask on, the first word “${f.word}” sees only itself: every head gives it 100%, so there is nothing to compare. Switch the mask off to see ${n} ways of looking at it.`]
+    ? [`${changed}With the mask on, the first word “${f.word}” sees only itself: every head gives it 100%, so there is nothing to compare. Switch the mask off to compare ${ask}.`]
     : f.changed
-    ? [`You have changed the numbers. Now, for the same “${f.word}”: ${looks(f)}. The lesson's numbers: ${looks(f.lesson)}. ${f.differ ? `${f.heads === 2 ? 'Two' : n} pairs of glasses, ${n} ways of looking.` : 'Right now the heads look alike: more glasses, but no separate views — dividing the work is what training does.'}`]
-    : [`The same “${f.word}”: ${looks(f)} — ${n} pairs of glasses, ${n} ways of looking. Neither is right or wrong: in a real model, training decides which view is useful.`];
-  const { self } = f;
-  if (self) {
-    said.push(self.top
-      ? `This pays off lesson 8's hint: given the same q, k and v, a single uncut head (d_k = ${self.dK}) gave the largest share of “${self.word}”'s row, ${self.weight}, to “${self.word}” itself. That self-regard was only one flavour, a single head's; multi-head attention hands different flavours to different heads.`
-      : `And lesson 8's hint: given the same q, k and v, a single uncut head (d_k = ${self.dK}) gives “${self.word}” ${self.weight} of its own row, and its largest share to “${self.topWord}”. A single head has that one flavour; multi-head attention hands different flavours to different heads.`);
-  }
+    ? [`${changed}Now, for the same “${f.word}”: ${looks(f)}. The lesson's numbers: ${looks(f.lesson)}. ${sentenceEn(viewsEn(f))}`]
+    : [`The same “${f.word}”: ${looks(f)} — ${viewsEn(f)}. Neither is right or wrong: in a real model, training decides which view is useful.`];
+  if (f.self) said.push(selfEn(f));
   return said;
 }
 

@@ -3,8 +3,11 @@ import { formatNumber } from '../draw/index.js';
 import { touchGesture } from './touch.js';
 
 const round = (value, step) => Math.round(Math.round(value / step) * step * 1e6) / 1e6;
-/** "2.5", "-0.25", "—" for NaN; a value from a link far outside the range is "1e20", no wider than "-2.55". */
-function cellText(v) {
+/**
+ * An entry as its editor writes it, and as the figures that copy it write it too (§3's slices): "1", "2.5",
+ * "-0.25", "—" for NaN; a value from a link far outside the range is "1e20", no wider than "-2.55".
+ */
+export function entryText(v) {
   if (Number.isNaN(v)) return '—';
   if (!Number.isFinite(v)) return formatNumber(v);
   return Math.abs(v) < 1000 ? String(round(v, 0.01)) : v.toExponential(0).replace('e+', 'e');
@@ -15,7 +18,7 @@ function cellText(v) {
  * scrolls the page), or the keyboard (arrows ±step, Page Up/Down ±10 steps, Home/End to the ends). It is an ARIA slider, so screen readers announce it.
  * onInput(value) fires on every change; onSelect() fires on a click or tap without a drag, or on focus.
  */
-export function dragNumber({ value, min, max, step = 0.1, label, onInput, onSelect = () => {}, format = cellText }) {
+export function dragNumber({ value, min, max, step = 0.1, label, onInput, onSelect = () => {}, format = entryText }) {
   const node = h('span', { class: 'drag-number', role: 'slider', tabindex: 0, 'aria-label': label, 'aria-valuemin': min, 'aria-valuemax': max });
   let current = value;
   const show = (v) => {

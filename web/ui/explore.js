@@ -26,25 +26,29 @@ let placedAt = null; // the cell the popover was last placed at, while it stays 
  * placed, so it never flashes at its old place; at the same cell redrawn (a slider step) it stays visible,
  * and is moved at that frame if the cell moved or its own size changed.
  */
-function placeSoon(box, node) {
+function placeSoon(box, node, under) {
   if (node !== placedAt) box.style.setProperty('opacity', '0'); // not visibility: the text stays readable until then
   cancelAnimationFrame(placing);
   placing = requestAnimationFrame(() => {
     if (!node.isConnected || box.hidden) return;
-    place(box, node);
+    place(box, node, under);
     placedAt = node;
     box.style.removeProperty('opacity');
   });
 }
 
-/** Puts the popover under the cell (above it when there is no room below), inside the viewport. */
-function place(box, node) {
+/**
+ * Puts the popover at the cell's left, under `under` (the cell, or what must stay in sight around it;
+ * above it when there is no room below), inside the viewport.
+ */
+function place(box, node, under) {
   const cell = node.getBoundingClientRect();
+  const around = under.getBoundingClientRect();
   const width = document.documentElement.clientWidth;
   const { offsetWidth, offsetHeight } = box;
   const left = Math.max(8, Math.min(cell.left, width - offsetWidth - 8));
-  const below = cell.bottom + 8;
-  const top = below + offsetHeight > innerHeight && cell.top - offsetHeight - 8 > 0 ? cell.top - offsetHeight - 8 : below;
+  const below = around.bottom + 8;
+  const top = below + offsetHeight > innerHeight && around.top - offsetHeight - 8 > 0 ? around.top - offsetHeight - 8 : below;
   box.style.setProperty('left', `${left + scrollX}px`);
   box.style.setProperty('top', `${top + scrollY}px`);
 }
@@ -103,7 +107,8 @@ export function cellExplorer(root, { cellSelector, entrySelector = null, groups,
     // Patched, not rebuilt: a slider step changes a number or two of the explanation shown.
     showVirtual(box, [vh('strong', {}, [title]), ...lines.map((line) => vh('div', { class: 'explain-line' }, [line]))]);
     box.hidden = false;
-    placeSoon(box, node);
+    // An entry's explanation goes under its whole table: dragging it, the learner watches the rows below.
+    placeSoon(box, node, isEntry(node) ? node.closest('table') ?? node : node);
     if (announce) live.textContent = spoken;
     shown = { node, cell };
   }

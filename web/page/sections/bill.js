@@ -27,18 +27,25 @@ export function billSection(ctx) {
       try {
         checkBill({ dModel, heads });
         counts = ctx.mha.paramCount({ dModel, heads });
-        counts.single = ctx.mha.paramCount({ dModel, heads: 1 }).split;
+        const oneHead = ctx.mha.paramCount({ dModel, heads: 1 });
+        counts.single = oneHead.split;
+        // One head's split bill is its Q/K/V plus Wᴼ, its naive bill the Q/K/V alone: the difference is Wᴼ.
+        counts.wo = oneHead.split - oneHead.naive;
       } catch (error) {
         result.replaceChildren(errorBox(ctx.text, error));
         return;
       }
       const row = (label, formula, value, id) =>
         h('div', { class: 'bill-row' }, [h('span', { class: 'bill-label' }, [label, h('small', {}, [formula])]), h('output', { id, class: 'bill-value' }, [grouped(value)]), h('span', { class: 'unit' }, [t.params])]);
-      const ratio = String(Math.round((counts.naive / counts.split) * 100) / 100);
+      const twoDecimals = (x) => String(Math.round(x * 100) / 100);
+      const ratio = twoDecimals(counts.naive / counts.split);
+      // The lesson's ratio counts Wᴼ on one side only; like with like is the Q/K/V of both.
+      const splitGlasses = counts.split - counts.wo;
       result.replaceChildren(
         row(t.naive, t.naiveFormula, counts.naive, 'bill-naive'),
         row(t.split, t.splitFormula, counts.split, 'bill-split'),
         h('p', { class: 'bill-ratio' }, [`${t.ratio} `, h('strong', { id: 'bill-ratio' }, [ratio]), ` ${t.times}`]),
+        h('p', { id: 'bill-like' }, [t.likeWithLike({ naive: grouped(counts.naive), split: grouped(splitGlasses), ratio: twoDecimals(counts.naive / splitGlasses), wo: grouped(counts.wo) })]),
         // The naive plan's hidden waste, priced with the numbers above.
         h('p', { id: 'bill-waste' }, [t.waste(dModel, heads, ratio)]),
         h('p', {}, [`${t.identity}: `, h('strong', { id: 'bill-single' }, [grouped(counts.single)]), ` — ${t.identityNote}`]),
