@@ -3,7 +3,9 @@
 // (tests/fixtures/lesson-program-{1,2}.py and .out: the programs, and what Python 3 with numpy printed).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadAttention } from '../web/src/attention.js';
 import { runHand } from '../web/page/model.js';
 import { defaultState } from '../web/page/state.js';
@@ -11,6 +13,7 @@ import { defaultHand } from '../web/hand/limits.js';
 import { pauseFacts } from '../web/hand/pause.js';
 import { HAND_TEXT } from '../web/hand/strings.js';
 import { TEXT } from '../web/page/text.js';
+import { FIGURE_LABELS } from '../web/shared/figure-labels.js';
 import { programOne, programTwo, programOneOutput, programTwoOutput } from '../web/page/lesson-programs.js';
 
 const mha = await loadAttention();
@@ -124,4 +127,30 @@ test('the glasses carry the lesson where the lesson uses them: the opening, the 
   for (const [place, words] of Object.entries(places.en)) assert.match(words, /glasses/, `en ${place}: ${words}`);
   assert.match(places.zh.recap, /12 副眼镜/, 'the recap’s promise: GPT-2’s 12 pairs, counted');
   assert.match(places.zh.gpt2, /一副一副/);
+});
+
+/** Every source file of the page's words, the programs quoted verbatim (lesson-programs.js) aside. */
+function wordFiles() {
+  const files = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!['dist', 'build', 'node_modules'].includes(entry.name)) walk(path);
+      } else if (/\.(js|html)$/.test(entry.name) && entry.name !== 'lesson-programs.js') files.push(path);
+    }
+  };
+  walk(fileURLToPath(new URL('../web/', import.meta.url)));
+  return files;
+}
+
+test('the softmax weights are 配比 in Chinese, as lesson 8 taught them; 权重 is left to the learnt matrices', () => {
+  const mixed = wordFiles().flatMap((path) => readFileSync(path, 'utf8').split('\n')
+    .filter((line) => /权重表|注意力权重|softmax 权重|[每这一]行(的)?权重|权重越大/.test(line))
+    .map((line) => `${path}: ${line.trim().slice(0, 80)}`));
+  assert.deepEqual(mixed, []);
+  assert.match(TEXT.zh.intro[0], /一张配比表（第 8 课的叫法/);
+  assert.equal(HAND_TEXT.zh.weights, 'softmax 配比');
+  assert.equal(FIGURE_LABELS.zh.weightLegend, '注意力配比');
+  assert.match(TEXT.zh.split.steps[1].text, /h 张小配比表/);
 });
