@@ -242,7 +242,7 @@ describe('the page as it opens, in Chinese at 1280 px: one page load', () => {
     assert.ok(await page.locator('#formula-section .katex').count() > 0);
     await page.focus('button.symbol[data-symbol="wq"]');
     await settle(page);
-    assert.match(await page.textContent('#symbol-info'), /4×2/);
+    assert.match(await page.textContent('#symbol-notes li.lit'), /4×2/);
     assert.ok(await page.locator('#formula-pipeline g.stage.highlighted[data-part="split"]').count() === 2);
     await page.$eval('button.symbol[data-symbol="wq"]', (symbol) => symbol.blur());
   });

@@ -7,6 +7,13 @@ import { PIPELINE_TEXT } from '../pipeline/strings.js';
 import { POEMS_TEXT } from '../poems/strings.js';
 import { GPT2_TEXT } from '../gpt2/strings.js';
 
+// §5 gives each shape for the hand example and for section 1's sizes (GPT-2's by default); `bill` is
+// { dModel, heads, dK, gpt2 }, or null while section 1 refuses its numbers.
+const billHeadsZh = (bill) => (!bill ? '' : bill.gpt2 ? `，GPT-2 装了 ${bill.heads} 套` : `，第一节里此刻是 ${bill.heads}`);
+const billShapeZh = (bill, shape) => (!bill ? '' : bill.gpt2 ? `，GPT-2（d_model = ${bill.dModel}，h = ${bill.heads}）里是 ${shape(bill)}` : `，按第一节的 d_model = ${bill.dModel}、h = ${bill.heads} 是 ${shape(bill)}`);
+const billHeadsEn = (bill) => (!bill ? '' : bill.gpt2 ? ` (GPT-2 wears ${bill.heads})` : ` (${bill.heads} in section 1 now)`);
+const billShapeEn = (bill, shape) => (!bill ? '' : bill.gpt2 ? `, ${shape(bill)} in GPT-2 (d_model = ${bill.dModel}, h = ${bill.heads})` : `, ${shape(bill)} with section 1's d_model = ${bill.dModel} and h = ${bill.heads}`);
+
 export const TEXT = {
   zh: {
     htmlLang: 'zh-CN',
@@ -54,11 +61,11 @@ export const TEXT = {
       params: '个参数',
     },
     split: {
-      lead: '《Attention Is All You Need》的答案妙在换了个问法：与其给每个头配一副全新的完整眼镜，不如把一副大眼镜的镜片切成 h 块，每个头透过自己那一块去看。具体分三步：',
+      lead: '《Attention Is All You Need》换了个问法，答案就便宜了：不再给每个头各买一台完整的望远镜，而是把手上这一台的视野分成 h 段，每个头只管自己那一段，各看各的。具体分三步：',
       steps: [
         {
           title: '切',
-          text: '把 d_model 维切成 h 份，每个头拿 d_k = d_model ÷ h 维。q、k、v 按同样的列切，数值一个不改。',
+          text: '望远镜分段，就是把 d_model 维切成 h 份，每个头拿 d_k = d_model ÷ h 维。q、k、v 按同样的列切，数值一个不改。',
           live: (n) => `按第一节的数：d_k = ${n.dModel} ÷ ${n.heads} = ${n.dK}`,
         },
         {
@@ -83,24 +90,27 @@ export const TEXT = {
     },
     pipeline: PIPELINE_TEXT.zh,
     formula: {
-      lead: '《Attention Is All You Need》里多头注意力只有一行。把鼠标移到（或用 Tab 键聚焦）任何一个符号上，下面的流水线会标出它对应的部分，并写出它在当前例子里的形状。',
-      hint: '把鼠标移到公式的符号上，或聚焦下面的按钮。',
+      lead: '《Attention Is All You Need》里多头注意力只有一行。公式下面按顺序逐个解释每个符号，可以从头到尾照着读一遍；把鼠标移到（或用 Tab 键聚焦）公式或列表里的符号，流水线会标出它对应的部分。',
       symbolsTitle: '逐个符号',
       formulaLabel: 'MultiHead(Q, K, V) 等于 Concat(head 1 到 head h) 乘以 W O；head i 等于 Attention(Q 乘 W i Q, K 乘 W i K, V 乘 W i V)',
+      // In reading order: the lesson's (h, W_i, head_i, Concat, Wᴼ) with the formula's other symbols where they fall.
+      // `s` holds the hand example's shape, section 1's (s.bill, null when refused) and head 1's first row.
       symbols: {
-        multihead: ['\\text{MultiHead}(Q,K,V)', (s) => `整层的输出，形状 L × d_model = ${s.L}×${s.dModel}，与输入相同。`],
-        concat: ['\\text{Concat}', (s) => `把 h 个头的输出按列并排，得到 L × d_model = ${s.L}×${s.dModel}；没有参数。`],
-        head: ['\\text{head}_i', (s) => `第 i 个头走完四步后的输出，形状 L × d_k = ${s.L}×${s.dK}。`],
-        h: ['h', (s) => `头数：装几套眼镜。当前 h = ${s.heads}（GPT-2 装 12 套）。i = 1…h 是第 i 套眼镜的编号，不是词的位置。`],
-        wo: ['W^O', (s) => `输出融合矩阵，d_model × d_model = ${s.dModel}×${s.dModel}。O 是 Output 的 O，不是数字 0。`],
+        h: ['h', (s) => `头数：装几套眼镜，是训练前就定下的超参数。手算例子里 h = ${s.heads}${billHeadsZh(s.bill)}。下标 i = 1…h 说的是第几套眼镜（第几个头），不是词的位置。`],
+        q: ['Q, K, V', (s) => `整句的查询、键、值，形状 L × d_model：手算例子里是 ${s.L}×${s.dModel}。`],
+        wq: ['W_i^Q', (s) => `第 i 个头自己的三副小眼镜之一（给 q 的那副），形状 d_model × d_k：手算例子里是 ${s.dModel}×${s.dK}${billShapeZh(s.bill, (b) => `${b.dModel}×${b.dK}`)}。它是从完整的 W^Q（d_model × d_model）按列切下的第 i 段：实际实现先把整个 W^Q 一次乘完，再把结果按列分给各个头。手算例子里 q 已经投影好了，所以第 i 个头直接取 q 的第 i 段列。`],
+        wk: ['W_i^K', (s) => `第 i 个头的第二副小眼镜，给 k：同样是 d_model × d_k，手算例子里 ${s.dModel}×${s.dK}${billShapeZh(s.bill, (b) => `${b.dModel}×${b.dK}`)}。`],
+        wv: ['W_i^V', (s) => `第 i 个头的第三副小眼镜，给 v：同样是 d_model × d_k，手算例子里 ${s.dModel}×${s.dK}${billShapeZh(s.bill, (b) => `${b.dModel}×${b.dK}`)}。`],
         attention: ['\\text{Attention}', (s) => `单头注意力的四步：打分、缩放、softmax、加权 v；每个头得到一张 L × L = ${s.L}×${s.L} 的配比表。`],
-        wq: ['W_i^Q', (s) => `第 i 个头自己的三副小眼镜之一（给 q 的那副），d_model × d_k = ${s.dModel}×${s.dK}。它是从完整 W^Q（d_model × d_model）按列切出的第 i 段；在手算例子里 q 已经投影好了，所以第 i 个头直接取 q 的第 i 段列。`],
-        wk: ['W_i^K', (s) => `第 i 个头的第二副小眼镜，给 k：同样是 d_model × d_k = ${s.dModel}×${s.dK}。`],
-        wv: ['W_i^V', (s) => `第 i 个头的第三副小眼镜，给 v：同样是 d_model × d_k = ${s.dModel}×${s.dK}。`],
-        q: ['Q, K, V', (s) => `整句的查询、键、值，形状 L × d_model = ${s.L}×${s.dModel}。`],
+        head: ['\\text{head}_i', (s) => `第 i 个头走完四步后的输出，形状 L × d_k = ${s.L}×${s.dK}。${s.firstRow ? `第三节里头 1 的“${s.firstRow.word}”行此刻是 [${s.firstRow.values.join(', ')}]，就是那里一步步算出来的那一行。` : ''}`],
+        concat: ['\\text{Concat}', (s) => `把 h 个头的输出按列并排，拼回 L × d_model = ${s.L}×${s.dModel}；只是重新排放，没有参数。`],
+        wo: ['W^O', (s) => `输出融合矩阵，d_model × d_model：手算例子里是 ${s.dModel}×${s.dModel}${billShapeZh(s.bill, (b) => `${b.dModel}×${b.dModel}`)}。可以把它当成一台“会议纪要整合器”：各头的发言都原样记在 Concat 里，Wᴼ 把它们跨头整理成一份结论——第三节里那位定下每份报告采纳几成的主管，就是它。`],
+        multihead: ['\\text{MultiHead}(Q,K,V)', (s) => `整层的输出，形状 L × d_model = ${s.L}×${s.dModel}，和输入一样大。`],
       },
-      dkNote: (s) => `注意：这里的 d_k = d_model ÷ h = ${s.dModel} ÷ ${s.heads} = ${s.dK}，是每个头的维度；单头那一课里 d_k 就等于 d_model。同一个符号，含义随上下文而变。`,
-      countNote: '参数账：h 个头的小眼镜加起来是 h × 3 × d_model × d_k = 3 × d_model²（切分不改总量），再加 Wᴼ 的 d_model²，共 4 × d_model²：多出来的几种眼光不多花一个参数。',
+      countTitle: '参数账',
+      countNote: 'h 个头的小眼镜加起来是 h × 3 × d_model × d_k = 3 × d_model²（切分不改总量），再加 Wᴼ 的 d_model²，共 4 × d_model²：多出来的几种眼光不多花一个参数。',
+      subscriptsTitle: '下标别认错',
+      subscripts: (s) => `Wᴼ 的 O 是 Output（输出）的 O，不是数字 0；W_i 的 i 是头的编号；这里的 d_k = d_model ÷ h = ${s.dModel} ÷ ${s.heads} = ${s.dK}，是一个头的宽度，不是第 8 课单头时那个等于 d_model 的 d_k。同一个记号换了场合，意思就跟着换。`,
     },
     code: {
       lead: '课文的第六部分是两段 numpy 程序，下面原样照录：一段用数字核对参数账和形状链，一段把多头注意力写成一个类。numpy 的 RandomState 是确定的，同一个种子抽出的随机数一模一样；本页用与 numpy 逐位相同的随机数生成器，把同样的矩阵交给注意力内核，所以每段程序下面的输出，就是 Python 运行它时打印的内容。',
@@ -307,11 +317,11 @@ export const TEXT = {
       params: 'parameters',
     },
     split: {
-      lead: '"Attention Is All You Need" answers by asking differently: rather than hand every head a complete new pair of glasses, cut the lenses of one big pair into h pieces and let each head look through its own piece. Three steps:',
+      lead: '"Attention Is All You Need" makes the answer cheap by asking differently: instead of buying every head a whole telescope of its own, take the one telescope there is and divide its view into h sections, each head minding its own section. Three steps:',
       steps: [
         {
           title: 'Cut',
-          text: 'Cut the d_model dimensions into h slices; each head gets d_k = d_model ÷ h of them. q, k and v are cut by the same columns, and no value changes.',
+          text: 'Dividing the telescope means cutting the d_model dimensions into h slices; each head gets d_k = d_model ÷ h of them. q, k and v are cut by the same columns, and no value changes.',
           live: (n) => `With section 1's numbers: d_k = ${n.dModel} ÷ ${n.heads} = ${n.dK}`,
         },
         {
@@ -336,24 +346,25 @@ export const TEXT = {
     },
     pipeline: PIPELINE_TEXT.en,
     formula: {
-      lead: 'In "Attention Is All You Need", multi-head attention takes a single line. Hover over (or Tab to) any symbol and the pipeline below marks the matching part and gives its shape in the current example.',
-      hint: 'Hover a symbol in the formula, or focus the buttons below.',
+      lead: 'In "Attention Is All You Need", multi-head attention takes a single line. Under it, every symbol is explained in order, to be read through from top to bottom; hover over (or Tab to) a symbol in the formula or the list and the pipeline marks the matching part.',
       symbolsTitle: 'Symbol by symbol',
       formulaLabel: 'MultiHead of Q, K, V equals Concat of head 1 to head h, times W O; head i equals Attention of Q times W i Q, K times W i K, V times W i V',
       symbols: {
-        multihead: ['\\text{MultiHead}(Q,K,V)', (s) => `The layer's output, L × d_model = ${s.L}×${s.dModel}, the same shape as its input.`],
-        concat: ['\\text{Concat}', (s) => `Places the h head outputs side by side: L × d_model = ${s.L}×${s.dModel}. No parameters.`],
-        head: ['\\text{head}_i', (s) => `Head i's output after the four steps, L × d_k = ${s.L}×${s.dK}.`],
-        h: ['h', (s) => `The number of heads: how many pairs of glasses. Now h = ${s.heads} (GPT-2 wears 12). i = 1…h numbers the pairs of glasses, not word positions.`],
-        wo: ['W^O', (s) => `The output merging matrix, d_model × d_model = ${s.dModel}×${s.dModel}. The O is for Output, not zero.`],
+        h: ['h', (s) => `The number of heads: how many pairs of glasses, a hyperparameter fixed before training. In the hand example h = ${s.heads}${billHeadsEn(s.bill)}. The subscript i = 1…h says which pair of glasses (which head), not which word.`],
+        q: ['Q, K, V', (s) => `Queries, keys and values for the whole sentence, L × d_model: ${s.L}×${s.dModel} in the hand example.`],
+        wq: ['W_i^Q', (s) => `One of head i's own three small pairs of glasses (the one for q), d_model × d_k: ${s.dModel}×${s.dK} in the hand example${billShapeEn(s.bill, (b) => `${b.dModel}×${b.dK}`)}. It is the i-th block of columns cut from the full W^Q (d_model × d_model): real implementations multiply by the whole W^Q at once, then share the result's columns out among the heads. In the hand example q is already projected, so head i simply takes the i-th block of q's columns.`],
+        wk: ['W_i^K', (s) => `Head i's second small pair of glasses, for k: also d_model × d_k, ${s.dModel}×${s.dK} in the hand example${billShapeEn(s.bill, (b) => `${b.dModel}×${b.dK}`)}.`],
+        wv: ['W_i^V', (s) => `Head i's third small pair of glasses, for v: also d_model × d_k, ${s.dModel}×${s.dK} in the hand example${billShapeEn(s.bill, (b) => `${b.dModel}×${b.dK}`)}.`],
         attention: ['\\text{Attention}', (s) => `Single-head attention's four steps: score, scale, softmax, weight v. Each head gets an L × L = ${s.L}×${s.L} table of weights.`],
-        wq: ['W_i^Q', (s) => `One of head i's own three small pairs of glasses (the one for q), d_model × d_k = ${s.dModel}×${s.dK}. It is the i-th block of columns cut from the full W^Q (d_model × d_model); in the hand example q is already projected, so head i simply takes the i-th block of q's columns.`],
-        wk: ['W_i^K', (s) => `Head i's second small pair of glasses, for k: also d_model × d_k = ${s.dModel}×${s.dK}.`],
-        wv: ['W_i^V', (s) => `Head i's third small pair of glasses, for v: also d_model × d_k = ${s.dModel}×${s.dK}.`],
-        q: ['Q, K, V', (s) => `Queries, keys and values for the whole sentence, L × d_model = ${s.L}×${s.dModel}.`],
+        head: ['\\text{head}_i', (s) => `Head i's output after the four steps, L × d_k = ${s.L}×${s.dK}.${s.firstRow ? ` In section 3, head 1's row for “${s.firstRow.word}” is now [${s.firstRow.values.join(', ')}]: the very row worked out there step by step.` : ''}`],
+        concat: ['\\text{Concat}', (s) => `Places the h head outputs side by side, back to L × d_model = ${s.L}×${s.dModel}: a rearrangement, with no parameters.`],
+        wo: ['W^O', (s) => `The output merging matrix, d_model × d_model: ${s.dModel}×${s.dModel} in the hand example${billShapeEn(s.bill, (b) => `${b.dModel}×${b.dModel}`)}. Think of it as a meeting-minutes consolidator: every head's say is kept word for word in the concat, and Wᴼ works it across the heads into one conclusion — it is section 3's supervisor, who decides how much of each investigator's report to take.`],
+        multihead: ['\\text{MultiHead}(Q,K,V)', (s) => `The layer's output, L × d_model = ${s.L}×${s.dModel}, the same size as its input.`],
       },
-      dkNote: (s) => `Note: here d_k = d_model ÷ h = ${s.dModel} ÷ ${s.heads} = ${s.dK}, the width of one head; in the single-head lesson d_k was d_model itself. Same symbol, different meaning — read it in context.`,
-      countNote: 'The parameter count: the heads\' small pairs of glasses add up to h × 3 × d_model × d_k = 3 × d_model² (splitting changes no total), plus d_model² for Wᴼ: 4 × d_model² in all. The extra ways of looking cost not one parameter more.',
+      countTitle: 'The parameter count',
+      countNote: 'The heads\' small pairs of glasses add up to h × 3 × d_model × d_k = 3 × d_model² (splitting changes no total), plus d_model² for Wᴼ: 4 × d_model² in all. The extra ways of looking cost not one parameter more.',
+      subscriptsTitle: 'Subscripts not to misread',
+      subscripts: (s) => `The O of Wᴼ is for Output, not the digit 0; the i of W_i numbers the head; and d_k here is d_model ÷ h = ${s.dModel} ÷ ${s.heads} = ${s.dK}, the width of one head, not lesson 8's single-head d_k, which was d_model itself. The same symbol, in another setting, means something else.`,
     },
     code: {
       lead: 'Part six of the lesson is two numpy programs, quoted below as the lesson gives them, Chinese comments and all: one checks the parameter bill and the chain of shapes in numbers, the other writes multi-head attention as a class. numpy\'s RandomState is deterministic, the same seed giving the same numbers; this page uses a generator that matches numpy bit for bit and hands the same matrices to the attention core, so the output under each program is what Python prints when it runs it.',
