@@ -131,6 +131,23 @@ describe('in Chinese at 1280 px: one page load', () => {
     assert.deepEqual(errors, []);
   });
 
+  test('the lesson\'s closing questions follow §6, each answer linking to a part that exists; the bill refuses h = 7 as quoted', async () => {
+    const { page, errors } = lesson;
+    await drawnNear(page, '#questions');
+    assert.equal(await page.$eval('#questions', (block) => block.closest('section').id), 'code-section');
+    const questions = await page.$$eval('#questions dt', (dts) => dts.map((dt) => dt.textContent));
+    assert.deepEqual(questions.map((q) => /头数|整除|Wᴼ|q 也要切/.exec(q)?.[0]), ['头数', '整除', 'Wᴼ', 'q 也要切']);
+    const targets = await page.$$eval('#questions dd a', (links) => links.map((a) => Boolean(document.querySelector(a.getAttribute('href')))));
+    assert.deepEqual(targets, [true, true, true, true]);
+    const [, quoted] = /说明原因：“([^”]+)”/.exec(await page.textContent('#question-divide + dd'));
+    await page.fill('#bill-heads', '7');
+    await settle(page);
+    assert.equal(await page.textContent('#bill .error'), quoted);
+    await page.fill('#bill-heads', '12');
+    await backTo(page);
+    assert.deepEqual(errors, []);
+  });
+
   test('§6 shows the lesson\'s two programs and prints exactly what Python printed; the seed goes into the program', async () => {
     const { page, errors } = lesson;
     const printed = (name) => fixture(name).replace(/\n$/, '');
@@ -190,6 +207,8 @@ test('in English: the parts numbered 1 to 6, and the callout in English from the
   assert.deepEqual(shown.map(([, title]) => title.split('. ')[0]), ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12']);
   assert.match(await page.textContent('#pause-text'), /head 1 looks most at “鱼” \(50%\); head 2 spreads evenly over the words it sees \(33% × 3\)/);
   assert.match(await page.textContent('#bill-waste'), /9 times the cost for 12 similar views/);
+  assert.equal(await page.textContent('#questions-title'), 'Questions a class asks');
+  assert.match(await page.textContent('#symbol-notes'), /768×64 in GPT-2/);
   // The programs are the lesson's, in Chinese, in both languages.
   assert.equal(await page.textContent('#program-1-source'), fixture('lesson-program-1.py'));
   assert.deepEqual(errors, []);

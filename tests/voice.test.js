@@ -15,6 +15,7 @@ import { HAND_TEXT } from '../web/hand/strings.js';
 import { PIPELINE_TEXT } from '../web/pipeline/strings.js';
 import { TEXT } from '../web/page/text.js';
 import { FIGURE_LABELS } from '../web/shared/figure-labels.js';
+import { grouped } from '../web/ui/section.js';
 import { programOne, programTwo, programOneOutput, programTwoOutput } from '../web/page/lesson-programs.js';
 
 const mha = await loadAttention();
@@ -196,4 +197,27 @@ test('§5 reads in the lesson\'s order, with GPT-2\'s shapes, head 1\'s 猫 row 
   assert.doesNotMatch(other, /GPT-2/);
   assert.match(TEXT.zh.formula.subscripts(sizes), /O 是 Output.*不是数字 0.*d_k = d_model ÷ h = 4 ÷ 2 = 2.*不是第 8 课/);
   assert.match(TEXT.en.formula.subscripts(sizes), /Output, not the digit 0.*4 ÷ 2 = 2.*not lesson 8's/);
+});
+
+test('the lesson\'s closing questions are answered with the core\'s numbers, each pointing at the part that shows it', async () => {
+  const { questionFacts } = await import('../web/page/sections/questions.js');
+  const answers = (lang) => {
+    const facts = questionFacts(mha, TEXT[lang]);
+    return Object.fromEntries(TEXT[lang].questions.items.map(({ id, question, answer, link }) => [id, { question, answer: answer(facts), href: link.href }]));
+  };
+  const zh = answers('zh');
+  const en = answers('en');
+  assert.deepEqual(Object.keys(zh), ['heads', 'divide', 'wo', 'q']);
+  assert.deepEqual(Object.keys(en), Object.keys(zh));
+  const split = grouped(mha.paramCount({ dModel: 768, heads: 12 }).split);
+  assert.equal(split, '2,359,296');
+  assert.match(zh.heads.answer, new RegExp(`h = 1、12、24 的多头注意力分别有 ${split}、${split}、${split} 个参数.*d_k（768、64、32）`));
+  // The sentence the bill refuses h = 7 with, quoted whole.
+  const refusal = TEXT.zh.errorDetails.HEADS_NOT_DIVISOR({ heads: 7, dModel: 768, below: 6, above: 8 });
+  assert.ok(zh.divide.answer.endsWith(`“${refusal}”`), zh.divide.answer);
+  assert.ok(en.divide.answer.endsWith(`“${TEXT.en.errorDetails.HEADS_NOT_DIVISOR({ heads: 7, dModel: 768, below: 6, above: 8 })}”`), en.divide.answer);
+  assert.match(zh.wo.answer, /“猫”的输出就是 Concat 的那一行 \[1\.26, 0\.25, 0\.33, 1\.00\].*589,824 个/);
+  assert.match(zh.q.answer, /头 2 拿到的 q_猫 是 \[0, 0\].*配比是 \[0\.33, 0\.33, 0\.33\]/);
+  assert.match(en.q.answer, /head 2's q for “猫” is \[0, 0\]/);
+  assert.deepEqual(Object.values(zh).map(({ href }) => href), ['#bill', '#bill', '#wo-note', '#hand']);
 });

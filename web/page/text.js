@@ -126,6 +126,38 @@ export const TEXT = {
       output: '输出（由注意力内核计算，与 Python 打印的一致）',
       randomNote: '随机初始化的头没有语义：两个头的配比不同，只是因为各自的权重抽到了不同的随机数。“盯着宾语的头”“指代头”之类的分工要靠训练才会出现。',
     },
+    // The lesson's closing questions, answered with the core's numbers (sections/questions.js computes them).
+    questions: {
+      title: '老师答疑：课上常被问到的四个问题',
+      lead: '课文最后留了几个好问题。下面每个都答得很短，数字由注意力内核算出，链接指向页面上能亲手验证它的地方。',
+      see: '去看：',
+      items: [
+        {
+          id: 'heads',
+          question: '头数 h 怎么选？',
+          answer: (f) => `h 是训练前定下的超参数，没有标准答案。d_model 固定时，h 只决定怎么切，不改参数总数：d_model = ${f.dModel} 时，h = ${f.tried.join('、')} 的多头注意力分别有 ${f.counts.join('、')} 个参数，一个不差；变的只是每个头的宽度 d_k（${f.widths.join('、')}）。头越多，眼光的种类越多，每个头能用的维数却越少；GPT-2 取 h = ${f.heads}，每个头 ${f.dModel / f.heads} 维。第八节看关掉一个头的代价，第九节比较 h = 1 和 h = 2 训练出来的样子。`,
+          link: { href: '#bill', text: (sections) => sections.bill },
+        },
+        {
+          id: 'divide',
+          question: 'h 不能整除 d_model 行不行？',
+          answer: (f) => `不行：切分要让每个头分到同样多的维，d_model ÷ h 必须是整数（课文程序二的类一开头就用 assert 检查这一条）。在第一节把 h 填成 ${f.notDividing}，账单会拒绝，并说明原因：“${f.refusal}”`,
+          link: { href: '#bill', text: (sections) => sections.bill },
+        },
+        {
+          id: 'wo',
+          question: 'Wᴼ 能不能省？',
+          answer: (f) => `省掉 Wᴼ，就等于让它永远是单位矩阵：输出只是 Concat，各头的结论并排放着，彼此从不混合。第三节打开时 Wᴼ 正是单位矩阵，“${f.word}”的输出就是 Concat 的那一行 ${f.output}：前 ${f.handDK} 格只来自头 1，后 ${f.handDK} 格只来自头 2。有了 Wᴼ，输出的每一列都能按学到的比例综合所有头；它的代价是 d_model² 个参数（d_model = ${f.dModel} 时是 ${f.woCount} 个），就是账单里“+ d_model²”那一笔。`,
+          link: { href: '#wo-note', text: () => '第三节的 Wᴼ：拖动一格试试' },
+        },
+        {
+          id: 'q',
+          question: '切 k、v 好理解，为什么 q 也要切？',
+          answer: (f) => `打分是 q 和 k 的点积，两边必须一样长：头 i 的 k 只有 d_k 维，它的 q 也只能是同样位置的那 d_k 维；只切 k、v 而留着完整的 q，维数对不上，点积算不出来。切下来的 q 就是这个头“想问什么”：按课文的数，头 2 拿到的 q_${f.word} 是 ${f.qSlice}，和每个 k 的点积都是 0，所以“${f.word}”在头 2 的配比是 ${f.secondHeadRow}，平均分。`,
+          link: { href: '#hand', text: (sections) => sections.hand },
+        },
+      ],
+    },
     views: {
       lead: '热力图之外，还可以把注意力画成连线：左边是发出查询的词，右边是被看的词，线越粗越深表示配比越大，每个头一种颜色（BertViz 的 head view 就是这么画的）。头多、句子长的时候，把所有头的热力图排成网格更容易一眼比较。',
       source: '数据来源',
@@ -380,6 +412,37 @@ export const TEXT = {
       output: 'Output (computed by the attention core; the same as Python prints)',
       gloss: 'The programs print in Chinese: 朴素 naive, 原论文 the paper\'s way, 切分 split, 参数 parameters, 单头 one head, 应为 should be, 头 head, 输出 output, 进出同形状 same shape in and out, 配比表 weight table, 上三角=未来=0 upper triangle = future = 0, 两头同格对比(第 3 行) the two heads\' row 3 side by side, 各有所爱(随机版) different tastes (random ones), 参数量账 parameter count, 各…个 … each, 共 in all, 形状不变量依旧 the shape is kept.',
       randomNote: 'Randomly initialised heads mean nothing yet: the two heads differ only because they drew different random numbers. Roles such as "the head that finds the object" only appear through training.',
+    },
+    questions: {
+      title: 'Questions a class asks',
+      lead: 'The lesson ends with a few good questions. Each is answered briefly below, with numbers computed by the attention core and a link to the part of the page where you can check it yourself.',
+      see: 'See ',
+      items: [
+        {
+          id: 'heads',
+          question: 'How many heads should there be?',
+          answer: (f) => `h is a hyperparameter, fixed before training, with no single right answer. For a given d_model, h only decides how the dimensions are cut, not how many parameters there are: at d_model = ${f.dModel}, multi-head attention with h = ${f.tried.join(', ')} has ${f.counts.join(', ')} parameters, not one more or fewer; only each head's width d_k changes (${f.widths.join(', ')}). More heads give more kinds of view, but fewer dimensions to each; GPT-2 uses h = ${f.heads}, ${f.dModel / f.heads} dimensions a head. Section 8 shows what switching a head off costs, and section 9 compares what h = 1 and h = 2 learn.`,
+          link: { href: '#bill', text: (sections) => sections.bill },
+        },
+        {
+          id: 'divide',
+          question: 'What if h does not divide d_model?',
+          answer: (f) => `It cannot work: the split gives every head the same number of dimensions, so d_model ÷ h must be a whole number (the class in the lesson's program 2 checks this with an assert first thing). Put h = ${f.notDividing} into section 1 and the bill refuses it, saying why: “${f.refusal}”`,
+          link: { href: '#bill', text: (sections) => sections.bill },
+        },
+        {
+          id: 'wo',
+          question: 'Can Wᴼ be left out?',
+          answer: (f) => `Leaving Wᴼ out is keeping it the identity for good: the output is just the concat, the heads' findings side by side, never mixed. Section 3 opens with Wᴼ the identity, and the output for “${f.word}” is the concat's row, ${f.output}: the first ${f.handDK} entries come from head 1 alone, the last ${f.handDK} from head 2 alone. With Wᴼ, every column of the output can weigh all the heads in learnt proportions; it costs d_model² parameters (${f.woCount} at d_model = ${f.dModel}), the "+ d_model²" on the bill.`,
+          link: { href: '#wo-note', text: () => 'Section 3\'s Wᴼ: drag an entry and see' },
+        },
+        {
+          id: 'q',
+          question: 'Cutting k and v makes sense; why cut q too?',
+          answer: (f) => `A score is the dot product of q and k, and the two must be equally long: head i's k has only d_k dimensions, so its q can only be the same d_k dimensions; cut k and v but keep q whole and the sizes do not match, so no dot product can be taken. The slice of q is what the head asks: with the lesson's numbers, head 2's q for “${f.word}” is ${f.qSlice}, its dot product with every k is 0, and so the weights of “${f.word}” in head 2 are ${f.secondHeadRow}, spread evenly.`,
+          link: { href: '#hand', text: (sections) => sections.hand },
+        },
+      ],
     },
     views: {
       lead: 'Besides heatmaps, attention can be drawn as lines: the querying words on the left, the words looked at on the right, thicker and darker for more weight, one colour per head (the "head view" of BertViz). With many heads and a long sentence, a grid of all heads\' heatmaps is easier to compare at a glance.',
