@@ -242,7 +242,7 @@ describe('the page as it opens, in Chinese at 1280 px: one page load', () => {
     assert.ok(await page.locator('#formula-section .katex').count() > 0);
     await page.focus('button.symbol[data-symbol="wq"]');
     await settle(page);
-    assert.match(await page.textContent('#symbol-info'), /4×2/);
+    assert.match(await page.textContent('#symbol-notes li.lit'), /4×2/);
     assert.ok(await page.locator('#formula-pipeline g.stage.highlighted[data-part="split"]').count() === 2);
     await page.$eval('button.symbol[data-symbol="wq"]', (symbol) => symbol.blur());
   });
@@ -1064,7 +1064,7 @@ test('a link to a huge model (d_model 1024, 1024 heads, 32 words) never blocks t
   assert.ok(longest <= bound, `a task blocked the page for ${longest} ms`);
   assert.deepEqual(await page.$$eval('#grid-figure svg g.tile', (tiles) => tiles.map((g) => Number(g.dataset.head))), [0, 1, 2, 3, 4, 5, 6, 7]);
   assert.equal(await page.locator('#views-head-toggles input').count(), 8);
-  assert.match(await page.textContent('#views-capped'), /1024 个头，每个头 32×32 个权重.*一次只画 8 个头，现在画的是头 1–8/);
+  assert.match(await page.textContent('#views-capped'), /1024 个头，每个头一张 32×32 的配比表.*一次只画 8 个头，现在画的是头 1–8/);
   const nodes = await page.evaluate(() => document.getElementsByTagName('*').length);
   assert.ok(nodes < 40000, `${nodes} elements on the page`);
   await page.click('#views-heads-next');

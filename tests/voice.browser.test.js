@@ -122,6 +122,58 @@ describe('in Chinese at 1280 px: one page load', () => {
     assert.deepEqual(errors, []);
   });
 
+  test('the lesson\'s images and caveat: §2\'s telescope, §3\'s Wᴼ supervisor, §4\'s hand-picked weights linking to §9', async () => {
+    const { page, errors } = lesson;
+    assert.match(await page.textContent('#split-lead'), /一台完整的望远镜.*视野分成 h 段/);
+    assert.match(await page.textContent('#wo-note'), /主管.*调查员.*采纳几成/);
+    assert.match(await page.textContent('#pipeline-caveat'), /不是学出来的.*只能在训练中长出来/);
+    const link = await page.$eval('#pipeline-caveat a', (a) => [a.getAttribute('href'), a.textContent]);
+    assert.deepEqual(link, ['#train-section', await page.textContent('#train-section h2')]);
+    assert.deepEqual(errors, []);
+  });
+
+  test('§5\'s notes are all shown at once, in order, with GPT-2\'s shapes and head 1\'s 猫 row as the core computes them', async () => {
+    const { page, errors } = lesson;
+    const notes = () => page.$$eval('#symbol-notes > li', (items) => items.map((li) => li.textContent));
+    await drawnNear(page, '#symbol-notes');
+    const shown = await notes();
+    assert.equal(shown.length, 12);
+    // Every note is on screen together, none waiting for a pointer or a focus.
+    for (const text of await page.$$('#symbol-notes > li .symbol-text')) assert.ok(await text.isVisible() && (await text.textContent()).length > 10);
+    assert.match(shown[2], /^W\s*i\s*Q.*手算例子里是 4×2，GPT-2（d_model = 768，h = 12）里是 768×64/);
+    assert.match(shown[6], /头 1 的“猫”行此刻是 \[1\.26, 0\.25\]/);
+    assert.match(shown[8], /会议纪要整合器/);
+    assert.match(shown[11], /^下标别认错.*不是数字 0.*4 ÷ 2 = 2/);
+    // The shapes follow section 1, and the row follows an edit of §3 (v_鱼's first entry 2 → 1: 0.25 + 0.50 × 1).
+    await page.fill('#bill-heads', '8');
+    await setEntry(page, 'v', 2, 0, 1);
+    await drawnNear(page, '#symbol-notes');
+    const edited = await notes();
+    assert.match(edited[2], /按第一节的 d_model = 768、h = 8 是 768×96/);
+    assert.match(edited[6], /头 1 的“猫”行此刻是 \[0\.75, 0\.25\]/);
+    await page.click('#hand-reset');
+    await page.fill('#bill-heads', '12');
+    await backTo(page);
+    assert.deepEqual(errors, []);
+  });
+
+  test('the lesson\'s closing questions follow §6, each answer linking to a part that exists; the bill refuses h = 7 as quoted', async () => {
+    const { page, errors } = lesson;
+    await drawnNear(page, '#questions');
+    assert.equal(await page.$eval('#questions', (block) => block.closest('section').id), 'code-section');
+    const questions = await page.$$eval('#questions dt', (dts) => dts.map((dt) => dt.textContent));
+    assert.deepEqual(questions.map((q) => /头数|整除|Wᴼ|q 也要切/.exec(q)?.[0]), ['头数', '整除', 'Wᴼ', 'q 也要切']);
+    const targets = await page.$$eval('#questions dd a', (links) => links.map((a) => Boolean(document.querySelector(a.getAttribute('href')))));
+    assert.deepEqual(targets, [true, true, true, true]);
+    const [, quoted] = /说明原因：“([^”]+)”/.exec(await page.textContent('#question-divide + dd'));
+    await page.fill('#bill-heads', '7');
+    await settle(page);
+    assert.equal(await page.textContent('#bill .error'), quoted);
+    await page.fill('#bill-heads', '12');
+    await backTo(page);
+    assert.deepEqual(errors, []);
+  });
+
   test('§6 shows the lesson\'s two programs and prints exactly what Python printed; the seed goes into the program', async () => {
     const { page, errors } = lesson;
     const printed = (name) => fixture(name).replace(/\n$/, '');
@@ -181,6 +233,8 @@ test('in English: the parts numbered 1 to 6, and the callout in English from the
   assert.deepEqual(shown.map(([, title]) => title.split('. ')[0]), ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12']);
   assert.match(await page.textContent('#pause-text'), /head 1 locks onto “鱼” \(50%\); head 2 plays no favourites, spreading evenly over the words it sees \(33% × 3\)/);
   assert.match(await page.textContent('#bill-waste'), /9 times the cost for 12 similar views/);
+  assert.equal(await page.textContent('#questions-title'), 'Questions a class asks');
+  assert.match(await page.textContent('#symbol-notes'), /768×64 in GPT-2/);
   // The programs are the lesson's, in Chinese, in both languages.
   assert.equal(await page.textContent('#program-1-source'), fixture('lesson-program-1.py'));
   assert.deepEqual(errors, []);

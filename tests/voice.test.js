@@ -3,7 +3,9 @@
 // (tests/fixtures/lesson-program-{1,2}.py and .out: the programs, and what Python 3 with numpy printed).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadAttention } from '../web/src/attention.js';
 import { runHand } from '../web/page/model.js';
 import { defaultState } from '../web/page/state.js';
@@ -11,7 +13,10 @@ import { defaultHand, HAND_MAX_TOKENS } from '../web/hand/limits.js';
 import { pauseFacts, handChanges } from '../web/hand/pause.js';
 import { seededRandom } from './seeded.js';
 import { HAND_TEXT } from '../web/hand/strings.js';
+import { PIPELINE_TEXT } from '../web/pipeline/strings.js';
 import { TEXT } from '../web/page/text.js';
+import { FIGURE_LABELS } from '../web/shared/figure-labels.js';
+import { grouped } from '../web/ui/section.js';
 import { programOne, programTwo, programOneOutput, programTwoOutput } from '../web/page/lesson-programs.js';
 
 const mha = await loadAttention();
@@ -428,4 +433,95 @@ test('停一秒 over 1,200 random states: every share, tie, view, change and sin
   }
   // Every kind of state came up often enough to count.
   for (const [kind, count] of Object.entries(seen)) assert.ok(count >= 20, `${kind}: ${count} of 1,200`);
+});
+
+/** Every source file of the page's words, the programs quoted verbatim (lesson-programs.js) aside. */
+function wordFiles() {
+  const files = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!['dist', 'build', 'node_modules'].includes(entry.name)) walk(path);
+      } else if (/\.(js|html)$/.test(entry.name) && entry.name !== 'lesson-programs.js') files.push(path);
+    }
+  };
+  walk(fileURLToPath(new URL('../web/', import.meta.url)));
+  return files;
+}
+
+test('the softmax weights are 配比 in Chinese, as lesson 8 taught them; 权重 is left to the learnt matrices', () => {
+  const mixed = wordFiles().flatMap((path) => readFileSync(path, 'utf8').split('\n')
+    .filter((line) => /权重表|注意力权重|softmax 权重|[每这一]行(的)?权重|权重越大/.test(line))
+    .map((line) => `${path}: ${line.trim().slice(0, 80)}`));
+  assert.deepEqual(mixed, []);
+  assert.match(TEXT.zh.intro[0], /一张配比表（第 8 课的叫法/);
+  assert.equal(HAND_TEXT.zh.weights, 'softmax 配比');
+  assert.equal(FIGURE_LABELS.zh.weightLegend, '注意力配比');
+  assert.match(TEXT.zh.split.steps[1].text, /h 张小配比表/);
+});
+
+test('the lesson\'s images: a telescope divided for the split, Wᴼ a supervisor and a meeting-minutes consolidator', () => {
+  const sizes = { L: 3, dModel: 4, heads: 2, dK: 2, bill: null, firstRow: null };
+  assert.match(TEXT.zh.split.lead, /望远镜/);
+  assert.match(TEXT.en.split.lead, /telescope/);
+  assert.match(HAND_TEXT.zh.woNote, /主管.*调查员.*采纳几成/);
+  assert.match(HAND_TEXT.en.woNote, /supervisor.*investigator.*how much of each to take/);
+  assert.match(TEXT.zh.formula.symbols.wo[1](sizes), /会议纪要整合器.*主管/);
+  assert.match(TEXT.en.formula.symbols.wo[1](sizes), /meeting-minutes consolidator.*supervisor/);
+});
+
+test('§4 says its weights are hand-picked and that a head\'s role comes only from training', () => {
+  assert.match(PIPELINE_TEXT.zh.caveat, /挑的小整数，不是学出来的.*平均巡逻.*只能在训练中长出来/);
+  assert.match(PIPELINE_TEXT.en.caveat, /picked by hand.*patrols evenly.*only grow out of training/);
+});
+
+test('§5 reads in the lesson\'s order, with GPT-2\'s shapes, head 1\'s 猫 row from the core and the subscripts not to misread', () => {
+  const hand = runHand(mha, defaultHand(), { use: 'voice-formula' });
+  const { dModel, heads } = defaultState().bill;
+  const sizes = {
+    L: hand.L, dModel: hand.dModel, heads: hand.heads, dK: hand.dK,
+    bill: { dModel, heads, dK: dModel / heads, gpt2: true },
+    firstRow: { word: hand.tokens[0], values: Array.from(hand.headOutputs[0].subarray(0, hand.dK), (x) => x.toFixed(2)) },
+  };
+  const order = Object.keys(TEXT.zh.formula.symbols);
+  assert.deepEqual(['h', 'wq', 'head', 'concat', 'wo'].map((name) => order.indexOf(name)), [0, 2, 6, 7, 8], 'the lesson\'s h, W_i, head_i, Concat, Wᴼ in its order');
+  assert.deepEqual(Object.keys(TEXT.en.formula.symbols), order);
+  const zh = (name) => TEXT.zh.formula.symbols[name][1](sizes);
+  const en = (name) => TEXT.en.formula.symbols[name][1](sizes);
+  assert.match(zh('wq'), /手算例子里是 4×2，GPT-2（d_model = 768，h = 12）里是 768×64/);
+  assert.match(en('wq'), /4×2 in the hand example, 768×64 in GPT-2/);
+  assert.match(zh('h'), /GPT-2 装了 12 套/);
+  assert.match(zh('wo'), /768×768/);
+  assert.match(zh('head'), /头 1 的“猫”行此刻是 \[1\.26, 0\.25\]/);
+  assert.match(en('head'), /head 1's row for “猫” is now \[1\.26, 0\.25\]/);
+  // Another bill is named as section 1's, not as GPT-2.
+  const other = TEXT.zh.formula.symbols.wq[1]({ ...sizes, bill: { dModel: 512, heads: 8, dK: 64, gpt2: false } });
+  assert.match(other, /按第一节的 d_model = 512、h = 8 是 512×64/);
+  assert.doesNotMatch(other, /GPT-2/);
+  assert.match(TEXT.zh.formula.subscripts(sizes), /O 是 Output.*不是数字 0.*d_k = d_model ÷ h = 4 ÷ 2 = 2.*不是第 8 课/);
+  assert.match(TEXT.en.formula.subscripts(sizes), /Output, not the digit 0.*4 ÷ 2 = 2.*not lesson 8's/);
+});
+
+test('the lesson\'s closing questions are answered with the core\'s numbers, each pointing at the part that shows it', async () => {
+  const { questionFacts } = await import('../web/page/sections/questions.js');
+  const answers = (lang) => {
+    const facts = questionFacts(mha, TEXT[lang]);
+    return Object.fromEntries(TEXT[lang].questions.items.map(({ id, question, answer, link }) => [id, { question, answer: answer(facts), href: link.href }]));
+  };
+  const zh = answers('zh');
+  const en = answers('en');
+  assert.deepEqual(Object.keys(zh), ['heads', 'divide', 'wo', 'q']);
+  assert.deepEqual(Object.keys(en), Object.keys(zh));
+  const split = grouped(mha.paramCount({ dModel: 768, heads: 12 }).split);
+  assert.equal(split, '2,359,296');
+  assert.match(zh.heads.answer, new RegExp(`h = 1、12、24 的多头注意力分别有 ${split}、${split}、${split} 个参数.*d_k（768、64、32）`));
+  // The sentence the bill refuses h = 7 with, quoted whole.
+  const refusal = TEXT.zh.errorDetails.HEADS_NOT_DIVISOR({ heads: 7, dModel: 768, below: 6, above: 8 });
+  assert.ok(zh.divide.answer.endsWith(`“${refusal}”`), zh.divide.answer);
+  assert.ok(en.divide.answer.endsWith(`“${TEXT.en.errorDetails.HEADS_NOT_DIVISOR({ heads: 7, dModel: 768, below: 6, above: 8 })}”`), en.divide.answer);
+  assert.match(zh.wo.answer, /“猫”的输出就是 Concat 的那一行 \[1\.26, 0\.25, 0\.33, 1\.00\].*589,824 个/);
+  assert.match(zh.q.answer, /头 2 拿到的 q_猫 是 \[0, 0\].*配比是 \[0\.33, 0\.33, 0\.33\]/);
+  assert.match(en.q.answer, /head 2's q for “猫” is \[0, 0\]/);
+  assert.deepEqual(Object.values(zh).map(({ href }) => href), ['#bill', '#bill', '#wo-note', '#hand']);
 });

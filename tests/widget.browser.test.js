@@ -494,7 +494,7 @@ test('at its largest (32 tokens × d 64, 64 heads) it draws a run of heads, says
     const run = (from) => Array.from({ length: 8 }, (_, n) => from + n);
     let now = await drawn();
     assert.deepEqual(now.heatmaps, run(0), 'the first 8 heads of 32×32 weights (8,192 weights at once)');
-    assert.match(now.note, /这个模型有 64 个头，每个头 32×32 个权重.*一次只画 8 个头，现在画的是头 1–8/);
+    assert.match(now.note, /这个模型有 64 个头，每个头一张 32×32 的配比表.*一次只画 8 个头，现在画的是头 1–8/);
     assert.equal(now.back, true);
     assert.equal(now.computed, 64, 'every head is computed; only the drawing is cut');
     assert.ok(now.elements < 30000, `${now.elements} elements (207,896 when every head was drawn)`);

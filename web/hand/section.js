@@ -84,7 +84,7 @@ export function handSection(ctx) {
     h('p', { class: 'muted' }, [t.concatNote]),
     concatBox,
     h('h3', {}, [t.woTitle]),
-    h('p', { class: 'muted' }, [t.woNote]),
+    h('p', { class: 'muted', id: 'wo-note' }, [t.woNote]),
     woBox,
     h('h3', {}, [t.outputTitle]),
     outputBox,

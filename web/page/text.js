@@ -7,6 +7,13 @@ import { PIPELINE_TEXT } from '../pipeline/strings.js';
 import { POEMS_TEXT } from '../poems/strings.js';
 import { GPT2_TEXT } from '../gpt2/strings.js';
 
+// §5 gives each shape for the hand example and for section 1's sizes (GPT-2's by default); `bill` is
+// { dModel, heads, dK, gpt2 }, or null while section 1 refuses its numbers.
+const billHeadsZh = (bill) => (!bill ? '' : bill.gpt2 ? `，GPT-2 装了 ${bill.heads} 套` : `，第一节里此刻是 ${bill.heads}`);
+const billShapeZh = (bill, shape) => (!bill ? '' : bill.gpt2 ? `，GPT-2（d_model = ${bill.dModel}，h = ${bill.heads}）里是 ${shape(bill)}` : `，按第一节的 d_model = ${bill.dModel}、h = ${bill.heads} 是 ${shape(bill)}`);
+const billHeadsEn = (bill) => (!bill ? '' : bill.gpt2 ? ` (GPT-2 wears ${bill.heads})` : ` (${bill.heads} in section 1 now)`);
+const billShapeEn = (bill, shape) => (!bill ? '' : bill.gpt2 ? `, ${shape(bill)} in GPT-2 (d_model = ${bill.dModel}, h = ${bill.heads})` : `, ${shape(bill)} with section 1's d_model = ${bill.dModel} and h = ${bill.heads}`);
+
 export const TEXT = {
   zh: {
     htmlLang: 'zh-CN',
@@ -16,7 +23,7 @@ export const TEXT = {
     kicker: 'Transformer 的内部机制 · 第 10 课',
     title: '多头注意力：同一句话，几种看法',
     intro: [
-      '单头注意力只戴一套眼镜：一套 Q/K/V 替整句话算出一张权重表，“猫”该看“鱼”多少，就只有那一个数。可一句话里的关系不止一种——代词要找它指的人，动词要找宾语，形容词要找它修饰的名词，语气词要找情绪落在哪里。一套眼镜只有一种眼光，多戴几套的人才看得更全：这就是多头注意力的全部动机。第 8 课埋下的伏笔（“吃”把最大的权重给了自己，换成多个头就会各有所爱），也在这一课兑现。',
+      '单头注意力只戴一套眼镜：一套 Q/K/V 替整句话算出一张配比表（第 8 课的叫法：softmax 替每个词把注意力分成几成），“猫”该看“鱼”多少，就只有那一个数。可一句话里的关系不止一种——代词要找它指的人，动词要找宾语，形容词要找它修饰的名词，语气词要找情绪落在哪里。一套眼镜只有一种眼光，多戴几套的人才看得更全：这就是多头注意力的全部动机。第 8 课埋下的伏笔（“吃”把最大的一份配比给了自己，换成多个头就会各有所爱），也在这一课兑现。',
       '多头注意力给几个“头”各配一套眼镜：每个头在同一句话上按自己的方式算一遍注意力，最后把它们看到的合起来。本页的每一个数字都由编译成 WebAssembly 的 C 注意力内核在你的浏览器里实时算出；拖动任何数字，所有图都会跟着变。',
     ],
     toc: '目录',
@@ -55,17 +62,17 @@ export const TEXT = {
       params: '个参数',
     },
     split: {
-      lead: '《Attention Is All You Need》的答案妙在换了个问法：与其给每个头配一副全新的完整眼镜，不如把一副大眼镜的镜片切成 h 块，每个头透过自己那一块去看。具体分三步：',
+      lead: '《Attention Is All You Need》换了个问法，答案就便宜了：不再给每个头各买一台完整的望远镜，而是把手上这一台的视野分成 h 段，每个头只管自己那一段，各看各的。具体分三步：',
       steps: [
         {
           title: '切',
-          text: '把 d_model 维切成 h 份，每个头拿 d_k = d_model ÷ h 维。q、k、v 按同样的列切，数值一个不改。',
+          text: '望远镜分段，就是把 d_model 维切成 h 份，每个头拿 d_k = d_model ÷ h 维。q、k、v 按同样的列切，数值一个不改。',
           live: (n) => `按第一节的数：d_k = ${n.dModel} ÷ ${n.heads} = ${n.dK}`,
         },
         {
           title: '各算各的',
-          text: '每个头只在自己那几维的小空间里，独立走第 8 课的四步：打分 → 缩放 → softmax → 加权 v；要掩码时，每个头都戴上第 9 课的掩码。h 张小权重表，互不干扰。',
-          live: (n) => `${n.heads} 个头，${n.heads} 张 L × L 的权重表，每个头只看 ${n.dK} 维`,
+          text: '每个头只在自己那几维的小空间里，独立走第 8 课的四步：打分 → 缩放 → softmax → 加权 v；要掩码时，每个头都戴上第 9 课的掩码。h 张小配比表，互不干扰。',
+          live: (n) => `${n.heads} 个头，${n.heads} 张 L × L 的配比表，每个头只看 ${n.dK} 维`,
         },
         {
           title: '拼 + 融合',
@@ -84,30 +91,33 @@ export const TEXT = {
     },
     pipeline: PIPELINE_TEXT.zh,
     formula: {
-      lead: '《Attention Is All You Need》里多头注意力只有一行。把鼠标移到（或用 Tab 键聚焦）任何一个符号上，下面的流水线会标出它对应的部分，并写出它在当前例子里的形状。',
-      hint: '把鼠标移到公式的符号上，或聚焦下面的按钮。',
+      lead: '《Attention Is All You Need》里多头注意力只有一行。公式下面按顺序逐个解释每个符号，可以从头到尾照着读一遍；把鼠标移到（或用 Tab 键聚焦）公式或列表里的符号，流水线会标出它对应的部分。',
       symbolsTitle: '逐个符号',
       formulaLabel: 'MultiHead(Q, K, V) 等于 Concat(head 1 到 head h) 乘以 W O；head i 等于 Attention(Q 乘 W i Q, K 乘 W i K, V 乘 W i V)',
+      // In reading order: the lesson's (h, W_i, head_i, Concat, Wᴼ) with the formula's other symbols where they fall.
+      // `s` holds the hand example's shape, section 1's (s.bill, null when refused) and head 1's first row.
       symbols: {
-        multihead: ['\\text{MultiHead}(Q,K,V)', (s) => `整层的输出，形状 L × d_model = ${s.L}×${s.dModel}，与输入相同。`],
-        concat: ['\\text{Concat}', (s) => `把 h 个头的输出按列并排，得到 L × d_model = ${s.L}×${s.dModel}；没有参数。`],
-        head: ['\\text{head}_i', (s) => `第 i 个头走完四步后的输出，形状 L × d_k = ${s.L}×${s.dK}。`],
-        h: ['h', (s) => `头数：装几套眼镜。当前 h = ${s.heads}（GPT-2 装 12 套）。i = 1…h 是第 i 套眼镜的编号，不是词的位置。`],
-        wo: ['W^O', (s) => `输出融合矩阵，d_model × d_model = ${s.dModel}×${s.dModel}。O 是 Output 的 O，不是数字 0。`],
-        attention: ['\\text{Attention}', (s) => `单头注意力的四步：打分、缩放、softmax、加权 v；每个头得到一张 L × L = ${s.L}×${s.L} 的权重表。`],
-        wq: ['W_i^Q', (s) => `第 i 个头自己的三副小眼镜之一（给 q 的那副），d_model × d_k = ${s.dModel}×${s.dK}。它是从完整 W^Q（d_model × d_model）按列切出的第 i 段；在手算例子里 q 已经投影好了，所以第 i 个头直接取 q 的第 i 段列。`],
-        wk: ['W_i^K', (s) => `第 i 个头的第二副小眼镜，给 k：同样是 d_model × d_k = ${s.dModel}×${s.dK}。`],
-        wv: ['W_i^V', (s) => `第 i 个头的第三副小眼镜，给 v：同样是 d_model × d_k = ${s.dModel}×${s.dK}。`],
-        q: ['Q, K, V', (s) => `整句的查询、键、值，形状 L × d_model = ${s.L}×${s.dModel}。`],
+        h: ['h', (s) => `头数：装几套眼镜，是训练前就定下的超参数。手算例子里 h = ${s.heads}${billHeadsZh(s.bill)}。下标 i = 1…h 说的是第几套眼镜（第几个头），不是词的位置。`],
+        q: ['Q, K, V', (s) => `整句的查询、键、值，形状 L × d_model：手算例子里是 ${s.L}×${s.dModel}。`],
+        wq: ['W_i^Q', (s) => `第 i 个头自己的三副小眼镜之一（给 q 的那副），形状 d_model × d_k：手算例子里是 ${s.dModel}×${s.dK}${billShapeZh(s.bill, (b) => `${b.dModel}×${b.dK}`)}。它是从完整的 W^Q（d_model × d_model）按列切下的第 i 段：实际实现先把整个 W^Q 一次乘完，再把结果按列分给各个头。手算例子里 q 已经投影好了，所以第 i 个头直接取 q 的第 i 段列。`],
+        wk: ['W_i^K', (s) => `第 i 个头的第二副小眼镜，给 k：同样是 d_model × d_k，手算例子里 ${s.dModel}×${s.dK}${billShapeZh(s.bill, (b) => `${b.dModel}×${b.dK}`)}。`],
+        wv: ['W_i^V', (s) => `第 i 个头的第三副小眼镜，给 v：同样是 d_model × d_k，手算例子里 ${s.dModel}×${s.dK}${billShapeZh(s.bill, (b) => `${b.dModel}×${b.dK}`)}。`],
+        attention: ['\\text{Attention}', (s) => `单头注意力的四步：打分、缩放、softmax、加权 v；每个头得到一张 L × L = ${s.L}×${s.L} 的配比表。`],
+        head: ['\\text{head}_i', (s) => `第 i 个头走完四步后的输出，形状 L × d_k = ${s.L}×${s.dK}。${s.firstRow ? `第三节里头 1 的“${s.firstRow.word}”行此刻是 [${s.firstRow.values.join(', ')}]，就是那里一步步算出来的那一行。` : ''}`],
+        concat: ['\\text{Concat}', (s) => `把 h 个头的输出按列并排，拼回 L × d_model = ${s.L}×${s.dModel}；只是重新排放，没有参数。`],
+        wo: ['W^O', (s) => `输出融合矩阵，d_model × d_model：手算例子里是 ${s.dModel}×${s.dModel}${billShapeZh(s.bill, (b) => `${b.dModel}×${b.dModel}`)}。可以把它当成一台“会议纪要整合器”：各头的发言都原样记在 Concat 里，Wᴼ 把它们跨头整理成一份结论——第三节里那位定下每份报告采纳几成的主管，就是它。`],
+        multihead: ['\\text{MultiHead}(Q,K,V)', (s) => `整层的输出，形状 L × d_model = ${s.L}×${s.dModel}，和输入一样大。`],
       },
-      dkNote: (s) => `注意：这里的 d_k = d_model ÷ h = ${s.dModel} ÷ ${s.heads} = ${s.dK}，是每个头的维度；单头那一课里 d_k 就等于 d_model。同一个符号，含义随上下文而变。`,
-      countNote: '参数账：h 个头的小眼镜加起来是 h × 3 × d_model × d_k = 3 × d_model²（切分不改总量），再加 Wᴼ 的 d_model²，共 4 × d_model²：多出来的几种眼光不多花一个参数。',
+      countTitle: '参数账',
+      countNote: 'h 个头的小眼镜加起来是 h × 3 × d_model × d_k = 3 × d_model²（切分不改总量），再加 Wᴼ 的 d_model²，共 4 × d_model²：多出来的几种眼光不多花一个参数。',
+      subscriptsTitle: '下标别认错',
+      subscripts: (s) => `Wᴼ 的 O 是 Output（输出）的 O，不是数字 0；W_i 的 i 是头的编号；这里的 d_k = d_model ÷ h = ${s.dModel} ÷ ${s.heads} = ${s.dK}，是一个头的宽度，不是第 8 课单头时那个等于 d_model 的 d_k。同一个记号换了场合，意思就跟着换。`,
     },
     code: {
       lead: '课文的第六部分是两段 numpy 程序，下面原样照录：一段用数字核对参数账和形状链，一段把多头注意力写成一个类。numpy 的 RandomState 是确定的，同一个种子抽出的随机数一模一样；本页用与 numpy 逐位相同的随机数生成器，把同样的矩阵交给注意力内核，所以每段程序下面的输出，就是 Python 运行它时打印的内容。',
       restored: '课文排版时程序丢了缩进，这里按 Python 的语法补了回来（循环、函数、类和方法的主体），其余一字未改。',
       seedA: '程序一只打印参数个数和形状，所以换种子时矩阵里的随机数变了，打印结果却一字不变：形状与数值无关。',
-      seedB: '改一下程序二的种子试试：程序里的种子、两张权重表和最后一行的对比都会跟着变。',
+      seedB: '改一下程序二的种子试试：程序里的种子、两张配比表和最后一行的对比都会跟着变。',
       seed: '种子',
       programA: '程序一：切分账本与形状体检',
       programB: '程序二：GPT 同款的多头注意力类',
@@ -115,10 +125,42 @@ export const TEXT = {
       copied: '已复制',
       selected: '已选中，按 Ctrl+C 复制',
       output: '输出（由注意力内核计算，与 Python 打印的一致）',
-      randomNote: '随机初始化的头没有语义：两个头权重不同，只是因为抽到的随机数不同。“盯着宾语的头”“指代头”之类的分工要靠训练才会出现。',
+      randomNote: '随机初始化的头没有语义：两个头的配比不同，只是因为各自的权重抽到了不同的随机数。“盯着宾语的头”“指代头”之类的分工要靠训练才会出现。',
+    },
+    // The lesson's closing questions, answered with the core's numbers (sections/questions.js computes them).
+    questions: {
+      title: '老师答疑：课上常被问到的四个问题',
+      lead: '课文最后留了几个好问题。下面每个都答得很短，数字由注意力内核算出，链接指向页面上能亲手验证它的地方。',
+      see: '去看：',
+      items: [
+        {
+          id: 'heads',
+          question: '头数 h 怎么选？',
+          answer: (f) => `h 是训练前定下的超参数，没有标准答案。d_model 固定时，h 只决定怎么切，不改参数总数：d_model = ${f.dModel} 时，h = ${f.tried.join('、')} 的多头注意力分别有 ${f.counts.join('、')} 个参数，一个不差；变的只是每个头的宽度 d_k（${f.widths.join('、')}）。头越多，眼光的种类越多，每个头能用的维数却越少；GPT-2 取 h = ${f.heads}，每个头 ${f.dModel / f.heads} 维。第八节看关掉一个头的代价，第九节比较 h = 1 和 h = 2 训练出来的样子。`,
+          link: { href: '#bill', text: (sections) => sections.bill },
+        },
+        {
+          id: 'divide',
+          question: 'h 不能整除 d_model 行不行？',
+          answer: (f) => `不行：切分要让每个头分到同样多的维，d_model ÷ h 必须是整数（课文程序二的类一开头就用 assert 检查这一条）。在第一节把 h 填成 ${f.notDividing}，账单会拒绝，并说明原因：“${f.refusal}”`,
+          link: { href: '#bill', text: (sections) => sections.bill },
+        },
+        {
+          id: 'wo',
+          question: 'Wᴼ 能不能省？',
+          answer: (f) => `省掉 Wᴼ，就等于让它永远是单位矩阵：输出只是 Concat，各头的结论并排放着，彼此从不混合。第三节打开时 Wᴼ 正是单位矩阵，“${f.word}”的输出就是 Concat 的那一行 ${f.output}：前 ${f.handDK} 格只来自头 1，后 ${f.handDK} 格只来自头 2。有了 Wᴼ，输出的每一列都能按学到的比例综合所有头；它的代价是 d_model² 个参数（d_model = ${f.dModel} 时是 ${f.woCount} 个），就是账单里“+ d_model²”那一笔。`,
+          link: { href: '#wo-note', text: () => '第三节的 Wᴼ：拖动一格试试' },
+        },
+        {
+          id: 'q',
+          question: '切 k、v 好理解，为什么 q 也要切？',
+          answer: (f) => `打分是 q 和 k 的点积，两边必须一样长：头 i 的 k 只有 d_k 维，它的 q 也只能是同样位置的那 d_k 维；只切 k、v 而留着完整的 q，维数对不上，点积算不出来。切下来的 q 就是这个头“想问什么”：按课文的数，头 2 拿到的 q_${f.word} 是 ${f.qSlice}，和每个 k 的点积都是 0，所以“${f.word}”在头 2 的配比是 ${f.secondHeadRow}，平均分。`,
+          link: { href: '#hand', text: (sections) => sections.hand },
+        },
+      ],
     },
     views: {
-      lead: '热力图之外，还可以把注意力画成连线：左边是发出查询的词，右边是被看的词，线越粗越深表示权重越大，每个头一种颜色（BertViz 的 head view 就是这么画的）。头多、句子长的时候，把所有头的热力图排成网格更容易一眼比较。',
+      lead: '热力图之外，还可以把注意力画成连线：左边是发出查询的词，右边是被看的词，线越粗越深表示配比越大，每个头一种颜色（BertViz 的 head view 就是这么画的）。头多、句子长的时候，把所有头的热力图排成网格更容易一眼比较。',
       source: '数据来源',
       sourceHand: '上面的手算例子',
       sourceBig: '更大的随机模型',
@@ -137,7 +179,7 @@ export const TEXT = {
       lines: '连线视图',
       grid: '所有头的热力图',
       linesTitle: '注意力连线：左边是查询词，右边是被看的词',
-      gridTitle: '每个头的注意力权重',
+      gridTitle: '每个头的配比表',
       query: FIGURE_LABELS.zh.query,
       key: FIGURE_LABELS.zh.key,
       drawnHeads: FIGURE_LABELS.zh.drawnHeads,
@@ -178,24 +220,24 @@ export const TEXT = {
         why: (dModel, heads, dK) => `d_k = d_model ÷ h = ${dModel} ÷ ${heads} = ${dK}。`,
       },
       split: {
-        prompt: (word) => `如果改动“${word}”的 q 的第 3 维（从 0 数起，即第四列），在当前设置下哪个头的权重表会变？`,
+        prompt: (word) => `如果改动“${word}”的 q 的第 3 维（从 0 数起，即第四列），在当前设置下哪个头的配比表会变？`,
         all: '所有头都会变',
         none: '都不变',
         why: (list) => `内核验证：把这一维加 1 后，变化的头是 ${list}。每一维只属于一个头的切片，别的头根本看不见它。`,
         nothing: '没有',
       },
       predict: {
-        prompt: (head, word) => `先预测：在当前设置下，头 ${head} 里“${word}”这一行的权重各是多少？（填两位小数）`,
+        prompt: (head, word) => `先预测：在当前设置下，头 ${head} 里“${word}”这一行的配比各是多少？（填两位小数）`,
         why: (row) => `内核给出的这一行：[${row}]。`,
       },
       mask: {
-        prompt: (word) => `打开因果掩码后，第 1 个词“${word}”在头 1 里给自己的权重是多少？`,
-        why: (weight) => `句首的词前面没有词，掩码遮住了这一行的其余格子，softmax 后它给自己的权重是 ${weight}。`,
+        prompt: (word) => `打开因果掩码后，第 1 个词“${word}”在头 1 里给自己的配比是多少？`,
+        why: (weight) => `句首的词前面没有词，掩码遮住了这一行的其余格子，softmax 后它给自己的配比是 ${weight}。`,
       },
       scale: {
-        prompt: '和除以 √d_k 相比，不除的话，在当前设置下头 1 的权重会怎样？',
+        prompt: '和除以 √d_k 相比，不除的话，在当前设置下头 1 的配比会怎样？',
         options: ['更集中（更尖）', '更平均', '完全不变'],
-        why: (dK, root) => `当前 d_k = ${dK}，√d_k = ${root}。${root === '1' ? '除以 1 等于没除，权重一样。' : `不除，分数都大了 ${root} 倍，softmax 就更集中。`}`,
+        why: (dK, root) => `当前 d_k = ${dK}，√d_k = ${root}。${root === '1' ? '除以 1 等于没除，配比一样。' : `不除，分数都大了 ${root} 倍，softmax 就更集中。`}`,
       },
       concat: {
         prompt: '把各头的输出拼接（Concat）之后，在当前设置下每个词的向量有几维？',
@@ -226,7 +268,7 @@ export const TEXT = {
       pipelinePng: '流水线 PNG',
       heatmapsSvg: '热力图 SVG',
       heatmapsPng: '热力图 PNG',
-      heatmapsTitle: '各头的注意力权重',
+      heatmapsTitle: '各头的配比表',
       // What a link leaves out of a long text (state.js linkClips), so that it always opens.
       leftOut: {
         'poems.text': (kept) => `诗太长，链接里只保留了前 ${kept} 个字。`,
@@ -309,11 +351,11 @@ export const TEXT = {
       params: 'parameters',
     },
     split: {
-      lead: '"Attention Is All You Need" answers by asking differently: rather than hand every head a complete new pair of glasses, cut the lenses of one big pair into h pieces and let each head look through its own piece. Three steps:',
+      lead: '"Attention Is All You Need" makes the answer cheap by asking differently: instead of buying every head a whole telescope of its own, take the one telescope there is and divide its view into h sections, each head minding its own section. Three steps:',
       steps: [
         {
           title: 'Cut',
-          text: 'Cut the d_model dimensions into h slices; each head gets d_k = d_model ÷ h of them. q, k and v are cut by the same columns, and no value changes.',
+          text: 'Dividing the telescope means cutting the d_model dimensions into h slices; each head gets d_k = d_model ÷ h of them. q, k and v are cut by the same columns, and no value changes.',
           live: (n) => `With section 1's numbers: d_k = ${n.dModel} ÷ ${n.heads} = ${n.dK}`,
         },
         {
@@ -338,24 +380,25 @@ export const TEXT = {
     },
     pipeline: PIPELINE_TEXT.en,
     formula: {
-      lead: 'In "Attention Is All You Need", multi-head attention takes a single line. Hover over (or Tab to) any symbol and the pipeline below marks the matching part and gives its shape in the current example.',
-      hint: 'Hover a symbol in the formula, or focus the buttons below.',
+      lead: 'In "Attention Is All You Need", multi-head attention takes a single line. Under it, every symbol is explained in order, to be read through from top to bottom; hover over (or Tab to) a symbol in the formula or the list and the pipeline marks the matching part.',
       symbolsTitle: 'Symbol by symbol',
       formulaLabel: 'MultiHead of Q, K, V equals Concat of head 1 to head h, times W O; head i equals Attention of Q times W i Q, K times W i K, V times W i V',
       symbols: {
-        multihead: ['\\text{MultiHead}(Q,K,V)', (s) => `The layer's output, L × d_model = ${s.L}×${s.dModel}, the same shape as its input.`],
-        concat: ['\\text{Concat}', (s) => `Places the h head outputs side by side: L × d_model = ${s.L}×${s.dModel}. No parameters.`],
-        head: ['\\text{head}_i', (s) => `Head i's output after the four steps, L × d_k = ${s.L}×${s.dK}.`],
-        h: ['h', (s) => `The number of heads: how many pairs of glasses. Now h = ${s.heads} (GPT-2 wears 12). i = 1…h numbers the pairs of glasses, not word positions.`],
-        wo: ['W^O', (s) => `The output merging matrix, d_model × d_model = ${s.dModel}×${s.dModel}. The O is for Output, not zero.`],
+        h: ['h', (s) => `The number of heads: how many pairs of glasses, a hyperparameter fixed before training. In the hand example h = ${s.heads}${billHeadsEn(s.bill)}. The subscript i = 1…h says which pair of glasses (which head), not which word.`],
+        q: ['Q, K, V', (s) => `Queries, keys and values for the whole sentence, L × d_model: ${s.L}×${s.dModel} in the hand example.`],
+        wq: ['W_i^Q', (s) => `One of head i's own three small pairs of glasses (the one for q), d_model × d_k: ${s.dModel}×${s.dK} in the hand example${billShapeEn(s.bill, (b) => `${b.dModel}×${b.dK}`)}. It is the i-th block of columns cut from the full W^Q (d_model × d_model): real implementations multiply by the whole W^Q at once, then share the result's columns out among the heads. In the hand example q is already projected, so head i simply takes the i-th block of q's columns.`],
+        wk: ['W_i^K', (s) => `Head i's second small pair of glasses, for k: also d_model × d_k, ${s.dModel}×${s.dK} in the hand example${billShapeEn(s.bill, (b) => `${b.dModel}×${b.dK}`)}.`],
+        wv: ['W_i^V', (s) => `Head i's third small pair of glasses, for v: also d_model × d_k, ${s.dModel}×${s.dK} in the hand example${billShapeEn(s.bill, (b) => `${b.dModel}×${b.dK}`)}.`],
         attention: ['\\text{Attention}', (s) => `Single-head attention's four steps: score, scale, softmax, weight v. Each head gets an L × L = ${s.L}×${s.L} table of weights.`],
-        wq: ['W_i^Q', (s) => `One of head i's own three small pairs of glasses (the one for q), d_model × d_k = ${s.dModel}×${s.dK}. It is the i-th block of columns cut from the full W^Q (d_model × d_model); in the hand example q is already projected, so head i simply takes the i-th block of q's columns.`],
-        wk: ['W_i^K', (s) => `Head i's second small pair of glasses, for k: also d_model × d_k = ${s.dModel}×${s.dK}.`],
-        wv: ['W_i^V', (s) => `Head i's third small pair of glasses, for v: also d_model × d_k = ${s.dModel}×${s.dK}.`],
-        q: ['Q, K, V', (s) => `Queries, keys and values for the whole sentence, L × d_model = ${s.L}×${s.dModel}.`],
+        head: ['\\text{head}_i', (s) => `Head i's output after the four steps, L × d_k = ${s.L}×${s.dK}.${s.firstRow ? ` In section 3, head 1's row for “${s.firstRow.word}” is now [${s.firstRow.values.join(', ')}]: the very row worked out there step by step.` : ''}`],
+        concat: ['\\text{Concat}', (s) => `Places the h head outputs side by side, back to L × d_model = ${s.L}×${s.dModel}: a rearrangement, with no parameters.`],
+        wo: ['W^O', (s) => `The output merging matrix, d_model × d_model: ${s.dModel}×${s.dModel} in the hand example${billShapeEn(s.bill, (b) => `${b.dModel}×${b.dModel}`)}. Think of it as a meeting-minutes consolidator: every head's say is kept word for word in the concat, and Wᴼ works it across the heads into one conclusion — it is section 3's supervisor, who decides how much of each investigator's report to take.`],
+        multihead: ['\\text{MultiHead}(Q,K,V)', (s) => `The layer's output, L × d_model = ${s.L}×${s.dModel}, the same size as its input.`],
       },
-      dkNote: (s) => `Note: here d_k = d_model ÷ h = ${s.dModel} ÷ ${s.heads} = ${s.dK}, the width of one head; in the single-head lesson d_k was d_model itself. Same symbol, different meaning — read it in context.`,
-      countNote: 'The parameter count: the heads\' small pairs of glasses add up to h × 3 × d_model × d_k = 3 × d_model² (splitting changes no total), plus d_model² for Wᴼ: 4 × d_model² in all. The extra ways of looking cost not one parameter more.',
+      countTitle: 'The parameter count',
+      countNote: 'The heads\' small pairs of glasses add up to h × 3 × d_model × d_k = 3 × d_model² (splitting changes no total), plus d_model² for Wᴼ: 4 × d_model² in all. The extra ways of looking cost not one parameter more.',
+      subscriptsTitle: 'Subscripts not to misread',
+      subscripts: (s) => `The O of Wᴼ is for Output, not the digit 0; the i of W_i numbers the head; and d_k here is d_model ÷ h = ${s.dModel} ÷ ${s.heads} = ${s.dK}, the width of one head, not lesson 8's single-head d_k, which was d_model itself. The same symbol, in another setting, means something else.`,
     },
     code: {
       lead: 'Part six of the lesson is two numpy programs, quoted below as the lesson gives them, Chinese comments and all: one checks the parameter bill and the chain of shapes in numbers, the other writes multi-head attention as a class. numpy\'s RandomState is deterministic, the same seed giving the same numbers; this page uses a generator that matches numpy bit for bit and hands the same matrices to the attention core, so the output under each program is what Python prints when it runs it.',
@@ -371,6 +414,37 @@ export const TEXT = {
       output: 'Output (computed by the attention core; the same as Python prints)',
       gloss: 'The programs print in Chinese: 朴素 naive, 原论文 the paper\'s way, 切分 split, 参数 parameters, 单头 one head, 应为 should be, 头 head, 输出 output, 进出同形状 same shape in and out, 配比表 weight table, 上三角=未来=0 upper triangle = future = 0, 两头同格对比(第 3 行) the two heads\' row 3 side by side, 各有所爱(随机版) different tastes (random ones), 参数量账 parameter count, 各…个 … each, 共 in all, 形状不变量依旧 the shape is kept.',
       randomNote: 'Randomly initialised heads mean nothing yet: the two heads differ only because they drew different random numbers. Roles such as "the head that finds the object" only appear through training.',
+    },
+    questions: {
+      title: 'Questions a class asks',
+      lead: 'The lesson ends with a few good questions. Each is answered briefly below, with numbers computed by the attention core and a link to the part of the page where you can check it yourself.',
+      see: 'See ',
+      items: [
+        {
+          id: 'heads',
+          question: 'How many heads should there be?',
+          answer: (f) => `h is a hyperparameter, fixed before training, with no single right answer. For a given d_model, h only decides how the dimensions are cut, not how many parameters there are: at d_model = ${f.dModel}, multi-head attention with h = ${f.tried.join(', ')} has ${f.counts.join(', ')} parameters, not one more or fewer; only each head's width d_k changes (${f.widths.join(', ')}). More heads give more kinds of view, but fewer dimensions to each; GPT-2 uses h = ${f.heads}, ${f.dModel / f.heads} dimensions a head. Section 8 shows what switching a head off costs, and section 9 compares what h = 1 and h = 2 learn.`,
+          link: { href: '#bill', text: (sections) => sections.bill },
+        },
+        {
+          id: 'divide',
+          question: 'What if h does not divide d_model?',
+          answer: (f) => `It cannot work: the split gives every head the same number of dimensions, so d_model ÷ h must be a whole number (the class in the lesson's program 2 checks this with an assert first thing). Put h = ${f.notDividing} into section 1 and the bill refuses it, saying why: “${f.refusal}”`,
+          link: { href: '#bill', text: (sections) => sections.bill },
+        },
+        {
+          id: 'wo',
+          question: 'Can Wᴼ be left out?',
+          answer: (f) => `Leaving Wᴼ out is keeping it the identity for good: the output is just the concat, the heads' findings side by side, never mixed. Section 3 opens with Wᴼ the identity, and the output for “${f.word}” is the concat's row, ${f.output}: the first ${f.handDK} entries come from head 1 alone, the last ${f.handDK} from head 2 alone. With Wᴼ, every column of the output can weigh all the heads in learnt proportions; it costs d_model² parameters (${f.woCount} at d_model = ${f.dModel}), the "+ d_model²" on the bill.`,
+          link: { href: '#wo-note', text: () => 'Section 3\'s Wᴼ: drag an entry and see' },
+        },
+        {
+          id: 'q',
+          question: 'Cutting k and v makes sense; why cut q too?',
+          answer: (f) => `A score is the dot product of q and k, and the two must be equally long: head i's k has only d_k dimensions, so its q can only be the same d_k dimensions; cut k and v but keep q whole and the sizes do not match, so no dot product can be taken. The slice of q is what the head asks: with the lesson's numbers, head 2's q for “${f.word}” is ${f.qSlice}, its dot product with every k is 0, and so the weights of “${f.word}” in head 2 are ${f.secondHeadRow}, spread evenly.`,
+          link: { href: '#hand', text: (sections) => sections.hand },
+        },
+      ],
     },
     views: {
       lead: 'Besides heatmaps, attention can be drawn as lines: the querying words on the left, the words looked at on the right, thicker and darker for more weight, one colour per head (the "head view" of BertViz). With many heads and a long sentence, a grid of all heads\' heatmaps is easier to compare at a glance.',

@@ -96,6 +96,8 @@ export function pipelineSection(ctx) {
 
   const node = section('pipeline-section', ctx.text.sections.pipeline, [
     h('p', {}, [t.lead]),
+    // The lesson's caveat: hand-picked numbers; heads get their roles only from training (§9 shows it).
+    h('p', { class: 'note', id: 'pipeline-caveat' }, [`${t.caveat} `, h('a', { href: '#train-section' }, [ctx.text.sections.train])]),
     h('div', { class: 'player', role: 'group', 'aria-label': t.figureTitle }, [
       h('button', { type: 'button', id: 'step-back', onclick: () => { stop(); goTo(ctx.state.step - 1); } }, [`◀ ${t.back}`]),
       playButton,

@@ -10,7 +10,7 @@ const MATRIX_NAMES = { q: 'q', k: 'k', v: 'v', x: 'X', wq: 'W_q', wk: 'W_k', wv:
 const matrixName = (name) => MATRIX_NAMES[name] ?? name;
 
 const FIELDS_ZH = { dModel: 'd_model', heads: '头数 h', seed: '种子', weightScale: '权重大小' };
-const STAGES_ZH = { scores: '打分', attention: 'softmax 权重', 'head output': '头输出', concat: 'Concat', output: '输出' };
+const STAGES_ZH = { scores: '打分', attention: 'softmax 配比', 'head output': '头输出', concat: 'Concat', output: '输出' };
 // The core leaves out `column` when a whole row is meant.
 const placeZh = (row, column) => `第 ${row + 1} 行${column === undefined ? '' : `第 ${column + 1} 列`}`;
 const cellZh = (name, row, column) => `${matrixName(name)} ${placeZh(row, column)}`;

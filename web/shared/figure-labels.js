@@ -4,18 +4,18 @@
 export const FIGURE_LABELS = {
   zh: {
     head: (i) => `头 ${i + 1}`,
-    weightLegend: '注意力权重',
+    weightLegend: '注意力配比',
     query: '查询',
     key: '被看',
     // Many heads drawn a run at a time (ui/drawn-heads.js).
     drawnHeads: {
-      note: (heads, L, max, from, to) => `这个模型有 ${heads} 个头，每个头 ${L}×${L} 个权重；为了不让页面卡住，一次只画 ${max} 个头，现在画的是头 ${from}–${to}。`,
+      note: (heads, L, max, from, to) => `这个模型有 ${heads} 个头，每个头一张 ${L}×${L} 的配比表；为了不让页面卡住，一次只画 ${max} 个头，现在画的是头 ${from}–${to}。`,
       earlier: '前一组头',
       later: '后一组头',
     },
     pipeline: {
       scores: 'S', weights: 'A', heads: '头', concat: 'Concat', wo: 'Wᴼ', output: '输出', off: '已关',
-      weightsKey: '注意力权重（0 到 1）', valuesKey: '其他所有数值（负 ↔ 正，同一刻度）',
+      weightsKey: '注意力配比（0 到 1）', valuesKey: '其他所有数值（负 ↔ 正，同一刻度）',
       ops: { split: '切分', scores: 'q·kᵀ/√d_k', weights: 'softmax', heads: '·V', concat: '拼接', wo: '·Wᴼ', output: '=' },
     },
   },
@@ -40,7 +40,7 @@ export const FIGURE_LABELS = {
 // The words of a cell's explanation (shared/explain.js), for the popover and for screen readers. The
 // formulas themselves are the same in both languages.
 const EXPLAIN_FIGURE_NAMES = {
-  zh: { q: 'q', k: 'k', v: 'v', dots: '打分 q·kᵀ', scores: '缩放后的分数', unscaledScores: '打分 q·kᵀ', weights: 'softmax 权重', head: '头输出', concat: 'Concat', wo: 'Wᴼ', output: '输出' },
+  zh: { q: 'q', k: 'k', v: 'v', dots: '打分 q·kᵀ', scores: '缩放后的分数', unscaledScores: '打分 q·kᵀ', weights: 'softmax 配比', head: '头输出', concat: 'Concat', wo: 'Wᴼ', output: '输出' },
   en: { q: 'q', k: 'k', v: 'v', dots: 'score q·kᵀ', scores: 'scaled score', unscaledScores: 'score q·kᵀ', weights: 'softmax weight', head: 'head output', concat: 'Concat', wo: 'Wᴼ', output: 'output' },
 };
 const explainedName = (names, figure, head, scaled) => {
@@ -61,7 +61,7 @@ export const EXPLAIN_WORDS = {
       : `${matrix}[${token}] 第 ${dim} 维 = ${value}，头 ${owner + 1} 的切片原样取来，数值不变`),
     wo: (row, col, value) => `Wᴼ[${row}][${col}] = ${value}：Concat 的第 ${row} 列乘上它，加进输出的第 ${col} 列`,
     slice: (head, first, last) => (first === last ? `只用头 ${head + 1} 的第 ${first} 维` : `只在头 ${head + 1} 的第 ${first}–${last} 维上求和`),
-    maskedCell: (row, col) => `因果掩码遮住了 ${col}（它在 ${row} 之后）：权重为 0，也不计入这一行的 softmax`,
+    maskedCell: (row, col) => `因果掩码遮住了 ${col}（它在 ${row} 之后）：配比为 0，也不计入这一行的 softmax`,
     excluded: (tokens) => `被掩码遮住、不计入：${tokens.join('、')}`,
     column: (dim) => `第 ${dim} 维：`,
     concatFrom: (owner, dim, value) => `来自头 ${owner + 1} 的输出，同一行、第 ${dim} 维，原样搬来：${value}`,

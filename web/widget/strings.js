@@ -14,7 +14,7 @@ export const STRINGS = {
     coreError: '计算核心报错',
     head: FIGURE_LABELS.zh.head,
     dims: (from, to) => (from === to ? `维 ${from}` : `维 ${from}–${to}`),
-    weightsOf: (h) => `头 ${h + 1} 的注意力权重（行 = 查询词，列 = 被看的词）`,
+    weightsOf: (h) => `头 ${h + 1} 的配比表（行 = 查询词，列 = 被看的词）`,
     weightsLegend: FIGURE_LABELS.zh.weightLegend,
     summary: ({ L, d, heads, dK, causal, scale }) =>
       `${L} 个词 · d_model = ${d} · h = ${heads} · d_k = ${dK} · ${causal ? '因果掩码 开' : '因果掩码 关'} · ${scale ? '÷√d_k' : '不缩放'}`,
@@ -22,7 +22,7 @@ export const STRINGS = {
     focusLabel: '只看一个查询词的连线',
     focusAll: '全部',
     key: FIGURE_LABELS.zh.key,
-    linesTitle: '每个词看向谁：线越粗越实，权重越大；颜色区分头',
+    linesTitle: '每个词看向谁：线越粗越实，配比越大；颜色区分头',
     pipelineTitle: '多头流水线：Q 切成各头 → 打分 → softmax → 加权 V → 拼接 → ·Wᴼ',
     concatTitle: '拼接（Concat）：各头输出并排，列的颜色表示来自哪个头',
     outputTitle: '输出 = Concat · Wᴼ',

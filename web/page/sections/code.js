@@ -5,6 +5,7 @@ import { programOne, programTwo, programOneOutput, programTwoOutput } from '../l
 import { checkSeed } from '../checks.js';
 import { SEED_MAX } from '../../shared/lesson.js';
 import { heatmap } from '../../draw/index.js';
+import { questionsBlock } from './questions.js';
 
 /**
  * Copies a program's text: the clipboard when the browser grants it, otherwise the text is selected so
@@ -62,6 +63,7 @@ export function codeSection(ctx) {
     mapsB,
     t.gloss ? h('p', { class: 'muted', id: 'programs-gloss' }, [t.gloss]) : null,
     h('p', { class: 'note' }, [t.randomNote]),
+    questionsBlock(ctx),
   ]);
 
   /** Program 2's two weight tables as heatmaps, beside what it prints. */

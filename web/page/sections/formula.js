@@ -1,5 +1,8 @@
 import TYPESET from 'typeset:formula';
-import { h } from '../../ui/dom.js';
+import { h, fill } from '../../ui/dom.js';
+import { formatNumber } from '../../draw/index.js';
+import { checkBill } from '../checks.js';
+import { defaultState } from '../state.js';
 import { section } from '../../ui/section.js';
 import { drawPipeline } from '../../pipeline/section.js';
 
@@ -17,19 +20,34 @@ const PARTS = {
   q: ['input'],
 };
 
+/** Section 1's sizes for §5's shapes, or null while the bill refuses them (it says why itself). */
+function billSizes({ dModel, heads }) {
+  try {
+    checkBill({ dModel, heads });
+  } catch {
+    return null;
+  }
+  const gpt2 = defaultState().bill;
+  return { dModel, heads, dK: dModel / heads, gpt2: dModel === gpt2.dModel && heads === gpt2.heads };
+}
+
 /**
- * §5: the formula, typeset by KaTeX when the page was built (TYPESET: web/bundle.js typesets formula-tex.js);
- * hovering or focusing a symbol lights its part of the pipeline.
+ * §5: the formula, typeset by KaTeX when the page was built (TYPESET: web/bundle.js typesets formula-tex.js),
+ * then every symbol's note in reading order, all shown at once so a teacher can read them out; hovering or
+ * focusing a symbol lights its part of the pipeline and its note.
  */
 export function formulaSection(ctx) {
   const t = ctx.text.formula;
-  const info = h('p', { class: 'symbol-info', id: 'symbol-info', 'aria-live': 'polite' }, [t.hint]);
   const box = h('div', { class: 'pipeline-box', id: 'formula-pipeline' });
   // Each equation wraps on a narrow screen (formula-tex.js says where), so nothing is cut off.
   const math = h('div', { class: 'formula', role: 'img', 'aria-label': t.formulaLabel });
   math.innerHTML = TYPESET.equations.join('');
   // The typeset HTML is decorative for assistive technology (KaTeX adds MathML); keyboard users use the buttons.
-  const shape = () => ({ L: ctx.hand?.L ?? 0, dModel: ctx.hand?.dModel ?? 4, heads: ctx.hand?.heads ?? 2, dK: ctx.hand?.dK ?? 2 });
+  const shape = () => {
+    const hand = ctx.hand;
+    const firstRow = hand && !ctx.handError ? { word: hand.tokens[0], values: Array.from(hand.headOutputs[0].subarray(0, hand.dK), (x) => formatNumber(x, 2)) } : null;
+    return { L: hand?.L ?? 0, dModel: hand?.dModel ?? 4, heads: hand?.heads ?? 2, dK: hand?.dK ?? 2, bill: billSizes(ctx.state.bill), firstRow };
+  };
 
   const choose = (name) => ctx.setUi((ui) => (ui.symbol = name));
   for (const name of Object.keys(PARTS)) {
@@ -39,38 +57,44 @@ export function formulaSection(ctx) {
       span.addEventListener('click', () => choose(name));
     }
   }
-  const buttons = Object.entries(t.symbols).map(([name, [tex]]) => {
+  const notes = Object.entries(t.symbols).map(([name, [tex]]) => {
     // The typeset symbol is for the eye; screen readers get a plain-text name ("W i Q").
     const spoken = tex.replace(/\\text\{([^}]*)\}/g, '$1').replace(/[_^{}]/g, ' ').replace(/\s+/g, ' ').trim();
     const look = h('span', { 'aria-hidden': 'true' });
     look.innerHTML = TYPESET.symbols[tex];
-    return h('button', { type: 'button', class: 'symbol', 'data-symbol': name, onfocus: () => choose(name), onmouseenter: () => choose(name), onblur: () => choose(null), onclick: () => choose(name) }, [
+    const button = h('button', { type: 'button', class: 'symbol', 'data-symbol': name, onfocus: () => choose(name), onmouseenter: () => choose(name), onblur: () => choose(null), onclick: () => choose(name) }, [
       h('span', { class: 'sr-only' }, [spoken]),
       look,
     ]);
+    return { name, item: h('li', { class: 'symbol-note', 'data-symbol': name, onmouseenter: () => choose(name), onmouseleave: () => choose(null) }, [button, h('span', { class: 'symbol-text' })]) };
   });
+  const subscripts = h('span', { class: 'symbol-text' });
 
   const node = section('formula-section', ctx.text.sections.formula, [
     h('p', {}, [t.lead]),
     math,
-    h('h3', {}, [t.symbolsTitle]),
-    h('div', { class: 'symbols' }, buttons),
-    info,
     box,
-    h('p', { class: 'muted', id: 'dk-note' }),
-    h('p', { class: 'muted' }, [t.countNote]),
+    h('h3', {}, [t.symbolsTitle]),
+    h('ol', { class: 'symbol-notes', id: 'symbol-notes' }, [
+      ...notes.map(({ item }) => item),
+      h('li', { class: 'symbol-note', id: 'count-note' }, [h('strong', {}, [t.countTitle]), h('span', { class: 'symbol-text' }, [t.countNote])]),
+      h('li', { class: 'symbol-note', id: 'subscripts-note' }, [h('strong', {}, [t.subscriptsTitle]), subscripts]),
+    ]),
   ]);
   return {
     node,
-    reads: ['hand', 'focus', 'resize'],
+    reads: ['hand', 'bill', 'focus', 'resize'],
     update() {
       const focused = ctx.ui.symbol;
       const highlight = focused ? PARTS[focused] : [];
       drawPipeline(ctx, box, { highlight, title: ctx.text.pipeline.figureTitle });
       for (const span of math.querySelectorAll('.sym')) span.classList.toggle('lit', focused !== null && span.classList.contains(`sym-${focused}`));
-      for (const button of buttons) button.classList.toggle('lit', button.dataset.symbol === focused);
-      info.textContent = focused ? t.symbols[focused][1](shape()) : t.hint;
-      node.querySelector('#dk-note').textContent = t.dkNote(shape());
+      const now = shape();
+      for (const { name, item } of notes) {
+        item.classList.toggle('lit', name === focused);
+        fill(item.querySelector('.symbol-text'), t.symbols[name][1](now));
+      }
+      fill(subscripts, t.subscripts(now));
     },
   };
 }

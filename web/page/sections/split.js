@@ -11,7 +11,7 @@ export function splitSection(ctx) {
   const lives = t.steps.map((_, i) => h('p', { class: 'muted split-live', id: `split-live-${i}` }));
   const waiting = h('p', { class: 'muted', id: 'split-waiting', hidden: true }, [t.waiting]);
   const node = section('split-section', ctx.text.sections.split, [
-    h('p', {}, [t.lead]),
+    h('p', { id: 'split-lead' }, [t.lead]),
     h('ol', { class: 'split-steps' }, t.steps.map((step, i) => h('li', { class: 'split-step' }, [
       h('h3', {}, [step.title]),
       h('p', {}, [step.text]),
