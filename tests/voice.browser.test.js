@@ -77,13 +77,13 @@ describe('in Chinese at 1280 px: one page load', () => {
     const { page, errors } = lesson;
     const callout = '#pause-text';
     const [heads, hint] = await page.$$eval(`${callout} p`, (ps) => ps.map((p) => p.textContent));
-    assert.match(heads, /^同一个“猫”，头 1 的目光锁定了“鱼”（50%），头 2 一碗水端平，平均分给看得见的每个词（33% × 3）——两套眼镜，两种眼光/);
+    assert.match(heads, /^同一个“猫”，头 1 盯上了“鱼”（50%），头 2 雨露均沾，均匀巡逻看得见的每个词（33% × 3）——两套眼镜，两种眼光/);
     assert.match(hint, /“吃”这一行把最大的一份 0\.67 给了自己/);
     assert.equal(await page.getAttribute(callout, 'data-changed'), 'false');
     // q_猫's dimension 2 is in head 2's slice: its row now leans to 猫 itself.
     await setEntry(page, 'q', 0, 2, 1);
     const edited = await page.textContent(callout);
-    assert.match(edited, /^你改了：q、k、v 里的数。现在同一个“猫”：头 1 的目光锁定了“鱼”（50%），头 2 的目光锁定了“猫”（50%）。课文的数字是：头 1 的目光锁定了“鱼”（50%），头 2 一碗水端平，平均分给看得见的每个词（33% × 3）。/);
+    assert.match(edited, /^你改了：q、k、v 里的数。现在同一个“猫”：头 1 盯上了“鱼”（50%），头 2 盯上了“猫”（50%）。课文的数字是：头 1 盯上了“鱼”（50%），头 2 雨露均沾，均匀巡逻看得见的每个词（33% × 3）。/);
     assert.equal(await page.getAttribute(callout, 'data-changed'), 'true');
     await page.click('#hand-reset');
     await settle(page);
@@ -231,7 +231,7 @@ test('in English: the parts numbered 1 to 6, and the callout in English from the
   await lessonDrawn(page);
   const shown = await headings(page);
   assert.deepEqual(shown.map(([, title]) => title.split('. ')[0]), ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12']);
-  assert.match(await page.textContent('#pause-text'), /head 1 locks onto “鱼” \(50%\); head 2 plays no favourites, spreading evenly over the words it sees \(33% × 3\)/);
+  assert.match(await page.textContent('#pause-text'), /head 1 locks onto “鱼” \(50%\); head 2 plays no favourites, patrolling evenly over the words it sees \(33% × 3\)/);
   assert.match(await page.textContent('#bill-waste'), /9 times the cost for 12 similar views/);
   assert.equal(await page.textContent('#questions-title'), 'Questions a class asks');
   assert.match(await page.textContent('#symbol-notes'), /768×64 in GPT-2/);

@@ -40,10 +40,10 @@ test('the callout compares the two heads on 猫 as the lesson does, then pays of
   const facts = pauseFacts(lessonHeads, lessonSingle, lesson);
   assert.equal(facts.changed, false);
   const [heads, hint] = HAND_TEXT.zh.pause(facts);
-  assert.equal(heads, '同一个“猫”，头 1 的目光锁定了“鱼”（50%），头 2 一碗水端平，平均分给看得见的每个词（33% × 3）——两套眼镜，两种眼光。没有谁对谁错：真实模型里哪种眼光有用，由训练说了算。');
+  assert.equal(heads, '同一个“猫”，头 1 盯上了“鱼”（50%），头 2 雨露均沾，均匀巡逻看得见的每个词（33% × 3）——两套眼镜，两种眼光。没有谁对谁错：真实模型里哪种眼光有用，由训练说了算。');
   assert.match(hint, /^这也兑现了第 8 课的伏笔.*d_k = 4）.*“吃”这一行把最大的一份 0\.67 给了自己。.*多头把不同的口味分给不同的头/);
   const [headsEn, hintEn] = HAND_TEXT.en.pause(facts);
-  assert.match(headsEn, /head 1 locks onto “鱼” \(50%\); head 2 plays no favourites, spreading evenly over the words it sees \(33% × 3\) — two pairs of glasses, two ways of looking\./);
+  assert.match(headsEn, /head 1 locks onto “鱼” \(50%\); head 2 plays no favourites, patrolling evenly over the words it sees \(33% × 3\) — two pairs of glasses, two ways of looking\./);
   assert.match(hintEn, /^This pays off lesson 8's hint.*0\.67, to “吃” itself\./);
 });
 
@@ -56,7 +56,7 @@ test('after an edit the callout names what changed, against the lesson\'s number
   const facts = pauseFacts(edited, single, lesson, ['numbers']);
   assert.equal(facts.changed, true);
   const [heads, hint] = HAND_TEXT.zh.pause(facts);
-  assert.equal(heads, '你改了：q、k、v 里的数。现在同一个“猫”：头 1 的目光锁定了“吃”（70%），头 2 一碗水端平，平均分给看得见的每个词（33% × 3）。课文的数字是：头 1 的目光锁定了“鱼”（50%），头 2 一碗水端平，平均分给看得见的每个词（33% × 3）。两套眼镜，两种眼光。');
+  assert.equal(heads, '你改了：q、k、v 里的数。现在同一个“猫”：头 1 盯上了“吃”（70%），头 2 雨露均沾，均匀巡逻看得见的每个词（33% × 3）。课文的数字是：头 1 盯上了“鱼”（50%），头 2 雨露均沾，均匀巡逻看得见的每个词（33% × 3）。两套眼镜，两种眼光。');
   assert.match(hint, /“吃”这一行给自己 0\.30，最大的一份 0\.50 给了“猫”。/);
   assert.match(HAND_TEXT.en.pause(facts)[0], /^You changed numbers in q, k or v\. Now, for the same “猫”: head 1 locks onto “吃” \(70%\);.*The lesson's numbers: head 1 locks onto “鱼” \(50%\)/);
 });
@@ -193,8 +193,8 @@ test('the glasses carry the lesson where the lesson uses them: the opening, the 
 // compared at the precision the heatmaps show (two decimals).
 
 const LESSON_LOOKS = {
-  zh: '头 1 的目光锁定了“鱼”（50%），头 2 一碗水端平，平均分给看得见的每个词（33% × 3）',
-  en: 'head 1 locks onto “鱼” (50%); head 2 plays no favourites, spreading evenly over the words it sees (33% × 3)',
+  zh: '头 1 盯上了“鱼”（50%），头 2 雨露均沾，均匀巡逻看得见的每个词（33% × 3）',
+  en: 'head 1 locks onto “鱼” (50%); head 2 plays no favourites, patrolling evenly over the words it sees (33% × 3)',
 };
 const NAME_PARTS = ['狗', '跑', 'a', 'Z', ',', '、', '和', 'and', '7', '😀'];
 
@@ -271,7 +271,7 @@ function shownRow(result, head, row) {
 
 const PARSE = {
   zh: {
-    look: /头 (\d+) (?:一碗水端平，平均分给看得见的每个词（([\d.]+)% × (\d+)）|的目光锁定了(“[^”]*”)（(\d+)%）|最看((?:“[^”]*”[、和]?)+)，并列（各 (\d+)%）|最看(“[^”]*”)（(\d+)%）)/g,
+    look: /头 (\d+) (?:雨露均沾，均匀巡逻看得见的每个词（([\d.]+)% × (\d+)）|盯上了(“[^”]*”)（(\d+)%）|最看((?:“[^”]*”[、和]?)+)，并列（各 (\d+)%）|最看(“[^”]*”)（(\d+)%）)/g,
     lessonSplit: '课文的数字是：',
     views: /(两|\d+) ?套眼镜，(?:却只有 ?(两|\d+) ?种眼光：(.*?)。|(两|\d+) ?种眼光)/,
     alike: '此刻几个头看法一样',
@@ -287,7 +287,7 @@ const PARSE = {
     payOff: '这也兑现了第 8 课的伏笔',
   },
   en: {
-    look: /head (\d+) (?:plays no favourites, spreading evenly over the words it sees \(([\d.]+)% × (\d+)\)|locks onto (“[^”]*”) \((\d+)%\)|looks most at ((?:“[^”]*”(?:, | and )?)+), tied \((\d+)% each\)|looks most at (“[^”]*”) \((\d+)%\))/g,
+    look: /head (\d+) (?:plays no favourites, patrolling evenly over the words it sees \(([\d.]+)% × (\d+)\)|locks onto (“[^”]*”) \((\d+)%\)|looks most at ((?:“[^”]*”(?:, | and )?)+), tied \((\d+)% each\)|looks most at (“[^”]*”) \((\d+)%\))/g,
     lessonSplit: 'The lesson\'s numbers: ',
     views: /(two|\d+) pairs of glasses, (?:but only (two|\d+) ways of looking: (.*?)\.|(two|\d+) ways of looking)/i,
     alike: 'the heads look alike',

@@ -14,9 +14,9 @@ export const handEntryName = (t, tokens) => (matrix, row, col) => (matrix === 'w
 const listed = (items, comma, and) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(comma)}${and}${items.at(-1)}`);
 const quotedZh = (words) => listed(words.map((w) => `“${w}”`), '、', '和');
 const lookZh = (look, head) => (look.even
-  ? `头 ${head + 1} 一碗水端平，平均分给看得见的每个词（${look.share}% × ${look.count}）`
+  ? `头 ${head + 1} 雨露均沾，均匀巡逻看得见的每个词（${look.share}% × ${look.count}）`
   : look.fixed
-  ? `头 ${head + 1} 的目光锁定了“${look.words[0]}”（${look.share}%）`
+  ? `头 ${head + 1} 盯上了“${look.words[0]}”（${look.share}%）`
   : look.words.length > 1
   ? `头 ${head + 1} 最看${quotedZh(look.words)}，并列（各 ${look.share}%）`
   : `头 ${head + 1} 最看“${look.words[0]}”（${look.share}%）`);
@@ -76,7 +76,7 @@ function pauseZh(f) {
 
 const quotedEn = (words) => listed(words.map((w) => `“${w}”`), ', ', ' and ');
 const lookEn = (look, head) => (look.even
-  ? `head ${head + 1} plays no favourites, spreading evenly over the words it sees (${look.share}% × ${look.count})`
+  ? `head ${head + 1} plays no favourites, patrolling evenly over the words it sees (${look.share}% × ${look.count})`
   : look.fixed
   ? `head ${head + 1} locks onto “${look.words[0]}” (${look.share}%)`
   : look.words.length > 1
