@@ -257,6 +257,7 @@ export interface PoemModel {
   model: Model;
   /** One id per character; characters outside the vocabulary become the unknown token. */
   encode(text: string): Int32Array;
+  /** The text of `ids`: each a whole number (else BAD_ARGUMENT) in the vocabulary (else TOKEN_RANGE). */
   decode(ids: ArrayLike<number>): string;
   card: PoemModelCard;
 }
