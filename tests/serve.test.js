@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import zlib from 'node:zlib';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -128,6 +128,36 @@ test('dotfiles and build folders stay out of reach through empty segments', asyn
       assert.doesNotMatch(res.body.toString(), /SECRET|床前/, path);
     }
     assert.equal((await request(copy.url, { path: '/dist/page.js' })).status, 200);
+  } finally {
+    copy.close();
+  }
+});
+
+test('a path segment longer than a file name can be is not found, and a failing request is logged in a bounded line', async () => {
+  const copy = await serverOver({ 'index.html': '<!doctype html>' });
+  const logged = [];
+  try {
+    await withServer(async (url) => {
+      for (const path of [`/dist/${'a'.repeat(256)}.js`, `/${'a'.repeat(300)}.html`, `/dist/${'b'.repeat(4000)}/x.js`]) {
+        assert.equal((await request(url, { path })).status, 404, `a ${path.length}-character path`);
+      }
+    });
+    // A file the server cannot stat (a symbolic link to itself) is a 500, logged with the target clipped.
+    mkdirSync(join(copy.root, 'dist'), { recursive: true });
+    symlinkSync('loop.js', join(copy.root, 'dist', 'loop.js'));
+    const error = console.error;
+    console.error = (line) => logged.push(line);
+    let res;
+    try {
+      res = await request(copy.url, { path: `/dist/loop.js?s=${'a'.repeat(15000)}` });
+    } finally {
+      console.error = error;
+    }
+    assert.equal(res.status, 500);
+    assert.equal(logged.length, 1);
+    assert.ok(logged[0].length < 400, `a ${logged[0].length}-character log line`);
+    assert.match(logged[0], /^serve: GET \/dist\/loop\.js\?s=a+… \(15016 characters\): .*ELOOP/);
+    assert.equal((await request(copy.url, { path: '/index.html' })).status, 200, 'still up');
   } finally {
     copy.close();
   }

@@ -61,10 +61,15 @@ export function statOrNull(path) {
   try {
     return statSync(path);
   } catch (error) {
-    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null;
+    // A segment over the file system's 255 bytes names no file either.
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR' || error.code === 'ENAMETOOLONG') return null;
     throw error;
   }
 }
+
+/** A request target as logged: a 16 KB one would make every failing request a 16 KB line. */
+const LOGGED_TARGET = 200;
+const clipped = (target) => (target.length > LOGGED_TARGET ? `${target.slice(0, LOGGED_TARGET)}… (${target.length} characters)` : target);
 
 /** `GET http://host/path`: the absolute form, which an HTTP/1.1 server must accept. */
 const ABSOLUTE_FORM = /^https?:\/\/[^/?]*/i;
@@ -189,7 +194,7 @@ export function startServer({ port = 8080, host = '127.0.0.1', headers = {}, iso
       if (!isServed(pathname)) return answer(res, 404, 'not found');
       sendFile(req, res, pathname); // a Range header is ignored: a whole file is always a valid answer
     } catch (error) {
-      console.error(`serve: ${req.method} ${req.url}: ${error.message}`);
+      console.error(`serve: ${req.method} ${clipped(req.url)}: ${error.message}`);
       answer(res, 500, 'internal error');
     }
   });
