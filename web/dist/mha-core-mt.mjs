@@ -13,4 +13,4 @@ function GROWABLE_HEAP_U8(){if(wasmMemory.buffer!=buffer){updateGlobalBufferAndV
 }
 );
 })();
-export default createMhaCore;
+export default createMhaCore;export const coreBuild = '73aa20c36671e4b7'; // the build of the wasm this glue calls: web/src/load.js checks it

@@ -333,6 +333,7 @@ export function fmaAvailable(): boolean;
 
 /**
  * Loads the wasm core once; later calls return the same instance (only the first call's options count).
- * Rejects with an MHAError 'LOAD_FAILED' when the wasm cannot be fetched or compiled.
+ * Rejects with an MHAError 'LOAD_FAILED' when the wasm cannot be fetched, compiled or started, or is not the build
+ * of the core this code was made with (a stale cached wasm, an older release, another module); a later call tries again.
  */
 export function loadAttention(options?: LoadOptions): Promise<Attention>;
