@@ -66,7 +66,7 @@ sanitizers=(-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-o
 
 # What each target is built from, as one hash: its files' names and contents, and its flags.
 hash_of() { { printf '%s\n' "${@:2}"; printf '%s\n' $1 | sort | xargs sha256sum; } | sha256sum | cut -d' ' -f1; }
-wasm_inputs() { hash_of "${core_sources[*]} c/wasm_exports.c $(ls c/*.h | grep -v -e '^c/test_' -e '^c/fuzz_') c/wasm_url.js c/relaxed_madd.js" "${emcc_flags[@]}" "${emcc_threads[@]}" "${emcc_fma[@]}"; }
+wasm_inputs() { hash_of "${core_sources[*]} c/wasm_exports.c $(ls c/*.h | grep -v -e '^c/test_' -e '^c/fuzz_') c/wasm_url.js c/relaxed_madd.js c/mark_build.js" "${emcc_flags[@]}" "${emcc_threads[@]}" "${emcc_fma[@]}"; }
 native_inputs() { hash_of "$(echo c/*.c c/*.h)" "${sanitizers[@]}" "${threads[@]}"; }
 # The web target's compressed copies follow the committed core and the model too.
 web_inputs() { hash_of "$(find web -path web/dist -prune -o -path web/poems/build -prune -o \( -name '*.js' -o -name '*.css' \) -print | sort) web/widget/example.html web/bundle.js web/precompress.js $(echo web/dist/mha-core*.{mjs,js,wasm}) web/poems/poems.safetensors web/poems/poems.card.json package-lock.json"; }
@@ -85,33 +85,41 @@ need_emcc() {
     sudo apt-get update && sudo apt-get install -y emscripten"
 }
 
-# Both cores into folder $1; extra flags after it.
+# Both cores into folder $1, each glue ending with the script $2 (for the single-threaded one, after
+# c/wasm_url.js); extra flags after them.
 build_cores() {
-  local into=$1
-  shift
+  local into=$1 post=$2
+  shift 2
   mkdir -p "$into"
   # Debian's emcc runs its optimiser with the system's node modules (acorn).
   NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH} emcc "${warnings[@]}" "${emcc_flags[@]}" "$@" -sENVIRONMENT=web \
-    --extern-post-js c/wasm_url.js "${core_sources[@]}" c/wasm_exports.c -o "$into/mha-core.mjs"
+    --extern-post-js c/wasm_url.js --extern-post-js "$post" "${core_sources[@]}" c/wasm_exports.c -o "$into/mha-core.mjs"
   NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH} emcc "${warnings[@]}" "${emcc_flags[@]}" "$@" "${emcc_threads[@]}" \
-    "${core_sources[@]}" c/wasm_exports.c -o "$into/mha-core-mt.mjs"
+    --extern-post-js "$post" "${core_sources[@]}" c/wasm_exports.c -o "$into/mha-core-mt.mjs"
 }
 
 build_wasm_into() {
   need_emcc
-  build_cores "$1"
+  # The build's id, from its inputs: written into both glues (coreBuild) and every wasm (c/mark_build.js),
+  # so web/src/load.js can refuse a wasm of another build.
+  local id post
+  id=$(wasm_inputs | cut -c1-16)
+  post=$(mktemp)
+  echo "export const coreBuild = '$id'; // the build of the wasm this glue calls: web/src/load.js checks it" > "$post"
+  build_cores "$1" "$post"
   # The -fma pair: the same C with relaxed SIMD's fused multiply-add in the matrix kernel, for the
   # engines that have it (web/src/load.js loads it beside the threaded core). Only the wasm differs:
   # the glue must be the same bytes, so one copy of it serves both.
   local fused
   fused=$(mktemp -d)
-  build_cores "$fused" "${emcc_fma[@]}"
+  build_cores "$fused" "$post" "${emcc_fma[@]}"
   for glue in mha-core.mjs mha-core-mt.mjs mha-core-mt.worker.js; do
     cmp -s "$1/$glue" "$fused/$glue" || fail "$glue of the -fma build differs from the other's: it cannot share it"
   done
   node c/relaxed_madd.js "$fused/mha-core.wasm" "$1/mha-core-fma.wasm"
   node c/relaxed_madd.js "$fused/mha-core-mt.wasm" "$1/mha-core-mt-fma.wasm"
-  rm -rf "$fused"
+  rm -rf "$fused" "$post"
+  for wasm in mha-core mha-core-mt mha-core-fma mha-core-mt-fma; do node c/mark_build.js "$1/$wasm.wasm" "$id"; done
 }
 build_wasm() { build_wasm_into web/dist; }
 

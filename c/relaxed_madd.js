@@ -7,6 +7,7 @@
 // "mha-fused-multiply-add" then marks the module, for web/src/instance.js to tell the builds apart.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { customSection } from './mark_build.js';
 
 const [input, output] = process.argv.slice(2);
 const fail = (message) => {
@@ -34,6 +35,4 @@ for (let i = bytes.indexOf(0xfd); i >= 0 && i + 2 < bytes.length; i = bytes.inde
 if (places.length !== instructions) fail(`${input}: ${places.length} places hold f32x4.fma's bytes but ${instructions} are the instruction`);
 for (const i of places) bytes.set([0x85, 0x02], i + 1);
 
-const name = Buffer.from('mha-fused-multiply-add');
-const section = Buffer.concat([Buffer.from([0x00, name.length + 1, name.length]), name]); // id 0, size, name
-writeFileSync(output, Buffer.concat([bytes, section]));
+writeFileSync(output, Buffer.concat([bytes, customSection('mha-fused-multiply-add')]));

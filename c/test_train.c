@@ -364,6 +364,39 @@ static void test_errors(void) {
     mha_trainer_destroy(NULL);
 }
 
+/* Every call a trainer accepts fits MHA_TRAIN_MAX_CALL_COST: shapes whose one evaluation
+   or one step would take minutes are refused at create, naming the limit; too many steps
+   in one call are refused before any is taken. */
+static void test_call_cost(void) {
+    mha_train_desc desc = mha_train_default_desc(4);
+    desc.d_model = 64, desc.seq_len = 256, desc.vocab = 4096, desc.batch = 1, desc.eval_count = 64;
+    expect_create_error(desc, MHA_ERR_TOO_LARGE, "(evalCount at most 6)");
+    desc.eval_count = 6;
+    mha_trainer *tr;
+    CHECK(mha_trainer_create(&desc, &tr) == MHA_OK, "evalCount at its limit: %s", mha_last_error());
+    if (tr) {
+        CHECK(mha_trainer_evaluate_cost(tr) <= MHA_TRAIN_MAX_CALL_COST, "evaluate fits");
+        CHECK(mha_trainer_step_cost(tr) <= MHA_TRAIN_MAX_CALL_COST, "a step fits");
+        CHECK(mha_trainer_step(tr, 3, NULL) == MHA_ERR_TOO_LARGE, "3 steps do not");
+        CHECK(strstr(mha_last_error(), "(at most 2 steps)") != NULL, "message: %s", mha_last_error());
+        mha_trainer_destroy(tr);
+    }
+    desc.batch = 8, desc.eval_count = 1;
+    expect_create_error(desc, MHA_ERR_TOO_LARGE, "(batch at most 2)");
+    desc = mha_train_default_desc(8), desc.d_model = 1024, desc.seq_len = 256, desc.vocab = 16, desc.batch = 1, desc.eval_count = 1;
+    expect_create_error(desc, MHA_ERR_TOO_LARGE, "make them smaller");
+
+    desc = mha_train_default_desc(2);
+    CHECK(mha_trainer_create(&desc, &tr) == MHA_OK, "the default trainer");
+    if (!tr) return;
+    const double per_step = mha_trainer_step_cost(tr);
+    CHECK(per_step > 2e6 && per_step < 3e6, "a default step costs %.0f", per_step);
+    CHECK(mha_trainer_step(tr, 20000, NULL) == MHA_ERR_TOO_LARGE, "20000 steps in one call");
+    CHECK(mha_trainer_steps(tr) == 0, "none taken");
+    CHECK(mha_trainer_step(tr, (int)(MHA_TRAIN_MAX_CALL_COST / per_step), NULL) == MHA_OK, "as many as fit: %s", mha_last_error());
+    mha_trainer_destroy(tr);
+}
+
 /* A confidently wrong model has a large but finite loss (no exp underflow to log 0). */
 static void test_confidently_wrong(void) {
     mha_train_desc desc = mha_train_default_desc(2);
@@ -388,5 +421,6 @@ int test_train(void) {
     test_determinism();
     test_confidently_wrong();
     test_errors();
+    test_call_cost();
     return failures;
 }

@@ -60,6 +60,27 @@ static mha_status check_range(const char *name, int value, int lo, int hi) {
     return MHA_OK;
 }
 
+/* The costs of train.h, from the sizes alone, so create can check them first. */
+static double sequence_cost(const mha_train_desc *desc) {
+    const double d = desc->d_model, L = desc->seq_len, V = desc->vocab, h = desc->heads;
+    return L * (8 * d * d + 4 * L * d + 4 * V * d) + 32 * L * (L * h + 2 * V + d);
+}
+
+static double param_count(const mha_train_desc *desc) {
+    const double V = desc->vocab, L = desc->seq_len, d = desc->d_model;
+    return V * d + L * d + 4 * d * d + d * 2 * V + 2 * V;
+}
+
+enum { CALL_COST = 3000 };
+
+static double step_cost(const mha_train_desc *desc) {
+    return 3.0 * desc->batch * sequence_cost(desc) + 30 * param_count(desc) + CALL_COST;
+}
+
+static double evaluate_cost(const mha_train_desc *desc) {
+    return desc->eval_count * sequence_cost(desc) + CALL_COST;
+}
+
 static mha_status check_desc(const mha_train_desc *desc) {
     mha_status status;
     if ((status = check_range("vocab", desc->vocab, 2, MHA_TRAIN_MAX_VOCAB)) ||
@@ -263,7 +284,7 @@ mha_status mha_trainer_create(const mha_train_desc *desc, mha_trainer **out) {
     if (status != MHA_OK) return status;
 
     const double V = desc->vocab, L = desc->seq_len, d = desc->d_model, h = desc->heads, B = desc->batch;
-    const double n_params = V * d + L * d + 4 * d * d + d * 2 * V + 2 * V;
+    const double n_params = param_count(desc);
     const double N = B * L;
     const double floats = 5 * n_params      /* params, grads, Adam m and v, backup */
                         + L * d             /* example_x */
@@ -276,6 +297,23 @@ mha_status mha_trainer_create(const mha_train_desc *desc, mha_trainer **out) {
     if (bytes > MHA_TRAIN_MAX_BYTES)
         return mha_fail(MHA_ERR_TOO_LARGE, "this trainer would need %.0f MB, more than the %.0f MB a trainer may use",
                     bytes / 1e6, MHA_TRAIN_MAX_BYTES / 1e6);
+    /* Every call must fit MHA_TRAIN_MAX_CALL_COST: one step, and evaluate, which cannot be split. */
+    const double cap = MHA_TRAIN_MAX_CALL_COST, per_sequence = sequence_cost(desc);
+    const double max_batch = floor((cap - 30 * n_params - CALL_COST) / (3 * per_sequence));
+    const double max_eval = floor((cap - CALL_COST) / per_sequence);
+    if (max_batch < 1 || max_eval < 1)
+        return mha_fail(MHA_ERR_TOO_LARGE,
+                        "one sequence of seqLen %d, dModel %d and vocab %d is about %.1f G operations to train on, more than "
+                        "the %.1f G one call may do; make them smaller",
+                        desc->seq_len, desc->d_model, desc->vocab, (step_cost(desc) - 3 * (B - 1) * per_sequence) / 1e9, cap / 1e9);
+    if (B > max_batch)
+        return mha_fail(MHA_ERR_TOO_LARGE,
+                        "one step of batch %d is about %.1f G operations at this size, more than the %.1f G one call may do "
+                        "(batch at most %.0f)", desc->batch, step_cost(desc) / 1e9, cap / 1e9, max_batch);
+    if (desc->eval_count > max_eval)
+        return mha_fail(MHA_ERR_TOO_LARGE,
+                        "evaluating evalCount %d sequences is about %.1f G operations at this size, more than the %.1f G one "
+                        "call may do (evalCount at most %.0f)", desc->eval_count, evaluate_cost(desc) / 1e9, cap / 1e9, max_eval);
 
     mha_trainer *tr = calloc(1, sizeof *tr);
     void *block = tr ? malloc((size_t)floats * sizeof(float) + (size_t)ints * sizeof(int)) : NULL;
@@ -360,21 +398,23 @@ static void adam(mha_trainer *tr) {
     mha_adamw_step(&step, tr->params, tr->adam_m, tr->adam_v, tr->grads, tr->n_params);
 }
 
-double mha_trainer_step_flops(const mha_trainer *tr) {
-    if (!tr) return 0;
-    const double d = tr->d, L = tr->L;
-    return 3.0 * tr->B * L * (8 * d * d + 4 * L * d + 4.0 * tr->V * d);
+double mha_trainer_step_cost(const mha_trainer *tr) {
+    return tr ? step_cost(&tr->desc) : 0;
+}
+
+double mha_trainer_evaluate_cost(const mha_trainer *tr) {
+    return tr ? evaluate_cost(&tr->desc) : 0;
 }
 
 mha_status mha_trainer_step(mha_trainer *tr, int n, float *last_loss) {
     if (!tr) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_trainer_step needs a trainer");
     if (n < 0) return mha_fail(MHA_ERR_BAD_SIZE, "the number of steps must be 0 or more, got %d", n);
-    const double per_step = mha_trainer_step_flops(tr);
-    if (n * per_step > MHA_TRAIN_MAX_CALL_FLOPS)
+    const double per_step = step_cost(&tr->desc);
+    if (n * per_step > MHA_TRAIN_MAX_CALL_COST)
         return mha_fail(MHA_ERR_TOO_LARGE,
-                        "%d steps of this trainer are about %.0f GFLOP, more than the %.0f GFLOP one call may do "
+                        "%d steps of this trainer are about %.1f G operations, more than the %.1f G one call may do "
                         "(at most %.0f steps); call step again for more",
-                        n, n * per_step / 1e9, MHA_TRAIN_MAX_CALL_FLOPS / 1e9, floor(MHA_TRAIN_MAX_CALL_FLOPS / per_step));
+                        n, n * per_step / 1e9, MHA_TRAIN_MAX_CALL_COST / 1e9, floor(MHA_TRAIN_MAX_CALL_COST / per_step));
     for (int i = 0; i < n; i++) {
         draw_tokens(&tr->rng, tr->batch_tokens, (size_t)tr->B * tr->L, tr->V);
         stats st = {0};

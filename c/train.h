@@ -130,16 +130,24 @@ void       mha_trainer_destroy(mha_trainer *tr); /* NULL is fine */
 void       mha_trainer_reset(mha_trainer *tr);
 
 /* Bounds one call's work, so a page that asks for too much gets an error, not
-   a frozen tab: about 20 GFLOP, a few seconds in wasm on one core. */
-#define MHA_TRAIN_MAX_CALL_FLOPS 2e10
+   a frozen tab: 2.5 G operations as the two functions below count them, at most
+   about 2 s in wasm on one core of a 2-core VM (0.5 s for most shapes). A trainer
+   one step or one evaluation of which costs more is refused at create. */
+#define MHA_TRAIN_MAX_CALL_COST 2.5e9
 
-/* Arithmetic of one training step (forward and backward over a batch),
-   estimated: 3 · batch · L · (8·d² + 4·L·d + 4·vocab·d) floating-point operations. */
-double     mha_trainer_step_flops(const mha_trainer *tr);
+/* The work of one training step (forward and backward over a batch) and of one
+   evaluation (a forward of every held-out sequence), estimated in operations:
+   a sequence's forward is L · (8·d² + 4·L·d + 4·vocab·d) flops of matrix products
+   plus 32 for every softmax weight, logit and embedding entry, L · (L·h + 2·vocab + d)
+   (an exp and its bookkeeping: measured in wasm, shapes made of those ran up to 30
+   times slower a flop); a step is 3 such forwards a sequence, plus 30 a parameter
+   for Adam, plus 3000 for the call. */
+double     mha_trainer_step_cost(const mha_trainer *tr);
+double     mha_trainer_evaluate_cost(const mha_trainer *tr);
 
 /* n >= 0 training steps; *last_loss (may be NULL) gets the last step's batch
-   loss. MHA_ERR_TOO_LARGE when n · mha_trainer_step_flops exceeds
-   MHA_TRAIN_MAX_CALL_FLOPS: call again for more steps. */
+   loss. MHA_ERR_TOO_LARGE when n · mha_trainer_step_cost exceeds
+   MHA_TRAIN_MAX_CALL_COST: call again for more steps. */
 mha_status mha_trainer_step(mha_trainer *tr, int n, float *last_loss);
 long       mha_trainer_steps(const mha_trainer *tr);  /* steps taken since create/reset */
 float      mha_trainer_loss(const mha_trainer *tr);   /* last step's batch loss; NaN before */

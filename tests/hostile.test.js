@@ -169,3 +169,22 @@ test('every call has a bounded cost: too many steps at once is refused at once',
   rejects(() => mha.randomState(1).randn(2 ** 13, 2 ** 12), 'TOO_LARGE', /too many \(at most 16777216\)/);
   trainer.dispose();
 });
+
+test('a trainer whose one evaluation or one step would take minutes is refused at create, naming the limit', () => {
+  const big = { heads: 4, dModel: 64, seqLen: 256, vocab: 4096, batch: 1 };
+  for (const evalCount of [64, 256, 1024, 65536]) {
+    rejects(() => mha.createTrainer({ ...big, evalCount }), 'TOO_LARGE', new RegExp(`evaluating evalCount ${evalCount} sequences .* one call may do \\(evalCount at most 6\\)`));
+  }
+  rejects(() => mha.createTrainer({ ...big, batch: 8, evalCount: 1 }), 'TOO_LARGE', /one step of batch 8 .* \(batch at most 2\)/);
+  rejects(() => mha.createTrainer({ heads: 8, dModel: 1024, seqLen: 256, batch: 1, evalCount: 1 }), 'TOO_LARGE', /make them smaller/);
+  const largest = mha.createTrainer({ ...big, evalCount: 6 });
+  rejects(() => largest.step(3), 'TOO_LARGE', /\(at most 2 steps\)/);
+  largest.dispose();
+  // The default trainer: 20,000 steps were accepted and ran for 14-21 s; about a thousand fit in a call.
+  const trainer = mha.createTrainer({ heads: 2 });
+  rejects(() => trainer.step(20000), 'TOO_LARGE', /\(at most 10\d\d steps\); call step again/);
+  assert.equal(trainer.steps, 0);
+  trainer.step(1000);
+  assert.equal(trainer.steps, 1000);
+  trainer.dispose();
+});

@@ -30,7 +30,7 @@ const KINDS = {
     disposed: 'this model was disposed; load it again with loadModel',
   },
   trainer: {
-    make: async () => mha.createTrainer({ heads: 4, dModel: 64, seqLen: 64, vocab: 64, batch: 64, evalCount: 1024 }),
+    make: async () => mha.createTrainer({ heads: 4, dModel: 64, seqLen: 64, vocab: 64, batch: 64, evalCount: 256 }),
     use: (trainer) => trainer.step(),
     disposed: 'this trainer was disposed; create a new one with createTrainer',
   },

@@ -1,11 +1,14 @@
 // loadAttention's sources: a URL (read from disk in Node), bytes, or a compiled WebAssembly.Module (what a
 // worker is handed); a source that cannot be loaded rejects with LOAD_FAILED and a later call can try
-// again; once loaded, every call returns the same instance. This file gets its own process from
+// again; a valid wasm that is not this build's core (another module, an older or newer build) is refused
+// before it runs, with no rejection left unhandled; once loaded, every call returns the same instance. This file gets its own process from
 // node --test, so the first call here really is the first.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { loadAttention } from '../web/src/attention.js';
+import { coreBuild } from '../web/dist/mha-core.mjs';
+import { customSection } from '../c/mark_build.js';
 
 const wasmFile = new URL('../web/dist/mha-core.wasm', import.meta.url);
 
@@ -17,6 +20,31 @@ test('a missing file, bytes that are not wasm and an unreachable URL reject with
   await rejectsWith(loadAttention({ wasm: new URL('./no-such-core.wasm', wasmFile) }), 'LOAD_FAILED', /no-such-core\.wasm/);
   await rejectsWith(loadAttention({ wasm: new TextEncoder().encode('<!doctype html>') }), 'LOAD_FAILED', /could not load the attention core/);
   await rejectsWith(loadAttention({ wasm: 'http://127.0.0.1:9/mha-core.wasm' }), 'LOAD_FAILED', /could not load/);
+});
+
+test('a valid wasm that is not this build of the core rejects with LOAD_FAILED before it runs, and nothing is left unhandled', async () => {
+  const unhandled = [];
+  const onUnhandled = (reason) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    const core = readFileSync(wasmFile);
+    const mark = customSection('mha-core-build', Buffer.from(coreBuild));
+    assert.ok(core.subarray(-mark.length).equals(mark), 'build.sh marks the wasm with the glue\'s build');
+    const unmarked = core.subarray(0, -mark.length); // what every build before the marks was
+    const otherBuild = Buffer.concat([unmarked, customSection('mha-core-build', Buffer.from('0123456789abcdef'))]);
+    const empty = Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]);
+    for (const [wasm, pattern] of [[empty, /no build of the attention core this code knows/], [unmarked, /an older release/],
+      [otherBuild, /build 0123456789abcdef of the attention core, but this code calls build [0-9a-f]{16}/],
+      [new WebAssembly.Module(otherBuild), /build 0123456789abcdef/]]) {
+      await rejectsWith(loadAttention({ wasm }), 'LOAD_FAILED', pattern);
+    }
+    // Marked as this build but no core (what the glue reads is missing): refused as it starts, not left pending.
+    await rejectsWith(loadAttention({ wasm: Buffer.concat([empty, mark]) }), 'LOAD_FAILED', /did not start as the attention core/);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // an unhandled rejection is reported after a turn
+    assert.deepEqual(unhandled.map(String), []);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
 });
 
 test('after a failure the default source loads, and its compiled module loads a second core', async () => {

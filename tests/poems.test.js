@@ -140,6 +140,19 @@ test('encode and decode: a held-out poem round-trips; characters outside the voc
   assert.equal(decode(encode('床前明月光')), '床前明月光');
 });
 
+test('decode: an id that is no whole number in the vocabulary is refused, never read off the array', () => {
+  for (const ids of [['constructor', 'length'], [0.5], ['1'], [NaN]]) {
+    assert.throws(() => decode(ids), (error) => error.code === 'BAD_ARGUMENT' && /whole number/.test(error.message), String(ids));
+  }
+  for (const ids of [[-1], [1e9], [vocabulary.length]]) {
+    assert.throws(() => decode(ids), (error) => error.code === 'TOKEN_RANGE' && error.message.includes(`0 to ${vocabulary.length - 1}`), String(ids));
+  }
+  assert.throws(() => decode({ length: 2 ** 40 }), (error) => error.code === 'BAD_LENGTH');
+  assert.throws(() => decode(7), (error) => error.code === 'BAD_ARGUMENT');
+  assert.equal(decode([]), '');
+  assert.equal(decode(encode('明月')), '明月'); // still working after the refusals
+});
+
 test('the short training run repeats its recorded loss curve', () => {
   const fixture = JSON.parse(readFileSync(REPRODUCTION_FIXTURE, 'utf8'));
   assert.deepEqual(fixture.run, REPRODUCTION_RUN);
@@ -170,6 +183,19 @@ test('loadPoemModel: LOAD_FAILED for a file that is not there, BAD_MODEL for a b
     const noVocabulary = join(dir, 'no-vocabulary.safetensors');
     writeFileSync(noVocabulary, gpt2File(config, randomWeights(config, seededRandom(3))));
     await assert.rejects(mha.loadPoemModel({ model: new URL(`file://${noVocabulary}`) }), (error) => error.code === 'BAD_MODEL' && /vocabulary/.test(error.message));
+    // unknown_id is a plain decimal in range: not " 4 ", "1e0", "0x1" or 5 of a vocabulary of 5.
+    const withUnknownId = (unknownId) => {
+      const file = join(dir, 'unknown-id.safetensors');
+      const metadata = { n_head: '2', vocabulary: JSON.stringify(['a', 'b', 'c', 'd', 'e']), unknown_id: unknownId };
+      writeFileSync(file, gpt2File(config, randomWeights(config, seededRandom(3)), { metadata }));
+      return mha.loadPoemModel({ model: new URL(`file://${file}`) });
+    };
+    for (const unknownId of [' 4 ', '1e0', '0x1', '01', '5', '-0', '']) {
+      await assert.rejects(withUnknownId(unknownId), (error) => error.code === 'BAD_MODEL' && /unknown_id/.test(error.message), JSON.stringify(unknownId));
+    }
+    const small = await withUnknownId('4');
+    assert.equal(small.decode(small.encode('abz')), 'abe');
+    small.model.dispose();
     await assert.rejects(mha.loadPoemModel({ modle: 'x' }), (error) => error.code === 'BAD_ARGUMENT');
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -3,13 +3,14 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import net from 'node:net';
 import zlib from 'node:zlib';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { startServer, parsePort } from '../web/serve.js';
+import { LIMITS, startServer, parsePort } from '../web/serve.js';
 
 const serveScript = fileURLToPath(new URL('../web/serve.js', import.meta.url));
 const webRoot = fileURLToPath(new URL('../web/', import.meta.url));
@@ -29,8 +30,8 @@ function request(url, { method = 'GET', path = '/', headers = {} } = {}) {
 }
 
 /** Runs `check(url)` against the server on a free port, closed afterwards whatever happens. */
-async function withServer(check) {
-  const { server, url } = await startServer({ port: 0 });
+async function withServer(check, limits) {
+  const { server, url } = await startServer({ port: 0, limits });
   try {
     await check(url);
   } finally {
@@ -131,6 +132,68 @@ test('dotfiles and build folders stay out of reach through empty segments', asyn
   } finally {
     copy.close();
   }
+});
+
+test('a path segment longer than a file name can be is not found, and a failing request is logged in a bounded line', async () => {
+  const copy = await serverOver({ 'index.html': '<!doctype html>' });
+  const logged = [];
+  try {
+    await withServer(async (url) => {
+      for (const path of [`/dist/${'a'.repeat(256)}.js`, `/${'a'.repeat(300)}.html`, `/dist/${'b'.repeat(4000)}/x.js`]) {
+        assert.equal((await request(url, { path })).status, 404, `a ${path.length}-character path`);
+      }
+    });
+    // A file the server cannot stat (a symbolic link to itself) is a 500, logged with the target clipped.
+    mkdirSync(join(copy.root, 'dist'), { recursive: true });
+    symlinkSync('loop.js', join(copy.root, 'dist', 'loop.js'));
+    const error = console.error;
+    console.error = (line) => logged.push(line);
+    let res;
+    try {
+      res = await request(copy.url, { path: `/dist/loop.js?s=${'a'.repeat(15000)}` });
+    } finally {
+      console.error = error;
+    }
+    assert.equal(res.status, 500);
+    assert.equal(logged.length, 1);
+    assert.ok(logged[0].length < 400, `a ${logged[0].length}-character log line`);
+    assert.match(logged[0], /^serve: GET \/dist\/loop\.js\?s=a+… \(15016 characters\): .*ELOOP/);
+    assert.equal((await request(copy.url, { path: '/index.html' })).status, 200, 'still up');
+  } finally {
+    copy.close();
+  }
+});
+
+test('idle sockets are dropped within the limits, connections past the cap are refused, and the server keeps serving', async () => {
+  // npm start's limits: a few seconds for a request's headers, checked every second, a cap far above a class.
+  assert.ok(LIMITS.headersTimeout <= 10_000 && LIMITS.requestTimeout <= 30_000 && LIMITS.connectionsCheckingInterval <= 1_000, JSON.stringify(LIMITS));
+  assert.ok(LIMITS.maxConnections >= 500 && LIMITS.maxConnections <= 2_000, JSON.stringify(LIMITS));
+  const { server } = await startServer({ port: 0 });
+  assert.deepEqual([server.headersTimeout, server.requestTimeout, server.keepAliveTimeout, server.maxConnections],
+    [LIMITS.headersTimeout, LIMITS.requestTimeout, LIMITS.keepAliveTimeout, LIMITS.maxConnections]);
+  server.close();
+  // The same server with small limits, so a test can reach them with a few dozen loopback sockets.
+  const cap = 20;
+  await withServer(async (url) => {
+    const { port } = new URL(url);
+    const sockets = await Promise.all(Array.from({ length: cap + 10 }, () => new Promise((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
+      socket.on('error', () => {}); // those past the cap are reset
+      socket.once('error', reject);
+    })));
+    const closed = sockets.map((socket) => new Promise((resolve) => {
+      let answer = '';
+      socket.on('data', (chunk) => { answer += chunk; });
+      socket.once('close', () => resolve({ answer }));
+    }));
+    // A slow sender: part of a request's headers, never the rest.
+    sockets[0].write('GET / HTTP/1.1\r\nHost: x\r\n');
+    const ends = await Promise.all(closed); // every socket closed by the server, none by the test
+    const timedOut = ends.filter(({ answer }) => answer.startsWith('HTTP/1.1 408'));
+    assert.ok(timedOut.length >= cap - 1 && timedOut.length <= cap, `${timedOut.length} of ${cap} accepted sockets told 408`);
+    assert.equal(ends.filter(({ answer }) => answer === '').length, sockets.length - timedOut.length, 'the others refused at once');
+    assert.equal((await request(url, { path: '/index.html' })).status, 200, 'still serving');
+  }, { maxConnections: cap, headersTimeout: 300, requestTimeout: 600, connectionsCheckingInterval: 50 });
 });
 
 test('a request too long for the server gets a short page saying the link is too long, and the server keeps serving', () => withServer(async (url) => {

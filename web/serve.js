@@ -61,10 +61,15 @@ export function statOrNull(path) {
   try {
     return statSync(path);
   } catch (error) {
-    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null;
+    // A segment over the file system's 255 bytes names no file either.
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR' || error.code === 'ENAMETOOLONG') return null;
     throw error;
   }
 }
+
+/** A request target as logged: a 16 KB one would make every failing request a 16 KB line. */
+const LOGGED_TARGET = 200;
+const clipped = (target) => (target.length > LOGGED_TARGET ? `${target.slice(0, LOGGED_TARGET)}… (${target.length} characters)` : target);
 
 /** `GET http://host/path`: the absolute form, which an HTTP/1.1 server must accept. */
 const ABSOLUTE_FORM = /^https?:\/\/[^/?]*/i;
@@ -158,7 +163,9 @@ function answerClientError(error, socket) {
   if (!socket.writable) return;
   const status = CLIENT_ERROR_STATUS[error.code] ?? 400;
   const [type, body] = status === 431 ? ['text/html', TOO_LONG_PAGE] : ['text/plain', http.STATUS_CODES[status]];
-  socket.setTimeout(CLOSE_AFTER_ERROR_MS, () => socket.destroy());
+  // A client too slow to send its request has nothing left unread: it goes once told, holding no descriptor.
+  if (status === 408) socket.once('finish', () => socket.destroy());
+  else socket.setTimeout(CLOSE_AFTER_ERROR_MS, () => socket.destroy());
   // Closed only once the client has sent all and read this: closing with its bytes unread would reset the connection.
   socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: ${type}; charset=utf-8\r\n`
     + `Content-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`);
@@ -171,13 +178,22 @@ function answerClientError(error, socket) {
 export const ISOLATION_HEADERS = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
 
 /**
+ * For a classroom on one machine: a class of 60 browsers opens a few hundred connections, so past 1,000
+ * something is hoarding them, and a socket that has not sent its request's headers within 10 s (the whole
+ * request within 30 s) is dropped, checked every second: Node's defaults (60 s, checked every 30 s) let
+ * about 20,000 idle sockets use up the process's file descriptors. Times in ms.
+ */
+export const LIMITS = { maxConnections: 1000, headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 1_000 };
+
+/**
  * Serves web/ (the page, the widget and the built module). Resolves to { server, url }. `isolated: false`
  * leaves out the isolation headers, as a course page that cannot set them would (the tests of the
- * single-threaded path use it).
+ * single-threaded path use it); `limits` replaces some of LIMITS (the tests use smaller ones).
  */
-export function startServer({ port = 8080, host = '127.0.0.1', headers = {}, isolated = true } = {}) {
+export function startServer({ port = 8080, host = '127.0.0.1', headers = {}, isolated = true, limits = {} } = {}) {
   const sent = { 'X-Content-Type-Options': 'nosniff', ...(isolated && ISOLATION_HEADERS), ...headers };
-  const server = http.createServer((req, res) => {
+  const { maxConnections, keepAliveTimeout, ...timeouts } = { ...LIMITS, ...limits };
+  const server = http.createServer(timeouts, (req, res) => {
     try {
       for (const [name, value] of Object.entries(sent)) res.setHeader(name, value);
       if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -189,11 +205,12 @@ export function startServer({ port = 8080, host = '127.0.0.1', headers = {}, iso
       if (!isServed(pathname)) return answer(res, 404, 'not found');
       sendFile(req, res, pathname); // a Range header is ignored: a whole file is always a valid answer
     } catch (error) {
-      console.error(`serve: ${req.method} ${req.url}: ${error.message}`);
+      console.error(`serve: ${req.method} ${clipped(req.url)}: ${error.message}`);
       answer(res, 500, 'internal error');
     }
   });
   server.on('clientError', answerClientError);
+  Object.assign(server, { maxConnections, keepAliveTimeout });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

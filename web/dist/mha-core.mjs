@@ -29,3 +29,5 @@ export const fusedUrls = {
   single: new URL('./mha-core-fma.wasm', import.meta.url).href,
   threaded: new URL('./mha-core-mt-fma.wasm', import.meta.url).href,
 };
+
+export const coreBuild = '524fbb09d033fb45'; // the build of the wasm this glue calls: web/src/load.js checks it

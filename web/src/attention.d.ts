@@ -116,9 +116,15 @@ export interface TrainerOptions {
   seed?: number;
   /** Adam step size, default 0.01. */
   lr?: number;
-  /** Sequences per step, default 32. */
+  /**
+   * Sequences per step, default 32. One step must fit the cost one call may have (2.5 G operations, see
+   * c/train.h): a larger batch for the sizes given is TOO_LARGE, naming the largest.
+   */
   batch?: number;
-  /** Held-out sequences for evaluate(), default 256. */
+  /**
+   * Held-out sequences for evaluate(), default 256; evaluate() reads them all in one call, so they must fit its
+   * cost too: more is TOO_LARGE at create, naming the most (6 for seqLen 256, dModel 64, vocab 4096).
+   */
   evalCount?: number;
   /** Default true. */
   causal?: boolean;
@@ -178,7 +184,8 @@ export interface Trainer extends Results {
   readonly example: number[];
   /**
    * n steps (fresh batch + Adam update each); returns the last batch loss. Throws NOT_FINITE if training
-   * diverges, TOO_LARGE when n steps would be more than about 20 GFLOP (a few seconds): call again for more.
+   * diverges, TOO_LARGE when n steps would cost more than one call may (2.5 G operations as c/train.h counts them,
+   * under a second in wasm; about 1,000 steps of the default trainer), naming how many fit: call again for more.
    */
   step(n?: number): number;
   /** Last batch loss; NaN before the first step. */
@@ -257,6 +264,7 @@ export interface PoemModel {
   model: Model;
   /** One id per character; characters outside the vocabulary become the unknown token. */
   encode(text: string): Int32Array;
+  /** The text of `ids`: each a whole number (else BAD_ARGUMENT) in the vocabulary (else TOKEN_RANGE). */
   decode(ids: ArrayLike<number>): string;
   card: PoemModelCard;
 }
@@ -332,6 +340,7 @@ export function fmaAvailable(): boolean;
 
 /**
  * Loads the wasm core once; later calls return the same instance (only the first call's options count).
- * Rejects with an MHAError 'LOAD_FAILED' when the wasm cannot be fetched or compiled.
+ * Rejects with an MHAError 'LOAD_FAILED' when the wasm cannot be fetched, compiled or started, or is not the build
+ * of the core this code was made with (a stale cached wasm, an older release, another module); a later call tries again.
  */
 export function loadAttention(options?: LoadOptions): Promise<Attention>;

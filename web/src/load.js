@@ -2,7 +2,7 @@
 // where it can run, their fused multiply-add builds where the engine has them) once, and hands back the
 // Attention of instance.js over it; threadsAvailable and fmaAvailable say which cores can run here. The only
 // module that knows the Emscripten glue (web/dist/mha-core*.mjs): the others call the started core's exports.
-import createMhaCore, { wasmUrl, threadedUrls, fusedUrls } from '../dist/mha-core.mjs';
+import createMhaCore, { coreBuild, wasmUrl, threadedUrls, fusedUrls } from '../dist/mha-core.mjs';
 import { MHAError, checkOptions, describe, intArg } from './checks.js';
 import { fetchFile } from './fetch-file.js';
 import { Attention } from './instance.js';
@@ -25,7 +25,8 @@ export function attentionLoader() {
    * core beside it for layers too small to share a step; elsewhere the core runs on one thread. Beside the
    * threaded core, `fma` (default true) takes both cores' fused multiply-add builds where the engine has
    * relaxed SIMD (fmaAvailable()). A module passed as `wasm` brings its own kind (and comes alone). A core
-   * that cannot be fetched or compiled rejects with LOAD_FAILED.
+   * that cannot be fetched, compiled or started, or that is not the build this code was made with (a stale
+   * cached wasm, an older release, another module: checkBuild), rejects with LOAD_FAILED.
    */
   return function loadAttention(options = {}) {
     let wasm, wanted, fma;
@@ -111,7 +112,8 @@ async function startSingle(wasm) {
 
 async function startThreaded(module, threads) {
   if (!threadsAvailable()) throw new Error('this is the threaded core, which needs SharedArrayBuffer (a cross-origin isolated page)');
-  const { default: createThreaded } = await import(/* @vite-ignore */ /* webpackIgnore: true */ threadedUrls.glue);
+  const { default: createThreaded, coreBuild: glueBuild } = await import(/* @vite-ignore */ /* webpackIgnore: true */ threadedUrls.glue);
+  if (glueBuild !== coreBuild) throw otherBuild("the threaded core's script", glueBuild);
   const core = await startCore(createThreaded, module, {
     // The glue's worker pool is threads - 1 (build.sh's PTHREAD_POOL_SIZE); with none it would wait forever
     // for its workers to load, so a threaded core asked for one thread keeps one idle worker.
@@ -140,7 +142,9 @@ async function startCore(factory, module, settings) {
   const options = {
     ...settings,
     instantiateWasm(imports, receive) {
-      WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module), failed);
+      // receive throws when the module lacks what the glue reads (its memory): a rejection here, not an unhandled one.
+      WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module))
+        .catch((error) => failed(new Error(`the wasm did not start as the attention core: ${error?.message ?? error}`)));
       return {};
     },
   };
@@ -198,11 +202,28 @@ parentPort.on('message', (data) => self.onmessage({ data }));
 `;
 
 
-/** A WebAssembly.Module from a module, bytes, or a URL (fetched; in Node a file: URL is read from disk). */
+/**
+ * A WebAssembly.Module of this build's core from a module, bytes, or a URL (fetched; in Node a file: URL is
+ * read from disk).
+ */
 async function compileCore(wasm) {
-  if (wasm instanceof WebAssembly.Module) return wasm;
-  if (wasm instanceof ArrayBuffer || ArrayBuffer.isView(wasm)) return WebAssembly.compile(wasm);
+  if (wasm instanceof WebAssembly.Module) return checkBuild(wasm);
+  if (wasm instanceof ArrayBuffer || ArrayBuffer.isView(wasm)) return checkBuild(await WebAssembly.compile(wasm));
   // Streaming compiles while downloading but needs the application/wasm type; other servers get bytes.
-  return fetchFile(wasm, async (response) => (response.headers.get('Content-Type')?.split(';')[0].trim() === 'application/wasm'
-    ? WebAssembly.compileStreaming(response) : WebAssembly.compile(await response.arrayBuffer())));
+  return checkBuild(await fetchFile(wasm, async (response) => (response.headers.get('Content-Type')?.split(';')[0].trim() === 'application/wasm'
+    ? WebAssembly.compileStreaming(response) : WebAssembly.compile(await response.arrayBuffer()))));
 }
+
+/**
+ * The module, if build.sh marked it with the build the glue was made with (c/mark_build.js). The glue calls
+ * the wasm's exports by minified names, so another build's wasm would load and then compute wrong numbers.
+ */
+function checkBuild(module) {
+  const [mark] = WebAssembly.Module.customSections(module, 'mha-core-build');
+  const build = mark && new TextDecoder().decode(mark);
+  if (build !== coreBuild) throw otherBuild('the wasm', build);
+  return module;
+}
+
+const otherBuild = (what, build) => new Error(`${what} is ${build ? `build ${build} of the attention core` : 'no build of the attention core this code knows (an older release, or another module)'}, `
+  + `but this code calls build ${coreBuild}: serve the web/dist/mha-core* files that came with this code (a copy in a cache, or files of two releases mixed?)`);
