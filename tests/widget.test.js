@@ -5,9 +5,10 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { parseHTML } from 'linkedom';
-import { parseState, matrixToAttribute, MAX_TOKENS, MAX_DIM, MAX_ATTRIBUTE_LENGTH } from '../web/widget/parse.js';
+import { parseState, matrixToAttribute, MAX_TOKENS, MAX_DIM, MAX_ATTRIBUTE_LENGTH, LABEL_TOKEN_CHARS } from '../web/widget/parse.js';
 import { LESSON_EXAMPLE } from '../web/shared/lesson.js';
-import { renderViews, renderError, DRAWN_TOKEN_CHARS } from '../web/widget/render.js';
+import { clipText, CLUSTER_CODE_POINTS } from '../web/shared/clip.js';
+import { renderViews, renderNotice, renderError, DRAWN_TOKEN_CHARS } from '../web/widget/render.js';
 import { buildControls, MAX_SLIDER_ENTRIES } from '../web/widget/controls.js';
 import { divisors, languageOf } from '../web/widget/strings.js';
 import { controlHandlesKey } from '../web/widget/keys.js';
@@ -185,10 +186,11 @@ test('each view draws its figures; heatmaps has one per head with the lesson num
   for (const cls of ['mha-heatmap', 'mha-lines', 'mha-pipeline', 'mha-matrix']) assert.ok(full.querySelector(`svg.${cls}`), cls);
 });
 
-test('a long token is drawn cut short with "…" on every figure, and kept whole in the tables; the maps keep readable cells', () => {
+test('a long token is drawn cut short with "…" on every figure, and written up to LABEL_TOKEN_CHARS in the tables; the maps keep readable cells', () => {
   const { document } = parseHTML('<!doctype html><html><body></body></html>');
   const long = 'a-very-long-token-name-that-goes-on';
-  const state = parseState({ ...lesson, tokens: JSON.stringify([long, '吃', '鱼']), view: 'full' }).state;
+  const withTokens = (tokens, view = 'full') => parseState({ ...lesson, tokens: JSON.stringify(tokens), view }).state;
+  const state = withTokens([long, '吃', '鱼']);
   const views = renderViews(document, state, snap, { width: 320 });
   const cut = `${long.slice(0, DRAWN_TOKEN_CHARS - 1)}…`;
   const svgTexts = [...views.querySelectorAll('svg text')].map((text) => text.textContent);
@@ -196,13 +198,53 @@ test('a long token is drawn cut short with "…" on every figure, and kept whole
   for (const cls of ['mha-heatmap', 'mha-lines', 'mha-matrix']) {
     assert.ok([...views.querySelectorAll(`svg.${cls} text`)].some((text) => text.textContent === cut), `${cls} draws "${cut}"`);
   }
-  assert.ok([...views.querySelectorAll('table th')].some((th) => th.textContent === long), 'the table keeps it whole');
-  const cellOf = (tokens) => Number(renderViews(document, { ...state, tokens, view: 'heatmaps' }, snap, { width: 320 }).querySelector('svg.mha-heatmap g.cell rect').getAttribute('width'));
+  const headers = (tokens) => [...renderViews(document, withTokens(tokens, 'heatmaps'), snap).querySelectorAll('table th')].map((th) => th.textContent);
+  assert.ok(headers([long.slice(0, LABEL_TOKEN_CHARS), '吃', '鱼']).includes(long.slice(0, LABEL_TOKEN_CHARS)), 'a table writes LABEL_TOKEN_CHARS whole');
+  assert.ok(headers([long, '吃', '鱼']).includes(`${long.slice(0, LABEL_TOKEN_CHARS - 1)}…`), 'and cuts a longer one');
+  const cellOf = (tokens) => Number(renderViews(document, withTokens(tokens, 'heatmaps'), snap, { width: 320 }).querySelector('svg.mha-heatmap g.cell rect').getAttribute('width'));
   assert.ok(cellOf([long, '吃', '鱼']) >= 26, `cells of ${cellOf([long, '吃', '鱼'])} px keep their numbers`);
   // Cut by character, never inside one: 13 characters outside the BMP keep 11 whole ones.
   const astral = '𠀀'.repeat(13);
-  const drawnAstral = renderViews(document, { ...state, tokens: [astral, '吃', '鱼'], view: 'heatmaps' }, snap).querySelector('svg.mha-heatmap text').textContent;
+  const drawnAstral = renderViews(document, withTokens([astral, '吃', '鱼'], 'heatmaps'), snap).querySelector('svg.mha-heatmap text').textContent;
   assert.equal(drawnAstral, `${'𠀀'.repeat(DRAWN_TOKEN_CHARS - 1)}…`);
+});
+
+test('text is clipped by grapheme clusters, and a cluster to its first code points', () => {
+  assert.equal(clipText('猫吃鱼', 12), '猫吃鱼');
+  const family = '👨‍👩‍👧‍👦'; // 7 code points, one character on screen
+  assert.equal(clipText(family.repeat(12), 12), family.repeat(12), 'twelve whole emoji fit in 12');
+  assert.equal(clipText(family.repeat(13), 12), `${family.repeat(11)}…`, 'none is cut in two');
+  assert.equal(clipText('e\u0301'.repeat(13), 12), `${'e\u0301'.repeat(11)}…`, 'a letter keeps its accent');
+  // One letter under 20,000 accents is one cluster: it keeps CLUSTER_CODE_POINTS code points, and says it was cut.
+  const stacked = `a${'\u0301'.repeat(20000)}`;
+  assert.equal(clipText(stacked, 32), `a${'\u0301'.repeat(CLUSTER_CODE_POINTS - 1)}…`);
+  assert.equal(clipText(`${'𝄞'.repeat(100)}`, 3), '𝄞𝄞…', 'never half of a surrogate pair');
+  for (const text of [stacked, 'x'.repeat(MAX_ATTRIBUTE_LENGTH), '😀'.repeat(MAX_ATTRIBUTE_LENGTH / 2), `${'\u0301'.repeat(5000)}b`.repeat(20)]) {
+    const shown = clipText(text, LABEL_TOKEN_CHARS);
+    assert.ok(Array.from(shown).length <= LABEL_TOKEN_CHARS * CLUSTER_CODE_POINTS, `${Array.from(shown).length} code points`);
+    assert.ok(shown.endsWith('…'));
+  }
+});
+
+test('a token too long to show whole: its labels are clipped everywhere, and a notice says which, in the widget\'s language', () => {
+  const { document } = parseHTML('<!doctype html><html><body></body></html>');
+  const stacked = `a${'\u0301'.repeat(20000)}`;
+  const state = parseState({ ...lesson, tokens: JSON.stringify([stacked, '吃', 'x'.repeat(40)]), view: 'full', editable: true }).state;
+  assert.equal(state.tokens[0], stacked, 'the tokens themselves are kept whole');
+  assert.deepEqual(state.clipped, [0, 2]);
+  const views = renderViews(document, state, snap);
+  // Every character written, seen or not (text, aria-labels, titles), in every figure, table, slider and button.
+  const written = (s) => [renderViews(document, s, snap), buildControls(document, s, { matrix() {}, heads() {}, causal() {}, scale() {} }).element]
+    .reduce((sum, root) => sum + root.textContent.length + [...root.querySelectorAll('*')].reduce((n, el) => n + [...el.attributes].reduce((m, a) => m + a.value.length, 0), 0), 0);
+  const plain = parseState({ ...lesson, tokens: '["a","吃","x"]', view: 'full', editable: true }).state;
+  // One copy of the token would add 20,000 characters; the clipped labels add a few hundred.
+  assert.ok(written(state) - written(plain) < 2000, `${written(state) - written(plain)} characters more than with short tokens`);
+  assert.ok([...views.querySelectorAll('table th')].some((th) => th.textContent === clipText(stacked, LABEL_TOKEN_CHARS)));
+  const notice = renderNotice(document, state);
+  assert.equal(notice.getAttribute('data-code'), 'TOKEN_CLIPPED');
+  assert.match(notice.textContent, /^第 1、3 个词太长，显示时截短了/);
+  assert.match(renderNotice(document, { ...state, lang: 'en' }).textContent, /^Tokens 1, 3 are too long and shortened for display/);
+  assert.equal(renderNotice(document, parseState(lesson).state), null, 'no notice when every token fits');
 });
 
 test('heads 9 to 16 share the first 8 colours: their lines and their swatches in the key are dashed', () => {

@@ -12,7 +12,7 @@ import { createSession, snapshot } from '../shared/session.js';
 import { LESSON_EXAMPLE, identity } from '../shared/lesson.js';
 import { hFor, vh, vdoc, show } from '../ui/dom.js';
 import { parseState, matrixToAttribute } from './parse.js';
-import { viewParts, viewsBox, renderSummary, renderError } from './render.js';
+import { viewParts, viewsBox, renderSummary, renderNotice, renderError } from './render.js';
 import { buildControls, controlsKey } from './controls.js';
 import { adoptStyles } from './styles.js';
 import { keepControlKeys } from './keys.js';
@@ -344,7 +344,7 @@ export class MultiHeadAttentionElement extends Base {
     } catch (error) {
       return this.#fail('INTERNAL', String(error?.message ?? error), error);
     }
-    const summary = renderSummary(vdoc, state);
+    const summary = [renderSummary(vdoc, state), renderNotice(vdoc, state)];
     // Set only when it changes: the browser restyles everything inside on each write.
     if (this.#box.lang !== state.lang) this.#box.lang = state.lang;
     const figures = parts.map(({ key }) => this.#figures.find((figure) => figure.key === key) ?? null);
@@ -360,7 +360,7 @@ export class MultiHeadAttentionElement extends Base {
           figure.key = parts[next].key; // show() matches the figures by it
           figures[next++] = figure;
           // Patched in place: the focused button or slider stays the same element, so it keeps the focus.
-          show(this.#box, [summary, viewsBox(vdoc, state, figures), this.#controls?.element]);
+          show(this.#box, [...summary, viewsBox(vdoc, state, figures), this.#controls?.element]);
         } while (next < parts.length && performance.now() - start < SLICE_MS);
       } catch (error) {
         return this.#fail('INTERNAL', String(error?.message ?? error), error);

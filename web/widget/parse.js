@@ -3,6 +3,7 @@
 import { STRINGS, languageOf } from './strings.js';
 import { lessonExample } from '../shared/lesson.js';
 import { HEAD_CHOICES } from '../training/strings.js';
+import { clipText } from '../shared/clip.js';
 
 export const VIEWS = ['heatmaps', 'pipeline', 'lines', 'full', 'train'];
 export const MAX_TOKENS = 32;
@@ -12,6 +13,12 @@ export const MAX_DIM = 64;
  * longer one is refused before it is parsed (10 MB of JSON would hold the page for seconds).
  */
 export const MAX_ATTRIBUTE_LENGTH = 131072;
+/**
+ * The most characters (grapheme clusters) of a token that the widget writes anywhere, seen or read aloud: its
+ * tables, sliders and buttons (the figures draw fewer, render.js's DRAWN_TOKEN_CHARS). Each token is written
+ * dozens of times, so one 20 KB token would otherwise hold the page for seconds.
+ */
+export const LABEL_TOKEN_CHARS = 32;
 
 const NOT_FINITE_MARK = '\u0000';
 /** The smallest number that rounds to infinity in float32: the largest float32 and half a step more. */
@@ -72,6 +79,7 @@ function build(attrs, lang, t) {
   else if (!given('tokens')) tokens = Array.from({ length: L }, (_, i) => String(i + 1));
   else tokens = tokenList(attrs.tokens, t);
   if (tokens.length !== L) throw new ParseError('TOKEN_COUNT', t.TOKEN_COUNT(tokens.length, L));
+  const labels = tokens.map((token) => clipText(token, LABEL_TOKEN_CHARS));
 
   let wo = null;
   if (given('wo') && !training) {
@@ -92,6 +100,8 @@ function build(attrs, lang, t) {
 
   return {
     tokens,
+    labels, // what is written of each token
+    clipped: labels.flatMap((label, i) => (label === tokens[i] ? [] : [i])), // the tokens whose labels are cut short
     q,
     k,
     v,

@@ -2,8 +2,9 @@
 // return plain strings: the element only ever puts them into the page with textContent. The words on the
 // figures come from the table the lesson page uses too.
 import { FIGURE_LABELS } from '../shared/figure-labels.js';
+import { clipText, CLUSTER_CODE_POINTS } from '../shared/clip.js';
 
-const quote = (text) => JSON.stringify(text.length > 32 ? `${text.slice(0, 31)}…` : text);
+const quote = (text) => JSON.stringify(clipText(text, 32));
 const cellZh = (name, r, c) => (c === undefined ? `${name} 第 ${r + 1} 项` : `${name} 第 ${r + 1} 行第 ${c + 1} 列`);
 const cellEn = (name, r, c) => (c === undefined ? `${name} item ${r + 1}` : `${name} row ${r + 1}, column ${c + 1}`);
 
@@ -32,6 +33,7 @@ export const STRINGS = {
     slidersLegend: (name) => `${name}（拖动或用方向键调整）`,
     sliderLabel: (name, token, dim, h) => `${name} · ${token} · 维 ${dim}（头 ${h + 1}）`,
     tooManySliders: (L, d, max) => `${L} 个词 × ${d} 维的数太多，不逐个给滑块（最多 ${max} 个）；头数、掩码和缩放仍可调。`,
+    clipped: (indexes, max) => `第 ${indexes.map((i) => i + 1).join('、')} 个词太长，显示时截短了：每个词最多显示 ${max} 个字，一个字上最多叠 ${CLUSTER_CODE_POINTS - 1} 个符号。`,
     pipeline: FIGURE_LABELS.zh.pipeline,
     drawnHeads: FIGURE_LABELS.zh.drawnHeads,
     error: {
@@ -80,6 +82,7 @@ export const STRINGS = {
     slidersLegend: (name) => `${name} (drag, or use the arrow keys)`,
     sliderLabel: (name, token, dim, h) => `${name} · ${token} · dim ${dim} (head ${h + 1})`,
     tooManySliders: (L, d, max) => `${L} tokens × ${d} dims is too many numbers for one slider each (at most ${max}); heads, mask and scale still work.`,
+    clipped: (indexes, max) => `${indexes.length === 1 ? 'Token' : 'Tokens'} ${indexes.map((i) => i + 1).join(', ')} ${indexes.length === 1 ? 'is' : 'are'} too long and shortened for display: at most ${max} characters a token, each with at most ${CLUSTER_CODE_POINTS - 1} marks stacked on it.`,
     pipeline: FIGURE_LABELS.en.pipeline,
     drawnHeads: FIGURE_LABELS.en.drawnHeads,
     error: {
