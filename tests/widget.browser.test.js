@@ -458,6 +458,87 @@ test('bad attributes show a short inline error naming the problem, warn, and rec
   }
 });
 
+test('a property refused by the attribute\'s bounds shows the attribute\'s error at once, throws nothing and blocks nothing', async () => {
+  const html = fixture(`<multi-head-attention ${attrs({ ...LESSON, heads: 2 })}></multi-head-attention>
+    <multi-head-attention id="text" ${attrs({ ...LESSON, k: '[[1,0,1,0],[0,[1],0,1],[1,1,0,0]]', heads: 2 })}></multi-head-attention>`);
+  const { page, context, log } = await open('properties.html', { html });
+  try {
+    await settled(page);
+    // The hostile values are built first (a million nested arrays take the page a while to make), each behind
+    // a proxy that counts the entries the widget reads.
+    await page.evaluate(() => {
+      const counted = (array) => new Proxy(array, {
+        get(target, key, receiver) {
+          if (typeof key === 'string' && /^\d+$/.test(key)) window.__reads++;
+          return Reflect.get(target, key, receiver);
+        },
+      });
+      let deep = [];
+      for (let i = 0; i < 1e6; i++) deep = [deep];
+      window.__values = {
+        deepQ: ['q', deep], wideQ: ['q', [counted(Array(1e7))]], deepTokens: ['tokens', deep],
+        rowsQ: ['q', counted(Array.from({ length: 1e6 }, () => [1, 2, 3, 4]))], nestedK: ['k', [[1, 0, 1, 0], [0, [1], 0, 1], [1, 1, 0, 0]]],
+      };
+    });
+    await longTasks(page);
+    const expected = { deepQ: 'NOT_A_MATRIX', wideQ: 'TOO_LONG', deepTokens: 'BAD_TOKENS', rowsQ: 'TOO_LONG', nestedK: 'NOT_A_MATRIX' };
+    for (const [key, code] of Object.entries(expected)) {
+      const seen = await page.evaluate(async (which) => {
+        const el = document.querySelector('multi-head-attention');
+        const [name, value] = window.__values[which];
+        const before = el.getAttribute(name);
+        window.__reads = 0;
+        let thrown = null;
+        try {
+          el[name] = value;
+        } catch (error) {
+          thrown = String(error);
+        }
+        await el.updateComplete;
+        const error = el.shadowRoot.querySelector('.error');
+        return { thrown, reads: window.__reads, code: error?.dataset.code, text: error?.textContent, result: el.result, kept: el.getAttribute(name) === before, value: el[name] };
+      }, key);
+      assert.equal(seen.thrown, null, `${key}: nothing thrown out of the setter`);
+      assert.equal(seen.code, code, key);
+      assert.deepEqual([seen.result, seen.value, seen.kept], [null, null, true], `${key}: no result, no value, the attribute as it was`);
+      // The work bounded first: at most the entries the attribute's length allows are read (none of a row of 1e7).
+      assert.ok(seen.reads < 131072, `${key}: ${seen.reads} entries read`);
+      if (key === 'nestedK') {
+        assert.equal(seen.text, await page.$eval('#text', (el) => el.shadowRoot.querySelector('.error').textContent), 'the same words as the attribute\'s');
+      }
+      // Back to the lesson's values: the widget works again.
+      const back = await page.evaluate(async () => {
+        const el = document.querySelector('multi-head-attention');
+        el.tokens = ['猫', '吃', '鱼'];
+        el.q = [[1, 1, 0, 0], [0, 2, 0, 2], [0, 0, 1, 1]];
+        el.k = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]];
+        const result = await el.updateComplete;
+        return { error: el.shadowRoot.querySelector('.error'), weights: result && Array.from(result.attention[0].slice(0, 3), (x) => Math.round(x * 100) / 100) };
+      });
+      assert.deepEqual(back, { error: null, weights: [0.25, 0.25, 0.5] }, `${key}: recovered`);
+    }
+    // And the time: before, these setters held the page for 0.2 to 4 s; the bound is generous for a shared machine.
+    const longest = Math.max(0, ...(await longTasks(page)));
+    assert.ok(longest < 1000, `longest task ${longest} ms`);
+    // A heads or view property given an array names it, never joining it.
+    const heads = await page.evaluate(async () => {
+      const el = document.querySelector('multi-head-attention');
+      let deep = [];
+      for (let i = 0; i < 1e6; i++) deep = [deep];
+      el.heads = deep;
+      await el.updateComplete;
+      const code = el.shadowRoot.querySelector('.error')?.dataset.code;
+      el.heads = 2;
+      await el.updateComplete;
+      return [code, el.heads];
+    });
+    assert.deepEqual(heads, ['BAD_HEADS', 2]);
+    assert.deepEqual(log.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('changing heads (attribute or property) re-renders with the right number of heads', async () => {
   const html = fixture(`<multi-head-attention ${attrs({ ...LESSON, heads: 2 })}></multi-head-attention>`);
   const { page, context, log } = await open('heads.html', { html });

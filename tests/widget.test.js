@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { parseHTML } from 'linkedom';
-import { parseState, matrixToAttribute, MAX_TOKENS, MAX_DIM, MAX_ATTRIBUTE_LENGTH, LABEL_TOKEN_CHARS } from '../web/widget/parse.js';
+import { parseState, matrixToAttribute, dataToAttribute, MAX_TOKENS, MAX_DIM, MAX_ATTRIBUTE_LENGTH, LABEL_TOKEN_CHARS } from '../web/widget/parse.js';
 import { LESSON_EXAMPLE } from '../web/shared/lesson.js';
 import { clipText, CLUSTER_CODE_POINTS } from '../web/shared/clip.js';
 import { renderViews, renderNotice, renderError, DRAWN_TOKEN_CHARS } from '../web/widget/render.js';
@@ -134,12 +134,52 @@ test('an attribute too long is refused before it is parsed (TOO_LONG), and deep 
   assert.equal(codeOf({ q: deep }), 'NOT_A_MATRIX');
   assert.equal(codeOf({ tokens: deep }), 'BAD_TOKENS');
   assert.equal(codeOf({ k: '[[1,0,1,0],[0,1,0,"[[[[x"],[1,1,0,0]]' }), 'NOT_A_NUMBER', 'brackets inside a string are text');
-  // A matrix given as an array (not text) may nest deeper than JSON.stringify can follow: its entry is named, not written out.
+  // A matrix given as an array (not text) may nest deeper than JSON.stringify can follow: refused as the text would be, never followed.
   let nested = [];
   for (let i = 0; i < 1e5; i++) nested = [nested];
   const given = parseState({ ...lesson, k: [[1, 0, 1, 0], [0, nested, 0, 1], [1, 1, 0, 0]] });
-  assert.equal(given.error?.code, 'NOT_A_NUMBER');
-  assert.match(given.error.message, /k 第 2 行第 2 列不是数字："\[…\]"/);
+  assert.equal(given.error?.code, 'NOT_A_MATRIX');
+  assert.match(given.error.message, /^k 应是若干行数字组成的数组/);
+});
+
+/** `array` behind a proxy that counts how many of its entries are read. */
+function counted(array) {
+  const reads = { count: 0 };
+  const proxy = new Proxy(array, {
+    get(target, key, receiver) {
+      if (typeof key === 'string' && /^\d+$/.test(key)) reads.count++;
+      return Reflect.get(target, key, receiver);
+    },
+  });
+  return { proxy, reads };
+}
+
+test('an array given through a property is held to its attribute\'s bounds before it is copied or written out', () => {
+  let deep = [];
+  for (let i = 0; i < 1e6; i++) deep = [deep];
+  const wide = counted(Array(1e7));
+  const rows = counted(Array.from({ length: 1e6 }, () => [1, 2, 3, 4]));
+  const cases = [
+    ['q', deep, 'NOT_A_MATRIX'],
+    ['q', [wide.proxy], 'TOO_LONG'],
+    ['tokens', deep, 'BAD_TOKENS'],
+    ['q', rows.proxy, 'TOO_LONG'],
+    ['wo', [[1, NaN], [0, 1]], 'NOT_FINITE'],
+    ['tokens', ['a', ['b'], 'c'], 'BAD_TOKENS'],
+  ];
+  for (const [name, value, code] of cases) {
+    assert.equal(dataToAttribute(name, value), null, `${name} ${code}: refused`);
+    assert.equal(parseState({ ...lesson, [name]: value }).error?.code, code, `${name} ${code}`);
+  }
+  // The work is bounded by the attribute's length, whatever the array's: a million rows are not all read,
+  // and a row of ten million is measured by its length alone.
+  assert.equal(wide.reads.count, 0);
+  assert.ok(rows.reads.count < MAX_ATTRIBUTE_LENGTH, `${rows.reads.count} rows read of 1,000,000`);
+  assert.match(parseState({ ...lesson, q: rows.proxy, lang: 'en' }).error.message, /^the array given for q would be over 131072 characters as JSON/);
+  assert.match(parseState({ ...lesson, wo: [[1, NaN], [0, 1]] }).error.message, /第 1 行第 2 列是 NaN/);
+  // Good values are written out as the attribute's JSON.
+  assert.equal(dataToAttribute('q', [new Float32Array([0.5, 1]), [2, 3]]), '[[0.5,1],[2,3]]');
+  assert.equal(dataToAttribute('tokens', ['猫', 2]), '["猫","2"]');
 });
 
 test('messages follow lang', () => {
@@ -153,12 +193,9 @@ test('attributes are data: markup in a token stays a string', () => {
   assert.equal(state.tokens[0], token);
 });
 
-test('matrices written back from properties keep NaN visible to the parser', () => {
-  assert.equal(matrixToAttribute([[1, NaN], [Infinity, -Infinity]]), '[[1,NaN],[Infinity,-Infinity]]');
-  assert.equal(matrixToAttribute([new Float32Array([0.5, 1])]), '[[0.5,1]]');
-  const bad = matrixToAttribute([[1, 1, 0, 0], [0, 2, 0, 2], [0, 0, NaN, 1]]);
-  assert.match(parseState({ ...lesson, q: bad }).error.message, /第 3 行第 3 列是 NaN/);
-  assert.deepEqual(parseState({ ...lesson, q: JSON.parse(lesson.q) }).state.q, LESSON_EXAMPLE.q, 'arrays are accepted as well as text');
+test('arrays are accepted as well as text', () => {
+  assert.deepEqual(parseState({ ...lesson, q: JSON.parse(lesson.q) }).state.q, LESSON_EXAMPLE.q);
+  assert.deepEqual(parseState({ ...lesson, q: [new Float32Array([1, 1, 0, 0]), [0, 2, 0, 2], [0, 0, 1, 1]] }).state.q, LESSON_EXAMPLE.q);
 });
 
 // Results as the core gives them for the lesson (h = 2, mask off), to draw without wasm.

@@ -11,7 +11,7 @@ import { mountTraining } from '../training/panel.js';
 import { createSession, snapshot } from '../shared/session.js';
 import { LESSON_EXAMPLE, identity } from '../shared/lesson.js';
 import { hFor, vh, vdoc, show } from '../ui/dom.js';
-import { parseState, matrixToAttribute } from './parse.js';
+import { parseState, matrixToAttribute, dataToAttribute } from './parse.js';
 import { viewParts, viewsBox, renderSummary, renderNotice, renderError } from './render.js';
 import { buildControls, controlsKey } from './controls.js';
 import { adoptStyles } from './styles.js';
@@ -31,6 +31,9 @@ const Base = globalThis.HTMLElement ?? class {};
 
 let count = 0;
 
+/** The attribute text of a heads or view property: an array is named, not joined (it may nest deeper than the stack). */
+const attributeText = (value) => (Array.isArray(value) ? '[…]' : String(value));
+
 export class MultiHeadAttentionElement extends Base {
   static get observedAttributes() {
     return ATTRIBUTES;
@@ -41,6 +44,7 @@ export class MultiHeadAttentionElement extends Base {
   #session = null; // this element's layer on the shared core
   #id = `mha-${++count}`;
   #parsed = null; // { state } or { error } for the current attributes; null once one of them changes
+  #refused = new Map(); // data property name → a value the attribute's parser would refuse, parsed in its place
   #training = null; // the mounted training section when view="train"
   #trainingKey = '';
   #snap = null;
@@ -111,6 +115,8 @@ export class MultiHeadAttentionElement extends Base {
 
   attributeChangedCallback(name, before, after) {
     // A learner's edit has already updated the parsed state it mirrors into the attributes.
+    // An attribute written after a refused property value replaces it, even with the text it had.
+    if (this.#refused.delete(name)) before = undefined;
     if (this.#reflecting || before === after) return;
     this.#parsed = null;
     this.#schedule();
@@ -132,38 +138,38 @@ export class MultiHeadAttentionElement extends Base {
     return this.#current().state?.tokens.slice() ?? null;
   }
   set tokens(value) {
-    this.#setData('tokens', value, (list) => JSON.stringify(Array.from(list)));
+    this.#setData('tokens', value);
   }
   get q() {
     return this.#matrix('q');
   }
   set q(value) {
-    this.#setData('q', value, matrixToAttribute);
+    this.#setData('q', value);
   }
   get k() {
     return this.#matrix('k');
   }
   set k(value) {
-    this.#setData('k', value, matrixToAttribute);
+    this.#setData('k', value);
   }
   get v() {
     return this.#matrix('v');
   }
   set v(value) {
-    this.#setData('v', value, matrixToAttribute);
+    this.#setData('v', value);
   }
   get wo() {
     return this.#matrix('wo');
   }
   set wo(value) {
-    this.#setData('wo', value, matrixToAttribute);
+    this.#setData('wo', value);
   }
   get heads() {
     return this.#current().state?.heads ?? null;
   }
   set heads(value) {
     if (value === null || value === undefined) this.removeAttribute('heads');
-    else this.setAttribute('heads', String(value));
+    else this.setAttribute('heads', attributeText(value));
   }
   get causal() {
     return this.hasAttribute('causal');
@@ -195,18 +201,23 @@ export class MultiHeadAttentionElement extends Base {
   }
   set view(value) {
     if (value === null || value === undefined) this.removeAttribute('view');
-    else this.setAttribute('view', String(value));
+    else this.setAttribute('view', attributeText(value));
   }
 
-  #setData(name, value, serialise) {
-    if (value === null || value === undefined) return this.removeAttribute(name);
-    let text;
-    try {
-      text = typeof value === 'string' ? value : serialise(value);
-    } catch {
-      text = String(value); // e.g. a cyclic array: the parser then reports it inline
+  #setData(name, value) {
+    const lifted = this.#refused.delete(name); // whatever is set now replaces a value refused before
+    if (value === null || value === undefined) this.removeAttribute(name);
+    else if (typeof value === 'string') this.setAttribute(name, value);
+    else {
+      // Checked against the attribute's bounds before anything is copied or written out.
+      const text = dataToAttribute(name, value);
+      if (text === null) this.#refused.set(name, value); // the attribute stays; parsing says why it was refused
+      else this.setAttribute(name, text);
     }
-    return this.setAttribute(name, text);
+    if (lifted || this.#refused.has(name)) {
+      this.#parsed = null;
+      this.#schedule();
+    }
   }
 
   #matrix(name) {
@@ -217,7 +228,7 @@ export class MultiHeadAttentionElement extends Base {
   #current() {
     if (this.#parsed) return this.#parsed;
     const attrs = {};
-    for (const name of ATTRIBUTES) attrs[name] = this.getAttribute(name);
+    for (const name of ATTRIBUTES) attrs[name] = this.#refused.get(name) ?? this.getAttribute(name);
     for (const name of FLAGS) attrs[name] = this.hasAttribute(name);
     this.#parsed = parseState(attrs);
     return this.#parsed;

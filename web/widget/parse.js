@@ -42,6 +42,7 @@ export function parseState(attrs = {}) {
   try {
     for (const [name, value] of Object.entries(attrs)) {
       if (typeof value === 'string' && value.length > MAX_ATTRIBUTE_LENGTH) throw new ParseError('TOO_LONG', t.TOO_LONG(name, value.length, MAX_ATTRIBUTE_LENGTH));
+      if (Array.isArray(value)) checkGivenLength(name, value, t);
     }
     return { state: build(attrs, lang, t) };
   } catch (error) {
@@ -119,6 +120,39 @@ function build(attrs, lang, t) {
   };
 }
 
+/**
+ * An array given for a data attribute (through its property) is held to the attribute's bound before anything
+ * is copied or written out: refused as TOO_LONG when even its shortest JSON would pass MAX_ATTRIBUTE_LENGTH,
+ * counted one entry at a time (an array inside counts its brackets and a character an entry, never deeper),
+ * stopping at the bound. So `[Array(1e7)]` or a million rows cost as little as a short array, and what is left
+ * (at most a few tens of thousands of entries) is checked by matrix() or tokenList() as the attribute's JSON is.
+ */
+function checkGivenLength(name, value, t) {
+  let length = 2 + Math.max(0, value.length - 1); // the brackets and commas
+  for (let i = 0; i < value.length && length <= MAX_ATTRIBUTE_LENGTH; i++) {
+    const x = value[i];
+    if (typeof x === 'string') length += x.length + 2;
+    else if (Array.isArray(x) || ArrayBuffer.isView(x)) length += 2 + Math.max(0, 2 * (x.length ?? 0) - 1);
+    else length += 1;
+  }
+  if (length > MAX_ATTRIBUTE_LENGTH) throw new ParseError('TOO_LONG', t.TOO_LONG_VALUE(name, MAX_ATTRIBUTE_LENGTH));
+}
+
+/**
+ * The attribute text for a data property's value (an array, its rows arrays or typed arrays), or null when the
+ * attribute's parser would refuse it: checked within the attribute's bounds first, and written out only then.
+ */
+export function dataToAttribute(name, value) {
+  const t = STRINGS.zh.error; // only whether it is refused matters here: parseState says why, in the widget's language
+  try {
+    checkGivenLength(name, Array.isArray(value) ? value : [], t);
+    return name === 'tokens' ? JSON.stringify(tokenList(value, t)) : matrixToAttribute(matrix(name, value, t));
+  } catch (error) {
+    if (error instanceof ParseError) return null;
+    throw error;
+  }
+}
+
 /** scale is on unless scale="off" (also "false", "0", "no"). */
 function isOff(value) {
   return typeof value === 'string' && /^(off|false|0|no)$/i.test(value.trim());
@@ -186,9 +220,9 @@ function checkNumber(name, x, r, c, t) {
   if (typeof x === 'string' && x.startsWith(NOT_FINITE_MARK)) {
     throw new ParseError('NOT_FINITE', t.NOT_FINITE(name, r, c, x.slice(1)));
   }
-  // An array or object is named, not written out: a given one may nest too deep for JSON.stringify.
-  const shown = typeof x === 'string' ? x : Array.isArray(x) ? '[…]' : x !== null && typeof x === 'object' ? '{…}' : String(x);
-  throw new ParseError('NOT_A_NUMBER', t.NOT_A_NUMBER(name, r, c, shown));
+  // Nested deeper than rows of numbers, as json() refuses the attribute's text; never followed further.
+  if (x !== null && typeof x === 'object') throw new ParseError('NOT_A_MATRIX', t.NOT_A_MATRIX(name));
+  throw new ParseError('NOT_A_NUMBER', t.NOT_A_NUMBER(name, r, c, String(x)));
 }
 
 function tokenList(raw, t) {
@@ -201,13 +235,7 @@ function tokenList(raw, t) {
   });
 }
 
-/**
- * Writes a matrix back as attribute text. Non-finite numbers are written as bare NaN / Infinity (not
- * JSON's null), so a property set to [[NaN, …]] is reported as NOT_FINITE at the right cell.
- */
+/** Writes a checked matrix (rows of finite numbers) back as attribute text. */
 export function matrixToAttribute(rows) {
-  if (!Array.isArray(rows)) return JSON.stringify(rows) ?? '';
-  const list = rows.map((row) => (ArrayBuffer.isView(row) ? Array.from(row) : row));
-  return JSON.stringify(list, (key, x) => (typeof x === 'number' && !Number.isFinite(x) ? NOT_FINITE_MARK + String(x) : x))
-    .replace(/"\\u0000(-?Infinity|NaN)"/g, '$1');
+  return JSON.stringify(rows);
 }
