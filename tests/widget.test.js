@@ -175,7 +175,7 @@ test('an array given through a property is held to its attribute\'s bounds befor
   // and a row of ten million is measured by its length alone.
   assert.equal(wide.reads.count, 0);
   assert.ok(rows.reads.count < MAX_ATTRIBUTE_LENGTH, `${rows.reads.count} rows read of 1,000,000`);
-  assert.match(parseState({ ...lesson, q: rows.proxy, lang: 'en' }).error.message, /^the array given for q would be over 131072 characters as JSON/);
+  assert.match(parseState({ ...lesson, q: rows.proxy, lang: 'en' }).error.message, /^q is too long as JSON; an attribute may have at most 131072/);
   assert.match(parseState({ ...lesson, wo: [[1, NaN], [0, 1]] }).error.message, /第 1 行第 2 列是 NaN/);
   // Good values are written out as the attribute's JSON.
   assert.equal(dataToAttribute('q', [new Float32Array([0.5, 1]), [2, 3]]), '[[0.5,1],[2,3]]');
@@ -280,7 +280,7 @@ test('a token too long to show whole: its labels are clipped everywhere, and a n
   const notice = renderNotice(document, state);
   assert.equal(notice.getAttribute('data-code'), 'TOKEN_CLIPPED');
   assert.match(notice.textContent, /^第 1、3 个词太长，显示时截短了/);
-  assert.match(renderNotice(document, { ...state, lang: 'en' }).textContent, /^Tokens 1, 3 are too long and shortened for display/);
+  assert.match(renderNotice(document, { ...state, lang: 'en' }).textContent, /^Too long, shortened for display \(at most 32 characters\): token 1, 3$/);
   assert.equal(renderNotice(document, parseState(lesson).state), null, 'no notice when every token fits');
 });
 

@@ -135,7 +135,7 @@ function checkGivenLength(name, value, t) {
     else if (Array.isArray(x) || ArrayBuffer.isView(x)) length += 2 + Math.max(0, 2 * (x.length ?? 0) - 1);
     else length += 1;
   }
-  if (length > MAX_ATTRIBUTE_LENGTH) throw new ParseError('TOO_LONG', t.TOO_LONG_VALUE(name, MAX_ATTRIBUTE_LENGTH));
+  if (length > MAX_ATTRIBUTE_LENGTH) throw new ParseError('TOO_LONG', t.TOO_LONG(name, null, MAX_ATTRIBUTE_LENGTH));
 }
 
 /**

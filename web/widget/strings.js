@@ -2,7 +2,7 @@
 // return plain strings: the element only ever puts them into the page with textContent. The words on the
 // figures come from the table the lesson page uses too.
 import { FIGURE_LABELS } from '../shared/figure-labels.js';
-import { clipText, CLUSTER_CODE_POINTS } from '../shared/clip.js';
+import { clipText } from '../shared/clip.js';
 
 const quote = (text) => JSON.stringify(clipText(text, 32));
 const cellZh = (name, r, c) => (c === undefined ? `${name} 第 ${r + 1} 项` : `${name} 第 ${r + 1} 行第 ${c + 1} 列`);
@@ -33,7 +33,7 @@ export const STRINGS = {
     slidersLegend: (name) => `${name}（拖动或用方向键调整）`,
     sliderLabel: (name, token, dim, h) => `${name} · ${token} · 维 ${dim}（头 ${h + 1}）`,
     tooManySliders: (L, d, max) => `${L} 个词 × ${d} 维的数太多，不逐个给滑块（最多 ${max} 个）；头数、掩码和缩放仍可调。`,
-    clipped: (indexes, max) => `第 ${indexes.map((i) => i + 1).join('、')} 个词太长，显示时截短了：每个词最多显示 ${max} 个字，一个字上最多叠 ${CLUSTER_CODE_POINTS - 1} 个符号。`,
+    clipped: (indexes, max) => `第 ${indexes.map((i) => i + 1).join('、')} 个词太长，显示时截短了（最多 ${max} 个字）`,
     pipeline: FIGURE_LABELS.zh.pipeline,
     drawnHeads: FIGURE_LABELS.zh.drawnHeads,
     error: {
@@ -54,8 +54,7 @@ export const STRINGS = {
       BAD_VIEW: (value) => `view 只能是 heatmaps、pipeline、lines、full 或 train，收到 ${quote(value)}`,
       WO_SHAPE: (shape, d) => `wo 是 ${shape}，应是 d_model × d_model = ${d}×${d}`,
       TOO_LARGE: (L, d, maxL, maxD) => `太大了：${L} 个词 × ${d} 维；本组件最多 ${maxL} 个词、每行 ${maxD} 个数`,
-      TOO_LONG: (name, length, max) => `${name} 有 ${length} 个字符，太长了；每个属性最多 ${max} 个字符（32 个词 × 64 维的数写出来也用不了这么多）`,
-      TOO_LONG_VALUE: (name, max) => `给 ${name} 的数组写成 JSON 会超过 ${max} 个字符，太长了；每个属性最多 ${max} 个字符（32 个词 × 64 维的数写出来也用不了这么多）`,
+      TOO_LONG: (name, length, max) => `${name} ${length ? `有 ${length} 个字符` : '写成 JSON'}，太长了；每个属性最多 ${max} 个字符（32 个词 × 64 维的数写出来也用不了这么多）`,
       LOAD_FAILED: (detail) => `载入 mha-core.wasm 失败（它应和 widget.js 放在同一个文件夹）：${detail}`,
     },
   },
@@ -83,7 +82,7 @@ export const STRINGS = {
     slidersLegend: (name) => `${name} (drag, or use the arrow keys)`,
     sliderLabel: (name, token, dim, h) => `${name} · ${token} · dim ${dim} (head ${h + 1})`,
     tooManySliders: (L, d, max) => `${L} tokens × ${d} dims is too many numbers for one slider each (at most ${max}); heads, mask and scale still work.`,
-    clipped: (indexes, max) => `${indexes.length === 1 ? 'Token' : 'Tokens'} ${indexes.map((i) => i + 1).join(', ')} ${indexes.length === 1 ? 'is' : 'are'} too long and shortened for display: at most ${max} characters a token, each with at most ${CLUSTER_CODE_POINTS - 1} marks stacked on it.`,
+    clipped: (indexes, max) => `Too long, shortened for display (at most ${max} characters): token ${indexes.map((i) => i + 1).join(', ')}`,
     pipeline: FIGURE_LABELS.en.pipeline,
     drawnHeads: FIGURE_LABELS.en.drawnHeads,
     error: {
@@ -104,8 +103,7 @@ export const STRINGS = {
       BAD_VIEW: (value) => `view must be heatmaps, pipeline, lines, full or train, got ${quote(value)}`,
       WO_SHAPE: (shape, d) => `wo is ${shape}; it must be d_model × d_model = ${d}×${d}`,
       TOO_LARGE: (L, d, maxL, maxD) => `too large: ${L} tokens × ${d} dims; this widget takes at most ${maxL} tokens and ${maxD} numbers per row`,
-      TOO_LONG: (name, length, max) => `${name} is ${length} characters long; an attribute may have at most ${max} (32 tokens × 64 numbers need far fewer)`,
-      TOO_LONG_VALUE: (name, max) => `the array given for ${name} would be over ${max} characters as JSON; an attribute may have at most ${max} (32 tokens × 64 numbers need far fewer)`,
+      TOO_LONG: (name, length, max) => `${name} is ${length ? `${length} characters long` : 'too long as JSON'}; an attribute may have at most ${max} (32 tokens × 64 numbers need far fewer)`,
       LOAD_FAILED: (detail) => `could not load mha-core.wasm (keep it in the same folder as widget.js): ${detail}`,
     },
   },
