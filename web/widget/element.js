@@ -11,6 +11,7 @@ import { mountTraining } from '../training/panel.js';
 import { createSession, snapshot } from '../shared/session.js';
 import { LESSON_EXAMPLE, identity } from '../shared/lesson.js';
 import { hFor, vh, vdoc, show } from '../ui/dom.js';
+import { inSlices } from '../ui/slices.js';
 import { parseState, matrixToAttribute, dataToAttribute } from './parse.js';
 import { viewParts, viewsBox, renderSummary, renderNotice, renderError } from './render.js';
 import { buildControls, controlsKey } from './controls.js';
@@ -22,9 +23,6 @@ const DATA = ['tokens', 'q', 'k', 'v', 'wo'];
 const FLAGS = ['causal', 'editable', 'compact'];
 const ATTRIBUTES = [...DATA, 'heads', ...FLAGS, 'scale', 'view', 'lang'];
 const TAG = 'multi-head-attention';
-// A redraw shows as many figures as it builds in this long, and the rest in the tasks after, so that a large
-// layer never holds up the page (one figure of the largest is a few thousand elements).
-const SLICE_MS = 16;
 
 // In Node (unit tests, server-side imports) there is no HTMLElement; the class still loads.
 const Base = globalThis.HTMLElement ?? class {};
@@ -274,7 +272,7 @@ export class MultiHeadAttentionElement extends Base {
       return this.#done();
     }
     this.#stopTraining();
-    if (this.#compute()) this.#draw(); // which settles updateComplete once its last figure is shown
+    this.#draw({ compute: true }); // which settles updateComplete once its last figure is shown
     return undefined;
   }
 
@@ -319,12 +317,50 @@ export class MultiHeadAttentionElement extends Base {
   }
 
   /**
-   * Redraws the summary, the figures and (when editable) the sliders from the current snapshot, the figures a
-   * slice at a time (SLICE_MS); a figure shown before keeps its place, with its old numbers, until it is drawn
-   * again. The last slice settles updateComplete.
+   * Redraws the summary, the figures and (when editable) the sliders from the current snapshot (computed first
+   * when `compute`), a figure at a time in the page's shared slices (ui/slices.js), so that neither a large layer
+   * nor many widgets at once hold up the page; a figure shown before keeps its place, with its old numbers, until
+   * it is drawn again. The last figure settles updateComplete.
    */
-  #draw() {
+  #draw({ compute = false } = {}) {
     this.#drawing?.cancel();
+    this.#unsettle(); // updateComplete waits for the last figure
+    let parts = null;
+    let figures;
+    let summary;
+    let next = 0;
+    const step = () => {
+      // An attribute changed since: the update it queued draws instead.
+      if (this.#queued || !this.#parsed?.state) return false;
+      if (!parts) {
+        if (compute && !this.#compute()) return false;
+        ({ parts, figures, summary } = this.#drawn() ?? {});
+        if (!parts) return false;
+      }
+      const state = this.#parsed.state;
+      try {
+        if (next < parts.length) {
+          const figure = parts[next].draw();
+          figure.key = parts[next].key; // show() matches the figures by it
+          figures[next++] = figure;
+        }
+        // Patched in place: the focused button or slider stays the same element, so it keeps the focus.
+        show(this.#box, [...summary, viewsBox(vdoc, state, figures), this.#controls?.element]);
+      } catch (error) {
+        this.#fail('INTERNAL', String(error?.message ?? error), error);
+        return false;
+      }
+      this.#figures = figures.filter(Boolean);
+      if (next < parts.length) return true;
+      this.#drawing = null;
+      if (!this.#queued) this.#done();
+      return false;
+    };
+    this.#drawing = inSlices(step);
+  }
+
+  /** What a redraw of the current snapshot shows: its parts (render.js's viewParts), the figures shown before in their places, the summary; undefined after an error. */
+  #drawn() {
     const state = this.#parsed.state;
     // The width the resize observer will first report, so that its report redraws nothing.
     this.#width ||= this.clientWidth;
@@ -353,45 +389,16 @@ export class MultiHeadAttentionElement extends Base {
         this.#controls = null;
       }
     } catch (error) {
-      return this.#fail('INTERNAL', String(error?.message ?? error), error);
+      this.#fail('INTERNAL', String(error?.message ?? error), error);
+      return undefined;
     }
-    const summary = [renderSummary(vdoc, state), renderNotice(vdoc, state)];
     // Set only when it changes: the browser restyles everything inside on each write.
     if (this.#box.lang !== state.lang) this.#box.lang = state.lang;
-    const figures = parts.map(({ key }) => this.#figures.find((figure) => figure.key === key) ?? null);
-    this.#unsettle(); // updateComplete waits for the last slice
-    let next = 0;
-    let frame = 0;
-    let timer = 0;
-    const slice = () => {
-      const start = performance.now();
-      try {
-        do {
-          const figure = parts[next].draw();
-          figure.key = parts[next].key; // show() matches the figures by it
-          figures[next++] = figure;
-          // Patched in place: the focused button or slider stays the same element, so it keeps the focus.
-          show(this.#box, [...summary, viewsBox(vdoc, state, figures), this.#controls?.element]);
-        } while (next < parts.length && performance.now() - start < SLICE_MS);
-      } catch (error) {
-        return this.#fail('INTERNAL', String(error?.message ?? error), error);
-      }
-      this.#figures = figures.filter(Boolean);
-      // The next slice waits for a frame: each frame lays out one slice's figures, not those of several.
-      if (next < parts.length) frame = requestAnimationFrame(() => (timer = setTimeout(slice)));
-      else {
-        this.#drawing = null;
-        if (!this.#queued) this.#done();
-      }
-      return undefined;
+    return {
+      parts,
+      figures: parts.map(({ key }) => this.#figures.find((figure) => figure.key === key) ?? null),
+      summary: [renderSummary(vdoc, state), renderNotice(vdoc, state)],
     };
-    this.#drawing = {
-      cancel() {
-        cancelAnimationFrame(frame);
-        clearTimeout(timer);
-      },
-    };
-    return slice();
   }
 
   #stopDrawing() {
