@@ -6,18 +6,15 @@
 /** The most code points one cluster keeps: the longest emoji sequences (a family of four, each with a skin tone) have 11. */
 export const CLUSTER_CODE_POINTS = 12;
 
-const segmenter = typeof Intl.Segmenter === 'function' ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
-/**
- * `text` cut to at most `max` clusters, the last of them "…", and each cluster to CLUSTER_CODE_POINTS code
- * points; `text` itself when it fits. Without Intl.Segmenter (older browsers) a code point counts as a cluster.
- */
+/** `text` cut to at most `max` clusters, the last of them "…", and each cluster to CLUSTER_CODE_POINTS code points; `text` itself when it fits. */
 export function clipText(text, max) {
   // Nothing past this many code units can be shown, so a long text is never segmented further.
   const room = max * CLUSTER_CODE_POINTS * 2;
   let within = text;
   if (text.length > room) within = text.slice(0, /[\ud800-\udbff]/.test(text[room - 1]) ? room - 1 : room); // no half of a pair
-  const clusters = segmenter ? Array.from(segmenter.segment(within), ({ segment }) => segment) : Array.from(within);
+  const clusters = Array.from(segmenter.segment(within), ({ segment }) => segment);
   let cut = within !== text;
   const kept = clusters.map((cluster) => {
     const points = Array.from(cluster);

@@ -10,9 +10,9 @@ import { ERROR_TEXT, errorSentence } from '../shared/errors.js';
 import { mountTraining } from '../training/panel.js';
 import { createSession, snapshot } from '../shared/session.js';
 import { LESSON_EXAMPLE, identity } from '../shared/lesson.js';
-import { hFor, vh, vdoc, show } from '../ui/dom.js';
-import { inSlices } from '../ui/slices.js';
-import { parseState, matrixToAttribute, dataToAttribute } from './parse.js';
+import { hFor, vh, vdoc, show, elementCount } from '../ui/dom.js';
+import { inSlices, mayAdd } from '../ui/slices.js';
+import { parseState, dataToAttribute } from './parse.js';
 import { viewParts, viewsBox, renderSummary, renderNotice, renderError } from './render.js';
 import { buildControls, controlsKey } from './controls.js';
 import { adoptStyles } from './styles.js';
@@ -28,9 +28,6 @@ const TAG = 'multi-head-attention';
 const Base = globalThis.HTMLElement ?? class {};
 
 let count = 0;
-
-/** The attribute text of a heads or view property: an array is named, not joined (it may nest deeper than the stack). */
-const attributeText = (value) => (Array.isArray(value) ? '[…]' : String(value));
 
 export class MultiHeadAttentionElement extends Base {
   static get observedAttributes() {
@@ -166,8 +163,7 @@ export class MultiHeadAttentionElement extends Base {
     return this.#current().state?.heads ?? null;
   }
   set heads(value) {
-    if (value === null || value === undefined) this.removeAttribute('heads');
-    else this.setAttribute('heads', attributeText(value));
+    this.#setText('heads', value);
   }
   get causal() {
     return this.hasAttribute('causal');
@@ -198,8 +194,12 @@ export class MultiHeadAttentionElement extends Base {
     return this.#current().state?.view ?? this.getAttribute('view');
   }
   set view(value) {
-    if (value === null || value === undefined) this.removeAttribute('view');
-    else this.setAttribute('view', attributeText(value));
+    this.#setText('view', value);
+  }
+
+  #setText(name, value) {
+    if (value === null || value === undefined) this.removeAttribute(name);
+    else this.setAttribute(name, Array.isArray(value) ? '[…]' : String(value)); // named, not joined: it may nest deeper than the stack
   }
 
   #setData(name, value) {
@@ -318,8 +318,8 @@ export class MultiHeadAttentionElement extends Base {
 
   /**
    * Redraws the summary, the figures and (when editable) the sliders from the current snapshot (computed first
-   * when `compute`), a figure at a time in the page's shared slices (ui/slices.js), so that neither a large layer
-   * nor many widgets at once hold up the page; a figure shown before keeps its place, with its old numbers, until
+   * when `compute`), a figure at a time in the page's shared slices (ui/slices.js: so many ms and elements a
+   * frame), so that neither a large layer nor many widgets at once hold up the page; a figure shown before keeps its place, with its old numbers, until
    * it is drawn again. The last figure settles updateComplete.
    */
   #draw({ compute = false } = {}) {
@@ -329,6 +329,7 @@ export class MultiHeadAttentionElement extends Base {
     let figures;
     let summary;
     let next = 0;
+    let waiting = null; // a figure drawn but not shown: it did not fit in the slice's elements
     const step = () => {
       // An attribute changed since: the update it queued draws instead.
       if (this.#queued || !this.#parsed?.state) return false;
@@ -340,8 +341,11 @@ export class MultiHeadAttentionElement extends Base {
       const state = this.#parsed.state;
       try {
         if (next < parts.length) {
-          const figure = parts[next].draw();
+          const figure = waiting ?? parts[next].draw();
           figure.key = parts[next].key; // show() matches the figures by it
+          // The browser lays out a slice's elements in one frame: a large figure waits for the next slice.
+          waiting = mayAdd(elementCount(figure)) ? null : figure;
+          if (waiting) return true;
           figures[next++] = figure;
         }
         // Patched in place: the focused button or slider stays the same element, so it keeps the focus.
@@ -411,7 +415,7 @@ export class MultiHeadAttentionElement extends Base {
     return buildControls(this.ownerDocument, state, {
       matrix: (name, r, c, value) => this.#learnerEdit((s) => {
         s[name][r][c] = value;
-        return [[name, matrixToAttribute(s[name])]];
+        return [[name, JSON.stringify(s[name])]];
       }),
       heads: (n) => this.#learnerEdit((s) => {
         s.heads = n;
@@ -439,7 +443,7 @@ export class MultiHeadAttentionElement extends Base {
       // The lesson example is the default only while no data attribute is given: write it all out.
       if (DATA.slice(0, 4).every((name) => !this.hasAttribute(name))) {
         this.setAttribute('tokens', JSON.stringify(LESSON_EXAMPLE.tokens));
-        for (const name of ['q', 'k', 'v']) this.setAttribute(name, matrixToAttribute(state[name]));
+        for (const name of ['q', 'k', 'v']) this.setAttribute(name, JSON.stringify(state[name]));
       }
       for (const [name, value] of attributes) {
         if (value === null) this.removeAttribute(name);

@@ -146,7 +146,7 @@ export function dataToAttribute(name, value) {
   const t = STRINGS.zh.error; // only whether it is refused matters here: parseState says why, in the widget's language
   try {
     checkGivenLength(name, Array.isArray(value) ? value : [], t);
-    return name === 'tokens' ? JSON.stringify(tokenList(value, t)) : matrixToAttribute(matrix(name, value, t));
+    return name === 'tokens' ? JSON.stringify(tokenList(value, t)) : JSON.stringify(matrix(name, value, t));
   } catch (error) {
     if (error instanceof ParseError) return null;
     throw error;
@@ -233,9 +233,4 @@ function tokenList(raw, t) {
     if (typeof token === 'number' && Number.isFinite(token)) return String(token);
     throw new ParseError('BAD_TOKENS', t.BAD_TOKENS());
   });
-}
-
-/** Writes a checked matrix (rows of finite numbers) back as attribute text. */
-export function matrixToAttribute(rows) {
-  return JSON.stringify(rows);
 }

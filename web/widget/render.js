@@ -9,7 +9,6 @@ import { hFor } from '../ui/dom.js';
 import { drawnHeadCount, headRun, headRunNote } from '../ui/drawn-heads.js';
 import { clipText } from '../shared/clip.js';
 import { STRINGS } from './strings.js';
-import { LABEL_TOKEN_CHARS } from './parse.js';
 
 /** The most characters of a token drawn on a figure: a longer one ends in "…" there (its table keeps up to parse.js's LABEL_TOKEN_CHARS). */
 export const DRAWN_TOKEN_CHARS = 12;
@@ -190,7 +189,7 @@ export function renderSummary(doc, state) {
 /** A line saying which tokens are shortened for display (code TOKEN_CLIPPED in data-code), or null when none is. */
 export function renderNotice(doc, state) {
   if (!state.clipped.length) return null;
-  return hFor(doc)('p', { class: 'note clipped', role: 'status', 'data-code': 'TOKEN_CLIPPED' }, [STRINGS[state.lang].clipped(state.clipped, LABEL_TOKEN_CHARS)]);
+  return hFor(doc)('p', { class: 'note', role: 'status', 'data-code': 'TOKEN_CLIPPED' }, [STRINGS[state.lang].clipped(state.clipped)]);
 }
 
 /** The inline error: a title and a short sentence, announced to screen readers; the code is in data-code (and the console's warning). */

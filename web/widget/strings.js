@@ -33,7 +33,7 @@ export const STRINGS = {
     slidersLegend: (name) => `${name}（拖动或用方向键调整）`,
     sliderLabel: (name, token, dim, h) => `${name} · ${token} · 维 ${dim}（头 ${h + 1}）`,
     tooManySliders: (L, d, max) => `${L} 个词 × ${d} 维的数太多，不逐个给滑块（最多 ${max} 个）；头数、掩码和缩放仍可调。`,
-    clipped: (indexes, max) => `第 ${indexes.map((i) => i + 1).join('、')} 个词太长，显示时截短了（最多 ${max} 个字）`,
+    clipped: (indexes) => `第 ${indexes.map((i) => i + 1).join('、')} 个词太长，显示时截短了`,
     pipeline: FIGURE_LABELS.zh.pipeline,
     drawnHeads: FIGURE_LABELS.zh.drawnHeads,
     error: {
@@ -82,7 +82,7 @@ export const STRINGS = {
     slidersLegend: (name) => `${name} (drag, or use the arrow keys)`,
     sliderLabel: (name, token, dim, h) => `${name} · ${token} · dim ${dim} (head ${h + 1})`,
     tooManySliders: (L, d, max) => `${L} tokens × ${d} dims is too many numbers for one slider each (at most ${max}); heads, mask and scale still work.`,
-    clipped: (indexes, max) => `Too long, shortened for display (at most ${max} characters): token ${indexes.map((i) => i + 1).join(', ')}`,
+    clipped: (indexes) => `Too long, shortened for display: token ${indexes.map((i) => i + 1).join(', ')}`,
     pipeline: FIGURE_LABELS.en.pipeline,
     drawnHeads: FIGURE_LABELS.en.drawnHeads,
     error: {
