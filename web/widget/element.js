@@ -319,8 +319,8 @@ export class MultiHeadAttentionElement extends Base {
   /**
    * Redraws the summary, the figures and (when editable) the sliders from the current snapshot (computed first
    * when `compute`), a figure at a time in the page's shared slices (ui/slices.js: so many ms and elements a
-   * frame), so that neither a large layer nor many widgets at once hold up the page; a figure shown before keeps its place, with its old numbers, until
-   * it is drawn again. The last figure settles updateComplete.
+   * frame), so that neither a large layer nor many widgets at once hold up the page. A figure shown before keeps
+   * its place, with its old numbers, until it is drawn again; the last one settles updateComplete.
    */
   #draw({ compute = false } = {}) {
     this.#drawing?.cancel();
