@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseHTML } from 'linkedom';
-import { vh, show, keyBy } from '../web/ui/dom.js';
+import { vh, show, keyBy, elementCount } from '../web/ui/dom.js';
 
 const { document } = parseHTML('<!doctype html><html><body></body></html>');
 
@@ -59,4 +59,13 @@ test('keyed children move with their key, and duplicate keys fall back to patchi
   show(box, list(['a', 'a']));
   assert.deepEqual([...box.querySelectorAll('li')].map((li) => li.textContent), ['a', 'a']);
   assert.equal(box.querySelectorAll('li')[0], c, 'patched by place');
+});
+
+test('elementCount says how many elements a virtual node makes when shown, before it is', () => {
+  const node = grid(3, 4);
+  assert.equal(elementCount(node), 13);
+  const box = document.createElement('div');
+  show(box, node);
+  assert.equal(box.querySelectorAll('*').length, 13);
+  assert.equal(elementCount('text'), 0);
 });

@@ -44,6 +44,8 @@ const SHIPPED = [
   'web/ui/adopt-stylesheet.js',
   'web/ui/dom.js',
   'web/ui/drawn-heads.js',
+  'web/ui/slices.js',
+  'web/shared/clip.js',
   'web/shared/errors.js',
   'web/shared/figure-labels.js',
   'web/shared/lesson.js',

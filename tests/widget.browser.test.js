@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { startServer } from '../web/serve.js';
 import { referenceAttention } from './reference.js';
 import { DRAWN_TOKEN_CHARS } from '../web/widget/render.js';
+import { LABEL_TOKEN_CHARS } from '../web/widget/parse.js';
+import { SLICE_ELEMENTS } from '../web/ui/slices.js';
 
 const STRICT_CSP = "script-src 'self' 'wasm-unsafe-eval'";
 const LESSON = {
@@ -51,7 +53,7 @@ function fixture(body, { head = '' } = {}) {
  * leaving the server (aborted: a course page must need nothing but its own host). `phone` emulates a
  * phone's browser with touch, 375 px wide.
  */
-async function open(path, { html, server = plain, headers = {}, files = {}, viewport = { width: 1100, height: 900 }, phone = false } = {}) {
+async function open(path, { html, server = plain, headers = {}, files = {}, viewport = { width: 1100, height: 900 }, phone = false, init } = {}) {
   const context = await browser.newContext(phone ? { viewport: { width: 375, height: 700 }, hasTouch: true, isMobile: true } : { viewport });
   const page = await context.newPage();
   const log = { errors: [], warnings: [], dialogs: [], offsite: [], csp: [] };
@@ -66,11 +68,17 @@ async function open(path, { html, server = plain, headers = {}, files = {}, view
     return dialog.dismiss();
   });
   await context.addInitScript(() => {
+    // Every long task (over 50 ms) the page runs, from its first.
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) window.__longTasks.push(Math.round(entry.duration));
+    }).observe({ type: 'longtask', buffered: true });
     window.__violations = [];
     document.addEventListener('securitypolicyviolation', (event) => {
       window.__violations.push(`${event.violatedDirective} ${event.blockedURI}`);
     });
   });
+  if (init) await context.addInitScript(init);
   await context.route((url) => !url.href.startsWith(server.url), (route) => {
     log.offsite.push(route.request().url());
     return route.abort();
@@ -94,6 +102,13 @@ function settled(page, selector = 'multi-head-attention') {
     { timeout: HANG_MS },
   );
 }
+
+/** The long tasks recorded since the last call, in ms (each over 50 ms by the browser's definition). */
+const longTasks = (page) => page.evaluate(() => window.__longTasks.splice(0));
+
+/** Every character a widget has written into its shadow root, seen or not: text, and every attribute's value. */
+const writtenIn = (page, selector) => page.$eval(selector, (el) => [...el.shadowRoot.querySelectorAll('*')]
+  .reduce((sum, node) => sum + [...node.attributes].reduce((n, a) => n + a.value.length, 0), el.shadowRoot.textContent.length));
 
 const rounded = (values, digits = 2) => Array.from(values, (x) => Math.round(x * 10 ** digits) / 10 ** digits);
 
@@ -253,14 +268,52 @@ test('an HTML-looking token is shown as text and runs nothing', async () => {
     });
     assert.deepEqual(log.dialogs, [], 'no alert ran');
     assert.equal(seen.images, 0, 'no element was created from a token');
-    // Drawn cut short on the figures (DRAWN_TOKEN_CHARS), whole in the tables: text either way.
-    const cut = (text) => `${[...text].slice(0, DRAWN_TOKEN_CHARS - 1).join('')}…`;
-    assert.ok(seen.svgText.includes(cut(token)), 'the token is drawn as text');
-    assert.ok(seen.svgText.includes(cut(closer)));
-    assert.ok(seen.tableText.includes(token) && seen.tableText.includes(closer), 'and written whole in the tables');
+    // Drawn cut short on the figures (DRAWN_TOKEN_CHARS), longer in the tables (LABEL_TOKEN_CHARS): text either way.
+    const cut = (text, max) => `${[...text].slice(0, max - 1).join('')}…`;
+    assert.ok(seen.svgText.includes(cut(token, DRAWN_TOKEN_CHARS)), 'the token is drawn as text');
+    assert.ok(seen.svgText.includes(cut(closer, DRAWN_TOKEN_CHARS)));
+    assert.ok(seen.tableText.includes(token) && seen.tableText.includes(cut(closer, LABEL_TOKEN_CHARS)), 'and written in the tables');
     assert.deepEqual(seen.tokens, [token, closer, '鱼']);
     assert.equal(seen.code, 'BAD_HEADS');
     assert.ok(seen.error.includes('<img src=x'), 'the quoted bad value is text too');
+    assert.deepEqual(log.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a token of one letter under 20,000 accents is written clipped, with a notice, and holds the page for no long task', async () => {
+  const stacked = `a${'\u0301'.repeat(20000)}`;
+  const html = fixture(`
+    <multi-head-attention id="stacked" ${attrs({ ...LESSON, tokens: JSON.stringify([stacked, '吃', '鱼']), heads: 2, editable: true })}></multi-head-attention>
+    <multi-head-attention id="plain" ${attrs({ ...LESSON, tokens: JSON.stringify(['a', '吃', '鱼']), heads: 2, editable: true })}></multi-head-attention>`);
+  const { page, context, log } = await open('accents.html', { html });
+  try {
+    await settled(page);
+    await page.$eval('#stacked', (el) => el.updateComplete);
+    // The work bounded first: the widget writes a few hundred characters more than with a one-letter token,
+    // where it wrote the token whole into every table header and slider label (83,349 characters in all).
+    const extra = (await writtenIn(page, '#stacked')) - (await writtenIn(page, '#plain'));
+    assert.ok(extra < 2000, `${extra} characters more than with "a"`);
+    // And the time: 2.4–2.6 s tasks before on a 2-core machine (6.3 s in the issue's measure); the bound is
+    // generous because the machine is shared, and still far under them.
+    const longest = Math.max(0, ...(await longTasks(page)));
+    assert.ok(longest < 1000, `longest task ${longest} ms`);
+    const seen = await page.$eval('#stacked', (el) => ({
+      notice: el.shadowRoot.querySelector('[data-code="TOKEN_CLIPPED"]')?.textContent,
+      header: [...el.shadowRoot.querySelectorAll('table th')].map((th) => th.textContent).find((text) => text.startsWith('a')),
+      token: el.tokens[0],
+    }));
+    assert.match(seen.notice, /^第 1 个词太长，显示时截短了/);
+    assert.equal(seen.header, `a${'\u0301'.repeat(11)}…`);
+    assert.equal(seen.token, stacked, 'the property gives the token as it was given');
+    // A short token again: no notice, and the widget works on.
+    const after = await page.$eval('#stacked', async (el) => {
+      el.tokens = ['猫', '吃', '鱼'];
+      await el.updateComplete;
+      return { notice: el.shadowRoot.querySelector('[data-code="TOKEN_CLIPPED"]'), maps: el.shadowRoot.querySelectorAll('figure.heatmap').length };
+    });
+    assert.deepEqual(after, { notice: null, maps: 2 });
     assert.deepEqual(log.errors, []);
   } finally {
     await context.close();
@@ -407,6 +460,87 @@ test('bad attributes show a short inline error naming the problem, warn, and rec
   }
 });
 
+test('a property refused by the attribute\'s bounds shows the attribute\'s error at once, throws nothing and blocks nothing', async () => {
+  const html = fixture(`<multi-head-attention ${attrs({ ...LESSON, heads: 2 })}></multi-head-attention>
+    <multi-head-attention id="text" ${attrs({ ...LESSON, k: '[[1,0,1,0],[0,[1],0,1],[1,1,0,0]]', heads: 2 })}></multi-head-attention>`);
+  const { page, context, log } = await open('properties.html', { html });
+  try {
+    await settled(page);
+    // The hostile values are built first (a million nested arrays take the page a while to make), each behind
+    // a proxy that counts the entries the widget reads.
+    await page.evaluate(() => {
+      const counted = (array) => new Proxy(array, {
+        get(target, key, receiver) {
+          if (typeof key === 'string' && /^\d+$/.test(key)) window.__reads++;
+          return Reflect.get(target, key, receiver);
+        },
+      });
+      let deep = [];
+      for (let i = 0; i < 1e6; i++) deep = [deep];
+      window.__values = {
+        deepQ: ['q', deep], wideQ: ['q', [counted(Array(1e7))]], deepTokens: ['tokens', deep],
+        rowsQ: ['q', counted(Array.from({ length: 1e6 }, () => [1, 2, 3, 4]))], nestedK: ['k', [[1, 0, 1, 0], [0, [1], 0, 1], [1, 1, 0, 0]]],
+      };
+    });
+    await longTasks(page);
+    const expected = { deepQ: 'NOT_A_MATRIX', wideQ: 'TOO_LONG', deepTokens: 'BAD_TOKENS', rowsQ: 'TOO_LONG', nestedK: 'NOT_A_MATRIX' };
+    for (const [key, code] of Object.entries(expected)) {
+      const seen = await page.evaluate(async (which) => {
+        const el = document.querySelector('multi-head-attention');
+        const [name, value] = window.__values[which];
+        const before = el.getAttribute(name);
+        window.__reads = 0;
+        let thrown = null;
+        try {
+          el[name] = value;
+        } catch (error) {
+          thrown = String(error);
+        }
+        await el.updateComplete;
+        const error = el.shadowRoot.querySelector('.error');
+        return { thrown, reads: window.__reads, code: error?.dataset.code, text: error?.textContent, result: el.result, kept: el.getAttribute(name) === before, value: el[name] };
+      }, key);
+      assert.equal(seen.thrown, null, `${key}: nothing thrown out of the setter`);
+      assert.equal(seen.code, code, key);
+      assert.deepEqual([seen.result, seen.value, seen.kept], [null, null, true], `${key}: no result, no value, the attribute as it was`);
+      // The work bounded first: at most the entries the attribute's length allows are read (none of a row of 1e7).
+      assert.ok(seen.reads < 131072, `${key}: ${seen.reads} entries read`);
+      if (key === 'nestedK') {
+        assert.equal(seen.text, await page.$eval('#text', (el) => el.shadowRoot.querySelector('.error').textContent), 'the same words as the attribute\'s');
+      }
+      // Back to the lesson's values: the widget works again.
+      const back = await page.evaluate(async () => {
+        const el = document.querySelector('multi-head-attention');
+        el.tokens = ['猫', '吃', '鱼'];
+        el.q = [[1, 1, 0, 0], [0, 2, 0, 2], [0, 0, 1, 1]];
+        el.k = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]];
+        const result = await el.updateComplete;
+        return { error: el.shadowRoot.querySelector('.error'), weights: result && Array.from(result.attention[0].slice(0, 3), (x) => Math.round(x * 100) / 100) };
+      });
+      assert.deepEqual(back, { error: null, weights: [0.25, 0.25, 0.5] }, `${key}: recovered`);
+    }
+    // And the time: before, these setters held the page for 0.2 to 4 s; the bound is generous for a shared machine.
+    const longest = Math.max(0, ...(await longTasks(page)));
+    assert.ok(longest < 1000, `longest task ${longest} ms`);
+    // A heads or view property given an array names it, never joining it.
+    const heads = await page.evaluate(async () => {
+      const el = document.querySelector('multi-head-attention');
+      let deep = [];
+      for (let i = 0; i < 1e6; i++) deep = [deep];
+      el.heads = deep;
+      await el.updateComplete;
+      const code = el.shadowRoot.querySelector('.error')?.dataset.code;
+      el.heads = 2;
+      await el.updateComplete;
+      return [code, el.heads];
+    });
+    assert.deepEqual(heads, ['BAD_HEADS', 2]);
+    assert.deepEqual(log.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('changing heads (attribute or property) re-renders with the right number of heads', async () => {
   const html = fixture(`<multi-head-attention ${attrs({ ...LESSON, heads: 2 })}></multi-head-attention>`);
   const { page, context, log } = await open('heads.html', { html });
@@ -510,6 +644,105 @@ test('at its largest (32 tokens × d 64, 64 heads) it draws a run of heads, says
     assert.deepEqual(now.weights, run(8));
     assert.match(now.note, /现在画的是头 9–16/);
     assert.ok(now.elements < 40000, `${now.elements} elements (371,778 when every head was drawn)`);
+    assert.deepEqual(log.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('many widgets on a page share the slices: their first figures are spread over frames, not drawn in one task', async (t) => {
+  const count = 200;
+  const html = fixture(Array.from({ length: count }, () => `<multi-head-attention ${attrs({ ...LESSON, heads: 2 })}></multi-head-attention>`).join('\n'));
+  // Before the page's scripts: number the frames, and note the frame in which each widget shows its first figure.
+  const init = () => {
+    window.__frame = 0;
+    const tick = () => {
+      window.__frame++;
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+    window.__firstFigures = [];
+    const attach = Element.prototype.attachShadow;
+    Element.prototype.attachShadow = function attachShadow(options) {
+      const root = attach.call(this, options);
+      const seen = new MutationObserver(() => {
+        if (!root.querySelector('figure')) return;
+        window.__firstFigures.push(window.__frame);
+        seen.disconnect();
+      });
+      seen.observe(root, { childList: true, subtree: true });
+      return root;
+    };
+  };
+  const { page, context, log } = await open('many.html', { html, init });
+  try {
+    await settled(page);
+    await page.evaluate(() => Promise.all([...document.querySelectorAll('multi-head-attention')].map((el) => el.updateComplete)));
+    const frames = await page.evaluate(() => window.__firstFigures);
+    assert.equal(frames.length, count, 'every widget drew');
+    const perFrame = new Map();
+    for (const frame of frames) perFrame.set(frame, (perFrame.get(frame) ?? 0) + 1);
+    const most = Math.max(...perFrame.values());
+    // The work bounded first: each widget ran its own first slice, all 200 in one task, before; now the page's
+    // one queue of slices (ui/slices.js) shares a slice of 25 ms among them, a few dozen widgets a frame.
+    assert.ok(most <= count / 2, `${most} widgets showed their first figure in one frame (${perFrame.size} frames in all)`);
+    // And the time, loosely: the issue measured a 7.2 s task for 200 widgets; what is left is the browser's layout
+    // of each frame's figures, and the bound is generous because the machine is shared.
+    const longest = Math.max(0, ...(await longTasks(page)));
+    t.diagnostic(`at most ${most} of ${count} widgets' first figures in one frame, over ${perFrame.size} frames; longest task ${longest} ms`);
+    assert.ok(longest < 1500, `longest task ${longest} ms`);
+    assert.deepEqual(log.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('at its largest, view="full", each frame lays out at most SLICE_ELEMENTS new elements', async (t) => {
+  const matrix = (seed) => JSON.stringify(Array.from({ length: 32 }, (_, r) => Array.from({ length: 64 }, (_, c) => ((r * 7 + c * 13 + seed) % 21) / 10 - 1)));
+  const html = fixture(`<multi-head-attention ${attrs({ q: matrix(1), k: matrix(2), v: matrix(3), heads: 64, view: 'full' })}></multi-head-attention>`);
+  // Before the page's scripts: number the frames, and count the elements added to the widget in each.
+  const init = () => {
+    window.__frame = 0;
+    const tick = () => {
+      window.__frame++;
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+    window.__added = {};
+    const attach = Element.prototype.attachShadow;
+    Element.prototype.attachShadow = function attachShadow(options) {
+      const root = attach.call(this, options);
+      new MutationObserver((records) => {
+        for (const record of records) {
+          for (const node of record.addedNodes) {
+            if (node.nodeType === 1) window.__added[window.__frame] = (window.__added[window.__frame] ?? 0) + 1 + node.querySelectorAll('*').length;
+          }
+        }
+      }).observe(root, { childList: true, subtree: true });
+      return root;
+    };
+  };
+  const { page, context, log } = await open('largest-full.html', { html, init });
+  try {
+    await settled(page);
+    await page.$eval('multi-head-attention', (el) => el.updateComplete);
+    await longTasks(page);
+    // Heads 9-16: every heatmap and table is new (the concat and pipeline are patched in place).
+    const added = await page.$eval('multi-head-attention', async (el) => {
+      window.__added = {};
+      el.shadowRoot.querySelector('.head-run button[data-move="next"]').click();
+      await el.updateComplete;
+      return Object.values(window.__added);
+    });
+    const total = added.reduce((a, b) => a + b, 0);
+    const most = Math.max(...added);
+    const longest = Math.max(0, ...(await longTasks(page)));
+    t.diagnostic(`${total} elements added over ${added.length} frames, at most ${most} in one; longest task ${longest} ms`);
+    assert.ok(total > 20000, `the run of heads is redrawn (${total} elements)`);
+    // The work bounded first: before, a frame took up to 9,744 new elements (and 50-240 ms to lay them out here).
+    assert.ok(most <= SLICE_ELEMENTS, `${most} elements added in one frame`);
+    // And the time, loosely: the issue measured a 246-305 ms task per redraw; the bound is generous because the machine is shared.
+    assert.ok(longest < 1000, `longest task ${longest} ms`);
     assert.deepEqual(log.errors, []);
   } finally {
     await context.close();

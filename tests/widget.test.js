@@ -5,9 +5,10 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { parseHTML } from 'linkedom';
-import { parseState, matrixToAttribute, MAX_TOKENS, MAX_DIM, MAX_ATTRIBUTE_LENGTH } from '../web/widget/parse.js';
+import { parseState, dataToAttribute, MAX_TOKENS, MAX_DIM, MAX_ATTRIBUTE_LENGTH, LABEL_TOKEN_CHARS } from '../web/widget/parse.js';
 import { LESSON_EXAMPLE } from '../web/shared/lesson.js';
-import { renderViews, renderError, DRAWN_TOKEN_CHARS } from '../web/widget/render.js';
+import { clipText, CLUSTER_CODE_POINTS } from '../web/shared/clip.js';
+import { renderViews, renderNotice, renderError, DRAWN_TOKEN_CHARS } from '../web/widget/render.js';
 import { buildControls, MAX_SLIDER_ENTRIES } from '../web/widget/controls.js';
 import { divisors, languageOf } from '../web/widget/strings.js';
 import { controlHandlesKey } from '../web/widget/keys.js';
@@ -119,7 +120,7 @@ test('view="train" reads no data attributes, and takes only an h the training of
 
 test('an attribute too long is refused before it is parsed (TOO_LONG), and deep nesting never overflows the stack', () => {
   // The largest matrix allowed, every number as long as JavaScript writes one, still fits.
-  const widest = matrixToAttribute(Array.from({ length: MAX_TOKENS }, () => Array(MAX_DIM).fill(-1.2345678901234567e-100)));
+  const widest = JSON.stringify(Array.from({ length: MAX_TOKENS }, () => Array(MAX_DIM).fill(-1.2345678901234567e-100)));
   assert.ok(widest.length < MAX_ATTRIBUTE_LENGTH / 2, `${widest.length} characters`);
   assert.equal(parseState({ q: widest, k: widest, v: widest }).error, undefined);
   const huge = JSON.stringify(Array.from({ length: 1e6 }, () => [0.123456]));
@@ -133,12 +134,52 @@ test('an attribute too long is refused before it is parsed (TOO_LONG), and deep 
   assert.equal(codeOf({ q: deep }), 'NOT_A_MATRIX');
   assert.equal(codeOf({ tokens: deep }), 'BAD_TOKENS');
   assert.equal(codeOf({ k: '[[1,0,1,0],[0,1,0,"[[[[x"],[1,1,0,0]]' }), 'NOT_A_NUMBER', 'brackets inside a string are text');
-  // A matrix given as an array (not text) may nest deeper than JSON.stringify can follow: its entry is named, not written out.
+  // A matrix given as an array (not text) may nest deeper than JSON.stringify can follow: refused as the text would be, never followed.
   let nested = [];
   for (let i = 0; i < 1e5; i++) nested = [nested];
   const given = parseState({ ...lesson, k: [[1, 0, 1, 0], [0, nested, 0, 1], [1, 1, 0, 0]] });
-  assert.equal(given.error?.code, 'NOT_A_NUMBER');
-  assert.match(given.error.message, /k 第 2 行第 2 列不是数字："\[…\]"/);
+  assert.equal(given.error?.code, 'NOT_A_MATRIX');
+  assert.match(given.error.message, /^k 应是若干行数字组成的数组/);
+});
+
+/** `array` behind a proxy that counts how many of its entries are read. */
+function counted(array) {
+  const reads = { count: 0 };
+  const proxy = new Proxy(array, {
+    get(target, key, receiver) {
+      if (typeof key === 'string' && /^\d+$/.test(key)) reads.count++;
+      return Reflect.get(target, key, receiver);
+    },
+  });
+  return { proxy, reads };
+}
+
+test('an array given through a property is held to its attribute\'s bounds before it is copied or written out', () => {
+  let deep = [];
+  for (let i = 0; i < 1e6; i++) deep = [deep];
+  const wide = counted(Array(1e7));
+  const rows = counted(Array.from({ length: 1e6 }, () => [1, 2, 3, 4]));
+  const cases = [
+    ['q', deep, 'NOT_A_MATRIX'],
+    ['q', [wide.proxy], 'TOO_LONG'],
+    ['tokens', deep, 'BAD_TOKENS'],
+    ['q', rows.proxy, 'TOO_LONG'],
+    ['wo', [[1, NaN], [0, 1]], 'NOT_FINITE'],
+    ['tokens', ['a', ['b'], 'c'], 'BAD_TOKENS'],
+  ];
+  for (const [name, value, code] of cases) {
+    assert.equal(dataToAttribute(name, value), null, `${name} ${code}: refused`);
+    assert.equal(parseState({ ...lesson, [name]: value }).error?.code, code, `${name} ${code}`);
+  }
+  // The work is bounded by the attribute's length, whatever the array's: a million rows are not all read,
+  // and a row of ten million is measured by its length alone.
+  assert.equal(wide.reads.count, 0);
+  assert.ok(rows.reads.count < MAX_ATTRIBUTE_LENGTH, `${rows.reads.count} rows read of 1,000,000`);
+  assert.match(parseState({ ...lesson, q: rows.proxy, lang: 'en' }).error.message, /^q is too long as JSON; an attribute may have at most 131072/);
+  assert.match(parseState({ ...lesson, wo: [[1, NaN], [0, 1]] }).error.message, /第 1 行第 2 列是 NaN/);
+  // Good values are written out as the attribute's JSON.
+  assert.equal(dataToAttribute('q', [new Float32Array([0.5, 1]), [2, 3]]), '[[0.5,1],[2,3]]');
+  assert.equal(dataToAttribute('tokens', ['猫', 2]), '["猫","2"]');
 });
 
 test('messages follow lang', () => {
@@ -152,12 +193,9 @@ test('attributes are data: markup in a token stays a string', () => {
   assert.equal(state.tokens[0], token);
 });
 
-test('matrices written back from properties keep NaN visible to the parser', () => {
-  assert.equal(matrixToAttribute([[1, NaN], [Infinity, -Infinity]]), '[[1,NaN],[Infinity,-Infinity]]');
-  assert.equal(matrixToAttribute([new Float32Array([0.5, 1])]), '[[0.5,1]]');
-  const bad = matrixToAttribute([[1, 1, 0, 0], [0, 2, 0, 2], [0, 0, NaN, 1]]);
-  assert.match(parseState({ ...lesson, q: bad }).error.message, /第 3 行第 3 列是 NaN/);
-  assert.deepEqual(parseState({ ...lesson, q: JSON.parse(lesson.q) }).state.q, LESSON_EXAMPLE.q, 'arrays are accepted as well as text');
+test('arrays are accepted as well as text', () => {
+  assert.deepEqual(parseState({ ...lesson, q: JSON.parse(lesson.q) }).state.q, LESSON_EXAMPLE.q);
+  assert.deepEqual(parseState({ ...lesson, q: [new Float32Array([1, 1, 0, 0]), [0, 2, 0, 2], [0, 0, 1, 1]] }).state.q, LESSON_EXAMPLE.q);
 });
 
 // Results as the core gives them for the lesson (h = 2, mask off), to draw without wasm.
@@ -185,10 +223,11 @@ test('each view draws its figures; heatmaps has one per head with the lesson num
   for (const cls of ['mha-heatmap', 'mha-lines', 'mha-pipeline', 'mha-matrix']) assert.ok(full.querySelector(`svg.${cls}`), cls);
 });
 
-test('a long token is drawn cut short with "…" on every figure, and kept whole in the tables; the maps keep readable cells', () => {
+test('a long token is drawn cut short with "…" on every figure, and written up to LABEL_TOKEN_CHARS in the tables; the maps keep readable cells', () => {
   const { document } = parseHTML('<!doctype html><html><body></body></html>');
   const long = 'a-very-long-token-name-that-goes-on';
-  const state = parseState({ ...lesson, tokens: JSON.stringify([long, '吃', '鱼']), view: 'full' }).state;
+  const withTokens = (tokens, view = 'full') => parseState({ ...lesson, tokens: JSON.stringify(tokens), view }).state;
+  const state = withTokens([long, '吃', '鱼']);
   const views = renderViews(document, state, snap, { width: 320 });
   const cut = `${long.slice(0, DRAWN_TOKEN_CHARS - 1)}…`;
   const svgTexts = [...views.querySelectorAll('svg text')].map((text) => text.textContent);
@@ -196,13 +235,53 @@ test('a long token is drawn cut short with "…" on every figure, and kept whole
   for (const cls of ['mha-heatmap', 'mha-lines', 'mha-matrix']) {
     assert.ok([...views.querySelectorAll(`svg.${cls} text`)].some((text) => text.textContent === cut), `${cls} draws "${cut}"`);
   }
-  assert.ok([...views.querySelectorAll('table th')].some((th) => th.textContent === long), 'the table keeps it whole');
-  const cellOf = (tokens) => Number(renderViews(document, { ...state, tokens, view: 'heatmaps' }, snap, { width: 320 }).querySelector('svg.mha-heatmap g.cell rect').getAttribute('width'));
+  const headers = (tokens) => [...renderViews(document, withTokens(tokens, 'heatmaps'), snap).querySelectorAll('table th')].map((th) => th.textContent);
+  assert.ok(headers([long.slice(0, LABEL_TOKEN_CHARS), '吃', '鱼']).includes(long.slice(0, LABEL_TOKEN_CHARS)), 'a table writes LABEL_TOKEN_CHARS whole');
+  assert.ok(headers([long, '吃', '鱼']).includes(`${long.slice(0, LABEL_TOKEN_CHARS - 1)}…`), 'and cuts a longer one');
+  const cellOf = (tokens) => Number(renderViews(document, withTokens(tokens, 'heatmaps'), snap, { width: 320 }).querySelector('svg.mha-heatmap g.cell rect').getAttribute('width'));
   assert.ok(cellOf([long, '吃', '鱼']) >= 26, `cells of ${cellOf([long, '吃', '鱼'])} px keep their numbers`);
   // Cut by character, never inside one: 13 characters outside the BMP keep 11 whole ones.
   const astral = '𠀀'.repeat(13);
-  const drawnAstral = renderViews(document, { ...state, tokens: [astral, '吃', '鱼'], view: 'heatmaps' }, snap).querySelector('svg.mha-heatmap text').textContent;
+  const drawnAstral = renderViews(document, withTokens([astral, '吃', '鱼'], 'heatmaps'), snap).querySelector('svg.mha-heatmap text').textContent;
   assert.equal(drawnAstral, `${'𠀀'.repeat(DRAWN_TOKEN_CHARS - 1)}…`);
+});
+
+test('text is clipped by grapheme clusters, and a cluster to its first code points', () => {
+  assert.equal(clipText('猫吃鱼', 12), '猫吃鱼');
+  const family = '👨‍👩‍👧‍👦'; // 7 code points, one character on screen
+  assert.equal(clipText(family.repeat(12), 12), family.repeat(12), 'twelve whole emoji fit in 12');
+  assert.equal(clipText(family.repeat(13), 12), `${family.repeat(11)}…`, 'none is cut in two');
+  assert.equal(clipText('e\u0301'.repeat(13), 12), `${'e\u0301'.repeat(11)}…`, 'a letter keeps its accent');
+  // One letter under 20,000 accents is one cluster: it keeps CLUSTER_CODE_POINTS code points, and says it was cut.
+  const stacked = `a${'\u0301'.repeat(20000)}`;
+  assert.equal(clipText(stacked, 32), `a${'\u0301'.repeat(CLUSTER_CODE_POINTS - 1)}…`);
+  assert.equal(clipText(`${'𝄞'.repeat(100)}`, 3), '𝄞𝄞…', 'never half of a surrogate pair');
+  for (const text of [stacked, 'x'.repeat(MAX_ATTRIBUTE_LENGTH), '😀'.repeat(MAX_ATTRIBUTE_LENGTH / 2), `${'\u0301'.repeat(5000)}b`.repeat(20)]) {
+    const shown = clipText(text, LABEL_TOKEN_CHARS);
+    assert.ok(Array.from(shown).length <= LABEL_TOKEN_CHARS * CLUSTER_CODE_POINTS, `${Array.from(shown).length} code points`);
+    assert.ok(shown.endsWith('…'));
+  }
+});
+
+test('a token too long to show whole: its labels are clipped everywhere, and a notice says which, in the widget\'s language', () => {
+  const { document } = parseHTML('<!doctype html><html><body></body></html>');
+  const stacked = `a${'\u0301'.repeat(20000)}`;
+  const state = parseState({ ...lesson, tokens: JSON.stringify([stacked, '吃', 'x'.repeat(40)]), view: 'full', editable: true }).state;
+  assert.equal(state.tokens[0], stacked, 'the tokens themselves are kept whole');
+  assert.deepEqual(state.clipped, [0, 2]);
+  const views = renderViews(document, state, snap);
+  // Every character written, seen or not (text, aria-labels, titles), in every figure, table, slider and button.
+  const written = (s) => [renderViews(document, s, snap), buildControls(document, s, { matrix() {}, heads() {}, causal() {}, scale() {} }).element]
+    .reduce((sum, root) => sum + root.textContent.length + [...root.querySelectorAll('*')].reduce((n, el) => n + [...el.attributes].reduce((m, a) => m + a.value.length, 0), 0), 0);
+  const plain = parseState({ ...lesson, tokens: '["a","吃","x"]', view: 'full', editable: true }).state;
+  // One copy of the token would add 20,000 characters; the clipped labels add a few hundred.
+  assert.ok(written(state) - written(plain) < 2000, `${written(state) - written(plain)} characters more than with short tokens`);
+  assert.ok([...views.querySelectorAll('table th')].some((th) => th.textContent === clipText(stacked, LABEL_TOKEN_CHARS)));
+  const notice = renderNotice(document, state);
+  assert.equal(notice.getAttribute('data-code'), 'TOKEN_CLIPPED');
+  assert.match(notice.textContent, /^第 1、3 个词太长，显示时截短了/);
+  assert.match(renderNotice(document, { ...state, lang: 'en' }).textContent, /^Too long, shortened for display: token 1, 3$/);
+  assert.equal(renderNotice(document, parseState(lesson).state), null, 'no notice when every token fits');
 });
 
 test('heads 9 to 16 share the first 8 colours: their lines and their swatches in the key are dashed', () => {

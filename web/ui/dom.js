@@ -55,6 +55,14 @@ class VElement {
   }
 }
 
+/** How many elements a virtual node makes when shown (a drawing's size, known before it reaches the page). */
+export function elementCount(v) {
+  if (!(v instanceof VElement)) return 0;
+  let count = 1;
+  for (const child of v.children) count += elementCount(child);
+  return count;
+}
+
 /** The subset of `document` that h() and the drawing functions use. */
 export const vdoc = {
   createElementNS: (ns, tag) => new VElement(ns, tag),

@@ -20,7 +20,7 @@ function bounds(rows) {
 
 /** What forces a rebuild rather than an in-place update. */
 export function controlsKey(state) {
-  return JSON.stringify([state.lang, state.tokens, state.d, MATRICES.map((name) => bounds(state[name]))]);
+  return JSON.stringify([state.lang, state.labels, state.d, MATRICES.map((name) => bounds(state[name]))]);
 }
 
 /**
@@ -76,7 +76,7 @@ export function buildControls(doc, state, on) {
       dimHeads.push([head, c]);
       grid.append(head);
     }
-    sliders[name] = state.tokens.map((token, r) => {
+    sliders[name] = state.labels.map((token, r) => {
       grid.append(h('span', { class: 'token' }, [token]));
       return Array.from({ length: state.d }, (_, c) => {
         const wrap = h('span', { class: 'slider' });

@@ -10,9 +10,10 @@ import { ERROR_TEXT, errorSentence } from '../shared/errors.js';
 import { mountTraining } from '../training/panel.js';
 import { createSession, snapshot } from '../shared/session.js';
 import { LESSON_EXAMPLE, identity } from '../shared/lesson.js';
-import { hFor, vh, vdoc, show } from '../ui/dom.js';
-import { parseState, matrixToAttribute } from './parse.js';
-import { viewParts, viewsBox, renderSummary, renderError } from './render.js';
+import { hFor, vh, vdoc, show, elementCount } from '../ui/dom.js';
+import { inSlices, mayAdd } from '../ui/slices.js';
+import { parseState, dataToAttribute } from './parse.js';
+import { viewParts, viewsBox, renderSummary, renderNotice, renderError } from './render.js';
 import { buildControls, controlsKey } from './controls.js';
 import { adoptStyles } from './styles.js';
 import { keepControlKeys } from './keys.js';
@@ -22,9 +23,6 @@ const DATA = ['tokens', 'q', 'k', 'v', 'wo'];
 const FLAGS = ['causal', 'editable', 'compact'];
 const ATTRIBUTES = [...DATA, 'heads', ...FLAGS, 'scale', 'view', 'lang'];
 const TAG = 'multi-head-attention';
-// A redraw shows as many figures as it builds in this long, and the rest in the tasks after, so that a large
-// layer never holds up the page (one figure of the largest is a few thousand elements).
-const SLICE_MS = 16;
 
 // In Node (unit tests, server-side imports) there is no HTMLElement; the class still loads.
 const Base = globalThis.HTMLElement ?? class {};
@@ -41,6 +39,7 @@ export class MultiHeadAttentionElement extends Base {
   #session = null; // this element's layer on the shared core
   #id = `mha-${++count}`;
   #parsed = null; // { state } or { error } for the current attributes; null once one of them changes
+  #refused = new Map(); // data property name → a value the attribute's parser would refuse, parsed in its place
   #training = null; // the mounted training section when view="train"
   #trainingKey = '';
   #snap = null;
@@ -111,6 +110,8 @@ export class MultiHeadAttentionElement extends Base {
 
   attributeChangedCallback(name, before, after) {
     // A learner's edit has already updated the parsed state it mirrors into the attributes.
+    // An attribute written after a refused property value replaces it, even with the text it had.
+    if (this.#refused.delete(name)) before = undefined;
     if (this.#reflecting || before === after) return;
     this.#parsed = null;
     this.#schedule();
@@ -132,38 +133,37 @@ export class MultiHeadAttentionElement extends Base {
     return this.#current().state?.tokens.slice() ?? null;
   }
   set tokens(value) {
-    this.#setData('tokens', value, (list) => JSON.stringify(Array.from(list)));
+    this.#setData('tokens', value);
   }
   get q() {
     return this.#matrix('q');
   }
   set q(value) {
-    this.#setData('q', value, matrixToAttribute);
+    this.#setData('q', value);
   }
   get k() {
     return this.#matrix('k');
   }
   set k(value) {
-    this.#setData('k', value, matrixToAttribute);
+    this.#setData('k', value);
   }
   get v() {
     return this.#matrix('v');
   }
   set v(value) {
-    this.#setData('v', value, matrixToAttribute);
+    this.#setData('v', value);
   }
   get wo() {
     return this.#matrix('wo');
   }
   set wo(value) {
-    this.#setData('wo', value, matrixToAttribute);
+    this.#setData('wo', value);
   }
   get heads() {
     return this.#current().state?.heads ?? null;
   }
   set heads(value) {
-    if (value === null || value === undefined) this.removeAttribute('heads');
-    else this.setAttribute('heads', String(value));
+    this.#setText('heads', value);
   }
   get causal() {
     return this.hasAttribute('causal');
@@ -194,19 +194,28 @@ export class MultiHeadAttentionElement extends Base {
     return this.#current().state?.view ?? this.getAttribute('view');
   }
   set view(value) {
-    if (value === null || value === undefined) this.removeAttribute('view');
-    else this.setAttribute('view', String(value));
+    this.#setText('view', value);
   }
 
-  #setData(name, value, serialise) {
-    if (value === null || value === undefined) return this.removeAttribute(name);
-    let text;
-    try {
-      text = typeof value === 'string' ? value : serialise(value);
-    } catch {
-      text = String(value); // e.g. a cyclic array: the parser then reports it inline
+  #setText(name, value) {
+    if (value === null || value === undefined) this.removeAttribute(name);
+    else this.setAttribute(name, Array.isArray(value) ? '[…]' : String(value)); // named, not joined: it may nest deeper than the stack
+  }
+
+  #setData(name, value) {
+    const lifted = this.#refused.delete(name); // whatever is set now replaces a value refused before
+    if (value === null || value === undefined) this.removeAttribute(name);
+    else if (typeof value === 'string') this.setAttribute(name, value);
+    else {
+      // Checked against the attribute's bounds before anything is copied or written out.
+      const text = dataToAttribute(name, value);
+      if (text === null) this.#refused.set(name, value); // the attribute stays; parsing says why it was refused
+      else this.setAttribute(name, text);
     }
-    return this.setAttribute(name, text);
+    if (lifted || this.#refused.has(name)) {
+      this.#parsed = null;
+      this.#schedule();
+    }
   }
 
   #matrix(name) {
@@ -217,7 +226,7 @@ export class MultiHeadAttentionElement extends Base {
   #current() {
     if (this.#parsed) return this.#parsed;
     const attrs = {};
-    for (const name of ATTRIBUTES) attrs[name] = this.getAttribute(name);
+    for (const name of ATTRIBUTES) attrs[name] = this.#refused.get(name) ?? this.getAttribute(name);
     for (const name of FLAGS) attrs[name] = this.hasAttribute(name);
     this.#parsed = parseState(attrs);
     return this.#parsed;
@@ -265,7 +274,7 @@ export class MultiHeadAttentionElement extends Base {
       return this.#done();
     }
     this.#stopTraining();
-    if (this.#compute()) this.#draw(); // which settles updateComplete once its last figure is shown
+    this.#draw({ compute: true }); // which settles updateComplete once its last figure is shown
     return undefined;
   }
 
@@ -310,12 +319,54 @@ export class MultiHeadAttentionElement extends Base {
   }
 
   /**
-   * Redraws the summary, the figures and (when editable) the sliders from the current snapshot, the figures a
-   * slice at a time (SLICE_MS); a figure shown before keeps its place, with its old numbers, until it is drawn
-   * again. The last slice settles updateComplete.
+   * Redraws the summary, the figures and (when editable) the sliders from the current snapshot (computed first
+   * when `compute`), a figure at a time in the page's shared slices (ui/slices.js: so many ms and elements a
+   * frame), so that neither a large layer nor many widgets at once hold up the page. A figure shown before keeps
+   * its place, with its old numbers, until it is drawn again; the last one settles updateComplete.
    */
-  #draw() {
+  #draw({ compute = false } = {}) {
     this.#drawing?.cancel();
+    this.#unsettle(); // updateComplete waits for the last figure
+    let parts = null;
+    let figures;
+    let summary;
+    let next = 0;
+    let waiting = null; // a figure drawn but not shown: it did not fit in the slice's elements
+    const step = () => {
+      // An attribute changed since: the update it queued draws instead.
+      if (this.#queued || !this.#parsed?.state) return false;
+      if (!parts) {
+        if (compute && !this.#compute()) return false;
+        ({ parts, figures, summary } = this.#drawn() ?? {});
+        if (!parts) return false;
+      }
+      const state = this.#parsed.state;
+      try {
+        if (next < parts.length) {
+          const figure = waiting ?? parts[next].draw();
+          figure.key = parts[next].key; // show() matches the figures by it
+          // The browser lays out a slice's elements in one frame: a large figure waits for the next slice.
+          waiting = mayAdd(elementCount(figure)) ? null : figure;
+          if (waiting) return true;
+          figures[next++] = figure;
+        }
+        // Patched in place: the focused button or slider stays the same element, so it keeps the focus.
+        show(this.#box, [...summary, viewsBox(vdoc, state, figures), this.#controls?.element]);
+      } catch (error) {
+        this.#fail('INTERNAL', String(error?.message ?? error), error);
+        return false;
+      }
+      this.#figures = figures.filter(Boolean);
+      if (next < parts.length) return true;
+      this.#drawing = null;
+      if (!this.#queued) this.#done();
+      return false;
+    };
+    this.#drawing = inSlices(step);
+  }
+
+  /** What a redraw of the current snapshot shows: its parts (render.js's viewParts), the figures shown before in their places, the summary; undefined after an error. */
+  #drawn() {
     const state = this.#parsed.state;
     // The width the resize observer will first report, so that its report redraws nothing.
     this.#width ||= this.clientWidth;
@@ -344,45 +395,16 @@ export class MultiHeadAttentionElement extends Base {
         this.#controls = null;
       }
     } catch (error) {
-      return this.#fail('INTERNAL', String(error?.message ?? error), error);
+      this.#fail('INTERNAL', String(error?.message ?? error), error);
+      return undefined;
     }
-    const summary = renderSummary(vdoc, state);
     // Set only when it changes: the browser restyles everything inside on each write.
     if (this.#box.lang !== state.lang) this.#box.lang = state.lang;
-    const figures = parts.map(({ key }) => this.#figures.find((figure) => figure.key === key) ?? null);
-    this.#unsettle(); // updateComplete waits for the last slice
-    let next = 0;
-    let frame = 0;
-    let timer = 0;
-    const slice = () => {
-      const start = performance.now();
-      try {
-        do {
-          const figure = parts[next].draw();
-          figure.key = parts[next].key; // show() matches the figures by it
-          figures[next++] = figure;
-          // Patched in place: the focused button or slider stays the same element, so it keeps the focus.
-          show(this.#box, [summary, viewsBox(vdoc, state, figures), this.#controls?.element]);
-        } while (next < parts.length && performance.now() - start < SLICE_MS);
-      } catch (error) {
-        return this.#fail('INTERNAL', String(error?.message ?? error), error);
-      }
-      this.#figures = figures.filter(Boolean);
-      // The next slice waits for a frame: each frame lays out one slice's figures, not those of several.
-      if (next < parts.length) frame = requestAnimationFrame(() => (timer = setTimeout(slice)));
-      else {
-        this.#drawing = null;
-        if (!this.#queued) this.#done();
-      }
-      return undefined;
+    return {
+      parts,
+      figures: parts.map(({ key }) => this.#figures.find((figure) => figure.key === key) ?? null),
+      summary: [renderSummary(vdoc, state), renderNotice(vdoc, state)],
     };
-    this.#drawing = {
-      cancel() {
-        cancelAnimationFrame(frame);
-        clearTimeout(timer);
-      },
-    };
-    return slice();
   }
 
   #stopDrawing() {
@@ -395,7 +417,7 @@ export class MultiHeadAttentionElement extends Base {
     return buildControls(this.ownerDocument, state, {
       matrix: (name, r, c, value) => this.#learnerEdit((s) => {
         s[name][r][c] = value;
-        return [[name, matrixToAttribute(s[name])]];
+        return [[name, JSON.stringify(s[name])]];
       }),
       heads: (n) => this.#learnerEdit((s) => {
         s.heads = n;
@@ -423,7 +445,7 @@ export class MultiHeadAttentionElement extends Base {
       // The lesson example is the default only while no data attribute is given: write it all out.
       if (DATA.slice(0, 4).every((name) => !this.hasAttribute(name))) {
         this.setAttribute('tokens', JSON.stringify(LESSON_EXAMPLE.tokens));
-        for (const name of ['q', 'k', 'v']) this.setAttribute(name, matrixToAttribute(state[name]));
+        for (const name of ['q', 'k', 'v']) this.setAttribute(name, JSON.stringify(state[name]));
       }
       for (const [name, value] of attributes) {
         if (value === null) this.removeAttribute(name);

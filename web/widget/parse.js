@@ -3,6 +3,7 @@
 import { STRINGS, languageOf } from './strings.js';
 import { lessonExample } from '../shared/lesson.js';
 import { HEAD_CHOICES } from '../training/strings.js';
+import { clipText } from '../shared/clip.js';
 
 export const VIEWS = ['heatmaps', 'pipeline', 'lines', 'full', 'train'];
 export const MAX_TOKENS = 32;
@@ -12,6 +13,12 @@ export const MAX_DIM = 64;
  * longer one is refused before it is parsed (10 MB of JSON would hold the page for seconds).
  */
 export const MAX_ATTRIBUTE_LENGTH = 131072;
+/**
+ * The most characters (grapheme clusters) of a token that the widget writes anywhere, seen or read aloud: its
+ * tables, sliders and buttons (the figures draw fewer, render.js's DRAWN_TOKEN_CHARS). Each token is written
+ * dozens of times, so one 20 KB token would otherwise hold the page for seconds.
+ */
+export const LABEL_TOKEN_CHARS = 32;
 
 const NOT_FINITE_MARK = '\u0000';
 /** The smallest number that rounds to infinity in float32: the largest float32 and half a step more. */
@@ -35,6 +42,7 @@ export function parseState(attrs = {}) {
   try {
     for (const [name, value] of Object.entries(attrs)) {
       if (typeof value === 'string' && value.length > MAX_ATTRIBUTE_LENGTH) throw new ParseError('TOO_LONG', t.TOO_LONG(name, value.length, MAX_ATTRIBUTE_LENGTH));
+      if (Array.isArray(value)) checkGivenLength(name, value, t);
     }
     return { state: build(attrs, lang, t) };
   } catch (error) {
@@ -72,6 +80,7 @@ function build(attrs, lang, t) {
   else if (!given('tokens')) tokens = Array.from({ length: L }, (_, i) => String(i + 1));
   else tokens = tokenList(attrs.tokens, t);
   if (tokens.length !== L) throw new ParseError('TOKEN_COUNT', t.TOKEN_COUNT(tokens.length, L));
+  const labels = tokens.map((token) => clipText(token, LABEL_TOKEN_CHARS));
 
   let wo = null;
   if (given('wo') && !training) {
@@ -92,6 +101,8 @@ function build(attrs, lang, t) {
 
   return {
     tokens,
+    labels, // what is written of each token
+    clipped: labels.flatMap((label, i) => (label === tokens[i] ? [] : [i])), // the tokens whose labels are cut short
     q,
     k,
     v,
@@ -107,6 +118,39 @@ function build(attrs, lang, t) {
     view,
     lang,
   };
+}
+
+/**
+ * An array given for a data attribute (through its property) is held to the attribute's bound before anything
+ * is copied or written out: refused as TOO_LONG when even its shortest JSON would pass MAX_ATTRIBUTE_LENGTH,
+ * counted one entry at a time (an array inside counts its brackets and a character an entry, never deeper),
+ * stopping at the bound. So `[Array(1e7)]` or a million rows cost as little as a short array, and what is left
+ * (at most a few tens of thousands of entries) is checked by matrix() or tokenList() as the attribute's JSON is.
+ */
+function checkGivenLength(name, value, t) {
+  let length = 2 + Math.max(0, value.length - 1); // the brackets and commas
+  for (let i = 0; i < value.length && length <= MAX_ATTRIBUTE_LENGTH; i++) {
+    const x = value[i];
+    if (typeof x === 'string') length += x.length + 2;
+    else if (Array.isArray(x) || ArrayBuffer.isView(x)) length += 2 + Math.max(0, 2 * (x.length ?? 0) - 1);
+    else length += 1;
+  }
+  if (length > MAX_ATTRIBUTE_LENGTH) throw new ParseError('TOO_LONG', t.TOO_LONG(name, null, MAX_ATTRIBUTE_LENGTH));
+}
+
+/**
+ * The attribute text for a data property's value (an array, its rows arrays or typed arrays), or null when the
+ * attribute's parser would refuse it: checked within the attribute's bounds first, and written out only then.
+ */
+export function dataToAttribute(name, value) {
+  const t = STRINGS.zh.error; // only whether it is refused matters here: parseState says why, in the widget's language
+  try {
+    checkGivenLength(name, Array.isArray(value) ? value : [], t);
+    return name === 'tokens' ? JSON.stringify(tokenList(value, t)) : JSON.stringify(matrix(name, value, t));
+  } catch (error) {
+    if (error instanceof ParseError) return null;
+    throw error;
+  }
 }
 
 /** scale is on unless scale="off" (also "false", "0", "no"). */
@@ -176,9 +220,9 @@ function checkNumber(name, x, r, c, t) {
   if (typeof x === 'string' && x.startsWith(NOT_FINITE_MARK)) {
     throw new ParseError('NOT_FINITE', t.NOT_FINITE(name, r, c, x.slice(1)));
   }
-  // An array or object is named, not written out: a given one may nest too deep for JSON.stringify.
-  const shown = typeof x === 'string' ? x : Array.isArray(x) ? '[…]' : x !== null && typeof x === 'object' ? '{…}' : String(x);
-  throw new ParseError('NOT_A_NUMBER', t.NOT_A_NUMBER(name, r, c, shown));
+  // Nested deeper than rows of numbers, as json() refuses the attribute's text; never followed further.
+  if (x !== null && typeof x === 'object') throw new ParseError('NOT_A_MATRIX', t.NOT_A_MATRIX(name));
+  throw new ParseError('NOT_A_NUMBER', t.NOT_A_NUMBER(name, r, c, String(x)));
 }
 
 function tokenList(raw, t) {
@@ -189,15 +233,4 @@ function tokenList(raw, t) {
     if (typeof token === 'number' && Number.isFinite(token)) return String(token);
     throw new ParseError('BAD_TOKENS', t.BAD_TOKENS());
   });
-}
-
-/**
- * Writes a matrix back as attribute text. Non-finite numbers are written as bare NaN / Infinity (not
- * JSON's null), so a property set to [[NaN, …]] is reported as NOT_FINITE at the right cell.
- */
-export function matrixToAttribute(rows) {
-  if (!Array.isArray(rows)) return JSON.stringify(rows) ?? '';
-  const list = rows.map((row) => (ArrayBuffer.isView(row) ? Array.from(row) : row));
-  return JSON.stringify(list, (key, x) => (typeof x === 'number' && !Number.isFinite(x) ? NOT_FINITE_MARK + String(x) : x))
-    .replace(/"\\u0000(-?Infinity|NaN)"/g, '$1');
 }

@@ -7,15 +7,11 @@ import { headDash } from '../draw/color.js';
 import { textWidth } from '../draw/svg.js';
 import { hFor } from '../ui/dom.js';
 import { drawnHeadCount, headRun, headRunNote } from '../ui/drawn-heads.js';
+import { clipText } from '../shared/clip.js';
 import { STRINGS } from './strings.js';
 
-/** The most characters of a token drawn on a figure: a longer one ends in "…" there (its table keeps it whole). */
+/** The most characters of a token drawn on a figure: a longer one ends in "…" there (its table keeps up to parse.js's LABEL_TOKEN_CHARS). */
 export const DRAWN_TOKEN_CHARS = 12;
-
-const drawnToken = (token) => {
-  const chars = [...token]; // by code point, so that no character is cut in two
-  return chars.length > DRAWN_TOKEN_CHARS ? `${chars.slice(0, DRAWN_TOKEN_CHARS - 1).join('')}…` : token;
-};
 
 /** The per-element label "h1 dims 0–1" of head `head`. */
 function headCaption(h, t, head, dK) {
@@ -147,7 +143,8 @@ function matrixFigure(doc, state, values, title, className, byHead, width) {
 export function viewParts(doc, state, snap, { width = 640, id = 'mha', focus = null, onFocus = null, firstHead = 0, onMoveHeads = () => {} } = {}) {
   const t = STRINGS[state.lang];
   // One long token would otherwise widen every label column and shrink the figures to fit.
-  const drawn = { ...state, tokens: state.tokens.map(drawnToken) };
+  const drawn = { ...state, tokens: state.labels.map((label) => clipText(label, DRAWN_TOKEN_CHARS)) };
+  const labelled = { ...state, tokens: state.labels };
   const { L, heads } = state;
   const show = (name) => state.view === name || state.view === 'full';
   const count = drawnHeadCount(L);
@@ -161,7 +158,7 @@ export function viewParts(doc, state, snap, { width = 640, id = 'mha', focus = n
     // Each map and its table are parts of their own: a table of 32 × 32 weights costs its frame as much as the map.
     for (const head of shown) {
       part(`heatmap-${head}`, () => heatmapFigure(doc, drawn, snap, t, head, cell));
-      part(`table-${head}`, () => weightsTable(doc, state, snap, t, head));
+      part(`table-${head}`, () => weightsTable(doc, labelled, snap, t, head));
     }
     part('legend', () => legendFigure(doc, t, `${id}-legend`));
   }
@@ -187,6 +184,12 @@ export function renderViews(doc, state, snap, options) {
 /** One line naming the sizes and switches, e.g. "3 个词 · d_model = 4 · h = 2 · …". */
 export function renderSummary(doc, state) {
   return hFor(doc)('p', { class: 'summary' }, [STRINGS[state.lang].summary(state)]);
+}
+
+/** A line saying which tokens are shortened for display (code TOKEN_CLIPPED in data-code), or null when none is. */
+export function renderNotice(doc, state) {
+  if (!state.clipped.length) return null;
+  return hFor(doc)('p', { class: 'note', role: 'status', 'data-code': 'TOKEN_CLIPPED' }, [STRINGS[state.lang].clipped(state.clipped)]);
 }
 
 /** The inline error: a title and a short sentence, announced to screen readers; the code is in data-code (and the console's warning). */

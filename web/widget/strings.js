@@ -2,8 +2,9 @@
 // return plain strings: the element only ever puts them into the page with textContent. The words on the
 // figures come from the table the lesson page uses too.
 import { FIGURE_LABELS } from '../shared/figure-labels.js';
+import { clipText } from '../shared/clip.js';
 
-const quote = (text) => JSON.stringify(text.length > 32 ? `${text.slice(0, 31)}…` : text);
+const quote = (text) => JSON.stringify(clipText(text, 32));
 const cellZh = (name, r, c) => (c === undefined ? `${name} 第 ${r + 1} 项` : `${name} 第 ${r + 1} 行第 ${c + 1} 列`);
 const cellEn = (name, r, c) => (c === undefined ? `${name} item ${r + 1}` : `${name} row ${r + 1}, column ${c + 1}`);
 
@@ -32,6 +33,7 @@ export const STRINGS = {
     slidersLegend: (name) => `${name}（拖动或用方向键调整）`,
     sliderLabel: (name, token, dim, h) => `${name} · ${token} · 维 ${dim}（头 ${h + 1}）`,
     tooManySliders: (L, d, max) => `${L} 个词 × ${d} 维的数太多，不逐个给滑块（最多 ${max} 个）；头数、掩码和缩放仍可调。`,
+    clipped: (indexes) => `第 ${indexes.map((i) => i + 1).join('、')} 个词太长，显示时截短了`,
     pipeline: FIGURE_LABELS.zh.pipeline,
     drawnHeads: FIGURE_LABELS.zh.drawnHeads,
     error: {
@@ -52,7 +54,7 @@ export const STRINGS = {
       BAD_VIEW: (value) => `view 只能是 heatmaps、pipeline、lines、full 或 train，收到 ${quote(value)}`,
       WO_SHAPE: (shape, d) => `wo 是 ${shape}，应是 d_model × d_model = ${d}×${d}`,
       TOO_LARGE: (L, d, maxL, maxD) => `太大了：${L} 个词 × ${d} 维；本组件最多 ${maxL} 个词、每行 ${maxD} 个数`,
-      TOO_LONG: (name, length, max) => `${name} 有 ${length} 个字符，太长了；每个属性最多 ${max} 个字符（32 个词 × 64 维的数写出来也用不了这么多）`,
+      TOO_LONG: (name, length, max) => `${name} ${length ? `有 ${length} 个字符` : '写成 JSON'}，太长了；每个属性最多 ${max} 个字符（32 个词 × 64 维的数写出来也用不了这么多）`,
       LOAD_FAILED: (detail) => `载入 mha-core.wasm 失败（它应和 widget.js 放在同一个文件夹）：${detail}`,
       LOAD_FROM_FILE: () => '这一页是直接打开的文件（file://），浏览器不许它载入 mha-core.wasm。请经由 http 打开：例如在网页所在的文件夹里运行 python3 -m http.server，再打开 http://localhost:8000/',
     },
@@ -81,6 +83,7 @@ export const STRINGS = {
     slidersLegend: (name) => `${name} (drag, or use the arrow keys)`,
     sliderLabel: (name, token, dim, h) => `${name} · ${token} · dim ${dim} (head ${h + 1})`,
     tooManySliders: (L, d, max) => `${L} tokens × ${d} dims is too many numbers for one slider each (at most ${max}); heads, mask and scale still work.`,
+    clipped: (indexes) => `Too long, shortened for display: token ${indexes.map((i) => i + 1).join(', ')}`,
     pipeline: FIGURE_LABELS.en.pipeline,
     drawnHeads: FIGURE_LABELS.en.drawnHeads,
     error: {
@@ -101,7 +104,7 @@ export const STRINGS = {
       BAD_VIEW: (value) => `view must be heatmaps, pipeline, lines, full or train, got ${quote(value)}`,
       WO_SHAPE: (shape, d) => `wo is ${shape}; it must be d_model × d_model = ${d}×${d}`,
       TOO_LARGE: (L, d, maxL, maxD) => `too large: ${L} tokens × ${d} dims; this widget takes at most ${maxL} tokens and ${maxD} numbers per row`,
-      TOO_LONG: (name, length, max) => `${name} is ${length} characters long; an attribute may have at most ${max} (32 tokens × 64 numbers need far fewer)`,
+      TOO_LONG: (name, length, max) => `${name} is ${length ? `${length} characters long` : 'too long as JSON'}; an attribute may have at most ${max} (32 tokens × 64 numbers need far fewer)`,
       LOAD_FAILED: (detail) => `could not load mha-core.wasm (keep it in the same folder as widget.js): ${detail}`,
       LOAD_FROM_FILE: () => 'this page was opened as a file (file://), from which the browser loads no mha-core.wasm. Open it over http: for example, run python3 -m http.server in the page\'s folder, then open http://localhost:8000/',
     },

@@ -16,10 +16,14 @@ export interface MultiHeadAttentionResult {
 
 export type MultiHeadAttentionView = 'heatmaps' | 'pipeline' | 'lines' | 'full' | 'train';
 
-/** Every property mirrors its attribute; reading a data property gives null while the attributes are invalid. */
+/**
+ * Every property mirrors its attribute; reading a data property gives null while the attributes are invalid. A data
+ * property given a value its attribute would refuse (checked within the attribute's bounds before it is copied) shows
+ * that error and leaves the attribute as it was; setting it throws nothing.
+ */
 export class MultiHeadAttentionElement extends HTMLElement {
   static readonly observedAttributes: string[];
-  /** One label per row of q. Default: 1, 2, 3… (the lesson's 猫吃鱼 when no data attribute is given). */
+  /** One label per row of q, kept whole (the widget shows at most 32 characters of each). Default: 1, 2, 3… (the lesson's 猫吃鱼 when no data attribute is given). */
   tokens: string[] | null;
   /** L×d_model each, the same shape. */
   q: number[][] | null;
