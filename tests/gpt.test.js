@@ -7,6 +7,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { loadAttention, MHAError } from '../web/src/attention.js';
+import { attentionLoader } from '../web/src/load.js';
 import { createHash } from 'node:crypto';
 import { gpt2File, gpt2Shapes, hubGpt2File, randomWeights, referenceGpt, writeSafetensors } from './gpt-reference.js';
 import { seededRandom, maxAbsDiff } from './seeded.js';
@@ -420,8 +421,7 @@ test('maxTokens sizes a model for shorter forwards: the same numbers up to it, a
   const long = { layers: 2, heads: 4, dModel: 64, context: 1024, vocab: 1000 };
   const longFile = gpt2File(long, randomWeights(long, seededRandom(3)));
   const growth = async (options) => {
-    const { loadAttention: fresh } = await import(`../web/src/attention.js?heap=${options.maxTokens ?? 'whole'}`);
-    const core = await fresh();
+    const core = await attentionLoader()();
     const before = core.memoryBytes();
     const loaded = await core.loadModel(longFile, options);
     loaded.forward(ids.slice(0, 8));

@@ -7,6 +7,8 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { loadAttention } from '../web/src/attention.js';
+import { attentionLoader } from '../web/src/load.js';
+import { loadAttention as sharedLoadAttention } from '../web/src/shared-core.js';
 import { coreBuild } from '../web/dist/mha-core.mjs';
 import { customSection } from '../c/mark_build.js';
 
@@ -54,10 +56,16 @@ test('after a failure the default source loads, and its compiled module loads a 
   assert.equal(await loadAttention({ wasm: readFileSync(wasmFile) }), mha, 'one instance: later sources are not loaded again');
 
   // What a worker does with the module it is handed: instantiate it, no fetch, the same numbers.
-  const fresh = await import(`../web/src/attention.js?worker=${Date.now()}`);
-  const inWorker = await fresh.loadAttention({ wasm: mha.wasmModule });
+  const inWorker = await attentionLoader()({ wasm: mha.wasmModule });
   assert.notEqual(inWorker, mha);
   const layer = inWorker.createLayer({ dModel: 4, heads: 2, maxLen: 3 });
   layer.forward({ q: [[1, 1, 0, 0], [0, 2, 0, 2], [0, 0, 1, 1]], k: [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]], v: [[1, 0, 1, 0], [0, 1, 0, 1], [2, 0, 0, 2]], causal: false });
   assert.deepEqual(Array.from(layer.attention(0).slice(0, 3), (x) => Number(x.toFixed(2))), [0.25, 0.25, 0.5]);
+});
+
+test('the widget and the package entry share one core; the entry adds the model loaders to it', async () => {
+  const shared = await sharedLoadAttention();
+  assert.equal(shared, await loadAttention(), 'one instance for the page');
+  assert.equal(typeof shared.loadPoemModel, 'function');
+  await assert.rejects(shared.loadModel(new Uint8Array(8)), (error) => error.code === 'BAD_MODEL', 'the entry\'s loader reads the file');
 });

@@ -68,6 +68,7 @@ const SHIPPED = [
   'web/src/model.js',
   'web/src/poem-model.js',
   'web/src/random.js',
+  'web/src/shared-core.js',
   'web/src/trainer.js',
   'web/widget/controls.js',
   'web/widget/define.js',

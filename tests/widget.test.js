@@ -341,6 +341,7 @@ test('one widget downloads under 100 KB gzipped (widget.js + mha-core.wasm)', { 
   assert.ok(js + core < 100_000, `${js + core} bytes`);
   const source = readFileSync(widget, 'utf8');
   assert.ok(!/katex/i.test(source), 'no KaTeX in the widget bundle');
+  assert.ok(!source.includes('loadModel takes a .safetensors file'), 'no model loader in the widget bundle (shared-core.js)');
   assert.ok(!/new Function|\beval\(/.test(source), 'no eval / new Function (strict CSP)');
 });
 

@@ -1,6 +1,6 @@
 // The page's side of a room's module Web Worker (training, GPT-2, the held-out measure): each starts, is handed the
 // page's compiled core and gives way alike; its host keeps only its own queueing and what it does without the worker.
-import { loadAttention } from '../src/attention.js';
+import { loadAttention } from '../src/shared-core.js';
 
 /**
  * Starts the worker `create()` returns and answers { post(message), terminate(), running }.

@@ -12,13 +12,16 @@
 // forward and are valid until the next call on that layer, or until any createLayer (which may grow the
 // heap). Copy what you keep (`.slice()`).
 //
-// Each job has its module: load.js starts the core (fetch-file.js reads it), instance.js is what loadAttention
-// resolves to, layer.js, model.js (and poem-model.js), trainer.js and random.js are what it makes, lifetime.js
+// Each job has its module: load.js starts the core (fetch-file.js reads it), shared-core.js holds the page's one
+// loadAttention, instance.js is what it resolves to, layer.js, model.js (and poem-model.js), trainer.js and random.js are what it makes, lifetime.js
 // is how long they live, checks.js checks every argument and makes the MHAError.
-import { attentionLoader } from './load.js';
+import { modelLoaders } from './instance.js';
+import { loadModel } from './model.js';
+import { loadPoemModel } from './poem-model.js';
 
 export { threadsAvailable, fmaAvailable } from './load.js';
 export { MHAError } from './checks.js';
+/** loadAttention (see load.js): one instance for the page, shared with the widget (shared-core.js). */
+export { loadAttention } from './shared-core.js';
 
-/** loadAttention (see load.js): this module holds the one instance, so a fresh copy of it loads a core of its own. */
-export const loadAttention = attentionLoader();
+Object.assign(modelLoaders, { loadModel, loadPoemModel });

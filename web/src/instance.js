@@ -1,11 +1,20 @@
 // What loadAttention resolves to: one loaded core (with the single-threaded one beside a threaded core), which
 // makes the layers, trainers and models. Each kind lives in its own module; this class hands them the core.
-import { checkOptions, coreError, intArg } from './checks.js';
+import { MHAError, checkOptions, coreError, intArg } from './checks.js';
 import { createLayer } from './layer.js';
-import { loadModel } from './model.js';
-import { loadPoemModel } from './poem-model.js';
 import { randomState } from './random.js';
 import { createTrainer } from './trainer.js';
+
+/**
+ * The model loaders (model.js, poem-model.js), put in place by the package's entry, attention.js. The widget
+ * starts the core through shared-core.js alone, so its bundle carries no .safetensors reader it never calls;
+ * wherever attention.js is imported too, the one instance gains them.
+ */
+export const modelLoaders = {};
+
+function modelLoader(name) {
+  return modelLoaders[name] ?? (() => Promise.reject(new MHAError('LOAD_FAILED', `${name} is not part of this bundle: import loadAttention from the package's entry (web/src/attention.js)`)));
+}
 
 export class Attention {
   #core;
@@ -64,7 +73,7 @@ export class Attention {
    * LOAD_FAILED. The weights are copied into the wasm heap once; the file can be dropped after.
    */
   loadModel(source, options) {
-    return loadModel(this.#core, this.#scratch, source, options);
+    return modelLoader('loadModel')(this.#core, this.#scratch, source, options);
   }
 
   /**
@@ -75,7 +84,7 @@ export class Attention {
    * LOAD_FAILED, a broken model file with BAD_MODEL.
    */
   loadPoemModel(options) {
-    return loadPoemModel(this, options);
+    return modelLoader('loadPoemModel')(this, options);
   }
 
   /** The lesson's bill: naive = h·3·d², split = 3·d² + d². */

@@ -12,7 +12,7 @@
 //                 predict, running, done }
 //               { type: 'ablation', steps, all, off: [evaluation with head i switched off] }
 //               { type: 'error', code, message }
-import { loadAttention } from '../src/attention.js';
+import { loadAttention } from '../src/shared-core.js';
 
 /** Evaluate and redraw about this often (ms) while running. */
 const TICK_MS = 40;

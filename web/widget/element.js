@@ -5,7 +5,7 @@
 //
 // Nothing here throws to the host page: bad attributes and core errors render as a short inline
 // message with their code, plus one console.warn, and the element recovers when the input is fixed.
-import { loadAttention } from '../src/attention.js';
+import { loadAttention } from '../src/shared-core.js';
 import { ERROR_TEXT, errorSentence } from '../shared/errors.js';
 import { mountTraining } from '../training/panel.js';
 import { createSession, snapshot } from '../shared/session.js';
