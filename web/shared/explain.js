@@ -110,6 +110,16 @@ export function shortNumber(value, digits = 2) {
 const weightNumber = (value, digits = 2) => formatNumber(value, digits);
 /** A factor after ×: negative ones in brackets. */
 const factor = (value, digits = 2) => (value < 0 ? `(${shortNumber(value, digits)})` : shortNumber(value, digits));
+/**
+ * A sum of products x×y as a learner writes it: a negative x after the first term is subtracted
+ * ("− 0.92×(−2.02)"), never added as "+ −0.92×…".
+ */
+export function productSum(pairs, digits = 2) {
+  return pairs.map(([x, y], i) => {
+    const product = `${shortNumber(i && x < 0 ? -x : x, digits)}×${factor(y, digits)}`;
+    return i === 0 ? product : `${x < 0 ? ' − ' : ' + '}${product}`;
+  }).join('');
+}
 const vector = (values, digits = 2) => `[${values.map((value) => shortNumber(value, digits)).join(', ')}]`;
 
 const roundTo = (value, digits) => Number(value.toFixed(digits));
@@ -154,7 +164,7 @@ export function explanationText(explanation, { tokens, words }) {
   const qk = `q_${token(e.row)} · k_${token(e.col)}`;
   // Each sum's terms are written with as many decimals as it takes for them to add up as written.
   const productFit = (terms, a, b, result) => termDigits([[terms.map((t) => [t[a], t[b]]), result]]);
-  const products = (terms, a, b, { digits }) => terms.map((t) => `${shortNumber(t[a], digits)}×${factor(t[b], digits)}`).join(' + ');
+  const products = (terms, a, b, { digits }) => productSum(terms.map((t) => [t[a], t[b]]), digits);
   const rounded = (...fits) => (fits.every((fit) => fit.addsUp) ? [] : [words.rounded]);
   let lines;
   switch (e.kind) {
