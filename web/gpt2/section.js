@@ -8,6 +8,7 @@ import { GPT2_ROLES, gpt2Roles } from './roles.js';
 import { openGpt2File, GPT2_TOKEN_LIMIT } from './source.js';
 import { GPT2_EXAMPLES, GPT2_FILE_PAGE, GPT2_FILE_URL, GPT2_MIRROR_URL } from './examples.js';
 import { headRun, headRunNote } from '../ui/drawn-heads.js';
+import { errorSentence } from '../shared/errors.js';
 
 /**
  * The tiles drawn at once: whole layers, up to GPT-2 small's 144 heads (so its heads, and distilgpt2's, show
@@ -215,12 +216,18 @@ export function gpt2Part(ctx) {
     fill(controls.off, [h('legend', {}, [words.offTitle]), h('p', { class: 'muted' }, [t.offNote]), ...shownLayers.map(line)]);
   }
 
+  /** The core's own words for an error, in English, folded away: for a developer, not the learner's sentence. */
+  const technical = ({ code, message }) => h('details', { class: 'technical' }, [
+    h('summary', {}, [t.technical]), h('code', { lang: 'en', id: 'gpt2-error-message' }, [`${code}: ${message}`]),
+  ]);
+
   function showStatus() {
     const { load, file } = picks();
     if (store.loadError) {
-      return fill(status, h('p', { class: 'error', role: 'alert', 'data-code': store.loadError.code }, [
-        h('code', {}, [store.loadError.code]), ` ${t.badFile(file.name)} `, h('span', { id: 'gpt2-error-message' }, [store.loadError.message]),
-        store.loadError.code === 'TOO_LARGE' ? ` ${t.tooLarge}` : '',
+      const { code } = store.loadError;
+      return fill(status, h('div', { class: 'error', role: 'alert', 'data-code': code }, [
+        h('p', { id: 'gpt2-error-sentence' }, [(t.badFile[code] ?? t.badFile.other)(file.name), ' ', t.pageWorks]),
+        technical(store.loadError),
       ]));
     }
     if (load && typeof load === 'object') {
@@ -299,7 +306,9 @@ export function gpt2Part(ctx) {
       const offIndices = new Set(off.map(([layer, head]) => layer * heads + head));
       controls.toggles.forEach((input) => (input.checked = offIndices.has(Number(input.dataset.index))));
       request();
-      fill(controls.runError, store.runError ? h('p', { class: 'error', role: 'alert', 'data-code': store.runError.code }, [h('code', {}, [store.runError.code]), ` ${t.runFailed} ${store.runError.message}`]) : []);
+      fill(controls.runError, store.runError ? h('div', { class: 'error', role: 'alert', 'data-code': store.runError.code }, [
+        h('p', {}, [errorSentence(ctx.text, store.runError)]), technical(store.runError),
+      ]) : []);
       const result = store.result;
       // The rows kept are those of the forward drawn: with heads off, theirs.
       controls.took.textContent = running ? t.running : result ? t.took(Math.round(result.ms), result.reused[result.top.now ? 'now' : 'all']) : '';
