@@ -3,12 +3,13 @@
 // (computed again here, in Node or in the page); zh and en; 375 px; keyboard; axe-core.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowserAndServer, openPage, lessonDrawn, seriousAxeViolations, axePath } from './browser.js';
+import { startBrowserAndServer, openPage, lessonDrawn, seriousAxeViolations, axePath, scrollSettled } from './browser.js';
 import { loadAttention } from '../web/src/attention.js';
 import { evaluationWindows } from '../web/poems/baselines.js';
 import { TILE_LEVELS, FUTURE_COLOR, weightColor } from '../web/draw/index.js';
 import { HEAD_ROLES, emptyTally, roleQueries, tallyHead, tallyScores, tokenKinds } from '../web/poems/head-roles.js';
 import { clearRole } from '../web/poems/model.js';
+import { POEMS_TEXT } from '../web/poems/strings.js';
 
 const mha = await loadAttention();
 const { model, encode, card } = await mha.loadPoemModel();
@@ -25,8 +26,8 @@ after(async () => {
 });
 
 /** Opens the page, checks the model waits for the section, scrolls to it and waits for the held-out loss. */
-async function openSection(query = '', viewport = { width: 1280, height: 900 }) {
-  const opened = await openPage(env.browser, env.baseUrl + query, { baseUrl: env.baseUrl, viewport });
+async function openSection(query = '', viewport = { width: 1280, height: 900 }, options = {}) {
+  const opened = await openPage(env.browser, env.baseUrl + query, { baseUrl: env.baseUrl, viewport, ...options });
   const { page } = opened;
   await lessonDrawn(page); // §10's code comes after the first figure; the page is drawn once it is built
   assert.equal(await page.$('.poem-tile'), null, 'nothing is loaded before the section comes into view');
@@ -482,4 +483,39 @@ test('guided examples set a poem, a head and a position; the card says what swit
   }
   assert.deepEqual(errors, []);
   await context.close();
+});
+
+test('a guide button brings the head it enlarges into view: smoothly, or at once for a learner who asks for less motion', async () => {
+  // Records how the page asks to scroll the enlarged head, to tell a smooth scroll from a jump.
+  const init = () => {
+    window.scrolledTo = [];
+    const scroll = Element.prototype.scrollIntoView;
+    Element.prototype.scrollIntoView = function (options) {
+      window.scrolledTo.push({ id: this.id, behavior: options?.behavior });
+      return scroll.call(this, options);
+    };
+  };
+  for (const reducedMotion of ['no-preference', 'reduce']) {
+    const { page, context, errors } = await openSection('', undefined, { reducedMotion, init });
+    for (const [i, { index }] of card.guided.entries()) {
+      await settle(page, `#poem-guided button:nth-of-type(${i + 1})`);
+      await page.click(`#poem-guided button:nth-of-type(${i + 1})`);
+      await page.waitForFunction(() => window.scrolledTo.some(({ id }) => id === 'poem-big'));
+      await scrollSettled(page);
+      const box = await page.$eval('#poem-big', (big) => {
+        const { top, height } = big.getBoundingClientRect();
+        return { top, height, window: innerHeight };
+      });
+      assert.ok(box.top >= 0 && box.top < box.window / 2 && box.height > 100, `${reducedMotion}: the enlarged head at ${JSON.stringify(box)}`);
+      // What comes into view is the head the button picked, drawn.
+      await page.waitForSelector(`#poem-big:not([data-pending])`);
+      const [layer, head] = [Math.floor(index / heads), index % heads];
+      assert.equal(await page.textContent('#poem-heatmap figcaption'), POEMS_TEXT.zh.bigTitle(layer, head));
+      const behaviors = await page.evaluate(() => window.scrolledTo.filter(({ id }) => id === 'poem-big').map(({ behavior }) => behavior));
+      assert.deepEqual(behaviors, [reducedMotion === 'reduce' ? 'auto' : 'smooth']);
+      await page.evaluate(() => (window.scrolledTo = []));
+    }
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
 });

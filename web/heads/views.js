@@ -31,6 +31,15 @@ export function enlargedBox(id, onPosition) {
   } });
 }
 
+/**
+ * Scrolls `node` (a figure a button far above it just changed) to the top of the window once the change is drawn:
+ * smoothly, or at once for a learner who asks the browser for less motion.
+ */
+export function bringIntoView(node) {
+  const behavior = matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth';
+  requestAnimationFrame(() => node.scrollIntoView({ block: 'start', behavior }));
+}
+
 /** What a tile says a head does: its clear role (poems/model.js's clearRole) or mixed. */
 export const roleWord = (words, role) => (role ? words.roleNames[role] : words.mixed);
 

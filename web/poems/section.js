@@ -3,7 +3,7 @@ import { numberField, uniqueId } from '../ui/controls.js';
 import { section, errorBox, partsNearScreen, keptDrawings, tileCanvases } from '../ui/section.js';
 import { legend } from '../draw/index.js';
 import { layerHead, offKey, existingOff, offIndices, withHeadOff } from '../heads/heads.js';
-import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, rolesTable, nextTokens, headSteps, heaviestKey } from '../heads/views.js';
+import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, rolesTable, nextTokens, headSteps, heaviestKey, bringIntoView } from '../heads/views.js';
 import { EXPLAIN_WORDS } from '../shared/figure-labels.js';
 import { UNKNOWN_ID } from './vocabulary.js';
 import { loadPoems, inputIds, maxTextLength, fittingText, runText, topNext, textRoles, clearRole, Continuation, HEAD_ROLES } from './model.js';
@@ -194,7 +194,8 @@ export function poemsSection(ctx) {
     const roleSwitches = h('div', { class: 'controls', id: 'poem-off-roles' }, [...byRole].map(([role, found]) => h('button', {
       type: 'button', 'data-role': role, onclick: () => ctx.set((s) => (s.poems.off = found)),
     }, [t.offRole(t.roleNames[role], found.length)])));
-    // The card's guided examples: a poem, a head and a position where one way of looking is plain to see.
+    // The card's guided examples: a poem, a head and a position where one way of looking is plain to see. The
+    // head they enlarge is far below the buttons: the page goes to it.
     const guided = h('div', { class: 'controls', id: 'poem-guided', role: 'group', 'aria-label': t.guidedTitle }, [
       h('span', {}, [t.guidedTitle]),
       ...store.poems.card.guided.map(({ role, index, poem, position }) => {
@@ -202,6 +203,7 @@ export function poemsSection(ctx) {
         const char = [...fittingText(store.poems, body)][position - 1];
         return h('button', { type: 'button', 'data-role': role, onclick: () => {
           ctx.set((s) => Object.assign(s.poems, { poem, text: null, off: [], head: index, position }));
+          bringIntoView(controls.big);
         } }, [t.guided(t.roleNames[role], title, char)]);
       }),
     ]);
