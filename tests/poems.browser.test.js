@@ -8,13 +8,14 @@ import { loadAttention } from '../web/src/attention.js';
 import { evaluationWindows } from '../web/poems/baselines.js';
 import { TILE_LEVELS, FUTURE_COLOR, weightColor } from '../web/draw/index.js';
 import { HEAD_ROLES, emptyTally, roleQueries, tallyHead, tallyScores, tokenKinds } from '../web/poems/head-roles.js';
-import { clearRole } from '../web/poems/model.js';
+import { clearRole, Continuation, firstLine } from '../web/poems/model.js';
 import { POEMS_TEXT } from '../web/poems/strings.js';
 
 const mha = await loadAttention();
 const { model, encode, card } = await mha.loadPoemModel();
 const { layers, heads, vocabSize } = model.config;
-const kinds = tokenKinds(JSON.parse(model.metadata.vocabulary));
+const vocabulary = JSON.parse(model.metadata.vocabulary);
+const kinds = tokenKinds(vocabulary);
 const LOAD_MS = 180000; // a shared 2-core machine: the model and 31 poems take a while
 
 let env;
@@ -518,4 +519,55 @@ test('a guide button brings the head it enlarges into view: smoothly, or at once
     assert.deepEqual(errors, []);
     await context.close();
   }
+});
+
+test('continuing a complete poem says it is complete, and both ways on work: a new poem from its first line, or past the end', async () => {
+  const { page, context, errors } = await openSection();
+  const poem = await shownText(page);
+  /** What the API writes greedily after `text`, by the page's rules. */
+  const greedy = (text, pastTheEnd = false) => {
+    const continuation = new Continuation({ model, vocabulary, kinds }, mha, { ids: [0, ...encode(text)], off: [], count: 24, temperature: 0, seed: 1, pastTheEnd });
+    while (!continuation.advance(1000));
+    return { added: continuation.added.map((id) => vocabulary[id]).join(''), ended: continuation.ended };
+  };
+  assert.deepEqual(greedy(poem), { added: '', ended: true }, 'the default held-out poem is complete: the model ends it at once');
+  await page.$eval('#poems-section input[type="range"]', (input) => {
+    input.value = '0';
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  // Clicks `button` and waits for the continuation it starts: the old one is cleared away first (a button
+  // inside it still works, detached), so that what comes is new.
+  const written = async (button) => {
+    await settle(page, button);
+    await page.evaluate((selector) => {
+      const clicked = document.querySelector(selector);
+      document.querySelector('#poem-continuation').replaceChildren();
+      clicked.click();
+    }, button);
+    await page.waitForFunction(() => document.querySelector('#poem-continuation p.muted')?.textContent.match(/续写：$/) && document.querySelector('#poem-added'), null, { timeout: 60000 });
+    return page.textContent('#poem-added');
+  };
+  assert.equal(await written('#poem-continue'), '');
+  assert.equal(await page.textContent('#poem-ended'), POEMS_TEXT.zh.poemComplete, 'it says the poem is complete, not only that it ended');
+  assert.equal(await page.textContent('#poem-restart'), '从第一句重新写一首');
+  assert.equal(await page.textContent('#poem-past-end'), '不管结尾，接着写');
+
+  // Past the end: the same poem, written on as the API writes it when the end is not allowed.
+  const past = greedy(poem, true);
+  assert.ok(past.added.length >= 24 && !past.ended);
+  assert.equal(await written('#poem-past-end'), past.added);
+  assert.match(await page.textContent('#poem-continuation p.muted'), /^不让它收尾、温度 0 的续写：$/);
+  assert.equal(await shownText(page), poem, 'the poem itself is left as it was');
+
+  // Then a new poem from the first line: the text becomes that line, and the model writes on from it.
+  await written('#poem-continue');
+  const line = firstLine(poem);
+  assert.ok(line.length < poem.length && line.endsWith('\n'), JSON.stringify(line));
+  const fresh = greedy(line);
+  assert.ok(fresh.added.length > 0);
+  assert.equal(await written('#poem-restart'), fresh.added);
+  assert.equal(await shownText(page), line);
+  assert.equal(await page.textContent('#poem-continuation .poem-output'), line + fresh.added);
+  assert.deepEqual(errors, []);
+  await context.close();
 });

@@ -6,7 +6,7 @@ import { layerHead, offKey, existingOff, offIndices, withHeadOff } from '../head
 import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, rolesTable, nextTokens, headSteps, heaviestKey, bringIntoView } from '../heads/views.js';
 import { EXPLAIN_WORDS } from '../shared/figure-labels.js';
 import { UNKNOWN_ID } from './vocabulary.js';
-import { loadPoems, inputIds, maxTextLength, fittingText, runText, topNext, textRoles, clearRole, Continuation, HEAD_ROLES } from './model.js';
+import { loadPoems, inputIds, maxTextLength, fittingText, runText, topNext, textRoles, clearRole, Continuation, firstLine, HEAD_ROLES } from './model.js';
 import { heldOutMeasurer } from './held-out.js';
 import { SEED_MAX } from '../shared/lesson.js';
 import { gpt2Part, initialGpt2Picks } from '../gpt2/section.js';
@@ -24,7 +24,7 @@ export const initialPoemPicks = () => ({
   heldOut: null, // { key, done, total } of the held-out pass in progress
   temperature: 0.8,
   seed: 1,
-  continuation: null, // { prompt, added, temperature, seed, off (offKey), done, ended, count, run } of the last continuation
+  continuation: null, // { prompt, added, temperature, seed, off (offKey), pastTheEnd, done, ended, count, run } of the last continuation
   key: null, // { index, row, key }: the key the four steps show for head index at row, else the row's heaviest
 });
 
@@ -146,21 +146,23 @@ export function poemsSection(ctx) {
     return analysis;
   }
 
-  function continueText() {
+  /** Continues the text; `pastTheEnd`: on past where the model would end the poem. */
+  function continueText({ pastTheEnd = false } = {}) {
     clearTimeout(continuing);
     const { temperature, seed } = picks();
     const prompt = currentText();
     const off = currentOff();
-    const continuation = new Continuation(store.poems, ctx.mha, { ids: inputIds(store.poems, prompt), off, count: CONTINUATION_LENGTH, temperature, seed });
+    const continuation = new Continuation(store.poems, ctx.mha, { ids: inputIds(store.poems, prompt), off, count: CONTINUATION_LENGTH, temperature, seed, pastTheEnd });
     // The same settings again write the same text: `run` counts such runs, so that each is seen to happen.
     const last = picks().continuation;
-    const run = last?.done && last.prompt === prompt && last.temperature === temperature && last.seed === seed && last.off === offKey(off) ? last.run + 1 : 1;
+    const same = last?.done && last.prompt === prompt && last.temperature === temperature && last.seed === seed && last.off === offKey(off) && last.pastTheEnd === pastTheEnd;
+    const run = same ? last.run + 1 : 1;
     const work = () => {
       const finished = continuation.advance(SLICE_MS);
       const added = continuationText(continuation.added);
       // Said only of what is seen: a run that came out otherwise would count from 1 again.
       const runs = finished && run > 1 && added !== last.added ? 1 : run;
-      pick((p) => (p.continuation = { prompt, added, temperature, seed, off: offKey(off), done: finished, ended: continuation.ended, count: continuation.added.length, run: runs }));
+      pick((p) => (p.continuation = { prompt, added, temperature, seed, off: offKey(off), pastTheEnd, done: finished, ended: continuation.ended, count: continuation.added.length, run: runs }));
       if (!finished) continuing = setTimeout(work);
     };
     work();
@@ -253,7 +255,7 @@ export function poemsSection(ctx) {
         h('label', { class: 'field wide', for: temperatureId }, [temperatureLabel, temperature]),
         numberField({ label: t.seed, value: picks().seed, min: 0, max: SEED_MAX, id: 'poem-seed', notANumber: ctx.text.notANumber,
           refuse: (v) => (Number.isInteger(v) && v >= 0 && v <= SEED_MAX ? null : ctx.text.notANumber), onInput: (v) => pick((p) => (p.seed = v)) }),
-        h('button', { type: 'button', id: 'poem-continue', onclick: continueText }, [t.continueButton]),
+        h('button', { type: 'button', id: 'poem-continue', onclick: () => continueText() }, [t.continueButton]),
       ]),
       parts.continuation,
       h('p', { class: 'muted' }, [t.card(store.poems.card.heldOut.targets, store.poems.card.heldOut.poems.length)]),
@@ -366,14 +368,33 @@ export function poemsSection(ctx) {
     })));
   }
 
+  /**
+   * Where the model ended the poem, what a teacher may want next: a new poem from the text's first line, or the
+   * text written on regardless of the end.
+   */
+  function afterTheEnd({ prompt, count }) {
+    const line = firstLine(prompt);
+    const restart = () => {
+      ctx.set((s) => (s.poems.text = line));
+      continueText();
+    };
+    return [
+      vh('p', { id: 'poem-ended', class: 'muted' }, [count ? t.poemEnded : t.poemComplete]),
+      vh('div', { class: 'controls', id: 'poem-after-end' }, [
+        line !== prompt ? vh('button', { type: 'button', id: 'poem-restart', onclick: restart }, [t.restartFromFirstLine]) : null,
+        vh('button', { type: 'button', id: 'poem-past-end', onclick: () => continueText({ pastTheEnd: true }) }, [t.continuePastEnd]),
+      ]),
+    ];
+  }
+
   function drawContinuation() {
     const { continuation, temperature } = picks();
     if (controls.temperatureLabel.textContent !== t.temperature(temperature)) controls.temperatureLabel.textContent = t.temperature(temperature);
     if (Number(controls.temperature.value) !== temperature) controls.temperature.value = String(temperature);
     show(controls.continuation, continuation ? [
-      vh('p', { class: 'muted' }, [continuation.done ? t.continued(continuation.temperature, continuation.seed) : t.continuing(continuation.count)]),
+      vh('p', { class: 'muted' }, [continuation.done ? t.continued(continuation.temperature, continuation.seed, continuation.pastTheEnd) : t.continuing(continuation.count)]),
       vh('p', { class: 'poem-output' }, [continuation.prompt, vh('mark', { id: 'poem-added' }, [continuation.added])]),
-      continuation.done && continuation.ended ? vh('p', { id: 'poem-ended', class: 'muted' }, [t.poemEnded]) : null,
+      ...(continuation.done && continuation.ended ? afterTheEnd(continuation) : []),
       continuation.done && continuation.run > 1 ? vh('p', { id: 'poem-again', class: 'muted' }, [t.continuedAgain(continuation.run, continuation.temperature)]) : null,
     ] : []);
   }
