@@ -571,3 +571,55 @@ test('continuing a complete poem says it is complete, and both ways on work: a n
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('the held-out measure starts once the model is ready, wherever the learner is; until it is done the role table says it waits, and how far it has come', async () => {
+  const { page, context, errors } = await openPage(env.browser, 'about:blank', { baseUrl: env.baseUrl });
+  // The model's file and the measure's worker are held back, to be let go when the test has scrolled away.
+  const held = (pattern) => {
+    let release;
+    const requested = new Promise((resolve) => context.route(pattern, (route) => {
+      resolve();
+      new Promise((go) => (release = go)).then(() => route.continue());
+    }));
+    return { requested, release: () => release() };
+  };
+  const modelFile = held('**/poems.safetensors');
+  const worker = held('**/poems-worker.js');
+  await page.goto(env.baseUrl);
+  await lessonDrawn(page);
+  await page.locator('#poems-section').scrollIntoViewIfNeeded();
+  await modelFile.requested;
+  // Away to the top of the page: the section is no longer drawn, and the page knows it (its observers have told it).
+  await page.evaluate(() => new Promise((resolve) => {
+    scrollTo(0, 0);
+    requestAnimationFrame(() => {
+      const observer = new IntersectionObserver(() => (observer.disconnect(), resolve()));
+      observer.observe(document.body);
+    });
+  }));
+  modelFile.release();
+  await Promise.race([worker.requested, new Promise((resolve, reject) => setTimeout(() => reject(new Error('no measure began while §10 was away')), LOAD_MS))]);
+  // Whenever the role table shows no held-out number, it says why.
+  await page.evaluate(() => {
+    window.blankTables = 0;
+    new MutationObserver(() => {
+      const roles = document.querySelector('#poem-roles');
+      if (!roles?.querySelector('table')) return;
+      const numbers = roles.querySelector('.role-score[data-where="held-out"]');
+      const waiting = roles.querySelector('#poem-roles-waiting')?.textContent.trim();
+      if (!numbers && !waiting) window.blankTables++;
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+  await page.locator('#poems-section').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#poem-roles', { state: 'attached' });
+  await inView(page, '#poem-roles');
+  assert.equal(await page.$('#poem-roles .role-score[data-where="held-out"]'), null, 'the worker is still held: nothing is measured');
+  assert.equal(await page.textContent('#poem-roles-waiting'), `${POEMS_TEXT.zh.heldOutWaiting(card.heldOut.poems.length, 0, 0)} `);
+  assert.equal(await page.isVisible('#poem-roles-waiting progress'), true);
+  worker.release();
+  await page.waitForSelector('#poem-roles .role-score[data-where="held-out"]', { timeout: LOAD_MS });
+  assert.equal(await page.$('#poem-roles-waiting'), null, 'measured: the note is gone');
+  assert.equal(await page.evaluate(() => window.blankTables), 0);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -101,9 +101,10 @@ export function enlargedHead(words, { prefix, index, heads, weights, labels, row
  * Head `index`'s roles: a row per role of `roles` (names), a column per measure of `columns`: { title, where
  * (its data-where, if any), measured: { scores (this head's, by role), chance, rows (how many positions each
  * role applies at, when known: a role at none is not applicable) }, or null while it is being measured }.
- * Then, unless `verdict` is null, the verdict: `verdict.role`, the role that stands out, or null (mixed).
+ * Then, unless `verdict` is null, the verdict: `verdict.role`, the role that stands out, or null (mixed). While a
+ * column is being measured, `waiting` ({ text, done, total }, total 0 while not known) says so above the table.
  */
-export function rolesTable(words, { prefix, index, heads, roles, columns, verdict }) {
+export function rolesTable(words, { prefix, index, heads, roles, columns, verdict, waiting = null }) {
   const [layer, head] = layerHead(index, heads);
   const titleId = `${prefix}-roles-title`;
   const cell = ({ where, measured }, name) => {
@@ -118,6 +119,9 @@ export function rolesTable(words, { prefix, index, heads, roles, columns, verdic
   return [
     vh('h3', { id: titleId }, [words.rolesTitle(layer, head)]),
     vh('p', { class: 'muted' }, [words.rolesNote]),
+    waiting ? vh('p', { class: 'muted', id: `${prefix}-roles-waiting`, 'data-state': 'measuring' }, [
+      waiting.text, ' ', vh('progress', { 'aria-label': waiting.text, ...(waiting.total ? { max: waiting.total, value: waiting.done } : {}) }),
+    ]) : null,
     vh('table', { class: 'poem-roles', 'aria-labelledby': titleId }, [
       vh('thead', {}, [vh('tr', {}, [words.roleColumn, ...columns.map(({ title }) => title)].map((name) => vh('th', { scope: 'col' }, [name])))]),
       vh('tbody', {}, roles.map((name) => vh('tr', { 'data-role': name }, [

@@ -75,6 +75,9 @@ export function poemsSection(ctx) {
       .then((poems) => {
         store.poems = poems;
         pick((p) => (p.load = 'ready'));
+        // The held-out measure starts once the page is idle, wherever the learner has scrolled meanwhile: the
+        // table far below waits for it, and should not wait for the learner to come back first.
+        (globalThis.requestIdleCallback ?? setTimeout)(() => scheduleHeldOut(currentOff()));
       }, (error) => {
         store.error = error;
         pick((p) => (p.load = { failed: error.code ?? 'LOAD_FAILED' }));
@@ -313,11 +316,16 @@ export function poemsSection(ctx) {
     })));
   }
 
-  /** The roles on the text and, once measured, on the held-out poems, which give the verdict. */
-  function drawRoles(roles, heldOut, selected) {
+  /**
+   * The roles on the text and, once measured, on the held-out poems, which give the verdict; until then the table
+   * says it waits for the measure, and how far it has come.
+   */
+  function drawRoles(roles, heldOut, selected, off) {
     const { heads } = store.poems.model.config;
     const held = heldOut?.roles;
-    show(controls.roles, drawing('roles', [roles, heldOut, selected], () => [
+    const progress = picks().heldOut;
+    const measuring = !held && (progress?.key === offKey(off) ? progress : { done: 0, total: 0 });
+    show(controls.roles, drawing('roles', [roles, heldOut, selected, measuring], () => [
       ...rolesTable(t, {
         prefix: 'poem', index: selected, heads, roles: HEAD_ROLES.map(({ name }) => name),
         columns: [
@@ -325,6 +333,7 @@ export function poemsSection(ctx) {
           { title: t.heldOutColumn, where: 'held-out', measured: held && { scores: held.heads[selected], chance: held.chance } },
         ],
         verdict: held ? { role: clearRole(held.heads[selected], held.chance) } : null,
+        waiting: measuring && { text: t.heldOutWaiting(store.poems.card.heldOut.poems.length, measuring.done, measuring.total), ...measuring },
       }),
       ...ablationNote(selected),
     ]));
@@ -448,7 +457,7 @@ export function poemsSection(ctx) {
         }
         if (big) drawBig(run, labels, selected, row);
         if (steps) drawSteps(run, labels, selected, row);
-        if (roles) drawRoles(current.roles ??= textRoles(store.poems, run), heldOut, selected);
+        if (roles) drawRoles(current.roles ??= textRoles(store.poems, run), heldOut, selected, off);
         if (prediction) drawPrediction(current, labels, row, off);
       }
       drawLoss(off);
