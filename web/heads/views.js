@@ -1,7 +1,7 @@
 // §10's views of a real model's heads, the same for the poetry model (web/poems/section.js) and GPT-2
 // (web/gpt2/section.js): a head's tile, the head enlarged, its roles, the next tokens with heads on and off.
 // Each is a pure function of data to virtual nodes (show() them, ../ui/dom.js), bar the two boxes built once
-// to show them in. What differs between the models comes in as data: the words (the poetry model's
+// to show them in and bringIntoView, which scrolls to one. What differs between the models comes in as data: the words (the poetry model's
 // TEXT.poems, or GPT-2's over them), the ids' prefix ('poem', 'gpt2'), the roles measured, the top tokens
 // already labelled.
 import { h, vh, vdoc, keyBy } from '../ui/dom.js';
