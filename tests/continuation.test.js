@@ -3,7 +3,7 @@
 // finishes the sentence it is in after `count` characters, and says when the model ends the poem.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { Continuation } from '../web/poems/model.js';
+import { Continuation, firstLine } from '../web/poems/model.js';
 import { tokenKinds } from '../web/poems/head-roles.js';
 
 const vocabulary = ['<|poem|>', '<|unk|>', '，', '。', '\n', '月', '光', '明'];
@@ -27,8 +27,8 @@ function standIn(prefer, context = 64) {
   return { model, vocabulary, kinds: tokenKinds(vocabulary) };
 }
 
-const write = (poems, ids, count) => {
-  const continuation = new Continuation(poems, null, { ids, off: [], count, temperature: 0 });
+const write = (poems, ids, count, { pastTheEnd } = {}) => {
+  const continuation = new Continuation(poems, null, { ids, off: [], count, temperature: 0, pastTheEnd });
   while (!continuation.advance(1000));
   return { text: continuation.added.map((i) => vocabulary[i]).join(''), ended: continuation.ended };
 };
@@ -59,4 +59,17 @@ test('the poem-ending token stops it, and says so', () => {
   const { text, ended } = write(standIn((window) => (window.length >= 3 ? { '<|poem|>': 9 } : { 明: 9 })), [id['<|poem|>']], 24);
   assert.equal(text, '明明');
   assert.equal(ended, true);
+});
+
+test('past the end: a poem the model finds complete is written on, never ended', () => {
+  const complete = standIn((window) => (window.length >= 5 ? { '<|poem|>': 9, '。': 1 } : { '<|poem|>': 9, 明: 1 }));
+  assert.deepEqual(write(complete, [id['<|poem|>'], id.月, id['。']], 2), { text: '', ended: true }, 'the model ends it at once');
+  assert.deepEqual(write(complete, [id['<|poem|>'], id.月, id['。']], 2, { pastTheEnd: true }), { text: '明明。', ended: false });
+});
+
+test('a new poem starts from the first line: its line break kept, or without one its first sentence', () => {
+  assert.equal(firstLine('白日依山尽，黄河入海流。\n欲穷千里目，更上一层楼。'), '白日依山尽，黄河入海流。\n');
+  assert.equal(firstLine('白日依山尽，黄河入海流。欲穷千里目，更上一层楼。'), '白日依山尽，黄河入海流。');
+  assert.equal(firstLine('白日依山尽'), '白日依山尽');
+  assert.equal(firstLine('😀，月。\n光'), '😀，月。\n');
 });

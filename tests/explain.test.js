@@ -24,6 +24,13 @@ function coreValue(snap, { figure, head, row, col }) {
   return { concat: snap.concat, wo: snap.wo, output: snap.output }[figure][row * dModel + col];
 }
 
+/** The products of a written sum ("a×b + c×(−d) − e×f") with their signs, as [x, y] pairs. */
+const writtenProducts = (text) => text.split(/ (?=[+−] )/).map((term) => {
+  const sign = term.startsWith('− ') ? -1 : 1;
+  const [x, y] = term.replace(/^[+−] /, '').replace(/[()]/g, '').replace(/−/g, '-').split('×').map(Number);
+  return [sign * x, y];
+});
+
 function randomModel(random, seed) {
   const heads = [1, 2, 4][Math.floor(random() * 3)];
   const L = 1 + Math.floor(random() * 8);
@@ -93,17 +100,16 @@ test('on random models, every explained cell comes back to the core\'s number fr
         const { title, lines, spoken } = explanationText(e, { tokens, words: EXPLAIN_WORDS[lang] });
         assert.ok(title && lines.length && spoken.includes(lines[0]), what);
         assert.equal(cellTitle(snap, cell, { tokens, words: EXPLAIN_WORDS[lang] }), title, `${what}: the cell's accessible name`);
-        if (e.kind === 'dot') {
-          const shown = lines[0].split(' = ')[1].split(' + ').map((p) => p.replace(/[()]/g, '').replace(/−/g, '-').split('×').map(Number));
-          close(shown.reduce((sum, [a, b]) => sum + a * b, 0), core, `${what} the products as written`);
-        }
+        if (e.kind === 'dot') close(writtenProducts(lines[0].split(' = ')[1]).reduce((sum, [a, b]) => sum + a * b, 0), core, `${what} the products as written`);
+        // A negative term is subtracted, as a learner writes it: never "+ −0.92×…".
+        for (const line of lines) assert.doesNotMatch(line, /\+ −/, `${what}: ${line}`);
         // A sum of products adds up as written to the result as written, or says that its terms are rounded.
         const sumLine = { dot: 0, scaled: 0, headOutput: 1, output: 1 }[e.kind];
         if (sumLine !== undefined && !lines.includes(EXPLAIN_WORDS[lang].rounded)) {
           const [, terms, result] = lines[sumLine].match(/^(?:.*?(?:= |：|: ))?([^=：]*×[^=]*) = ([^=]+)$/) ?? [];
           assert.ok(terms, `${what}: ${lines[sumLine]}`);
           const number = (text) => Number(text.replace(/[()]/g, '').replace(/−/g, '-'));
-          const total = terms.split(' + ').reduce((sum, product) => sum + product.split('×').map(number).reduce((a, b) => a * b), 0);
+          const total = writtenProducts(terms).reduce((sum, [a, b]) => sum + a * b, 0);
           assert.equal(total.toFixed(2), number(result).toFixed(2), `${what}: ${lines[sumLine]} adds up as written`);
           sums++;
         }

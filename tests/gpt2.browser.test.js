@@ -72,7 +72,10 @@ test('a bad file dropped gives BAD_MODEL naming the problem; a good GPT-2-layout
     document.querySelector('#gpt2-drop').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
   }, truncated);
   await page.waitForSelector('#gpt2-status .error[data-code="BAD_MODEL"]', { timeout: 30000 });
-  assert.match(await page.textContent('#gpt2-status'), /"broken.safetensors" could not be opened.*ln_f.weight: its bytes end at .* past the end of the data/s);
+  assert.equal(await page.textContent('#gpt2-error-sentence'), `${GPT2_TEXT.en.badFile.BAD_MODEL('broken.safetensors')} ${GPT2_TEXT.en.pageWorks}`);
+  // The core's own words stay for a developer, folded away.
+  assert.match(await page.textContent('#gpt2-status details'), /^Technical details.*BAD_MODEL: tensor ln_f.weight: its bytes end at .* past the end of the data/s);
+  assert.equal(await page.isVisible('#gpt2-status .error-message'), false);
 
   // The page still works: the poems come back, then a good file.
   await page.check('#poem-source-poems');
@@ -109,6 +112,30 @@ test('a bad file dropped gives BAD_MODEL naming the problem; a good GPT-2-layout
   assert.deepEqual(await seriousAxeViolations(page), [], 'axe finds nothing serious with GPT-2 open');
   assert.deepEqual(errors, []);
   assert.deepEqual(offline, []);
+  await page.context().close();
+});
+
+test('on the Chinese page a broken file is said in Chinese: the core\'s code and English stay folded away in the technical details', async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl, { baseUrl: env.baseUrl });
+  await lessonDrawn(page);
+  await page.locator('#poems-section').scrollIntoViewIfNeeded();
+  await page.check('#poem-source-gpt2');
+  // A header length no .safetensors file has (the teacher's report: "its length 8029109312199880558 is absurd").
+  const absurd = Buffer.concat([Buffer.from('nonsense'), Buffer.alloc(64)]);
+  await page.setInputFiles('#gpt2-drop input[type=file]', { name: '模型.safetensors', mimeType: 'application/octet-stream', buffer: absurd });
+  await page.waitForSelector('#gpt2-status .error[data-code="BAD_MODEL"]', { timeout: 30000 });
+  const seen = await page.innerText('#gpt2-status');
+  assert.ok(seen.startsWith(GPT2_TEXT.zh.badFile.BAD_MODEL('模型.safetensors')), seen);
+  assert.doesNotMatch(seen, /BAD_MODEL|broken|header|absurd/, 'no code and no English reach the learner');
+  assert.match(seen, /技术细节/);
+  await page.click('#gpt2-status summary');
+  // Opened, the fold stays open through the section's redraws (here: the other model picked, and this one again).
+  await page.check('#poem-source-poems');
+  await page.check('#poem-source-gpt2');
+  assert.equal(await page.isVisible('#gpt2-status .error-message'), true);
+  assert.match(await page.innerText('#gpt2-status .error-message'), /^BAD_MODEL: broken header: its length \d+ is absurd/);
+  assert.deepEqual(await seriousAxeViolations(page), []);
+  assert.deepEqual(errors, []);
   await page.context().close();
 });
 

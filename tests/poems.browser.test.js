@@ -3,17 +3,19 @@
 // (computed again here, in Node or in the page); zh and en; 375 px; keyboard; axe-core.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowserAndServer, openPage, lessonDrawn, seriousAxeViolations, axePath } from './browser.js';
+import { startBrowserAndServer, openPage, lessonDrawn, seriousAxeViolations, axePath, scrollSettled } from './browser.js';
 import { loadAttention } from '../web/src/attention.js';
 import { evaluationWindows } from '../web/poems/baselines.js';
 import { TILE_LEVELS, FUTURE_COLOR, weightColor } from '../web/draw/index.js';
 import { HEAD_ROLES, emptyTally, roleQueries, tallyHead, tallyScores, tokenKinds } from '../web/poems/head-roles.js';
-import { clearRole } from '../web/poems/model.js';
+import { clearRole, Continuation, firstLine } from '../web/poems/model.js';
+import { POEMS_TEXT } from '../web/poems/strings.js';
 
 const mha = await loadAttention();
 const { model, encode, card } = await mha.loadPoemModel();
 const { layers, heads, vocabSize } = model.config;
-const kinds = tokenKinds(JSON.parse(model.metadata.vocabulary));
+const vocabulary = JSON.parse(model.metadata.vocabulary);
+const kinds = tokenKinds(vocabulary);
 const LOAD_MS = 180000; // a shared 2-core machine: the model and 31 poems take a while
 
 let env;
@@ -25,8 +27,8 @@ after(async () => {
 });
 
 /** Opens the page, checks the model waits for the section, scrolls to it and waits for the held-out loss. */
-async function openSection(query = '', viewport = { width: 1280, height: 900 }) {
-  const opened = await openPage(env.browser, env.baseUrl + query, { baseUrl: env.baseUrl, viewport });
+async function openSection(query = '', viewport = { width: 1280, height: 900 }, options = {}) {
+  const opened = await openPage(env.browser, env.baseUrl + query, { baseUrl: env.baseUrl, viewport, ...options });
   const { page } = opened;
   await lessonDrawn(page); // §10's code comes after the first figure; the page is drawn once it is built
   assert.equal(await page.$('.poem-tile'), null, 'nothing is loaded before the section comes into view');
@@ -480,6 +482,144 @@ test('guided examples set a poem, a head and a position; the card says what swit
       assert.deepEqual(result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${lang} ${width}: ${v.id}: ${v.nodes[0]?.target}`), []);
     }
   }
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a guide button brings the head it enlarges into view: smoothly, or at once for a learner who asks for less motion', async () => {
+  // Records how the page asks to scroll the enlarged head, to tell a smooth scroll from a jump.
+  const init = () => {
+    window.scrolledTo = [];
+    const scroll = Element.prototype.scrollIntoView;
+    Element.prototype.scrollIntoView = function (options) {
+      window.scrolledTo.push({ id: this.id, behavior: options?.behavior });
+      return scroll.call(this, options);
+    };
+  };
+  for (const reducedMotion of ['no-preference', 'reduce']) {
+    const { page, context, errors } = await openSection('', undefined, { reducedMotion, init });
+    for (const [i, { index }] of card.guided.entries()) {
+      await settle(page, `#poem-guided button:nth-of-type(${i + 1})`);
+      await page.click(`#poem-guided button:nth-of-type(${i + 1})`);
+      await page.waitForFunction(() => window.scrolledTo.some(({ id }) => id === 'poem-big'));
+      await scrollSettled(page);
+      const box = await page.$eval('#poem-big', (big) => {
+        const { top, height } = big.getBoundingClientRect();
+        return { top, height, window: innerHeight };
+      });
+      assert.ok(box.top >= 0 && box.top < box.window / 2 && box.height > 100, `${reducedMotion}: the enlarged head at ${JSON.stringify(box)}`);
+      // What comes into view is the head the button picked, drawn.
+      await page.waitForSelector(`#poem-big:not([data-pending])`);
+      const [layer, head] = [Math.floor(index / heads), index % heads];
+      assert.equal(await page.textContent('#poem-heatmap figcaption'), POEMS_TEXT.zh.bigTitle(layer, head));
+      const behaviors = await page.evaluate(() => window.scrolledTo.filter(({ id }) => id === 'poem-big').map(({ behavior }) => behavior));
+      assert.deepEqual(behaviors, [reducedMotion === 'reduce' ? 'auto' : 'smooth']);
+      await page.evaluate(() => (window.scrolledTo = []));
+    }
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
+test('continuing a complete poem says it is complete, and both ways on work: a new poem from its first line, or past the end', async () => {
+  const { page, context, errors } = await openSection();
+  const poem = await shownText(page);
+  /** What the API writes greedily after `text`, by the page's rules. */
+  const greedy = (text, pastTheEnd = false) => {
+    const continuation = new Continuation({ model, vocabulary, kinds }, mha, { ids: [0, ...encode(text)], off: [], count: 24, temperature: 0, seed: 1, pastTheEnd });
+    while (!continuation.advance(1000));
+    return { added: continuation.added.map((id) => vocabulary[id]).join(''), ended: continuation.ended };
+  };
+  assert.deepEqual(greedy(poem), { added: '', ended: true }, 'the default held-out poem is complete: the model ends it at once');
+  await page.$eval('#poems-section input[type="range"]', (input) => {
+    input.value = '0';
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  // Clicks `button` and waits for the continuation it starts: the old one is cleared away first (a button
+  // inside it still works, detached), so that what comes is new.
+  const written = async (button) => {
+    await settle(page, button);
+    await page.evaluate((selector) => {
+      const clicked = document.querySelector(selector);
+      document.querySelector('#poem-continuation').replaceChildren();
+      clicked.click();
+    }, button);
+    await page.waitForFunction(() => document.querySelector('#poem-continuation p.muted')?.textContent.match(/续写：$/) && document.querySelector('#poem-added'), null, { timeout: 60000 });
+    return page.textContent('#poem-added');
+  };
+  assert.equal(await written('#poem-continue'), '');
+  assert.equal(await page.textContent('#poem-ended'), POEMS_TEXT.zh.poemComplete, 'it says the poem is complete, not only that it ended');
+  assert.equal(await page.textContent('#poem-restart'), '从第一句重新写一首');
+  assert.equal(await page.textContent('#poem-past-end'), '不管结尾，接着写');
+
+  // Past the end: the same poem, written on as the API writes it when the end is not allowed.
+  const past = greedy(poem, true);
+  assert.ok(past.added.length >= 24 && !past.ended);
+  assert.equal(await written('#poem-past-end'), past.added);
+  assert.match(await page.textContent('#poem-continuation p.muted'), /^不让它收尾、温度 0 的续写：$/);
+  assert.equal(await shownText(page), poem, 'the poem itself is left as it was');
+
+  // Then a new poem from the first line: the text becomes that line, and the model writes on from it.
+  await written('#poem-continue');
+  const line = firstLine(poem);
+  assert.ok(line.length < poem.length && line.endsWith('\n'), JSON.stringify(line));
+  const fresh = greedy(line);
+  assert.ok(fresh.added.length > 0);
+  assert.equal(await written('#poem-restart'), fresh.added);
+  assert.equal(await shownText(page), line);
+  assert.equal(await page.textContent('#poem-continuation .poem-output'), line + fresh.added);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the held-out measure starts once the model is ready, wherever the learner is; until it is done the role table says it waits, and how far it has come', async () => {
+  const { page, context, errors } = await openPage(env.browser, 'about:blank', { baseUrl: env.baseUrl });
+  // The model's file and the measure's worker are held back, to be let go when the test has scrolled away.
+  const held = (pattern) => {
+    let release;
+    const requested = new Promise((resolve) => context.route(pattern, (route) => {
+      resolve();
+      new Promise((go) => (release = go)).then(() => route.continue());
+    }));
+    return { requested, release: () => release() };
+  };
+  const modelFile = held('**/poems.safetensors');
+  const worker = held('**/poems-worker.js');
+  await page.goto(env.baseUrl);
+  await lessonDrawn(page);
+  await page.locator('#poems-section').scrollIntoViewIfNeeded();
+  await modelFile.requested;
+  // Away to the top of the page: the section is no longer drawn, and the page knows it (its observers have told it).
+  await page.evaluate(() => new Promise((resolve) => {
+    scrollTo(0, 0);
+    requestAnimationFrame(() => {
+      const observer = new IntersectionObserver(() => (observer.disconnect(), resolve()));
+      observer.observe(document.body);
+    });
+  }));
+  modelFile.release();
+  await Promise.race([worker.requested, new Promise((resolve, reject) => setTimeout(() => reject(new Error('no measure began while §10 was away')), LOAD_MS))]);
+  // Whenever the role table shows no held-out number, it says why.
+  await page.evaluate(() => {
+    window.blankTables = 0;
+    new MutationObserver(() => {
+      const roles = document.querySelector('#poem-roles');
+      if (!roles?.querySelector('table')) return;
+      const numbers = roles.querySelector('.role-score[data-where="held-out"]');
+      const waiting = roles.querySelector('#poem-roles-waiting')?.textContent.trim();
+      if (!numbers && !waiting) window.blankTables++;
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+  await page.locator('#poems-section').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#poem-roles', { state: 'attached' });
+  await inView(page, '#poem-roles');
+  assert.equal(await page.$('#poem-roles .role-score[data-where="held-out"]'), null, 'the worker is still held: nothing is measured');
+  assert.equal(await page.textContent('#poem-roles-waiting'), `${POEMS_TEXT.zh.heldOutWaiting(card.heldOut.poems.length, 0, 0)} `);
+  assert.equal(await page.isVisible('#poem-roles-waiting progress'), true);
+  worker.release();
+  await page.waitForSelector('#poem-roles .role-score[data-where="held-out"]', { timeout: LOAD_MS });
+  assert.equal(await page.$('#poem-roles-waiting'), null, 'measured: the note is gone');
+  assert.equal(await page.evaluate(() => window.blankTables), 0);
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -212,13 +212,16 @@ function findAll(nodes, name, value, found = []) {
   return found;
 }
 
-test('the four steps on a real head: the core’s q and k, q·k/√d_k and the softmax give the core’s weight', () => {
+test('the four steps on a real head: the core’s q and k, q·k, ÷√d_k and the softmax give the core’s weight; the weights times the core’s v give the head’s output', () => {
   const ids = [0, ...encode('床前明月光，疑是地上霜。')];
   const L = ids.length;
   const { heads, dModel } = model.config;
   const dK = dModel / heads;
   model.forward(ids);
-  const words = { stepsTitle: () => '', stepsNote: () => '', qkCaption: () => 'qk', stepScore: '', stepSoftmax: () => '', stepCore: () => '' };
+  const words = {
+    stepsTitle: () => '', stepsNote: () => '', qkCaption: () => 'qk', stepScore: '', stepScale: () => '', stepSoftmax: () => '', stepCore: () => '',
+    stepWeighted: () => '', sumRest: (n) => `rest ${n}`, sumOutput: () => 'out', sumCaption: () => 'sum',
+  };
   const labels = ids.map(String);
   for (const [index, row] of [[0, 5], [heads + 3, L - 1], [2 * heads + 7, 3]]) {
     const layer = Math.floor(index / heads);
@@ -232,11 +235,30 @@ test('the four steps on a real head: the core’s q and k, q·k/√d_k and the s
       // Written out here: the head's slices of q and k, and the scaled dot product.
       const q = qkv.subarray(row * 3 * dModel + head * dK, row * 3 * dModel + (head + 1) * dK);
       const k = qkv.subarray(shownKey * 3 * dModel + dModel + head * dK, shownKey * 3 * dModel + dModel + (head + 1) * dK);
-      const cells = findAll(nodes, 'class', 'cell').map((cell) => Number(cell.attrs['data-value']));
-      assert.deepEqual(cells, [...q, ...k], 'the figure shows the core’s q then k');
-      const score = q.reduce((sum, x, e) => sum + x * k[e], 0) / Math.sqrt(dK);
+      const cellsOf = (id) => findAll(findAll(nodes, 'id', id), 'class', 'cell').map((cell) => Number(cell.attrs['data-value']));
+      assert.deepEqual(cellsOf('p-qk'), [...q, ...k], 'the figure shows the core’s q then k');
+      const dot = q.reduce((sum, x, e) => sum + x * k[e], 0);
       const [scoreStep] = findAll(nodes, 'data-step', 'score');
-      assert.ok(Math.abs(Number(scoreStep.attrs['data-value']) - score) < 1e-9, 'the score is q·k/√d_k');
+      assert.ok(Math.abs(Number(scoreStep.attrs['data-value']) - dot) < 1e-9, 'the score is q·k');
+      const [scaleStep] = findAll(nodes, 'data-step', 'scale');
+      assert.ok(Math.abs(Number(scaleStep.attrs['data-value']) - dot / Math.sqrt(dK)) < 1e-9, 'scaled, it is q·k/√d_k');
+      // The fourth step: the row's weights times the core's v, added up, as the figure's last row and one dimension's sum.
+      const v = (p) => qkv.subarray(p * 3 * dModel + 2 * dModel + head * dK, p * 3 * dModel + 2 * dModel + (head + 1) * dK);
+      const output = Array.from({ length: dK }, (_, e) => Array.from({ length: row + 1 }, (_, p) => weights[row * L + p] * v(p)[e]).reduce((a, b) => a + b));
+      const sumCells = cellsOf('p-sum');
+      sumCells.slice(-dK).forEach((value, e) => assert.ok(Math.abs(value - output[e]) < 1e-9, `output dimension ${e}: ${value} against ${output[e]}`));
+      const [weightedStep] = findAll(nodes, 'data-step', 'weighted');
+      const dim = Number(weightedStep.attrs['data-dim']);
+      assert.ok(Math.abs(Number(weightedStep.attrs['data-value']) - output[dim]) < 1e-9);
+      assert.equal(Math.abs(output[dim]), Math.max(...output.map(Math.abs)), 'the dimension written out is the largest');
+      const sumLine = weightedStep.children.find((child) => child?.attrs?.class === 'step-sum').children[0].data;
+      assert.doesNotMatch(sumLine, /\+ −/);
+      // Each row of the figure but the last is a part of the sum: the columns add up to the output.
+      const rowsShown = sumCells.length / dK - 1;
+      for (let e = 0; e < dK; e++) {
+        const column = Array.from({ length: rowsShown }, (_, r) => sumCells[r * dK + e]).reduce((a, b) => a + b);
+        assert.ok(Math.abs(column - output[e]) < 1e-6, `column ${e} adds up`);
+      }
       const [softmaxStep] = findAll(nodes, 'data-step', 'softmax');
       assert.ok(Math.abs(Number(softmaxStep.attrs['data-value']) - weights[row * L + shownKey]) < 1e-5, 'the softmax gives the core’s weight');
       const [coreStep] = findAll(nodes, 'data-step', 'core');

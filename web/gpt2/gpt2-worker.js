@@ -10,7 +10,7 @@
 //                 characterRuns), punctuation, attention: Float32Array[] (index layer·heads + head),
 //                 top: { all, now }: per row the 5 likeliest next tokens [{ id, p, label }] (now: null with no head off),
 //                 reused: { all, now }: the rows each forward kept from the one before (runs.js), ms }
-//               { type: 'error', code, message, during: 'load' | 'run' }
+//               { type: 'error', code, message (the core's, in English), details, during: 'load' | 'run' }
 import { loadAttention } from '../src/attention.js';
 import { characterRuns, gpt2Input, gpt2TokenLabel, isByteToken, isPunctuationToken } from './tokens.js';
 import { gpt2Runs } from './runs.js';
@@ -18,7 +18,8 @@ import { gpt2Runs } from './runs.js';
 let model = null;
 let runs = null;
 
-const fail = (during, error) => postMessage({ type: 'error', during, code: error?.code ?? 'UNEXPECTED', message: error?.message ?? String(error) });
+// The details (where a forward overflowed) let the page say it in its own language.
+const fail = (during, error) => postMessage({ type: 'error', during, code: error?.code ?? 'UNEXPECTED', message: error?.message ?? String(error), details: error?.details });
 
 async function load({ file, wasm, maxTokens }) {
   model?.dispose();

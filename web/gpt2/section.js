@@ -8,6 +8,7 @@ import { GPT2_ROLES, gpt2Roles } from './roles.js';
 import { openGpt2File, GPT2_TOKEN_LIMIT } from './source.js';
 import { GPT2_EXAMPLES, GPT2_FILE_PAGE, GPT2_FILE_URL, GPT2_MIRROR_URL } from './examples.js';
 import { headRun, headRunNote } from '../ui/drawn-heads.js';
+import { errorSentence } from '../shared/errors.js';
 
 /**
  * The tiles drawn at once: whole layers, up to GPT-2 small's 144 heads (so its heads, and distilgpt2's, show
@@ -82,6 +83,7 @@ export function gpt2Part(ctx) {
   const node = h('div', { id: 'gpt2-part' }, [drop, status, body]);
   let controls = null;
   let tilesFrame = 0; // the frame that draws the next slice of tiles
+  const errorsShown = new WeakMap(); // box → the error it shows (showError)
 
   function open(file) {
     cancelAnimationFrame(tilesFrame);
@@ -215,14 +217,26 @@ export function gpt2Part(ctx) {
     fill(controls.off, [h('legend', {}, [words.offTitle]), h('p', { class: 'muted' }, [t.offNote]), ...shownLayers.map(line)]);
   }
 
+  /**
+   * `error` in `box` as the learner's `sentence`, the core's own words (English) folded away under it for a
+   * developer; or nothing, with `error` null. Left alone while the error stays, so an opened fold stays open.
+   */
+  function showError(box, error, sentence, id) {
+    if (errorsShown.get(box) === error) return;
+    errorsShown.set(box, error);
+    fill(box, error ? h('div', { class: 'error', role: 'alert', 'data-code': error.code }, [
+      h('p', { id }, [sentence]),
+      h('details', { class: 'technical' }, [h('summary', {}, [t.technical]), h('code', { lang: 'en', class: 'error-message' }, [`${error.code}: ${error.message}`])]),
+    ]) : []);
+  }
+
   function showStatus() {
     const { load, file } = picks();
     if (store.loadError) {
-      return fill(status, h('p', { class: 'error', role: 'alert', 'data-code': store.loadError.code }, [
-        h('code', {}, [store.loadError.code]), ` ${t.badFile(file.name)} `, h('span', { id: 'gpt2-error-message' }, [store.loadError.message]),
-        store.loadError.code === 'TOO_LARGE' ? ` ${t.tooLarge}` : '',
-      ]));
+      const { code } = store.loadError;
+      return showError(status, store.loadError, `${(t.badFile[code] ?? t.badFile.other)(file.name)} ${t.pageWorks}`, 'gpt2-error-sentence');
     }
+    errorsShown.delete(status);
     if (load && typeof load === 'object') {
       const label = load.read ? t.reading(mb(load.read), mb(load.size)) : t.starting;
       return fill(status, h('p', { class: 'muted' }, [label, ' ', h('progress', { max: load.size || 1, value: load.read, 'aria-label': label })]));
@@ -299,7 +313,7 @@ export function gpt2Part(ctx) {
       const offIndices = new Set(off.map(([layer, head]) => layer * heads + head));
       controls.toggles.forEach((input) => (input.checked = offIndices.has(Number(input.dataset.index))));
       request();
-      fill(controls.runError, store.runError ? h('p', { class: 'error', role: 'alert', 'data-code': store.runError.code }, [h('code', {}, [store.runError.code]), ` ${t.runFailed} ${store.runError.message}`]) : []);
+      showError(controls.runError, store.runError, store.runError && errorSentence(ctx.text, store.runError), 'gpt2-run-error-sentence');
       const result = store.result;
       // The rows kept are those of the forward drawn: with heads off, theirs.
       controls.took.textContent = running ? t.running : result ? t.took(Math.round(result.ms), result.reused[result.top.now ? 'now' : 'all']) : '';

@@ -25,9 +25,18 @@ export const GPT2_TEXT = {
     sha256: '文件的 SHA-256（读文件时顺便算出）：',
     sha256Computing: '正在另一个后台线程里算文件的 SHA-256……',
     sha256Note: '和 Hugging Face 文件页面上“Git LFS Details”下的 SHA256 比一比：一样，文件就完整无误。',
-    badFile: (name) => `“${name}”打不开，页面照常可用。内核说：`,
-    tooLarge: '这里能打开 GPT-2 small、distilgpt2 和 gpt2-medium；更大的 GPT-2 放不进网页内核的内存。',
-    runFailed: '这次计算失败了，内核说：',
+    // Why a file did not open, by the loader's error code; then the page goes on.
+    badFile: {
+      BAD_MODEL: (name) => `“${name}”不是一个完整的 GPT-2 权重文件：可能没有下载完，也可能选错了文件。请重新下载 model.safetensors，再打开一次。`,
+      TOO_LARGE: (name) => `“${name}”里的模型太大，网页内核的内存放不下。这里能打开 GPT-2 small、distilgpt2 和 gpt2-medium。`,
+      OUT_OF_MEMORY: (name) => `打开“${name}”时浏览器的内存不够了。关掉别的标签页再试一次，或者换一个小一点的模型，比如 GPT-2 small。`,
+      LOAD_FAILED: (name) => `“${name}”没能读进来：读取的后台线程没有启动，或者文件在读的时候被移走了。刷新页面后再试一次。`,
+      BAD_SIZE: (name) => `“${name}”里模型的形状不对，不像 GPT-2，这里打不开。`,
+      HEADS_NOT_DIVISOR: (name) => `“${name}”里的头数不能整除 d_model，每个头分不到同样多的维，这里打不开。`,
+      other: (name) => `“${name}”打不开。`,
+    },
+    pageWorks: '页面的其他部分照常可用。',
+    technical: '技术细节（英文，给开发者看）',
     examplesTitle: '例句：GPT-2 small 里有名的几种头',
     examples: {
       previous: {
@@ -94,9 +103,17 @@ export const GPT2_TEXT = {
     sha256: 'The file\'s SHA-256 (computed while it was read):',
     sha256Computing: 'Computing the file\'s SHA-256 in another background thread…',
     sha256Note: 'Compare it with the SHA256 under "Git LFS Details" on the file\'s Hugging Face page: if they are equal, the file is whole and unchanged.',
-    badFile: (name) => `"${name}" could not be opened; the page works as before. The core says:`,
-    tooLarge: 'GPT-2 small, distilgpt2 and gpt2-medium open here; the larger GPT-2s do not fit in the memory of the page\'s core.',
-    runFailed: 'This run failed; the core says:',
+    badFile: {
+      BAD_MODEL: (name) => `"${name}" is not a whole GPT-2 weights file: the download may not have finished, or another file was picked. Download model.safetensors again and open it.`,
+      TOO_LARGE: (name) => `The model in "${name}" is too large for the memory of the page's core. GPT-2 small, distilgpt2 and gpt2-medium open here.`,
+      OUT_OF_MEMORY: (name) => `The browser ran out of memory opening "${name}". Close other tabs and try again, or open a smaller model such as GPT-2 small.`,
+      LOAD_FAILED: (name) => `"${name}" could not be read: the background thread reading it did not start, or the file was moved while it was read. Reload the page and try again.`,
+      BAD_SIZE: (name) => `The model in "${name}" is not shaped as GPT-2 is, and cannot be opened here.`,
+      HEADS_NOT_DIVISOR: (name) => `In "${name}" the head count does not divide d_model, so the heads cannot get equal slices; it cannot be opened here.`,
+      other: (name) => `"${name}" could not be opened.`,
+    },
+    pageWorks: 'The rest of the page works as before.',
+    technical: 'Technical details (for developers)',
     examplesTitle: 'Examples: heads GPT-2 small is known for',
     examples: {
       previous: {

@@ -1,17 +1,19 @@
 // §10's views of a real model's heads, the same for the poetry model (web/poems/section.js) and GPT-2
 // (web/gpt2/section.js): a head's tile, the head enlarged, its roles, the next tokens with heads on and off.
 // Each is a pure function of data to virtual nodes (show() them, ../ui/dom.js), bar the two boxes built once
-// to show them in. What differs between the models comes in as data: the words (the poetry model's
+// to show them in and bringIntoView, which scrolls to one. What differs between the models comes in as data: the words (the poetry model's
 // TEXT.poems, or GPT-2's over them), the ids' prefix ('poem', 'gpt2'), the roles measured, the top tokens
 // already labelled.
 import { h, vh, vdoc, keyBy } from '../ui/dom.js';
 import { figure } from '../ui/section.js';
 import { heatmap, lineView, rowBars, textWeights, FUTURE_COLOR } from '../draw/index.js';
-import { explainCell, explanationText, shortNumber } from '../shared/explain.js';
+import { explainCell, explanationText, shortNumber, productSum, factor, termDigits, weightNumber } from '../shared/explain.js';
 import { layerHead } from './heads.js';
 
 /** The longest text whose enlarged head is drawn as lines from the query to every token; longer ones read as text. */
 const LINES_AT_MOST = 24;
+/** The weighted sum of v writes out this many of its heaviest terms (and the key picked); the rest as one. */
+const SUM_TERMS = 3;
 
 const fixed = (value, digits = 3) => (value === null || value === undefined ? '—' : value.toFixed(digits));
 
@@ -27,6 +29,15 @@ export function enlargedBox(id, onPosition) {
     const token = event.target.closest?.('.query-token');
     if (token) onPosition(Number(token.dataset.index));
   } });
+}
+
+/**
+ * Scrolls `node` (a figure a button far above it just changed) to the top of the window once the change is drawn:
+ * smoothly, or at once for a learner who asks the browser for less motion.
+ */
+export function bringIntoView(node) {
+  const behavior = matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth';
+  requestAnimationFrame(() => node.scrollIntoView({ block: 'start', behavior }));
 }
 
 /** What a tile says a head does: its clear role (poems/model.js's clearRole) or mixed. */
@@ -90,9 +101,10 @@ export function enlargedHead(words, { prefix, index, heads, weights, labels, row
  * Head `index`'s roles: a row per role of `roles` (names), a column per measure of `columns`: { title, where
  * (its data-where, if any), measured: { scores (this head's, by role), chance, rows (how many positions each
  * role applies at, when known: a role at none is not applicable) }, or null while it is being measured }.
- * Then, unless `verdict` is null, the verdict: `verdict.role`, the role that stands out, or null (mixed).
+ * Then, unless `verdict` is null, the verdict: `verdict.role`, the role that stands out, or null (mixed). While a
+ * column is being measured, `waiting` ({ text, done, total }, total 0 while not known) says so above the table.
  */
-export function rolesTable(words, { prefix, index, heads, roles, columns, verdict }) {
+export function rolesTable(words, { prefix, index, heads, roles, columns, verdict, waiting = null }) {
   const [layer, head] = layerHead(index, heads);
   const titleId = `${prefix}-roles-title`;
   const cell = ({ where, measured }, name) => {
@@ -107,6 +119,9 @@ export function rolesTable(words, { prefix, index, heads, roles, columns, verdic
   return [
     vh('h3', { id: titleId }, [words.rolesTitle(layer, head)]),
     vh('p', { class: 'muted' }, [words.rolesNote]),
+    waiting ? vh('p', { class: 'muted', id: `${prefix}-roles-waiting`, 'data-state': 'measuring' }, [
+      waiting.text, ' ', vh('progress', { 'aria-label': waiting.text, ...(waiting.total ? { max: waiting.total, value: waiting.done } : {}) }),
+    ]) : null,
     vh('table', { class: 'poem-roles', 'aria-labelledby': titleId }, [
       vh('thead', {}, [vh('tr', {}, [words.roleColumn, ...columns.map(({ title }) => title)].map((name) => vh('th', { scope: 'col' }, [name])))]),
       vh('tbody', {}, roles.map((name) => vh('tr', { 'data-role': name }, [
@@ -149,10 +164,11 @@ export function heaviestKey(weights, L, row) {
 
 /**
  * The lesson's four steps on a real head: the query at `row` and the key at `key` as the core computed them
- * (`qkv`, the block's L×3·dModel queries, keys and values), their dot product, its scaling by √d_k, and the
- * softmax over the row, worked out as §3 works out the lesson's 猫吃鱼, then set beside the weight the core
- * gave (`weights`, the head's L×L). The sums are retold by ../shared/explain.js from a one-head snapshot of
- * the row's first row + 1 positions, so the arithmetic is written exactly as §3 writes it.
+ * (`qkv`, the block's L×3·dModel queries, keys and values), their dot product, its scaling by √d_k, the
+ * softmax over the row, worked out as §3 works out the lesson's 猫吃鱼 and set beside the weight the core
+ * gave (`weights`, the head's L×L), and the row's weighted sum of the core's v: the head's output there.
+ * The sums are retold by ../shared/explain.js from a one-head snapshot of the row's first row + 1
+ * positions, so the arithmetic is written exactly as §3 writes it.
  */
 export function headSteps(words, explainWords, { prefix, index, heads, dModel, labels, row, key, qkv, weights }) {
   const [layer, head] = layerHead(index, heads);
@@ -178,11 +194,14 @@ export function headSteps(words, explainWords, { prefix, index, heads, dModel, l
   const snap = { L: positions, dModel: dK, dK, q, k, dots: [dots], scores: [dots.map((dot) => dot / Math.sqrt(dK))], attention: [attention], scaled: true, causal: true };
   const tokens = labels.slice(0, positions);
   const told = (figure) => explanationText(explainCell(snap, { figure, head: 0, row, col: key }), { tokens, words: explainWords });
-  // The last line of a score names the head's slice of d_model: here the vectors are that slice already.
+  // A score's lines: the dot product (and a note if its terms are rounded), its scaling, and the head's slice
+  // of d_model, left out: here the vectors are that slice already.
   const score = told('scores').lines.slice(0, -1);
+  const [dotLines, scaleLine] = [score.slice(0, -1), score.at(-1)];
   const softmax = explainCell(snap, { figure: 'weights', head: 0, row, col: key });
   const core = weights[row * L + key];
   const agrees = Math.abs(softmax.result - core) < 1e-4;
+  const sum = weightedSum(words, explainWords, { prefix, weights: weights.subarray(row * L, row * L + positions), v: (p) => slice(p, 2), labels, row, key, dK });
   return [
     vh('h3', {}, [words.stepsTitle(layer, head, labels[row], labels[key])]),
     vh('p', { class: 'muted' }, [words.stepsNote(dK)]),
@@ -193,14 +212,57 @@ export function headSteps(words, explainWords, { prefix, index, heads, dModel, l
         rowLabels: [`q · ${labels[row]}`, `k · ${labels[key]}`], colLabels: Array.from({ length: dK }, (_, e) => String(e)), title: words.qkCaption(labels[row], labels[key], dK) }),
     }),
     vh('ol', { class: 'head-steps', id: `${prefix}-step-list` }, [
-      vh('li', { 'data-step': 'score', 'data-value': String(softmax.terms[key].score) }, [words.stepScore, ...score.map((line) => vh('span', { class: 'step-sum' }, [line]))]),
+      vh('li', { 'data-step': 'score', 'data-value': String(dots[row * positions + key]) }, [words.stepScore, ...dotLines.map((line) => vh('span', { class: 'step-sum' }, [line]))]),
+      vh('li', { 'data-step': 'scale', 'data-value': String(softmax.terms[key].score) }, [words.stepScale(dK), vh('span', { class: 'step-sum' }, [scaleLine])]),
       vh('li', { 'data-step': 'softmax', 'data-value': String(softmax.result) }, [
         words.stepSoftmax(positions),
         vh('span', { class: 'step-sum' }, [positions <= 8
           ? told('weights').lines.join(' ')
           : `e^${shortNumber(softmax.terms[key].score)} ÷ Σ e^s = ${shortNumber(softmax.terms[key].exp)} ÷ ${shortNumber(softmax.sum)} = ${softmax.result.toFixed(3)}`]),
+        vh('span', { class: 'step-sum', 'data-step': 'core', 'data-value': String(core), 'data-agrees': String(agrees) }, [words.stepCore(core.toFixed(3), agrees)]),
       ]),
-      vh('li', { 'data-step': 'core', 'data-value': String(core), 'data-agrees': String(agrees) }, [words.stepCore(core.toFixed(3), agrees)]),
+      sum.step,
     ]),
+    sum.figure,
   ];
+}
+
+/**
+ * The fourth step at `row`: its `weights` (the row's, over the positions in view) times each position's v (`v(p)`,
+ * the head's d_k slice the core computed), added up: the head's output at `row`. The heaviest SUM_TERMS terms
+ * and the key picked are drawn as rows of weight × v, the others as one row, the sum beneath; one dimension's
+ * sum is written out, with the decimals it takes to add up as written.
+ */
+function weightedSum(words, explainWords, { prefix, weights, v, labels, row, key, dK }) {
+  const positions = weights.length;
+  const byWeight = Array.from({ length: positions }, (_, p) => p).sort((a, b) => weights[b] - weights[a]);
+  const written = [...new Set([...byWeight.slice(0, SUM_TERMS), key])].sort((a, b) => a - b);
+  const rest = byWeight.filter((p) => !written.includes(p));
+  const weighted = (p) => Array.from(v(p), (x) => weights[p] * x);
+  const restRow = Array.from({ length: dK }, (_, e) => rest.reduce((total, p) => total + weights[p] * v(p)[e], 0));
+  const output = Array.from({ length: dK }, (_, e) => written.reduce((total, p) => total + weights[p] * v(p)[e], restRow[e]));
+  // The dimension written out: where the output is largest, so that the sum is worth reading.
+  const dim = output.reduce((best, x, e) => (Math.abs(x) > Math.abs(output[best]) ? e : best), 0);
+  const pairs = written.map((p) => [weights[p], v(p)[dim]]);
+  const fit = termDigits([[rest.length ? [...pairs, [1, restRow[dim]]] : pairs, output[dim]]]);
+  const restTerm = rest.length ? ` + ${words.sumRest(rest.length)} ${factor(restRow[dim], fit.digits)}` : '';
+  const rows = [...written.map(weighted), ...(rest.length ? [restRow] : []), output];
+  const rowLabels = [
+    ...written.map((p) => `${weightNumber(weights[p], fit.digits)} × v · ${labels[p]}`),
+    ...(rest.length ? [words.sumRest(rest.length)] : []),
+    `= ${words.sumOutput(labels[row])}`,
+  ];
+  return {
+    step: vh('li', { 'data-step': 'weighted', 'data-dim': String(dim), 'data-value': String(output[dim]) }, [
+      words.stepWeighted(positions, dK),
+      vh('span', { class: 'step-sum' }, [`${explainWords.column(dim)}${productSum(pairs, fit.digits, weightNumber)}${restTerm} = ${shortNumber(output[dim])}`]),
+      fit.addsUp ? null : vh('span', { class: 'step-sum' }, [explainWords.rounded]),
+    ]),
+    figure: figure({
+      id: `${prefix}-sum`,
+      caption: words.sumCaption(labels[row], dK),
+      svg: heatmap(vdoc, { values: rows.flat(), rows: rows.length, cols: dK, scale: 'signed', cell: 40, digits: 2, rowLabels,
+        colLabels: Array.from({ length: dK }, (_, e) => String(e)), title: words.sumCaption(labels[row], dK) }),
+    }),
+  };
 }

@@ -169,17 +169,25 @@ export class HeldOutPass {
 /** Characters that close a sentence of verse: a continuation may stop after one of them, or a line break. */
 const SENTENCE_ENDS = new Set(['。', '！', '？', '\n']);
 
+/** A poem's first line, its line break kept (without one, its first sentence): where a new poem can start from. */
+export function firstLine(text) {
+  const characters = Array.from(text);
+  const newline = characters.indexOf('\n');
+  const end = newline >= 0 ? newline : characters.findIndex((c) => SENTENCE_ENDS.has(c));
+  return end < 0 ? text : characters.slice(0, end + 1).join('');
+}
+
 /**
  * Continues a text one character at a time: the likeliest one (temperature 0), or one drawn from the
  * softmax of logits ÷ temperature with numpy's seeded generator, so a seed always gives the same
  * continuation. It never writes the unknown character, nor punctuation or a line break at the start of a
  * line. After `count` characters it goes on to the end of the sentence or line it is in (at most a context
- * more), and it stops early where the model ends the poem: then `ended` is true. `advance(ms)` as
- * HeldOutPass's.
+ * more), and it stops early where the model ends the poem: then `ended` is true; unless `pastTheEnd`, when
+ * it never ends the poem (writing on after a poem the model finds complete). `advance(ms)` as HeldOutPass's.
  */
 export class Continuation {
-  constructor(poems, mha, { ids, off, count, temperature, seed }) {
-    Object.assign(this, { poems, ids: [...ids], off, count, temperature, added: [], ended: false });
+  constructor(poems, mha, { ids, off, count, temperature, seed, pastTheEnd = false }) {
+    Object.assign(this, { poems, ids: [...ids], off, count, temperature, pastTheEnd, added: [], ended: false });
     this.random = temperature > 0 ? mha.randomState(seed) : null;
     this.ends = new Set(poems.vocabulary.flatMap((token, id) => (SENTENCE_ENDS.has(token) ? [id] : [])));
   }
@@ -206,11 +214,11 @@ export class Continuation {
     return this.finished;
   }
 
-  /** Whether a token may come next after `last`: never the unknown one; no separator at a line's start. */
+  /** Whether a token may come next after `last`: never the unknown one; no separator at a line's start; past the end, no end. */
   #allowed(last) {
     const lineStart = last === BOUNDARY_ID || this.poems.vocabulary[last] === '\n';
     const { separator } = this.poems.kinds;
-    return (id) => id !== UNKNOWN_ID && !(lineStart && separator[id]);
+    return (id) => id !== UNKNOWN_ID && !(lineStart && separator[id]) && !(this.pastTheEnd && id === BOUNDARY_ID);
   }
 
   #choose(scores, allowed) {

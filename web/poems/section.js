@@ -3,10 +3,10 @@ import { numberField, uniqueId } from '../ui/controls.js';
 import { section, errorBox, partsNearScreen, keptDrawings, tileCanvases } from '../ui/section.js';
 import { legend } from '../draw/index.js';
 import { layerHead, offKey, existingOff, offIndices, withHeadOff } from '../heads/heads.js';
-import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, rolesTable, nextTokens, headSteps, heaviestKey } from '../heads/views.js';
+import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, rolesTable, nextTokens, headSteps, heaviestKey, bringIntoView } from '../heads/views.js';
 import { EXPLAIN_WORDS } from '../shared/figure-labels.js';
 import { UNKNOWN_ID } from './vocabulary.js';
-import { loadPoems, inputIds, maxTextLength, fittingText, runText, topNext, textRoles, clearRole, Continuation, HEAD_ROLES } from './model.js';
+import { loadPoems, inputIds, maxTextLength, fittingText, runText, topNext, textRoles, clearRole, Continuation, firstLine, HEAD_ROLES } from './model.js';
 import { heldOutMeasurer } from './held-out.js';
 import { SEED_MAX } from '../shared/lesson.js';
 import { gpt2Part, initialGpt2Picks } from '../gpt2/section.js';
@@ -24,7 +24,7 @@ export const initialPoemPicks = () => ({
   heldOut: null, // { key, done, total } of the held-out pass in progress
   temperature: 0.8,
   seed: 1,
-  continuation: null, // { prompt, added, temperature, seed, off (offKey), done, ended, count, run } of the last continuation
+  continuation: null, // { prompt, added, temperature, seed, off (offKey), pastTheEnd, done, ended, count, run } of the last continuation
   key: null, // { index, row, key }: the key the four steps show for head index at row, else the row's heaviest
 });
 
@@ -75,6 +75,9 @@ export function poemsSection(ctx) {
       .then((poems) => {
         store.poems = poems;
         pick((p) => (p.load = 'ready'));
+        // The held-out measure starts once the page is idle, wherever the learner has scrolled meanwhile: the
+        // table far below waits for it, and should not wait for the learner to come back first.
+        (globalThis.requestIdleCallback ?? setTimeout)(() => scheduleHeldOut(currentOff()));
       }, (error) => {
         store.error = error;
         pick((p) => (p.load = { failed: error.code ?? 'LOAD_FAILED' }));
@@ -146,21 +149,23 @@ export function poemsSection(ctx) {
     return analysis;
   }
 
-  function continueText() {
+  /** Continues the text; `pastTheEnd`: on past where the model would end the poem. */
+  function continueText({ pastTheEnd = false } = {}) {
     clearTimeout(continuing);
     const { temperature, seed } = picks();
     const prompt = currentText();
     const off = currentOff();
-    const continuation = new Continuation(store.poems, ctx.mha, { ids: inputIds(store.poems, prompt), off, count: CONTINUATION_LENGTH, temperature, seed });
+    const continuation = new Continuation(store.poems, ctx.mha, { ids: inputIds(store.poems, prompt), off, count: CONTINUATION_LENGTH, temperature, seed, pastTheEnd });
     // The same settings again write the same text: `run` counts such runs, so that each is seen to happen.
     const last = picks().continuation;
-    const run = last?.done && last.prompt === prompt && last.temperature === temperature && last.seed === seed && last.off === offKey(off) ? last.run + 1 : 1;
+    const same = last?.done && last.prompt === prompt && last.temperature === temperature && last.seed === seed && last.off === offKey(off) && last.pastTheEnd === pastTheEnd;
+    const run = same ? last.run + 1 : 1;
     const work = () => {
       const finished = continuation.advance(SLICE_MS);
       const added = continuationText(continuation.added);
       // Said only of what is seen: a run that came out otherwise would count from 1 again.
       const runs = finished && run > 1 && added !== last.added ? 1 : run;
-      pick((p) => (p.continuation = { prompt, added, temperature, seed, off: offKey(off), done: finished, ended: continuation.ended, count: continuation.added.length, run: runs }));
+      pick((p) => (p.continuation = { prompt, added, temperature, seed, off: offKey(off), pastTheEnd, done: finished, ended: continuation.ended, count: continuation.added.length, run: runs }));
       if (!finished) continuing = setTimeout(work);
     };
     work();
@@ -194,7 +199,8 @@ export function poemsSection(ctx) {
     const roleSwitches = h('div', { class: 'controls', id: 'poem-off-roles' }, [...byRole].map(([role, found]) => h('button', {
       type: 'button', 'data-role': role, onclick: () => ctx.set((s) => (s.poems.off = found)),
     }, [t.offRole(t.roleNames[role], found.length)])));
-    // The card's guided examples: a poem, a head and a position where one way of looking is plain to see.
+    // The card's guided examples: a poem, a head and a position where one way of looking is plain to see. The
+    // head they enlarge is far below the buttons: the page goes to it.
     const guided = h('div', { class: 'controls', id: 'poem-guided', role: 'group', 'aria-label': t.guidedTitle }, [
       h('span', {}, [t.guidedTitle]),
       ...store.poems.card.guided.map(({ role, index, poem, position }) => {
@@ -202,6 +208,7 @@ export function poemsSection(ctx) {
         const char = [...fittingText(store.poems, body)][position - 1];
         return h('button', { type: 'button', 'data-role': role, onclick: () => {
           ctx.set((s) => Object.assign(s.poems, { poem, text: null, off: [], head: index, position }));
+          bringIntoView(controls.big);
         } }, [t.guided(t.roleNames[role], title, char)]);
       }),
     ]);
@@ -251,7 +258,7 @@ export function poemsSection(ctx) {
         h('label', { class: 'field wide', for: temperatureId }, [temperatureLabel, temperature]),
         numberField({ label: t.seed, value: picks().seed, min: 0, max: SEED_MAX, id: 'poem-seed', notANumber: ctx.text.notANumber,
           refuse: (v) => (Number.isInteger(v) && v >= 0 && v <= SEED_MAX ? null : ctx.text.notANumber), onInput: (v) => pick((p) => (p.seed = v)) }),
-        h('button', { type: 'button', id: 'poem-continue', onclick: continueText }, [t.continueButton]),
+        h('button', { type: 'button', id: 'poem-continue', onclick: () => continueText() }, [t.continueButton]),
       ]),
       parts.continuation,
       h('p', { class: 'muted' }, [t.card(store.poems.card.heldOut.targets, store.poems.card.heldOut.poems.length)]),
@@ -309,11 +316,16 @@ export function poemsSection(ctx) {
     })));
   }
 
-  /** The roles on the text and, once measured, on the held-out poems, which give the verdict. */
-  function drawRoles(roles, heldOut, selected) {
+  /**
+   * The roles on the text and, once measured, on the held-out poems, which give the verdict; until then the table
+   * says it waits for the measure, and how far it has come.
+   */
+  function drawRoles(roles, heldOut, selected, off) {
     const { heads } = store.poems.model.config;
     const held = heldOut?.roles;
-    show(controls.roles, drawing('roles', [roles, heldOut, selected], () => [
+    const progress = picks().heldOut;
+    const measuring = !held && (progress?.key === offKey(off) ? progress : { done: 0, total: 0 });
+    show(controls.roles, drawing('roles', [roles, heldOut, selected, measuring], () => [
       ...rolesTable(t, {
         prefix: 'poem', index: selected, heads, roles: HEAD_ROLES.map(({ name }) => name),
         columns: [
@@ -321,6 +333,7 @@ export function poemsSection(ctx) {
           { title: t.heldOutColumn, where: 'held-out', measured: held && { scores: held.heads[selected], chance: held.chance } },
         ],
         verdict: held ? { role: clearRole(held.heads[selected], held.chance) } : null,
+        waiting: measuring && { text: t.heldOutWaiting(store.poems.card.heldOut.poems.length, measuring.done, measuring.total), ...measuring },
       }),
       ...ablationNote(selected),
     ]));
@@ -364,14 +377,33 @@ export function poemsSection(ctx) {
     })));
   }
 
+  /**
+   * Where the model ended the poem, what a teacher may want next: a new poem from the text's first line, or the
+   * text written on regardless of the end.
+   */
+  function afterTheEnd({ prompt, count }) {
+    const line = firstLine(prompt);
+    const restart = () => {
+      ctx.set((s) => (s.poems.text = line));
+      continueText();
+    };
+    return [
+      vh('p', { id: 'poem-ended', class: 'muted' }, [count ? t.poemEnded : t.poemComplete]),
+      vh('div', { class: 'controls', id: 'poem-after-end' }, [
+        line !== prompt ? vh('button', { type: 'button', id: 'poem-restart', onclick: restart }, [t.restartFromFirstLine]) : null,
+        vh('button', { type: 'button', id: 'poem-past-end', onclick: () => continueText({ pastTheEnd: true }) }, [t.continuePastEnd]),
+      ]),
+    ];
+  }
+
   function drawContinuation() {
     const { continuation, temperature } = picks();
     if (controls.temperatureLabel.textContent !== t.temperature(temperature)) controls.temperatureLabel.textContent = t.temperature(temperature);
     if (Number(controls.temperature.value) !== temperature) controls.temperature.value = String(temperature);
     show(controls.continuation, continuation ? [
-      vh('p', { class: 'muted' }, [continuation.done ? t.continued(continuation.temperature, continuation.seed) : t.continuing(continuation.count)]),
+      vh('p', { class: 'muted' }, [continuation.done ? t.continued(continuation.temperature, continuation.seed, continuation.pastTheEnd) : t.continuing(continuation.count)]),
       vh('p', { class: 'poem-output' }, [continuation.prompt, vh('mark', { id: 'poem-added' }, [continuation.added])]),
-      continuation.done && continuation.ended ? vh('p', { id: 'poem-ended', class: 'muted' }, [t.poemEnded]) : null,
+      ...(continuation.done && continuation.ended ? afterTheEnd(continuation) : []),
       continuation.done && continuation.run > 1 ? vh('p', { id: 'poem-again', class: 'muted' }, [t.continuedAgain(continuation.run, continuation.temperature)]) : null,
     ] : []);
   }
@@ -425,7 +457,7 @@ export function poemsSection(ctx) {
         }
         if (big) drawBig(run, labels, selected, row);
         if (steps) drawSteps(run, labels, selected, row);
-        if (roles) drawRoles(current.roles ??= textRoles(store.poems, run), heldOut, selected);
+        if (roles) drawRoles(current.roles ??= textRoles(store.poems, run), heldOut, selected, off);
         if (prediction) drawPrediction(current, labels, row, off);
       }
       drawLoss(off);

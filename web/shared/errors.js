@@ -10,13 +10,13 @@ const MATRIX_NAMES = { q: 'q', k: 'k', v: 'v', x: 'X', wq: 'W_q', wk: 'W_k', wv:
 const matrixName = (name) => MATRIX_NAMES[name] ?? name;
 
 const FIELDS_ZH = { dModel: 'd_model', heads: '头数 h', seed: '种子', weightScale: '权重大小' };
-const STAGES_ZH = { scores: '打分', attention: 'softmax 配比', 'head output': '头输出', concat: 'Concat', output: '输出' };
+const STAGES_ZH = { scores: '打分', attention: 'softmax 配比', 'head output': '头输出', concat: 'Concat', output: '输出', logits: '下一个词元的打分' };
 // The core leaves out `column` when a whole row is meant.
 const placeZh = (row, column) => `第 ${row + 1} 行${column === undefined ? '' : `第 ${column + 1} 列`}`;
 const cellZh = (name, row, column) => `${matrixName(name)} ${placeZh(row, column)}`;
 
 const FIELDS_EN = { dModel: 'd_model', heads: 'The head count h', seed: 'The seed', weightScale: 'The weight size' }; // each begins a sentence
-const STAGES_EN = { scores: 'The scores', attention: 'The softmax weights', 'head output': 'A head output', concat: 'The concat', output: 'The output' };
+const STAGES_EN = { scores: 'The scores', attention: 'The softmax weights', 'head output': 'A head output', concat: 'The concat', output: 'The output', logits: 'The next-token scores' };
 const placeEn = (row, column) => `row ${row + 1}${column === undefined ? '' : `, column ${column + 1}`}`;
 const cellEn = (name, row, column) => `${matrixName(name)} ${placeEn(row, column)}`;
 
@@ -38,6 +38,8 @@ export const ERROR_TEXT = {
       HEAD_INDEX: '没有这个头。',
       NO_FORWARD: '还没有算过。',
       DISPOSED: '这个模型已经释放了，请刷新页面。',
+      BAD_MODEL: '模型文件坏了或者不完整，打不开。',
+      TOKEN_RANGE: '有一个词元不在模型的词表里。',
       EXPORT_FAILED: '导出失败了，请再试一次。',
       LOAD_FAILED: '注意力内核加载失败。请刷新页面再试；如果还不行，这个浏览器可能不支持 WebAssembly。',
       UNEXPECTED: '出错了，请刷新页面再试。',
@@ -75,6 +77,8 @@ export const ERROR_TEXT = {
       HEAD_INDEX: 'There is no such head.',
       NO_FORWARD: 'Nothing has been computed yet.',
       DISPOSED: 'This model was released; reload the page.',
+      BAD_MODEL: 'The model file is broken or incomplete and cannot be opened.',
+      TOKEN_RANGE: 'A token is outside the model\'s vocabulary.',
       EXPORT_FAILED: 'The export failed; try again.',
       LOAD_FAILED: 'The attention core failed to load. Reload the page; if that does not help, this browser may not support WebAssembly.',
       UNEXPECTED: 'Something went wrong; reload the page and try again.',

@@ -107,9 +107,22 @@ export function shortNumber(value, digits = 2) {
   return (text.includes('.') && !text.includes('e') ? text.replace(/\.?0+$/, '') : text).replace(/^-/, '−');
 }
 /** A weight keeps its decimals (0.50), as on the heatmap. */
-const weightNumber = (value, digits = 2) => formatNumber(value, digits);
-/** A factor after ×: negative ones in brackets. */
-const factor = (value, digits = 2) => (value < 0 ? `(${shortNumber(value, digits)})` : shortNumber(value, digits));
+export const weightNumber = (value, digits = 2) => formatNumber(value, digits);
+/** A factor after ×: negative ones in brackets (one that rounds to 0 is written 0). */
+export function factor(value, digits = 2) {
+  const text = shortNumber(value, digits);
+  return text.startsWith('−') ? `(${text})` : text;
+}
+/**
+ * A sum of products x×y as a learner writes it: a negative x after the first term is subtracted
+ * ("− 0.92×(−2.02)"), never added as "+ −0.92×…". `left` writes x (a weight keeps its decimals: weightNumber).
+ */
+export function productSum(pairs, digits = 2, left = shortNumber) {
+  return pairs.map(([x, y], i) => {
+    const product = `${left(i && x < 0 ? -x : x, digits)}×${factor(y, digits)}`;
+    return i === 0 ? product : `${x < 0 ? ' − ' : ' + '}${product}`;
+  }).join('');
+}
 const vector = (values, digits = 2) => `[${values.map((value) => shortNumber(value, digits)).join(', ')}]`;
 
 const roundTo = (value, digits) => Number(value.toFixed(digits));
@@ -120,7 +133,7 @@ const roundTo = (value, digits) => Number(value.toFixed(digits));
  * number. `sums` is a list of [[x, y] pairs, result] (several for a vector). Where not even 4 do, the terms
  * keep 2 decimals and `addsUp` is false: the explanation says its terms are rounded.
  */
-function termDigits(sums) {
+export function termDigits(sums) {
   for (let digits = 2; digits <= 4; digits++) {
     const addsUp = sums.every(([pairs, result]) =>
       formatNumber(pairs.reduce((total, [x, y]) => total + roundTo(x, digits) * roundTo(y, digits), 0), 2) === formatNumber(result, 2));
@@ -154,7 +167,7 @@ export function explanationText(explanation, { tokens, words }) {
   const qk = `q_${token(e.row)} · k_${token(e.col)}`;
   // Each sum's terms are written with as many decimals as it takes for them to add up as written.
   const productFit = (terms, a, b, result) => termDigits([[terms.map((t) => [t[a], t[b]]), result]]);
-  const products = (terms, a, b, { digits }) => terms.map((t) => `${shortNumber(t[a], digits)}×${factor(t[b], digits)}`).join(' + ');
+  const products = (terms, a, b, { digits }) => productSum(terms.map((t) => [t[a], t[b]]), digits);
   const rounded = (...fits) => (fits.every((fit) => fit.addsUp) ? [] : [words.rounded]);
   let lines;
   switch (e.kind) {
@@ -189,7 +202,7 @@ export function explanationText(explanation, { tokens, words }) {
       const one = termDigits([column(e.col)]);
       lines = [
         `head${sub(e.head + 1)}[${token(e.row)}] = ${e.terms.map((t) => `${weightNumber(t.weight, all.digits)}×${vector(t.v, all.digits)}`).join(' + ')} = ${vector(e.vector)}`,
-        `${words.column(e.dim)}${e.terms.map((t) => `${weightNumber(t.weight, one.digits)}×${factor(t.v[e.col], one.digits)}`).join(' + ')} = ${shortNumber(e.result)}`,
+        `${words.column(e.dim)}${productSum(e.terms.map((t) => [t.weight, t.v[e.col]]), one.digits, weightNumber)} = ${shortNumber(e.result)}`,
         ...rounded(all, one),
       ];
       break;
