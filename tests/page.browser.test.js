@@ -836,6 +836,22 @@ test('words can be added and removed', async () => {
   await context.close();
 });
 
+test('an arrow key on a word\'s entry that outlived its row (the lesson restored while it kept the focus) changes nothing and throws nothing', async () => {
+  const { page, errors, context } = await load();
+  await page.click('#add-token');
+  await settle(page);
+  const stale = await page.$('.drag-number[data-matrix="q"][data-row="3"][data-col="0"]');
+  await stale.focus();
+  await page.click('#hand-reset');
+  await settle(page);
+  assert.equal(await page.locator('.drag-number[data-matrix="q"][data-row="3"]').count(), 0, 'the added word is gone');
+  // What assistive technology or a synthetic event can still send to the detached cell.
+  await stale.evaluate((cell) => cell.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true })));
+  await page.waitForFunction(() => location.search === '', null, { timeout: 10_000 }); // the address: the lesson, nothing edited
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('an entry of §3 out of range is named the same in §3 and in §7: Wᴼ[3][3], counted from 0 as the page counts', async () => {
   const { page, errors, context } = await load('?wo=1,0,0,0;0,1,0,0;0,0,1,0;0,0,0,5');
   const handError = await page.textContent('#hand .error');

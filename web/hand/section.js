@@ -94,7 +94,11 @@ export function handSection(ctx) {
 
   // Every editor of an entry (its drag number, the slider, the typed box) only changes the state; the
   // update below shows the new value in the others.
-  const setEntry = (matrix, row, col, value) => ctx.set((s) => (s.hand[matrix][row][col] = value));
+  // An entry's editor can outlive its row (a word removed, or the lesson restored, while it kept the focus):
+  // what it still sends is dropped.
+  const setEntry = (matrix, row, col, value) => {
+    if (col < (ctx.state.hand[matrix][row]?.length ?? 0)) ctx.set((s) => (s.hand[matrix][row][col] = value));
+  };
   const select = (matrix, row, col) => ctx.setUi((ui) => (ui.selected = { matrix, row, col }));
 
   /** The slider and text field for the selected entry; rebuilt only when the selection changes. */
