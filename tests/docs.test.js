@@ -51,10 +51,10 @@ const RUN_BY = [
   { command: /^bash \.ci\/run$/, test: '.ci/run', holds: 'bash tests/install-tools.sh' },
   { command: /^npm run test:quick$/, test: 'tests/quick.js', holds: "'--test'" },
   { command: /^node --test tests\/$/, test: 'package.json', holds: '"test": "node --test tests/"' },
-  { command: /^bash build\.sh( \[?(wasm|native|web|--if-needed)\]?)*$/, test: 'tests/build.test.js', holds: 'build.sh' },
+  { command: /^bash build\.sh( \[?(wasm|native|web|--if-needed)\]?)*$/, test: 'tests/build.slow.test.js', holds: 'build.sh' },
   { command: /^npm run build$/, test: 'package.json', holds: '"build": "bash build.sh"' },
   { command: /^npm pack$/, test: 'tests/package.test.js', holds: "'pack'" },
-  { command: /^clang .* -o fuzz_(api|model) /, test: 'tests/fuzzers.test.js', holds: "'c/README.md'" },
+  { command: /^clang .* -o fuzz_(api|model) /, test: 'tests/fuzzers.slow.test.js', holds: "'c/README.md'" },
   { command: /^npm install \.\/multihead-attention-lesson-[\d.]+\.tgz$/, test: 'tests/clients.js', holds: '`./${basename(tarball)}`' },
   { command: /^python3 -m http\.server$/, test: 'tests/static-sites.browser.test.js', holds: 'servePython(' },
   { command: /^npx vite( build)?$/, test: 'tests/bundlers.browser.test.js', holds: "[viteCli, 'build']" },
@@ -65,7 +65,7 @@ const RUN_BY = [
   { command: /^npm run corpus$/, notRun: 'downloads 全唐诗 (85 MB) into its own install; corpus.test.js checks the summary it committed', program: 'web/poems/build/corpus.js' },
   { command: /^npm run train-model$/, notRun: 'trains for half an hour; poems.test.js repeats the short reproduction run', program: 'web/poems/build/train.js' },
   { command: /^npm run bench$/, notRun: 'a benchmark prints figures and is never a timed test', program: 'tests/bench/core.js' },
-  { command: /^node tests\/bench\/gpt2\.js$/, test: 'tests/fuzzers.test.js', holds: "'tests/bench/gpt2.js'" },
+  { command: /^node tests\/bench\/gpt2\.js$/, test: 'tests/fuzzers.slow.test.js', holds: "'tests/bench/gpt2.js'" },
   { command: /^node tests\/bench\/[\w-]+\.js( \d+)?$/, notRun: 'a benchmark prints figures and is never a timed test' },
 ];
 
