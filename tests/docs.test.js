@@ -6,7 +6,6 @@
 // heading of it when it names one.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,10 +40,10 @@ export function documentedCommands(markdown) {
 
 /**
  * How each command is run: `test` (a file of tests/, or .ci/run, which CI runs) holds `holds`, the form in which it
- * runs the command; or `here`, run by this file; or `notRun`, why no test runs it (`program` must exist).
+ * runs the command; or `notRun`, why no test runs it (`program` must exist).
  */
 const RUN_BY = [
-  { command: /^npm start$/, here: 'serves the page: this file starts it and fetches the page, the model and the core' },
+  { command: /^npm start$/, test: 'tests/start.slow.test.js', holds: "spawn('npm', ['start']" },
   { command: /^npm start: PORT must be/, test: 'tests/serve.test.js', holds: 'PORT must be a whole number' },
   { command: /^npm test$/, test: '.ci/run', holds: 'npm test' },
   { command: /^npm ci$/, test: '.ci/run', holds: 'npm ci' },
@@ -114,28 +113,5 @@ test('every link between the READMEs lands on a file, and on a heading when it n
       const headings = [...readFileSync(landing, 'utf8').matchAll(/^#{1,6} (.+)$/gm)].map(([, heading]) => anchorOf(heading));
       assert.ok(headings.includes(anchor), `${file} links to ${target}: ${relative(root, landing)} has no heading #${anchor}`);
     }
-  }
-});
-
-test('npm start serves the page, its core and the poetry model, as the quick start says', async () => {
-  const port = String(20000 + Math.floor(Math.random() * 20000));
-  const server = spawn('npm', ['start'], { cwd: root, env: { ...process.env, PORT: port }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  try {
-    let said = '';
-    const address = await new Promise((resolve, reject) => {
-      server.stdout.on('data', (chunk) => {
-        said += chunk;
-        const url = said.match(/http:\/\/[\w.:]+\//)?.[0];
-        if (url) resolve(url);
-      });
-      server.on('exit', (code) => reject(new Error(`npm start stopped (${code}): ${said}`)));
-    });
-    for (const [path, type] of [['', 'text/html'], ['dist/page.js', 'text/javascript'], ['dist/mha-core.wasm', 'application/wasm'], ['poems/poems.card.json', 'application/json']]) {
-      const response = await fetch(address + path);
-      assert.equal(response.status, 200, `${path || '/'} answers 200`);
-      assert.match(response.headers.get('content-type'), new RegExp(`^${type}`), `${path || '/'} is ${type}`);
-    }
-  } finally {
-    process.kill(-server.pid);
   }
 });
