@@ -52,7 +52,7 @@ const RUN_BY = [
   { command: /^node --test tests\/$/, test: 'package.json', holds: '"test": "node --test tests/"' },
   { command: /^bash build\.sh( \[?(wasm|native|web|--if-needed)\]?)*$/, test: 'tests/build.slow.test.js', holds: 'build.sh' },
   { command: /^npm run build$/, test: 'package.json', holds: '"build": "bash build.sh"' },
-  { command: /^npm pack$/, test: 'tests/package.test.js', holds: "'pack'" },
+  { command: /^npm pack$/, test: 'tests/package.slow.test.js', holds: "'pack'" },
   { command: /^clang .* -o fuzz_(api|model) /, test: 'tests/fuzzers.slow.test.js', holds: "'c/README.md'" },
   { command: /^npm install \.\/multihead-attention-lesson-[\d.]+\.tgz$/, test: 'tests/clients.js', holds: '`./${basename(tarball)}`' },
   { command: /^python3 -m http\.server$/, test: 'tests/static-sites.browser.test.js', holds: 'servePython(' },
