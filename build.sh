@@ -3,7 +3,7 @@
 #   wasm    web/dist/mha-core.mjs + mha-core.wasm: the C core as an ES module (Emscripten), with the
 #           threaded core mha-core-mt.* and both cores' fused multiply-add wasm (mha-core-fma.wasm,
 #           mha-core-mt-fma.wasm). Committed, so serving the page needs no compiler;
-#           web/dist/mha-core.inputs holds the hash of what they were built from, and tests/build.test.js
+#           web/dist/mha-core.inputs holds the hash of what they were built from, and tests/build.slow.test.js
 #           checks a rebuild gives the same bytes.
 #   native  c/build/test_native (the C unit tests), c/build/fuzz_api and c/build/fuzz_model (the fuzz
 #           harnesses' seeded drivers), all with gcc under ASan + UBSan.

@@ -24,14 +24,14 @@
    and nothing the sanitizers can see goes wrong.
 
    Two drivers, as for fuzz_api.c:
-     - libFuzzer (tests/fuzzers.test.js runs this command, for a few seconds):
+     - libFuzzer (tests/fuzzers.slow.test.js runs this command, for a few seconds):
          clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DMHA_LIBFUZZER \
            c/fuzz_model.c c/error.c c/mha.c c/plain.c c/kernels.c c/pool.c c/train.c c/backprop.c c/np_random.c \
            c/safetensors.c c/gpt.c c/gpt_train.c -lm -o fuzz_model && mkdir -p corpus_model && \
            ./fuzz_model -max_total_time=600 corpus_model
      - the seeded driver of fuzz_driver.h (build.sh builds it under ASan and UBSan as
-       c/build/fuzz_model; tests/native.test.js runs it), which also replays files
-       (tests/fuzzers.test.js replays headers with no tensors):
+       c/build/fuzz_model; tests/native.slow.test.js runs it), which also replays files
+       (tests/fuzzers.slow.test.js replays headers with no tensors):
          c/build/fuzz_model [seed] [runs] [seconds]
          c/build/fuzz_model FILE... */
 #include <math.h>

