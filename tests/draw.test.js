@@ -157,6 +157,32 @@ test('pipeline writes each cell\'s number where it fits: whole numbers bare, oth
   assert.equal(wide.querySelectorAll('g.stage[data-part="input"] g[data-matrix="k"] g.numbers').length, 1);
 });
 
+test('pipeline names the rows of every matrix with the words, but Wᴼ\'s, whose rows are dimensions', () => {
+  for (const orientation of ['horizontal', 'vertical']) {
+    const svg = pipeline(document, { ...pipelineData, orientation });
+    const matrices = [...svg.querySelectorAll('g[data-matrix]')];
+    assert.equal(matrices.length, 3 + 2 * 3 + 2 + 2 + 2 + 3);
+    for (const m of matrices) {
+      const labels = [...m.querySelectorAll('g.row-labels text')].map((t) => t.textContent);
+      assert.deepEqual(labels, m.getAttribute('data-matrix') === 'wo' ? [] : tokens, `${orientation} ${m.querySelector('text').textContent}`);
+    }
+  }
+  // A long word is clipped, so that it takes no more room than three letters.
+  const long = pipeline(document, { ...pipelineData, tokens: ['abcdefghijkl', '吃', '鱼'] });
+  assert.deepEqual([...long.querySelectorAll('g[data-part="input"] g[data-matrix="q"] g.row-labels text')].map((t) => t.textContent), ['ab…', '吃', '鱼']);
+});
+
+test('pipeline at a projector\'s sizes: every number 25 units, no shapes or key, and the whole fits 1,880 × 900 at 1:1', () => {
+  const svg = pipeline(document, { ...pipelineData, size: 'projector' });
+  assert.ok(Number(svg.getAttribute('width')) <= 1880 && Number(svg.getAttribute('height')) <= 900, `${svg.getAttribute('width')} × ${svg.getAttribute('height')}`);
+  const numbers = [...svg.querySelectorAll('g.numbers')];
+  assert.equal(numbers.length, 3 + 2 * 3 + 2 + 2 + 2 + 3, 'every matrix writes its numbers');
+  for (const group of numbers) assert.ok(fontSizeOf(group) >= 25, `numbers at ${fontSizeOf(group)} units`);
+  for (const word of svg.querySelectorAll('text')) assert.ok(fontSizeOf(word) >= 20, `"${word.textContent}" at ${fontSizeOf(word)} units`);
+  assert.equal(svg.querySelectorAll('g.shape, g.key').length, 0);
+  matchGolden('pipeline-projector', svg);
+});
+
 test('pipeline step lights one stage and fades the later ones', () => {
   const svg = pipeline(document, { ...pipelineData, step: 4, enabled: [true, false] });
   const active = [...svg.querySelectorAll('g.stage.active')];
