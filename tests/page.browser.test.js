@@ -44,7 +44,7 @@ async function setEntry(page, matrix, row, col, value) {
 
 /** Steps the pipeline's animation back to its start with its own button (8 steps; going back stops at 0). */
 async function rewind(page) {
-  for (let step = 8; step > 0; step--) await page.click('#step-back');
+  while (!(await page.isDisabled('#step-back'))) await page.click('#step-back');
 }
 
 /** Run in the page before its scripts: records the duration of every long task (over 50 ms). */
@@ -417,6 +417,22 @@ describe('the page as it opens, in Chinese at 1280 px: one page load', () => {
     assert.deepEqual(await page.$$eval('#pipeline g.stage.active', (g) => [...new Set(g.map((x) => x.dataset.part))]), ['split']);
     assert.notEqual(await page.textContent('#step-caption'), caption3);
     assert.match(await page.textContent('#step-counter'), /2/);
+    await rewind(page);
+    await backTo(page);
+  });
+
+  test('the step buttons stop at the ends: 下一步 at step 8 of 8, 上一步 at the overview, the keyboard\'s focus kept', async () => {
+    const { page } = lesson;
+    await page.locator('#pipeline-section').scrollIntoViewIfNeeded();
+    assert.equal(await page.isDisabled('#step-back'), true, 'nothing before the overview');
+    await page.focus('#step-forward');
+    for (let step = 1; step <= 8; step++) await page.keyboard.press('Enter');
+    await settle(page);
+    assert.match(await page.textContent('#step-counter'), /8/);
+    assert.equal(await page.isDisabled('#step-forward'), true, 'nothing after step 8');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'step-back', 'the focus moved to the button that still goes somewhere');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.isDisabled('#step-forward'), false);
     await rewind(page);
     await backTo(page);
   });
