@@ -21,7 +21,10 @@ const screensOf = (node) => Math.min(MAX_SCREENS, Math.max(1, ...[...node.childr
  */
 export function lessonMode(ctx, sectionNodes) {
   let bar = null;
-  let shown = null; // the section laid out for the screen, to be fitted again when it redraws
+  let shown = null; // the section laid out for the screen, fitted again whenever its size changes
+  // A part grows as it is drawn (the numbers come in, a section's module or its worker answers); fitting it
+  // sets the size it is then observed at, so this settles after one more call.
+  const resized = new ResizeObserver(() => fit());
 
   const sequence = () => sectionNodes().flatMap((node, i) => Array.from({ length: screensOf(node) }, (_, s) => ({ part: i + 1, screen: s + 1 })));
   const indexNow = (screens) => Math.max(0, screens.findIndex(({ part, screen }) => part === ctx.state.part && screen === ctx.state.screen));
@@ -71,6 +74,7 @@ export function lessonMode(ctx, sectionNodes) {
     document.documentElement.classList.toggle('presenting', on);
     if (shown) shown.style.zoom = '';
     shown = null;
+    resized.disconnect();
     if (!bar) return;
     bar.hidden = !on;
     const part = Math.min(ctx.state.part, nodes.length);
@@ -83,6 +87,7 @@ export function lessonMode(ctx, sectionNodes) {
     const screens = screensOf(shown);
     const screen = Math.min(ctx.state.screen, screens);
     shown.dataset.showing = String(screen);
+    resized.observe(shown);
     const t = LESSON_MODE_TEXT[ctx.lang];
     bar.querySelector('#lesson-bar-title').textContent = shown.querySelector('h2').textContent;
     const position = bar.querySelector('#lesson-position');
@@ -127,8 +132,8 @@ export function lessonMode(ctx, sectionNodes) {
     event.preventDefault();
   }
 
-  // A part drawn again may have grown, and a section whose module came in is a new node: shown again.
-  document.addEventListener('lesson:rendered', () => ctx.state.present && show());
+  // A section whose module came in is a new node: shown again.
+  document.addEventListener('lesson:rendered', () => ctx.state.present && !shown?.isConnected && show());
   addEventListener('resize', fit);
   return { makeBar, show, keydown };
 }

@@ -38,6 +38,7 @@ const ui = {
  */
 const WATCHED = {
   lang: (s) => s.lang,
+  present: (s) => s.present,
   bill: (s) => s.bill,
   hand: (s) => s.hand,
   structure: (s) => [s.hand.tokens.length, s.hand.heads], // what the hand editors are built for

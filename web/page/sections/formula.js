@@ -24,9 +24,9 @@ const PARTS = {
 export function formulaSection(ctx) {
   const t = ctx.text.formula;
   const info = h('p', { class: 'symbol-info', id: 'symbol-info', 'aria-live': 'polite' }, [t.hint]);
-  const box = h('div', { class: 'pipeline-box', id: 'formula-pipeline' });
+  const box = h('div', { class: 'pipeline-box', id: 'formula-pipeline', 'data-screen': 2 });
   // Each equation wraps on a narrow screen (formula-tex.js says where), so nothing is cut off.
-  const math = h('div', { class: 'formula', role: 'img', 'aria-label': t.formulaLabel });
+  const math = h('div', { class: 'formula', role: 'img', 'aria-label': t.formulaLabel, 'data-screen': 1 });
   math.innerHTML = TYPESET.equations.join('');
   // The typeset HTML is decorative for assistive technology (KaTeX adds MathML); keyboard users use the buttons.
   const shape = () => ({ L: ctx.hand?.L ?? 0, dModel: ctx.hand?.dModel ?? 4, heads: ctx.hand?.heads ?? 2, dK: ctx.hand?.dK ?? 2 });
@@ -52,17 +52,18 @@ export function formulaSection(ctx) {
 
   const node = section('formula-section', ctx.text.sections.formula, [
     h('p', {}, [t.lead]),
+    // Lesson mode shows the formula on one screen, the pipeline on the next; the symbols on both (data-screen).
     math,
-    h('h3', {}, [t.symbolsTitle]),
+    h('h3', { 'data-screen': 1 }, [t.symbolsTitle]),
     h('div', { class: 'symbols' }, buttons),
     info,
     box,
-    h('p', { class: 'muted', id: 'dk-note' }),
-    h('p', { class: 'muted' }, [t.countNote]),
+    h('p', { class: 'muted', id: 'dk-note', 'data-screen': 1 }),
+    h('p', { class: 'muted', 'data-screen': 1 }, [t.countNote]),
   ]);
   return {
     node,
-    reads: ['hand', 'focus', 'resize'],
+    reads: ['hand', 'focus', 'resize', 'present'],
     update() {
       const focused = ctx.ui.symbol;
       const highlight = focused ? PARTS[focused] : [];
