@@ -6,7 +6,7 @@
 // the page as it is (tests/page.test.js reads many such links in Node). axe-core finds nothing serious in it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowserAndServer, openPage, lessonDrawn, drawnNear, seriousAxeViolations, ensureArtifactsDir } from './browser.js';
+import { startBrowserAndServer, openPage, lessonDrawn, drawnNear, seriousAxeViolations, ensureArtifactsDir, HANG_MS } from './browser.js';
 
 let env;
 before(async () => {
@@ -29,9 +29,12 @@ const addressSays = (page, wanted) => page.waitForFunction((wanted) => {
   return Object.entries(wanted).every(([key, value]) => query.get(key) === value);
 }, wanted);
 
-/** Waits until the part shown is drawn and laid out: nothing in it waits to be drawn, and a frame has passed since. */
+/** Waits until the screen shown is drawn and laid out: nothing on it waits to be drawn, and a frame has passed since. */
 async function screenSettled(page) {
-  await page.waitForSelector('.lesson-section.current-part:not([data-pending]):not(:has([data-pending]))');
+  await page.waitForFunction(() => {
+    const part = document.querySelector('.lesson-section.current-part');
+    return part && ![part, ...part.querySelectorAll('[data-pending]')].some((node) => node.hasAttribute('data-pending') && node.getClientRects().length);
+  });
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
 }
 
@@ -129,6 +132,33 @@ for (const [width, height] of [[1920, 1080], [1280, 720]]) {
     });
   }
 }
+
+test('lesson mode at 1920 × 1080: parts 七 to 十二 fit the screen too, §10\'s enlarged head included', async () => {
+  const { page, errors, context } = await load('?present=1&part=7', { viewport: { width: 1920, height: 1080 } });
+  try {
+    const seen = [];
+    for (;;) {
+      await screenSettled(page);
+      const { part, screen } = await page.evaluate(() => ({ part: document.querySelector('.current-part').id, screen: document.querySelector('.current-part').dataset.showing }));
+      if (part === 'poems-section') {
+        // The poetry model comes in after the first draw; its screens with it.
+        await page.waitForSelector('#poems-body:not([hidden])', { timeout: HANG_MS });
+        if (screen === '2') await page.waitForSelector('#poem-big svg'); // the enlarged head: a figure, measured below
+        await screenSettled(page);
+      }
+      seen.push(`${part} ${screen}`);
+      const box = await page.$eval('.current-part', (node) => { const { bottom, right } = node.getBoundingClientRect(); return { bottom, right }; });
+      assert.ok(box.bottom <= 1080 + 1 && box.right <= 1920 + 1, `${part}, screen ${screen}: ${JSON.stringify(box)}`);
+      assert.deepEqual((await measure(page, 0)).outside, [], `${part}, screen ${screen}`);
+      if (await page.isDisabled('#lesson-next')) break;
+      await page.keyboard.press('PageDown');
+    }
+    assert.deepEqual(seen, ['views-section 1', 'ablation-section 1', 'train-section 1', 'poems-section 1', 'poems-section 2', 'poems-section 3', 'poems-section 4', 'quiz-section 1', 'share-section 1']);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
 
 test('P opens lesson mode at the part in view; the keys and buttons move, the address follows, a reload keeps the screen; Escape leaves where it was', async () => {
   const { page, errors, context } = await load('');

@@ -1,8 +1,8 @@
 // Lesson mode, for a teacher at a projector (P, or ?present=1): the lesson's parts one screen at a time,
 // the part's number and title in a bar fixed at the top with the position and the buttons, moved with the
 // arrow keys, PageDown / PageUp (what a presenter's clicker sends), Home and End; Escape or P leaves.
-// A part may have several screens: its section marks the children each shows with data-screen="n"
-// (children without it show on every screen). The address keeps the part and screen (?present=1&part=3),
+// A part may have several screens: its section marks what each shows with data-screen="n" (what has
+// none shows on every screen). The address keeps the part and screen (?present=1&part=3),
 // so a reload or a shared link opens the same screen. The stylesheet's html.presenting rules lay it out.
 import { h } from '../ui/dom.js';
 import { PARTS, MAX_SCREENS } from './state.js';
@@ -11,8 +11,8 @@ import { LESSON_MODE_TEXT } from './lesson-mode-strings.js';
 /** The keys that move, and by how many screens. */
 const MOVES = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 };
 
-/** How many screens a section has in lesson mode (the largest data-screen among its children). */
-const screensOf = (node) => Math.min(MAX_SCREENS, Math.max(1, ...[...node.children].map((child) => Number(child.dataset.screen) || 1)));
+/** How many screens a section has in lesson mode (the largest data-screen in it). */
+const screensOf = (node) => Math.min(MAX_SCREENS, Math.max(1, ...[...node.querySelectorAll('[data-screen]')].map((part) => Number(part.dataset.screen) || 1)));
 
 /**
  * Lesson mode over the page's sections: `sectionNodes()` gives their nodes in order (one part each).
@@ -24,7 +24,7 @@ export function lessonMode(ctx, sectionNodes) {
   let shown = null; // the section laid out for the screen, fitted again whenever its size changes
   // A part grows as it is drawn (the numbers come in, a section's module or its worker answers); fitting it
   // sets the size it is then observed at, so this settles after one more call.
-  const resized = new ResizeObserver(() => fit());
+  const resized = new ResizeObserver(() => refresh());
 
   const sequence = () => sectionNodes().flatMap((node, i) => Array.from({ length: screensOf(node) }, (_, s) => ({ part: i + 1, screen: s + 1 })));
   const indexNow = (screens) => Math.max(0, screens.findIndex(({ part, screen }) => part === ctx.state.part && screen === ctx.state.screen));
@@ -84,10 +84,17 @@ export function lessonMode(ctx, sectionNodes) {
     });
     if (!on) return;
     shown = nodes[part - 1];
+    resized.observe(shown);
+    refresh();
+  }
+
+  /** Lays out the shown part's screen, and says where it is, again (a part that grows may gain screens). */
+  function refresh() {
+    if (!shown) return;
+    const part = sectionNodes().indexOf(shown) + 1;
     const screens = screensOf(shown);
     const screen = Math.min(ctx.state.screen, screens);
     shown.dataset.showing = String(screen);
-    resized.observe(shown);
     const t = LESSON_MODE_TEXT[ctx.lang];
     bar.querySelector('#lesson-bar-title').textContent = shown.querySelector('h2').textContent;
     const position = bar.querySelector('#lesson-position');

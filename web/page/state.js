@@ -17,7 +17,7 @@ export const POEM_TEXT_MAX = 256;
 export const POEM_OFF_MAX = 32;
 /** The lesson's parts, one a section, that lesson mode shows a screen at a time; a part has at most MAX_SCREENS screens. */
 export const PARTS = 12;
-export const MAX_SCREENS = 3;
+export const MAX_SCREENS = 4;
 
 export function defaultState() {
   return {
