@@ -656,6 +656,24 @@ describe('the page on a phone, in Chinese at 375 px with touch: one page load', 
   test('copy link right after jumping to the section copies the current state, without #share-section (375 px, a tap)', async () => {
     await checkCopyLink(phone.page, phone.errors, phone.context, { tap: true });
   });
+
+  test('stepping the standing pipeline on a phone, its step buttons stay on the screen as it is scrolled through', async () => {
+    const { page, errors } = phone;
+    await drawnNear(page, '#pipeline');
+    for (const at of [0.5, 0.9]) {
+      // The window scrolled to a stage far down the figure, as a teacher follows the lit stage.
+      await page.evaluate((at) => {
+        const figure = document.querySelector('#pipeline').getBoundingClientRect();
+        scrollBy(0, figure.top + at * figure.height - innerHeight / 2);
+      }, at);
+      await settle(page);
+      const button = await page.locator('#step-forward').boundingBox();
+      assert.ok(button.y >= 0 && button.y + button.height <= 812, `step button at ${button.y}`);
+      await page.tap('#step-forward');
+    }
+    await rewind(page);
+    assert.deepEqual(errors, []);
+  });
 });
 
 describe('the page on a phone, in English at 375 px with touch: one page load', () => {
