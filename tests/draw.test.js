@@ -209,6 +209,20 @@ test('pipeline splits K and V as it splits Q, and the q·kᵀ and ·V arrows sta
   assert.ok(lines.filter((l) => l.getAttribute('y1') === l.getAttribute('y2')).length === 2, 'the ·V arrows run level from V_i');
 });
 
+test('pipeline standing up: Q and K\'s arrows leave and enter a bracket beside the pair, not K alone or Q alone', () => {
+  assert.equal(pipeline(document, pipelineData).querySelectorAll('path.pair-bracket').length, 0, 'lying flat, Q and K lie side by side');
+  const svg = pipeline(document, { ...pipelineData, orientation: 'vertical' });
+  assert.equal(svg.querySelectorAll('path.pair-bracket').length, 1 + 2, 'the input\'s pair and each head\'s');
+  const leftOf = (part, head) => {
+    const stage = svg.querySelector(`g.stage[data-part="${part}"]${head === undefined ? '' : `[data-head="${head}"]`}`);
+    return Number(stage.getAttribute('transform').match(/translate\(([-\d.]+)/)[1]) - 6;
+  };
+  // Into the split: per head an arrow from the pair (Q, K) and one from V; into the scores: one from each head's pair.
+  const [intoSplit, intoScores] = [...svg.querySelectorAll('.arrows > g')].slice(0, 2).map((g) => [...g.querySelectorAll('line')].map((l) => [Number(l.getAttribute('x1')), Number(l.getAttribute('x2'))]));
+  assert.deepEqual([intoSplit[0], intoSplit[2]].map(([x1, x2]) => [x1, x2]), [[leftOf('input'), leftOf('split', 0)], [leftOf('input'), leftOf('split', 1)]].map(([a, b]) => [Number(a.toFixed(2)), Number(b.toFixed(2))]));
+  assert.deepEqual(intoScores.map(([x1]) => x1), [leftOf('split', 0), leftOf('split', 1)].map((x) => Number(x.toFixed(2))));
+});
+
 test('pipeline colours every signed value on one scale, stated by the key it carries', () => {
   const svg = pipeline(document, { ...pipelineData, scores: [[2, 0, 0, 0, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0, 0, 0, 0]] });
   const cellFill = (part, head, matrix) => svg.querySelector(`g.stage[data-part="${part}"]${head === null ? '' : `[data-head="${head}"]`} g[data-matrix="${matrix}"] .cells rect`).getAttribute('fill');

@@ -210,8 +210,12 @@ export function pipeline(doc, data) {
   const isHighlighted = (it) => highlight.includes(it.part) || (it.head !== null && highlight.includes(`${it.part}:${it.head}`));
   const point = (main, cross) => (horizontal ? [main, opBand + cross] : [margin + cross, main]);
   // Where an arrow leaves a lane of an item, and where it enters one.
-  const exit = (it, lane = 'all') => point(it.main + it.lanes[lane].end, it.cross + it.lanes[lane].centre);
-  const entry = (it, lane = 'all') => point(it.main - 3, it.cross + it.lanes[lane].centre);
+  // Standing up, Q lies over K: their arrows leave and enter a bracket along the pair's left side, so that
+  // none reads as coming out of K alone or going into Q alone.
+  const bracketed = (it, lane) => !horizontal && lane === 'qk';
+  const laneCross = (it, lane) => it.cross + (bracketed(it, lane) ? -BRACKET_OFFSET : it.lanes[lane].centre);
+  const exit = (it, lane = 'all') => point(it.main + it.lanes[lane].end, laneCross(it, lane));
+  const entry = (it, lane = 'all') => point(it.main - 3, laneCross(it, lane));
 
   // Arrows first, so matrices sit on top of them; each stage's arrows fade with it.
   const [, , , , headItems, [concatItem], [woItem], [outputItem]] = stages;
@@ -260,6 +264,10 @@ export function pipeline(doc, data) {
       if (current || isHighlighted(it)) {
         group.appendChild(el(doc, 'rect', { x: -4, y: -3, width: it.width + 8, height: it.height + 6, rx: 6, fill: '#fff4c2', stroke: '#111', 'stroke-width': current ? 2.5 : 1.8, 'stroke-dasharray': current ? null : '5 3' }));
       }
+      if (bracketed(it, 'qk') && it.lanes.qk) {
+        const [left, end] = [-BRACKET_OFFSET, it.lanes.qk.end];
+        group.appendChild(el(doc, 'path', { class: 'pair-bracket', d: `M${left + 5} 0H${left}V${end}H${left + 5}`, fill: 'none', stroke: '#8a8a8a', 'stroke-width': 1.2 }));
+      }
       for (const m of it.matrices) {
         const [mx, my] = horizontal ? [m.main, m.cross] : [m.cross, m.main];
         group.appendChild(drawMatrix(doc, m, { x: mx, y: my, banded, head: it.head, caption: m.caption + (off ? ` (${text.off})` : ''), fonts: { captionFont, labelFont, captionBand } }));
@@ -277,6 +285,9 @@ export function pipeline(doc, data) {
   if (keys.length) root.appendChild(el(doc, 'g', { class: 'key' }, keys));
   return root;
 }
+
+// How far left of a standing Q/K pair its bracket runs.
+const BRACKET_OFFSET = 6;
 
 // More cells than this in a pipeline are drawn in colour bands.
 const MAX_CELL_RECTS = 4096;
