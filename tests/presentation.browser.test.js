@@ -221,6 +221,11 @@ test('P opens lesson mode at the part in view; the keys and buttons move, the ad
     await lessonDrawn(page);
     assert.deepEqual((await shown(page)).sections, ['formula-section']);
     assert.match((await shown(page)).position, /^5 \/ 12 · 2\/2$/);
+    // A screen past the part's last shows the last, and moves on from there.
+    await page.goto(`${env.baseUrl}?present=1&part=7&screen=3`);
+    await lessonDrawn(page);
+    await page.keyboard.press('PageDown');
+    await addressSays(page, { part: '8', screen: null });
     await page.click('#lesson-leave');
     assert.equal(await presenting(page), false);
 

@@ -16,7 +16,7 @@ const screensOf = (node) => Math.min(MAX_SCREENS, Math.max(1, ...[...node.queryS
 
 /**
  * Lesson mode over the page's sections: `sectionNodes()` gives their nodes in order (one part each).
- * Returns { bar, show, keydown }: the bar to put on the page (built again for each language), `show()`
+ * Returns { makeBar, show, keydown }: the bar to put on the page (made again for each language), `show()`
  * to bring the page in line with the state, and the window's keydown handler.
  */
 export function lessonMode(ctx, sectionNodes) {
@@ -27,7 +27,8 @@ export function lessonMode(ctx, sectionNodes) {
   const resized = new ResizeObserver(() => refresh());
 
   const sequence = () => sectionNodes().flatMap((node, i) => Array.from({ length: screensOf(node) }, (_, s) => ({ part: i + 1, screen: s + 1 })));
-  const indexNow = (screens) => Math.max(0, screens.findIndex(({ part, screen }) => part === ctx.state.part && screen === ctx.state.screen));
+  // A link may name a screen past the part's last: it shows the last.
+  const indexNow = (screens) => Math.max(0, screens.findLastIndex(({ part, screen }) => part === ctx.state.part && screen <= ctx.state.screen));
 
   function goTo(index) {
     const screens = sequence();
@@ -126,7 +127,7 @@ export function lessonMode(ctx, sectionNodes) {
     if (event.ctrlKey || event.altKey || event.metaKey || event.isComposing || event.defaultPrevented) return;
     if (event.target.closest?.('input, textarea, select, [contenteditable]')) return;
     const { key } = event;
-    if (key.toLowerCase() === 'p') {
+    if (key?.toLowerCase() === 'p') {
       if (!event.repeat) toggle();
       return;
     }
