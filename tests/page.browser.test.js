@@ -42,8 +42,9 @@ async function setEntry(page, matrix, row, col, value) {
   await page.fill('#entry-range', String(value));
 }
 
-/** Steps the pipeline's animation back to its start with its own button (8 steps; going back stops at 0). */
+/** Steps the pipeline's animation back to its start with its own button, until it is disabled at the overview. */
 async function rewind(page) {
+  await drawnNear(page, '#pipeline'); // off screen, the buttons are left as they were last drawn
   while (!(await page.isDisabled('#step-back'))) await page.click('#step-back');
 }
 
