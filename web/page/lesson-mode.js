@@ -97,9 +97,11 @@ export function lessonMode(ctx, sectionNodes) {
     const screen = Math.min(ctx.state.screen, screens);
     shown.dataset.showing = String(screen);
     const t = LESSON_MODE_TEXT[ctx.lang];
-    bar.querySelector('#lesson-bar-title').textContent = shown.querySelector('h2').textContent;
+    // Written only when they change: the title is read out as it changes, not at each refit.
+    const write = (node, text) => node.textContent !== text && (node.textContent = text);
+    write(bar.querySelector('#lesson-bar-title'), shown.querySelector('h2').textContent);
     const position = bar.querySelector('#lesson-position');
-    position.textContent = t.position(part, PARTS) + (screens > 1 ? ` · ${screen}/${screens}` : '');
+    write(position, t.position(part, PARTS) + (screens > 1 ? ` · ${screen}/${screens}` : ''));
     position.title = screens > 1 ? t.screen(screen, screens) : '';
     const screensList = sequence();
     const index = screensList.findIndex((at) => at.part === part && at.screen === screen);
