@@ -26,10 +26,10 @@ export const PIPELINE_LABELS = {
 // `cell` is a whole-number cell's largest size, `reach` the most cells × size a matrix side may take,
 // `decimalCell` a two-decimal cell's size for a whole-number cell of `cell`; a number is written at most
 // `numberFont` large; a matrix has its caption above it, and under it its shape on two lines ("L×d_k",
-// "= 3×2") when `shapes`.
+// "= 3×2") when `shapes`; `arrow` is the arrows' width (their heads scale with it).
 export const PIPELINE_SIZES = {
-  screen: { cell: 22, reach: 136, decimalCell: 26, captionFont: 13, labelFont: 12, numberFont: 12, shapes: true, key: true, gaps: [0, 28, 20, 20, 26, 26, 18, 18] },
-  projector: { cell: 36, reach: 144, decimalCell: 64, captionFont: 20, labelFont: 20, numberFont: 26, shapes: false, key: false, gaps: [0, 32, 20, 20, 28, 28, 20, 20] },
+  screen: { cell: 22, reach: 136, decimalCell: 26, captionFont: 13, labelFont: 12, numberFont: 12, shapes: true, key: true, arrow: 1.2, gaps: [0, 28, 20, 20, 26, 26, 18, 18] },
+  projector: { cell: 36, reach: 144, decimalCell: 64, captionFont: 20, labelFont: 20, numberFont: 26, shapes: false, key: false, arrow: 2.4, gaps: [0, 32, 20, 20, 28, 28, 20, 20] },
 };
 // A cell's number is as large as fits in it, up to the size's numberFont; one that fits only smaller is left out.
 const MIN_NUMBER_FONT = 9;
@@ -229,14 +229,15 @@ export function pipeline(doc, data) {
     [[exit(concatItem), entry(woItem)]],
     [[exit(woItem), entry(outputItem)]],
   ];
-  const arrows = el(doc, 'g', { class: 'arrows', stroke: '#8a8a8a', fill: '#8a8a8a', 'stroke-width': 1.2 });
+  const arrows = el(doc, 'g', { class: 'arrows', stroke: '#8a8a8a', fill: '#8a8a8a', 'stroke-width': sizes.arrow });
+  const tipSize = sizes.arrow / PIPELINE_SIZES.screen.arrow;
   for (let s = 1; s < stages.length; s++) {
     const fade = step > 0 && s + 1 > step;
     const group = el(doc, 'g', { opacity: fade ? 0.15 : 1 });
     for (const [[x1, y1], [x2, y2]] of arrowsInto[s]) {
       group.appendChild(el(doc, 'line', { x1, y1, x2, y2 }));
       const angle = Math.atan2(y2 - y1, x2 - x1);
-      const tip = [[0, 0], [-7, -3.5], [-7, 3.5]].map(([dx, dy]) =>
+      const tip = [[0, 0], [-7 * tipSize, -3.5 * tipSize], [-7 * tipSize, 3.5 * tipSize]].map(([dx, dy]) =>
         `${(x2 + dx * Math.cos(angle) - dy * Math.sin(angle)).toFixed(1)},${(y2 + dx * Math.sin(angle) + dy * Math.cos(angle)).toFixed(1)}`);
       group.appendChild(el(doc, 'polygon', { points: tip.join(' '), stroke: 'none' }));
     }
@@ -266,7 +267,7 @@ export function pipeline(doc, data) {
       }
       if (bracketed(it, 'qk') && it.lanes.qk) {
         const [left, end] = [-BRACKET_OFFSET, it.lanes.qk.end];
-        group.appendChild(el(doc, 'path', { class: 'pair-bracket', d: `M${left + 5} 0H${left}V${end}H${left + 5}`, fill: 'none', stroke: '#8a8a8a', 'stroke-width': 1.2 }));
+        group.appendChild(el(doc, 'path', { class: 'pair-bracket', d: `M${left + 5} 0H${left}V${end}H${left + 5}`, fill: 'none', stroke: '#8a8a8a', 'stroke-width': sizes.arrow }));
       }
       for (const m of it.matrices) {
         const [mx, my] = horizontal ? [m.main, m.cross] : [m.cross, m.main];
