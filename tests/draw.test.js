@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { parseHTML } from 'linkedom';
 import {
-  heatmap, matrixView, legend, headKey, pipeline, lineView, headGrid, tableFor, tilePixels, tileLevel, FUTURE_COLOR, rowBars, textWeights,
+  heatmap, matrixView, legend, headKey, pipeline, PROJECTOR_SIZES, lineView, headGrid, tableFor, tilePixels, tileLevel, FUTURE_COLOR, rowBars, textWeights,
   textColorFor, weightColor, formatNumber, PIPELINE_STEPS, lossCurve,
 } from '../web/draw/index.js';
 import { headInk } from '../web/draw/color.js';
@@ -173,7 +173,7 @@ test('pipeline names the rows of every matrix with the words, but Wᴼ\'s, whose
 });
 
 test('pipeline at a projector\'s sizes: every number 25 units, no shapes or key, and the whole fits 1,880 × 900 at 1:1', () => {
-  const svg = pipeline(document, { ...pipelineData, size: 'projector' });
+  const svg = pipeline(document, { ...pipelineData, sizes: PROJECTOR_SIZES });
   assert.ok(Number(svg.getAttribute('width')) <= 1880 && Number(svg.getAttribute('height')) <= 900, `${svg.getAttribute('width')} × ${svg.getAttribute('height')}`);
   const numbers = [...svg.querySelectorAll('g.numbers')];
   assert.equal(numbers.length, 3 + 2 * 3 + 2 + 2 + 2 + 3, 'every matrix writes its numbers');

@@ -27,10 +27,9 @@ export const PIPELINE_LABELS = {
 // `decimalCell` a two-decimal cell's size for a whole-number cell of `cell`; a number is written at most
 // `numberFont` large; a matrix has its caption above it, and under it its shape on two lines ("L×d_k",
 // "= 3×2") when `shapes`; `arrow` is the arrows' width (their heads scale with it).
-export const PIPELINE_SIZES = {
-  screen: { cell: 22, reach: 136, decimalCell: 26, captionFont: 13, labelFont: 12, numberFont: 12, shapes: true, key: true, arrow: 1.2, gaps: [0, 28, 20, 20, 26, 26, 18, 18] },
-  projector: { cell: 36, reach: 144, decimalCell: 64, captionFont: 20, labelFont: 20, numberFont: 26, shapes: false, key: false, arrow: 2.4, gaps: [0, 32, 20, 20, 28, 28, 20, 20] },
-};
+// The projector's are apart, so that the widget's bundle leaves them out.
+const SCREEN_SIZES = { cell: 22, reach: 136, decimalCell: 26, captionFont: 13, labelFont: 12, numberFont: 12, shapes: true, key: true, arrow: 1.2, gaps: [0, 28, 20, 20, 26, 26, 18, 18] };
+export const PROJECTOR_SIZES = { cell: 36, reach: 144, decimalCell: 64, captionFont: 20, labelFont: 20, numberFont: 26, shapes: false, key: false, arrow: 2.4, gaps: [0, 32, 20, 20, 28, 28, 20, 20] };
 // A cell's number is as large as fits in it, up to the size's numberFont; one that fits only smaller is left out.
 const MIN_NUMBER_FONT = 9;
 const SHAPE_BAND = 32;
@@ -78,12 +77,11 @@ export function pipeline(doc, data) {
     showKey = true,
     maxWidth = Infinity,
     title = '',
-    size = 'screen',
+    sizes = SCREEN_SIZES,
   } = data;
   const L = tokens.length;
   const dk = dModel / heads;
   const horizontal = orientation === 'horizontal';
-  const sizes = PIPELINE_SIZES[size];
   const { captionFont, labelFont } = sizes;
   const captionBand = captionFont + 5;
   const cell = Math.max(3, Math.min(sizes.cell, Math.floor(Math.min(sizes.reach / dModel, sizes.reach / L))));
@@ -230,7 +228,7 @@ export function pipeline(doc, data) {
     [[exit(woItem), entry(outputItem)]],
   ];
   const arrows = el(doc, 'g', { class: 'arrows', stroke: '#8a8a8a', fill: '#8a8a8a', 'stroke-width': sizes.arrow });
-  const tipSize = sizes.arrow / PIPELINE_SIZES.screen.arrow;
+  const tipSize = sizes.arrow / SCREEN_SIZES.arrow;
   for (let s = 1; s < stages.length; s++) {
     const fade = step > 0 && s + 1 > step;
     const group = el(doc, 'g', { opacity: fade ? 0.15 : 1 });

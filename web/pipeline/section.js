@@ -1,6 +1,6 @@
 import { h, vdoc, show, findAll } from '../ui/dom.js';
 import { section } from '../ui/section.js';
-import { pipeline } from '../draw/index.js';
+import { pipeline, PROJECTOR_SIZES } from '../draw/index.js';
 import { cellExplorer } from '../ui/explore.js';
 import { explainCell, explanationText, cellTitle } from '../shared/explain.js';
 import { EXPLAIN_WORDS } from '../shared/figure-labels.js';
@@ -14,7 +14,7 @@ export const wideScreen = () => window.innerWidth >= 700;
  * The pipeline SVG of the hand example, drawn with `doc` (the real document for export, vdoc on the page);
  * in lesson mode, lying flat, at the projector's sizes (see draw/pipeline.js).
  */
-export function pipelineSvg(ctx, doc, { step = 0, highlight = [], title, orientation = wideScreen() ? 'horizontal' : 'vertical', size = ctx.state.present && orientation === 'horizontal' ? 'projector' : 'screen' }) {
+export function pipelineSvg(ctx, doc, { step = 0, highlight = [], title, orientation = wideScreen() ? 'horizontal' : 'vertical', sizes = ctx.state.present && orientation === 'horizontal' ? PROJECTOR_SIZES : undefined }) {
   const result = ctx.hand;
   return pipeline(doc, {
     tokens: result.tokens,
@@ -33,7 +33,7 @@ export function pipelineSvg(ctx, doc, { step = 0, highlight = [], title, orienta
     step,
     highlight,
     orientation,
-    size,
+    sizes,
     labels: ctx.text.pipeline.labels,
     title,
   });
