@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { parseHTML } from 'linkedom';
 import {
-  heatmap, matrixView, legend, headKey, pipeline, lineView, headGrid, tableFor, tilePixels, tileLevel, FUTURE_COLOR, rowBars, textWeights,
+  heatmap, matrixView, legend, headKey, pipeline, PROJECTOR_SIZES, lineView, headGrid, tableFor, tilePixels, tileLevel, FUTURE_COLOR, rowBars, textWeights,
   textColorFor, weightColor, formatNumber, PIPELINE_STEPS, lossCurve,
 } from '../web/draw/index.js';
 import { headInk } from '../web/draw/color.js';
@@ -157,6 +157,32 @@ test('pipeline writes each cell\'s number where it fits: whole numbers bare, oth
   assert.equal(wide.querySelectorAll('g.stage[data-part="input"] g[data-matrix="k"] g.numbers').length, 1);
 });
 
+test('pipeline names the rows of every matrix with the words, but Wᴼ\'s, whose rows are dimensions', () => {
+  for (const orientation of ['horizontal', 'vertical']) {
+    const svg = pipeline(document, { ...pipelineData, orientation });
+    const matrices = [...svg.querySelectorAll('g[data-matrix]')];
+    assert.equal(matrices.length, 3 + 2 * 3 + 2 + 2 + 2 + 3);
+    for (const m of matrices) {
+      const labels = [...m.querySelectorAll('g.row-labels text')].map((t) => t.textContent);
+      assert.deepEqual(labels, m.getAttribute('data-matrix') === 'wo' ? [] : tokens, `${orientation} ${m.querySelector('text').textContent}`);
+    }
+  }
+  // A long word is clipped, so that it takes no more room than three letters.
+  const long = pipeline(document, { ...pipelineData, tokens: ['abcdefghijkl', '吃', '鱼'] });
+  assert.deepEqual([...long.querySelectorAll('g[data-part="input"] g[data-matrix="q"] g.row-labels text')].map((t) => t.textContent), ['ab…', '吃', '鱼']);
+});
+
+test('pipeline at a projector\'s sizes: every number 25 units, no shapes or key, and the whole fits 1,880 × 900 at 1:1', () => {
+  const svg = pipeline(document, { ...pipelineData, sizes: PROJECTOR_SIZES });
+  assert.ok(Number(svg.getAttribute('width')) <= 1880 && Number(svg.getAttribute('height')) <= 900, `${svg.getAttribute('width')} × ${svg.getAttribute('height')}`);
+  const numbers = [...svg.querySelectorAll('g.numbers')];
+  assert.equal(numbers.length, 3 + 2 * 3 + 2 + 2 + 2 + 3, 'every matrix writes its numbers');
+  for (const group of numbers) assert.ok(fontSizeOf(group) >= 25, `numbers at ${fontSizeOf(group)} units`);
+  for (const word of svg.querySelectorAll('text')) assert.ok(fontSizeOf(word) >= 20, `"${word.textContent}" at ${fontSizeOf(word)} units`);
+  assert.equal(svg.querySelectorAll('g.shape, g.key').length, 0);
+  matchGolden('pipeline-projector', svg);
+});
+
 test('pipeline step lights one stage and fades the later ones', () => {
   const svg = pipeline(document, { ...pipelineData, step: 4, enabled: [true, false] });
   const active = [...svg.querySelectorAll('g.stage.active')];
@@ -181,6 +207,20 @@ test('pipeline splits K and V as it splits Q, and the q·kᵀ and ·V arrows sta
   const lines = [...heads.querySelectorAll('line')];
   assert.equal(lines.length, 4);
   assert.ok(lines.filter((l) => l.getAttribute('y1') === l.getAttribute('y2')).length === 2, 'the ·V arrows run level from V_i');
+});
+
+test('pipeline standing up: Q and K\'s arrows leave and enter a bracket beside the pair, not K alone or Q alone', () => {
+  assert.equal(pipeline(document, pipelineData).querySelectorAll('path.pair-bracket').length, 0, 'lying flat, Q and K lie side by side');
+  const svg = pipeline(document, { ...pipelineData, orientation: 'vertical' });
+  assert.equal(svg.querySelectorAll('path.pair-bracket').length, 1 + 2, 'the input\'s pair and each head\'s');
+  const leftOf = (part, head) => {
+    const stage = svg.querySelector(`g.stage[data-part="${part}"]${head === undefined ? '' : `[data-head="${head}"]`}`);
+    return Number(stage.getAttribute('transform').match(/translate\(([-\d.]+)/)[1]) - 6;
+  };
+  // Into the split: per head an arrow from the pair (Q, K) and one from V; into the scores: one from each head's pair.
+  const [intoSplit, intoScores] = [...svg.querySelectorAll('.arrows > g')].slice(0, 2).map((g) => [...g.querySelectorAll('line')].map((l) => [Number(l.getAttribute('x1')), Number(l.getAttribute('x2'))]));
+  assert.deepEqual([intoSplit[0], intoSplit[2]].map(([x1, x2]) => [x1, x2]), [[leftOf('input'), leftOf('split', 0)], [leftOf('input'), leftOf('split', 1)]].map(([a, b]) => [Number(a.toFixed(2)), Number(b.toFixed(2))]));
+  assert.deepEqual(intoScores.map(([x1]) => x1), [leftOf('split', 0), leftOf('split', 1)].map((x) => Number(x.toFixed(2))));
 });
 
 test('pipeline colours every signed value on one scale, stated by the key it carries', () => {

@@ -42,9 +42,10 @@ async function setEntry(page, matrix, row, col, value) {
   await page.fill('#entry-range', String(value));
 }
 
-/** Steps the pipeline's animation back to its start with its own button (8 steps; going back stops at 0). */
+/** Steps the pipeline's animation back to its start with its own button, until it is disabled at the overview. */
 async function rewind(page) {
-  for (let step = 8; step > 0; step--) await page.click('#step-back');
+  await drawnNear(page, '#pipeline'); // off screen, the buttons are left as they were last drawn
+  while (!(await page.isDisabled('#step-back'))) await page.click('#step-back');
 }
 
 /** Run in the page before its scripts: records the duration of every long task (over 50 ms). */
@@ -421,6 +422,22 @@ describe('the page as it opens, in Chinese at 1280 px: one page load', () => {
     await backTo(page);
   });
 
+  test('the step buttons stop at the ends: 下一步 at step 8 of 8, 上一步 at the overview, the keyboard\'s focus kept', async () => {
+    const { page } = lesson;
+    await page.locator('#pipeline-section').scrollIntoViewIfNeeded();
+    assert.equal(await page.isDisabled('#step-back'), true, 'nothing before the overview');
+    await page.focus('#step-forward');
+    for (let step = 1; step <= 8; step++) await page.keyboard.press('Enter');
+    await settle(page);
+    assert.match(await page.textContent('#step-counter'), /8/);
+    assert.equal(await page.isDisabled('#step-forward'), true, 'nothing after step 8');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'step-back', 'the focus moved to the button that still goes somewhere');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.isDisabled('#step-forward'), false);
+    await rewind(page);
+    await backTo(page);
+  });
+
   test('the animation honours prefers-reduced-motion', async () => {
     const { page } = lesson;
     for (const [reducedMotion, animated] of [['no-preference', 1], ['reduce', 0]]) {
@@ -639,6 +656,24 @@ describe('the page on a phone, in Chinese at 375 px with touch: one page load', 
 
   test('copy link right after jumping to the section copies the current state, without #share-section (375 px, a tap)', async () => {
     await checkCopyLink(phone.page, phone.errors, phone.context, { tap: true });
+  });
+
+  test('stepping the standing pipeline on a phone, its step buttons stay on the screen as it is scrolled through', async () => {
+    const { page, errors } = phone;
+    await drawnNear(page, '#pipeline');
+    for (const at of [0.5, 0.9]) {
+      // The window scrolled to a stage far down the figure, as a teacher follows the lit stage.
+      await page.evaluate((at) => {
+        const figure = document.querySelector('#pipeline').getBoundingClientRect();
+        scrollBy(0, figure.top + at * figure.height - innerHeight / 2);
+      }, at);
+      await settle(page);
+      const button = await page.locator('#step-forward').boundingBox();
+      assert.ok(button.y >= 0 && button.y + button.height <= 812, `step button at ${button.y}`);
+      await page.tap('#step-forward');
+    }
+    await rewind(page);
+    assert.deepEqual(errors, []);
   });
 });
 

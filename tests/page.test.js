@@ -219,6 +219,17 @@ test('presentation mode comes from present=1 alone, and a link in it says so', (
   assert.equal(toQuery(defaultState()).toString(), '', 'off, the address has no trace of it');
 });
 
+test('lesson mode\'s part and screen come from a link as whole numbers in range, and are left out when first', () => {
+  assert.deepEqual([defaultState().part, defaultState().screen], [1, 1]);
+  const read = (query) => { const state = fromQuery(new URLSearchParams(query)); return [state.part, state.screen]; };
+  assert.deepEqual(read('present=1&part=12&screen=4'), [12, 4]);
+  for (const hostile of ['part=0', 'part=13', 'part=03', 'part=3.5', 'part=-3', 'part=1e1', 'part=%EF%BC%93', 'part=', `part=${'3'.repeat(5000)}`, 'screen=5', 'screen=0']) {
+    assert.deepEqual(read(hostile), [1, 1], hostile);
+  }
+  assert.equal(toQuery({ ...defaultState(), present: true, part: 3, screen: 2 }).toString(), 'present=1&part=3&screen=2');
+  assert.equal(toQuery({ ...defaultState(), present: true }).toString(), 'present=1', 'the first screen of the first part needs no words');
+});
+
 /** The longest link the page may write: under the 8 KB request line of nginx and Apache, half Node's 16 KB of headers. */
 const LINK_BOUND = 8000;
 /** The page put at an address of 600 characters, the longest for which the README promises the bound. */

@@ -1,10 +1,12 @@
-// Presentation mode, for a teacher at a projector, in Chromium: P (when no box has the focus) or ?present=1
-// puts html.presenting on, which hides the long prose and draws the figures larger; P again takes it off,
-// and the address says which. Anything but present=1 in a link leaves the page as it is (tests/page.test.js
-// reads many such links in Node). axe-core finds nothing serious in it.
+// Lesson mode, for a teacher at a projector, in Chromium: P (when no box has the focus) or ?present=1 shows
+// the lesson one part a screen under a bar with its number and title; the arrow keys, PageDown / PageUp (a
+// presenter's clicker), Home and End move, the address says where (?present=1&part=3&screen=2), Escape or P
+// leaves. At 1920 × 1080 and 1280 × 720, in Chinese and English, every figure of parts 一 to 六 lies on the
+// screen, and at 1920 × 1080 no number in them is drawn under 24 px. Anything but present=1 in a link leaves
+// the page as it is (tests/page.test.js reads many such links in Node). axe-core finds nothing serious in it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowserAndServer, openPage, lessonDrawn, seriousAxeViolations, ensureArtifactsDir } from './browser.js';
+import { startBrowserAndServer, openPage, lessonDrawn, drawnNear, seriousAxeViolations, ensureArtifactsDir, HANG_MS } from './browser.js';
 
 let env;
 before(async () => {
@@ -21,24 +23,79 @@ async function load(query, options = {}) {
 }
 
 const presenting = (page) => page.evaluate(() => document.documentElement.classList.contains('presenting'));
-const addressHasPresent = (page, on) => page.waitForFunction((wanted) => (new URLSearchParams(location.search).get('present') === '1') === wanted, on);
+/** Waits until the address names this screen (written a moment after each move). */
+const addressSays = (page, wanted) => page.waitForFunction((wanted) => {
+  const query = new URLSearchParams(location.search);
+  return Object.entries(wanted).every(([key, value]) => query.get(key) === value);
+}, wanted);
 
-/** What presentation mode changes: which prose shows, and how wide the figures are drawn. */
+/** Waits until the screen shown is drawn and laid out: nothing on it waits to be drawn, and a frame has passed since. */
+async function screenSettled(page) {
+  await page.waitForFunction(() => {
+    const part = document.querySelector('.lesson-section.current-part');
+    return part && ![part, ...part.querySelectorAll('[data-pending]')].some((node) => node.hasAttribute('data-pending') && node.getClientRects().length);
+  });
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+}
+
+/** What lesson mode shows: the sections shown, the bar's title and position. */
+const shown = (page) => page.evaluate(() => ({
+  sections: [...document.querySelectorAll('main > .lesson-section')].filter((node) => node.getClientRects().length).map((node) => node.id),
+  title: document.querySelector('#lesson-bar-title')?.textContent,
+  position: document.querySelector('#lesson-position')?.textContent,
+  bar: document.querySelector('#lesson-bar')?.getClientRects().length > 0,
+}));
+
+/** What the long page shows, to compare before and after lesson mode. */
 const looks = (page) => page.evaluate(() => {
   const showing = (node) => node.getClientRects().length > 0;
   const count = (selector) => [...document.querySelectorAll(selector)].filter(showing).length;
-  const width = (selector) => document.querySelector(selector).getBoundingClientRect().width;
   return {
     intro: count('.intro'),
     leads: count('.lesson-section > h2 + p'),
     notes: count('.note'),
     hint: count('#present-hint'),
     headings: count('.lesson-section > h2'),
-    pipeline: width('#pipeline svg'),
-    heatmap: width('#head-0-weights svg'),
-    lines: width('#lines-figure svg'),
+    pipeline: document.querySelector('#pipeline svg').getBoundingClientRect().width,
   };
 });
+
+// The figures of a part: drawings, the q/k/v and Wᴼ tables, the bill's results, what a program prints.
+const FIGURES = 'svg, table.qkv, .bill-result, pre.console';
+
+/**
+ * The shown part's figures that leave the screen (below the bar, inside the window), and the numbers in them
+ * drawn under `least` px: SVG text at its font size times the drawing's scale on the screen, HTML text at its
+ * font size times its zoom. A number is a text that parses as one ("0.25", "21,233,664", "-2.00"), or in a
+ * program's printout any word that does.
+ */
+const measure = (page, least) => page.evaluate(({ figures, least }) => {
+  const part = document.querySelector('.lesson-section.current-part');
+  const barBottom = document.querySelector('#lesson-bar').getBoundingClientRect().bottom;
+  const visible = (node) => node.getClientRects().length > 0 && !node.closest('.sr-only, title, desc');
+  const outside = [];
+  const small = [];
+  const NUMBER = /^[-−+]?(\d{1,3}(,\d{3})+|\d+)(\.\d*)?%?$/;
+  for (const figure of part.querySelectorAll(figures)) {
+    if (!visible(figure) || figure.parentElement.closest(figures)) continue;
+    const box = figure.getBoundingClientRect();
+    if (box.width < 2) continue;
+    if (box.top < barBottom - 1 || box.bottom > innerHeight + 1 || box.left < -1 || box.right > innerWidth + 1) {
+      outside.push(`${figure.tagName}.${figure.getAttribute('class') ?? ''} ${box.left.toFixed(0)},${box.top.toFixed(0)} → ${box.right.toFixed(0)},${box.bottom.toFixed(0)}`);
+    }
+    const walker = document.createTreeWalker(figure, NodeFilter.SHOW_TEXT);
+    for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+      const element = text.parentElement;
+      if (!visible(element)) continue;
+      const words = element.closest('pre') ? text.data.split(/[\s[\]()]+/) : [text.data.trim()];
+      if (!words.some((word) => NUMBER.test(word))) continue;
+      const font = parseFloat(getComputedStyle(element).fontSize);
+      const px = element instanceof SVGElement ? font * element.getScreenCTM().a : font * element.currentCSSZoom;
+      if (px < least - 0.01) small.push(`"${text.data.trim().slice(0, 20)}" at ${px.toFixed(1)} px`);
+    }
+  }
+  return { outside, small: [...new Set(small)] };
+}, { figures: FIGURES, least });
 
 /** axe-core on the page as it stands finds no serious or critical violations. */
 async function assertAxeClean(page) {
@@ -46,40 +103,139 @@ async function assertAxeClean(page) {
   assert.deepEqual(violations.map((v) => `${v.id}: ${v.nodes.length} × ${v.nodes[0]?.target}`), []);
 }
 
-test('P switches presentation mode on and off at 1280 px: the prose goes, the figures grow, the address follows; typed into a box, P is a letter', async () => {
+// Parts 一 to 六, a screen at a time, as PageDown walks them from the first.
+const SCREENS = [[1, 1], [2, 1], [3, 1], [3, 2], [3, 3], [4, 1], [5, 1], [5, 2], [6, 1], [6, 2]];
+const PART_NUMBERS = { zh: ['一', '二', '三', '四', '五', '六'], en: ['1.', '2.', '3.', '4.', '5.', '6.'] };
+
+for (const [width, height] of [[1920, 1080], [1280, 720]]) {
+  for (const lang of ['zh', 'en']) {
+    test(`lesson mode at ${width} × ${height} (${lang}): parts 一 to 六 a screen each, their figures on the screen${width === 1920 ? ', no number under 24 px' : ''}`, async () => {
+      const { page, errors, context } = await load(`?present=1${lang === 'en' ? '&lang=en' : ''}`, { viewport: { width, height } });
+      try {
+        for (const [i, [part, screen]] of SCREENS.entries()) {
+          if (i > 0) await page.keyboard.press('PageDown');
+          await addressSays(page, { present: '1', part: part > 1 ? String(part) : null, screen: screen > 1 ? String(screen) : null });
+          await screenSettled(page);
+          const now = await shown(page);
+          assert.equal(now.sections.length, 1, `one part at a time: ${now.sections}`);
+          assert.ok(now.title.startsWith(PART_NUMBERS[lang][part - 1]), `the bar names part ${part}: ${now.title}`);
+          assert.ok(now.position.startsWith(`${part} / 12`), now.position);
+          const { outside, small } = await measure(page, width === 1920 ? 24 : 0);
+          assert.deepEqual(outside, [], `part ${part}, screen ${screen}: figures off the screen`);
+          assert.deepEqual(small, [], `part ${part}, screen ${screen}: numbers under 24 px`);
+          if (width === 1920 && lang === 'zh') await page.screenshot({ path: `${ensureArtifactsDir()}lesson-mode-${part}-${screen}.png` });
+        }
+        assert.deepEqual(errors, []);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+}
+
+test('lesson mode at 1920 × 1080: parts 七 to 十二 fit the screen too, §10\'s enlarged head included', async () => {
+  const { page, errors, context } = await load('?present=1&part=7', { viewport: { width: 1920, height: 1080 } });
+  try {
+    const seen = [];
+    for (;;) {
+      await screenSettled(page);
+      const { part, screen } = await page.evaluate(() => ({ part: document.querySelector('.current-part').id, screen: document.querySelector('.current-part').dataset.showing }));
+      if (part === 'poems-section') {
+        // The poetry model comes in after the first draw; its screens with it.
+        await page.waitForSelector('#poems-body:not([hidden])', { timeout: HANG_MS });
+        if (screen === '2') await page.waitForSelector('#poem-big svg'); // the enlarged head: a figure, measured below
+        await screenSettled(page);
+      }
+      seen.push(`${part} ${screen}`);
+      const box = await page.$eval('.current-part', (node) => { const { bottom, right } = node.getBoundingClientRect(); return { bottom, right }; });
+      assert.ok(box.bottom <= 1080 + 1 && box.right <= 1920 + 1, `${part}, screen ${screen}: ${JSON.stringify(box)}`);
+      assert.deepEqual((await measure(page, 0)).outside, [], `${part}, screen ${screen}`);
+      if (await page.isDisabled('#lesson-next')) break;
+      await page.keyboard.press('PageDown');
+    }
+    assert.deepEqual(seen, ['views-section 1', 'ablation-section 1', 'train-section 1', 'poems-section 1', 'poems-section 2', 'poems-section 3', 'poems-section 4', 'quiz-section 1', 'share-section 1']);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('P opens lesson mode at the part in view; the keys and buttons move, the address follows, a reload keeps the screen; Escape leaves where it was', async () => {
   const { page, errors, context } = await load('');
   try {
     assert.equal(await presenting(page), false);
     const normal = await looks(page);
-    assert.ok(normal.intro >= 1 && normal.leads >= 8 && normal.notes >= 1, JSON.stringify(normal));
-    assert.ok(normal.hint === 1, 'the footer says how to switch it on');
+    assert.ok(normal.intro >= 1 && normal.leads >= 8 && normal.notes >= 1 && normal.headings === 12, JSON.stringify(normal));
+    assert.equal(normal.hint, 1, 'the footer says how to switch it on');
+    assert.equal((await shown(page)).bar, false);
 
+    await page.evaluate(() => document.querySelector('#pipeline-section').scrollIntoView());
     await page.keyboard.press('p');
     assert.equal(await presenting(page), true);
-    await addressHasPresent(page, true);
-    const shown = await looks(page);
-    assert.deepEqual([shown.intro, shown.leads, shown.notes], [0, 0, 0], 'the intro, the leads and the notes are hidden');
-    assert.equal(shown.headings, normal.headings, 'every section keeps its heading');
-    assert.equal(shown.hint, 1, 'and the footer still says how to leave');
-    for (const figure of ['pipeline', 'heatmap', 'lines']) assert.ok(shown[figure] >= 1.1 * normal[figure], `${figure}: ${normal[figure]} → ${shown[figure]} px`);
-    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 1280, 'nothing runs off the side');
-    assert.match(await page.$eval('.entry-editor', (box) => box.innerText), /./, 'the entry editor keeps its hint, not an empty grey box');
-    await page.screenshot({ path: `${ensureArtifactsDir()}presentation-1280.png` });
-    await assertAxeClean(page);
+    await addressSays(page, { present: '1', part: '4' });
+    assert.deepEqual((await shown(page)).sections, ['pipeline-section']);
 
-    await page.keyboard.press('Shift+P');
+    // The clicker's keys and the keyboard's, through the screens of a part and across parts.
+    const moves = [['PageDown', '5', null], ['ArrowRight', '5', '2'], ['ArrowLeft', '5', null], ['PageUp', '4', null], ['ArrowLeft', '3', '3'], ['End', '12', null], ['Home', null, null]];
+    for (const [key, part, screen] of moves) {
+      await page.keyboard.press(key);
+      await addressSays(page, { part, screen });
+    }
+    assert.equal(await page.isDisabled('#lesson-previous'), true, 'nothing before the first part');
+    await page.click('#lesson-next');
+    await page.click('#lesson-next');
+    await page.click('#lesson-next');
+    await addressSays(page, { part: '3', screen: '2' });
+    assert.match((await shown(page)).position, /^3 \/ 12 · 2\/3$/);
+
+    // Where an arrow key edits a number, moves a slider or a cursor, it is not a move.
+    await page.keyboard.press('ArrowLeft');
+    await addressSays(page, { part: '3', screen: null });
+    const entry = page.locator('#hand .drag-number').first();
+    const before = await entry.textContent();
+    await entry.focus();
+    await page.keyboard.press('ArrowRight');
+    assert.notEqual(await entry.textContent(), before, 'the entry took the arrow');
+    await entry.click();
+    await page.focus('#entry-range');
+    await page.keyboard.press('PageDown');
+    await page.focus('.token-name');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('End');
+    assert.deepEqual((await shown(page)).sections, ['hand']);
+
+    // Escape leaves, at the part it showed; the long page is as it was.
+    await page.evaluate(() => document.activeElement.blur());
+    await page.click('#hand-reset');
+    await page.evaluate(() => document.activeElement.blur());
+    await page.keyboard.press('Escape');
     assert.equal(await presenting(page), false);
-    await addressHasPresent(page, false);
+    await page.waitForFunction(() => !new URLSearchParams(location.search).has('present') && !new URLSearchParams(location.search).has('part'));
+    const handTop = await page.$eval('#hand', (node) => node.getBoundingClientRect().top);
+    assert.ok(Math.abs(handTop) < 40, `§3 is where the window is: ${handTop}`);
+    await drawnNear(page, '#pipeline'); // drawn again at a screen's sizes as it comes near
     assert.deepEqual(await looks(page), normal, 'off again, the page is as it was');
 
-    // In a text box P is a letter: the word gets it, the mode stays.
+    // A link (or a reload) opens the same screen.
+    await page.goto(`${env.baseUrl}?present=1&part=5&screen=2`);
+    await lessonDrawn(page);
+    assert.deepEqual((await shown(page)).sections, ['formula-section']);
+    assert.match((await shown(page)).position, /^5 \/ 12 · 2\/2$/);
+    // A screen past the part's last shows the last, and moves on from there.
+    await page.goto(`${env.baseUrl}?present=1&part=7&screen=3`);
+    await lessonDrawn(page);
+    await page.keyboard.press('PageDown');
+    await addressSays(page, { part: '8', screen: null });
+    await page.click('#lesson-leave');
+    assert.equal(await presenting(page), false);
+
+    // In a text box P is a letter: the word gets it, the mode stays off. With Alt (or Ctrl, ⌘) the key belongs to the browser.
     const word = page.locator('.token-name').first();
     await word.focus();
     await page.keyboard.press('End');
     await page.keyboard.press('p');
     assert.equal(await presenting(page), false);
     assert.equal(await word.inputValue(), '猫p');
-    // With Alt (or Ctrl, ⌘) the key belongs to the browser.
     await page.focus('#step-forward');
     await page.keyboard.press('Alt+p');
     assert.equal(await presenting(page), false);
@@ -89,30 +245,43 @@ test('P switches presentation mode on and off at 1280 px: the prose goes, the fi
   }
 });
 
-test('?present=1 opens in presentation mode (English, 375 px), P leaves it; ?present=yes is ignored', async () => {
-  const { page, errors, context } = await load('?lang=en&present=1', { viewport: { width: 375, height: 812 } });
+test('?present=1 at 375 px (English): the bar fits a phone, axe-core finds nothing serious; ?present=yes and part=13 are ignored', async () => {
+  const { page, errors, context } = await load('?lang=en&present=1&part=3', { viewport: { width: 375, height: 812 } });
   try {
     assert.equal(await presenting(page), true);
-    const shown = await looks(page);
-    assert.deepEqual([shown.intro, shown.leads, shown.notes], [0, 0, 0]);
-    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 375, 'nothing runs off a phone either');
-    const cutOff = await page.$$eval('#hand button', (buttons) => buttons.filter((b) => b.getBoundingClientRect().right > innerWidth).length);
-    assert.equal(cutOff, 0, "§3's buttons (a word's ✕ among them) stay on the screen");
+    assert.deepEqual((await shown(page)).sections, ['hand']);
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 375, 'nothing runs off a phone');
+    const cutOff = await page.$$eval('#lesson-bar button, #hand button', (buttons) => buttons.filter((b) => b.getClientRects().length && b.getBoundingClientRect().right > innerWidth + 1).length);
+    assert.equal(cutOff, 0, 'the bar\'s buttons and §3\'s stay on the screen');
     await assertAxeClean(page);
     await page.keyboard.press('p');
     assert.equal(await presenting(page), false);
-    await addressHasPresent(page, false);
     assert.ok((await looks(page)).leads >= 8);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
   }
-  const hostile = await load('?present=yes');
-  try {
-    assert.equal(await presenting(hostile.page), false);
-    assert.ok((await looks(hostile.page)).leads >= 8);
-    assert.deepEqual(hostile.errors, []);
-  } finally {
-    await hostile.context.close();
+  for (const query of ['?present=yes&part=3', '?present=1&part=13&screen=9']) {
+    const hostile = await load(query);
+    try {
+      const now = await shown(hostile.page);
+      assert.deepEqual(now.sections.length, query.includes('yes') ? 12 : 1, query);
+      if (!query.includes('yes')) assert.equal(now.sections[0], 'bill', 'a part past the last opens the first');
+      assert.deepEqual(hostile.errors, []);
+    } finally {
+      await hostile.context.close();
+    }
+  }
+});
+
+test('axe-core finds nothing serious in lesson mode at 1920 × 1080, nor on the page at 1280 and 375 px', async () => {
+  for (const [query, viewport] of [['?present=1&part=3&screen=2', { width: 1920, height: 1080 }], ['?present=1&part=4', { width: 1920, height: 1080 }], ['', { width: 1280, height: 900 }], ['', { width: 375, height: 812 }]]) {
+    const { page, errors, context } = await load(query, { viewport });
+    try {
+      await assertAxeClean(page);
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
   }
 });

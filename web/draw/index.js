@@ -2,7 +2,7 @@
 export { heatmap } from './heatmap.js';
 export { matrixView } from './matrix.js';
 export { legend, headKey } from './legend.js';
-export { pipeline, PIPELINE_STEPS, PIPELINE_LABELS } from './pipeline.js';
+export { pipeline, PIPELINE_STEPS, PIPELINE_LABELS, PROJECTOR_SIZES } from './pipeline.js';
 export { lineView } from './lines.js';
 export { headGrid } from './grid.js';
 export { tilePixels, tileLevel, TILE_LEVELS, FUTURE_COLOR } from './tile.js';

@@ -19,15 +19,24 @@ export const PIPELINE_LABELS = {
   ops: { split: 'split', scores: 'q·kᵀ/√d_k', weights: 'softmax', heads: '·V', concat: 'concat', wo: '·Wᴼ', output: '=' },
 };
 
-// The words' sizes in the figure's own units. The lesson's example lying flat fits a 1280 px screen's
-// column at 1:1, so there no word is under 12 px.
-const CAPTION_FONT = 13;
-const LABEL_FONT = 12;
-// A cell's number is as large as fits in it, up to the labels' size; one that fits only smaller is left out.
+// The figure's sizes in its own units, for a screen and for a projector. On a screen the lesson's example
+// lying flat fits a 1280 px screen's column at 1:1, so there no word is under 12 px. For a projector (the
+// page's lesson mode) it leaves out the shapes and the key, and gives the cells holding two decimals room
+// for 25-unit numbers: about 1,850 × 870, which a 1920 × 1080 screen shows at 1:1 under the lesson's bar.
+// `cell` is a whole-number cell's largest size, `reach` the most cells × size a matrix side may take,
+// `decimalCell` a two-decimal cell's size for a whole-number cell of `cell`; a number is written at most
+// `numberFont` large; a matrix has its caption above it, and under it its shape on two lines ("L×d_k",
+// "= 3×2") when `shapes`; `arrow` is the arrows' width (their heads scale with it).
+// The projector's are apart, so that the widget's bundle leaves them out.
+const SCREEN_SIZES = { cell: 22, reach: 136, decimalCell: 26, captionFont: 13, labelFont: 12, numberFont: 12, shapes: true, key: true, arrow: 1.2, gaps: [0, 28, 20, 20, 26, 26, 18, 18] };
+export const PROJECTOR_SIZES = { cell: 36, reach: 144, decimalCell: 64, captionFont: 20, labelFont: 20, numberFont: 26, shapes: false, key: false, arrow: 2.4, gaps: [0, 32, 20, 20, 28, 28, 20, 20] };
+// A cell's number is as large as fits in it, up to the size's numberFont; one that fits only smaller is left out.
 const MIN_NUMBER_FONT = 9;
-// Above a matrix its caption, under it its shape on two lines ("L×d_k", "= 3×2").
-const CAPTION_BAND = 18;
 const SHAPE_BAND = 32;
+// A row's word is written left of every matrix whose rows are the words, clipped to this many characters,
+// where a cell is tall enough for it.
+const ROW_LABEL_CHARS = 3;
+const rowLabel = (token) => (Array.from(token).length > ROW_LABEL_CHARS ? `${Array.from(token).slice(0, ROW_LABEL_CHARS - 1).join('')}…` : token);
 
 const SUBSCRIPT = '₀₁₂₃₄₅₆₇₈₉';
 const subscript = (n) => String(n).replace(/\d/g, (d) => SUBSCRIPT[d]);
@@ -68,11 +77,19 @@ export function pipeline(doc, data) {
     showKey = true,
     maxWidth = Infinity,
     title = '',
+    sizes = SCREEN_SIZES,
   } = data;
   const L = tokens.length;
   const dk = dModel / heads;
   const horizontal = orientation === 'horizontal';
-  const cell = Math.max(3, Math.min(26, Math.floor(Math.min(160 / dModel, 160 / L))));
+  const { captionFont, labelFont } = sizes;
+  const captionBand = captionFont + 5;
+  const cell = Math.max(3, Math.min(sizes.cell, Math.floor(Math.min(sizes.reach / dModel, sizes.reach / L))));
+  const decimalCell = Math.floor((cell * sizes.decimalCell) / sizes.cell);
+  const cellFor = (values, count) => (Array.from({ length: count }, (_, i) => values[i]).every(Number.isInteger) ? cell : decimalCell);
+  // The words, clipped, left of the rows, when a row is as tall as the words.
+  const rowLabels = cell >= labelFont ? tokens.map(rowLabel) : null;
+  const rowLabelWidth = rowLabels ? Math.max(...rowLabels.map((label) => textWidth(label, labelFont))) + 4 : 0;
   const text = { ...PIPELINE_LABELS, ...labels };
   const ops = { ...PIPELINE_LABELS.ops, ...labels.ops };
   const range = symmetricDomain(q, k, v, ...scores, ...headOutputs, concat, wo, output);
@@ -86,11 +103,16 @@ export function pipeline(doc, data) {
   const mainOf = (box) => (horizontal ? box.width : box.height);
   const crossOf = (box) => (horizontal ? box.height : box.width);
 
-  // A titled mini matrix with its shape written under it on two lines, ['L×d_k', '= 3×2'].
+  // A titled mini matrix, its rows named by the words (but Wᴼ's, whose rows are dimensions), with its shape
+  // written under it on two lines, ['L×d_k', '= 3×2'] (for a screen).
   const matrix = (name, caption, shape, rows, cols, values, [color, domain], columnHead) => {
-    const width = Math.max(cols * cell, textWidth(caption, CAPTION_FONT), ...shape.map((line) => textWidth(line, LABEL_FONT))) + 8;
-    const height = CAPTION_BAND + (columnHead ? 5 : 0) + rows * cell + SHAPE_BAND;
-    return { name, caption, shape, rows, cols, values, color, domain, columnHead, width, height, main: 0, cross: 0, numbers: cellNumbers(values, rows * cols, cell) };
+    const size = cellFor(values, rows * cols);
+    const labels = name === 'wo' ? null : rowLabels;
+    const labelWidth = labels ? rowLabelWidth : 0;
+    const shapeLines = sizes.shapes ? shape : [];
+    const width = Math.max(labelWidth + cols * size + 4, textWidth(caption, captionFont) + 8, ...shapeLines.map((line) => textWidth(line, labelFont) + 8));
+    const height = captionBand + (columnHead ? 5 : 0) + rows * size + (sizes.shapes ? SHAPE_BAND : 4);
+    return { name, caption, shape: shapeLines, rows, cols, values, color, domain, columnHead, width, height, main: 0, cross: 0, cell: size, labels, labelWidth, numbers: cellNumbers(values, rows * cols, size, sizes.numberFont) };
   };
   // An item is what one stage draws for one head (or for all): one matrix, or Q, K, V as two lanes,
   // Q and K along the main axis (or `stacked`, K beside Q) and V beside them, far enough out that the
@@ -151,8 +173,8 @@ export function pipeline(doc, data) {
   };
 
   // The gap before each stage: wide where arrows fan out or come together, narrow where they run straight.
-  const gaps = horizontal ? [0, 40, 26, 26, 36, 36, 26, 26] : [0, 34, 34, 34, 34, 34, 34, 34];
-  const opBand = horizontal ? 22 : 0;
+  const gaps = horizontal ? sizes.gaps : [0, 34, 34, 34, 34, 34, 34, 34];
+  const opBand = horizontal ? labelFont + 10 : 0;
   const margin = horizontal ? 6 : 70;
   let mainOffset = 6;
   for (const [s, items] of stages.entries()) {
@@ -170,9 +192,9 @@ export function pipeline(doc, data) {
   const figureHeight = horizontal ? opBand + totalCross + 4 : mainOffset + 6;
 
   // The key: both colour scales with their numbers, side by side when they fit, else stacked.
-  const keys = showKey ? [
-    legend(doc, { scale: 'weights', title: text.weightsKey, width: 160, steps: 40, fontSize: LABEL_FONT }),
-    legend(doc, { scale: 'signed', domain: range, title: text.valuesKey, width: 160, steps: 40, fontSize: LABEL_FONT }),
+  const keys = showKey && sizes.key ? [
+    legend(doc, { scale: 'weights', title: text.weightsKey, width: 160, steps: 40, fontSize: labelFont }),
+    legend(doc, { scale: 'signed', domain: range, title: text.valuesKey, width: 160, steps: 40, fontSize: labelFont }),
   ] : [];
   const keySizes = keys.map((svg) => [Number(svg.getAttribute('width')), Number(svg.getAttribute('height'))]);
   const keysInRow = keySizes.reduce((sum, [w]) => sum + w + 16, 0) <= Math.max(figureWidth, 360);
@@ -186,8 +208,12 @@ export function pipeline(doc, data) {
   const isHighlighted = (it) => highlight.includes(it.part) || (it.head !== null && highlight.includes(`${it.part}:${it.head}`));
   const point = (main, cross) => (horizontal ? [main, opBand + cross] : [margin + cross, main]);
   // Where an arrow leaves a lane of an item, and where it enters one.
-  const exit = (it, lane = 'all') => point(it.main + it.lanes[lane].end, it.cross + it.lanes[lane].centre);
-  const entry = (it, lane = 'all') => point(it.main - 3, it.cross + it.lanes[lane].centre);
+  // Standing up, Q lies over K: their arrows leave and enter a bracket along the pair's left side, so that
+  // none reads as coming out of K alone or going into Q alone.
+  const bracketed = (it, lane) => !horizontal && lane === 'qk';
+  const laneCross = (it, lane) => it.cross + (bracketed(it, lane) ? -BRACKET_OFFSET : it.lanes[lane].centre);
+  const exit = (it, lane = 'all') => point(it.main + it.lanes[lane].end, laneCross(it, lane));
+  const entry = (it, lane = 'all') => point(it.main - 3, laneCross(it, lane));
 
   // Arrows first, so matrices sit on top of them; each stage's arrows fade with it.
   const [, , , , headItems, [concatItem], [woItem], [outputItem]] = stages;
@@ -201,20 +227,21 @@ export function pipeline(doc, data) {
     [[exit(concatItem), entry(woItem)]],
     [[exit(woItem), entry(outputItem)]],
   ];
-  const arrows = el(doc, 'g', { class: 'arrows', stroke: '#8a8a8a', fill: '#8a8a8a', 'stroke-width': 1.2 });
+  const arrows = el(doc, 'g', { class: 'arrows', stroke: '#8a8a8a', fill: '#8a8a8a', 'stroke-width': sizes.arrow });
+  const tipSize = sizes.arrow / SCREEN_SIZES.arrow;
   for (let s = 1; s < stages.length; s++) {
     const fade = step > 0 && s + 1 > step;
     const group = el(doc, 'g', { opacity: fade ? 0.15 : 1 });
     for (const [[x1, y1], [x2, y2]] of arrowsInto[s]) {
       group.appendChild(el(doc, 'line', { x1, y1, x2, y2 }));
       const angle = Math.atan2(y2 - y1, x2 - x1);
-      const tip = [[0, 0], [-7, -3.5], [-7, 3.5]].map(([dx, dy]) =>
+      const tip = [[0, 0], [-7 * tipSize, -3.5 * tipSize], [-7 * tipSize, 3.5 * tipSize]].map(([dx, dy]) =>
         `${(x2 + dx * Math.cos(angle) - dy * Math.sin(angle)).toFixed(1)},${(y2 + dx * Math.sin(angle) + dy * Math.cos(angle)).toFixed(1)}`);
       group.appendChild(el(doc, 'polygon', { points: tip.join(' '), stroke: 'none' }));
     }
     const gapMid = (stages[s - 1].extent[1] + stages[s].extent[0]) / 2;
-    const [lx, ly] = horizontal ? [gapMid, 11] : [4, gapMid];
-    group.appendChild(el(doc, 'text', { x: lx, y: ly, 'text-anchor': horizontal ? 'middle' : 'start', 'dominant-baseline': 'central', 'font-size': LABEL_FONT, fill: '#333', stroke: 'none' }, [ops[PIPELINE_STEPS[s]]]));
+    const [lx, ly] = horizontal ? [gapMid, opBand / 2] : [4, gapMid];
+    group.appendChild(el(doc, 'text', { x: lx, y: ly, 'text-anchor': horizontal ? 'middle' : 'start', 'dominant-baseline': 'central', 'font-size': labelFont, fill: '#333', stroke: 'none' }, [ops[PIPELINE_STEPS[s]]]));
     arrows.appendChild(group);
   }
   root.appendChild(arrows);
@@ -236,9 +263,13 @@ export function pipeline(doc, data) {
       if (current || isHighlighted(it)) {
         group.appendChild(el(doc, 'rect', { x: -4, y: -3, width: it.width + 8, height: it.height + 6, rx: 6, fill: '#fff4c2', stroke: '#111', 'stroke-width': current ? 2.5 : 1.8, 'stroke-dasharray': current ? null : '5 3' }));
       }
+      if (bracketed(it, 'qk') && it.lanes.qk) {
+        const [left, end] = [-BRACKET_OFFSET, it.lanes.qk.end];
+        group.appendChild(el(doc, 'path', { class: 'pair-bracket', d: `M${left + 5} 0H${left}V${end}H${left + 5}`, fill: 'none', stroke: '#8a8a8a', 'stroke-width': sizes.arrow }));
+      }
       for (const m of it.matrices) {
         const [mx, my] = horizontal ? [m.main, m.cross] : [m.cross, m.main];
-        group.appendChild(drawMatrix(doc, m, { x: mx, y: my, cell, banded, head: it.head, caption: m.caption + (off ? ` (${text.off})` : '') }));
+        group.appendChild(drawMatrix(doc, m, { x: mx, y: my, banded, head: it.head, caption: m.caption + (off ? ` (${text.off})` : ''), fonts: { captionFont, labelFont, captionBand } }));
       }
       root.appendChild(group);
     }
@@ -254,6 +285,9 @@ export function pipeline(doc, data) {
   return root;
 }
 
+// How far left of a standing Q/K pair its bracket runs.
+const BRACKET_OFFSET = 6;
+
 // More cells than this in a pipeline are drawn in colour bands.
 const MAX_CELL_RECTS = 4096;
 
@@ -262,20 +296,23 @@ const MAX_CELL_RECTS = 4096;
  * without decimals, others with two, as large as the widest fits; null when it would be smaller than
  * MIN_NUMBER_FONT.
  */
-function cellNumbers(values, count, cell) {
+function cellNumbers(values, count, cell, largest) {
   if (cell - 4 < textWidth('0', MIN_NUMBER_FONT)) return false; // not even a digit fits
   const all = Array.from({ length: count }, (_, i) => values[i]);
   const digits = all.every(Number.isInteger) ? 0 : 2;
   const size = (cell - 4) / all.reduce((widest, value) => Math.max(widest, textWidth(formatNumber(value, digits), 1)), 0);
-  return size >= MIN_NUMBER_FONT && { digits, size: Math.min(LABEL_FONT, size) };
+  return size >= MIN_NUMBER_FONT && { digits, size: Math.min(largest, size) };
 }
 
-/** One mini matrix at (x, y): caption, the band of head colours over its columns, cells (with data-row and data-col, for pages to find), their numbers where they fit, shape. */
-function drawMatrix(doc, m, { x, y, cell, banded, head, caption }) {
+/** One mini matrix at (x, y): caption, the band of head colours over its columns, its rows' words, cells (with data-row and data-col, for pages to find), their numbers where they fit, shape. */
+function drawMatrix(doc, m, { x, y, banded, head, caption, fonts: { captionFont, labelFont, captionBand } }) {
+  const { cell } = m;
   const group = el(doc, 'g', { 'data-matrix': m.name, transform: x || y ? `translate(${x} ${y})` : null });
-  const left = (m.width - m.cols * cell) / 2;
-  group.appendChild(el(doc, 'text', { x: m.width / 2, y: 9, 'text-anchor': 'middle', 'dominant-baseline': 'central', 'font-size': CAPTION_FONT, 'font-weight': 600, fill: head !== null ? headInk(head) : '#222' }, [caption]));
-  let top = CAPTION_BAND;
+  const left = m.labelWidth + (m.width - m.labelWidth - m.cols * cell) / 2;
+  // The caption over the cells, but not past the matrix's right edge.
+  const captionX = Math.min(left + (m.cols * cell) / 2, m.width - textWidth(caption, captionFont) / 2);
+  group.appendChild(el(doc, 'text', { x: captionX, y: (captionBand - 1) / 2, 'text-anchor': 'middle', 'dominant-baseline': 'central', 'font-size': captionFont, 'font-weight': 600, fill: head !== null ? headInk(head) : '#222' }, [caption]));
+  let top = captionBand;
   if (m.columnHead) {
     for (let c = 0; c < m.cols; c++) {
       group.appendChild(el(doc, 'rect', { x: left + c * cell, y: top, width: cell, height: 3, fill: headColor(m.columnHead(c)) }));
@@ -303,8 +340,12 @@ function drawMatrix(doc, m, { x, y, cell, banded, head, caption }) {
   }
   group.appendChild(cells);
   if (numbers) group.appendChild(numbers);
+  if (m.labels) {
+    group.appendChild(el(doc, 'g', { class: 'row-labels', 'text-anchor': 'end', 'dominant-baseline': 'central', 'font-size': labelFont, fill: '#222' },
+      m.labels.map((label, r) => el(doc, 'text', { x: left - 4, y: top + (r + 0.5) * cell }, [label]))));
+  }
   group.appendChild(el(doc, 'rect', { x: left, y: top, width: m.cols * cell, height: m.rows * cell, fill: 'none', stroke: head !== null ? headColor(head) : '#666', 'stroke-width': 1.2 }));
   const bottom = top + m.rows * cell;
-  group.appendChild(el(doc, 'g', { class: 'shape', 'text-anchor': 'middle', 'dominant-baseline': 'central', 'font-size': LABEL_FONT, fill: '#333' }, m.shape.map((line, i) => el(doc, 'text', { x: m.width / 2, y: bottom + 10 + i * 14 }, [line]))));
+  if (m.shape.length) group.appendChild(el(doc, 'g', { class: 'shape', 'text-anchor': 'middle', 'dominant-baseline': 'central', 'font-size': labelFont, fill: '#333' }, m.shape.map((line, i) => el(doc, 'text', { x: m.width / 2, y: bottom + 10 + i * 14 }, [line]))));
   return group;
 }

@@ -23,14 +23,14 @@ function explorable(figure, head, svg) {
 /** §3: the hand example — editable q/k/v, per-head slices, scores, softmax, head outputs, concat, Wᴼ. */
 export function handSection(ctx) {
   const t = ctx.text.hand;
-  const editors = h('div', { class: 'qkv-editors' });
-  const entryEditor = h('div', { class: 'entry-editor', id: 'entry-editor' });
+  const editors = h('div', { class: 'qkv-editors', 'data-screen': 1 });
+  const entryEditor = h('div', { class: 'entry-editor', id: 'entry-editor', 'data-screen': 1 });
   const status = h('div', { class: 'hand-status' });
   const headsBox = h('div', { class: 'heads', id: 'heads' });
   const concatBox = h('div', { id: 'concat' });
   const woBox = h('div', { id: 'wo-editor' });
   const outputBox = h('div', { id: 'output' });
-  const legendsBox = h('div', { class: 'legends', id: 'hand-legends' });
+  const legendsBox = h('div', { class: 'legends', id: 'hand-legends', 'data-screen': 1 });
   const pauseText = h('div', { id: 'pause-text' });
   const cells = { q: [], k: [], v: [], wo: [] }; // drag numbers by matrix/row/col, to update in place
   const drawing = keptDrawings(); // each figure is drawn again only when its numbers or labels change
@@ -63,31 +63,37 @@ export function handSection(ctx) {
   const node = section('hand', ctx.text.sections.hand, [
     h('p', {}, [t.lead]),
     h('p', { class: 'note', id: 'mask-note' }, [t.maskNote]),
-    h('div', { class: 'controls' }, [
+    // Lesson mode shows §3 in three screens (data-screen): the table, the heads compared, concat and Wᴼ.
+    h('div', { class: 'controls', 'data-screen': 1 }, [
       headChoice,
       checkbox({ label: t.mask, checked: ctx.state.hand.causal, id: 'hand-mask', onChange: (on) => ctx.set((s) => (s.hand.causal = on)) }),
       checkbox({ label: t.scale, checked: ctx.state.hand.scale, id: 'hand-scale', onChange: (on) => ctx.set((s) => (s.hand.scale = on)) }),
       h('button', { type: 'button', id: 'hand-reset', onclick: () => ctx.set((s) => { s.hand = defaultHand(); }) }, [t.reset]),
     ]),
-    h('p', { class: 'muted' }, [t.editHint]),
-    h('p', { class: 'muted', id: 'explain-hint' }, [ctx.text.explain.hint]),
+    h('p', { class: 'muted', 'data-screen': 1 }, [t.editHint]),
+    h('p', { class: 'muted', id: 'explain-hint', 'data-screen': 1 }, [ctx.text.explain.hint]),
     editors,
     entryEditor,
     status,
     legendsBox,
-    headsBox,
-    h('div', { class: 'pause-callout', id: 'pause-callout', role: 'note', 'aria-labelledby': 'pause-title' }, [
-      h('p', { class: 'pause-title', id: 'pause-title' }, [t.pauseTitle]),
-      pauseText,
+    // The heads side by side with 停一秒 beside them in lesson mode, on one screen.
+    h('div', { class: 'heads-compared', 'data-screen': 2 }, [
+      headsBox,
+      h('div', { class: 'pause-callout', id: 'pause-callout', role: 'note', 'aria-labelledby': 'pause-title' }, [
+        h('p', { class: 'pause-title', id: 'pause-title' }, [t.pauseTitle]),
+        pauseText,
+      ]),
     ]),
-    h('h3', {}, [t.concatTitle]),
-    h('p', { class: 'muted' }, [t.concatNote]),
-    concatBox,
-    h('h3', {}, [t.woTitle]),
-    h('p', { class: 'muted', id: 'wo-note' }, [t.woNote]),
-    woBox,
-    h('h3', {}, [t.outputTitle]),
-    outputBox,
+    h('div', { class: 'concat-and-wo', 'data-screen': 3 }, [
+      h('h3', {}, [t.concatTitle]),
+      h('p', { class: 'muted' }, [t.concatNote]),
+      concatBox,
+      h('h3', {}, [t.woTitle]),
+      h('p', { class: 'muted', id: 'wo-note' }, [t.woNote]),
+      woBox,
+      h('h3', {}, [t.outputTitle]),
+      outputBox,
+    ]),
   ]);
 
   const entryName = (matrix, row, col) => handEntryName(t, ctx.state.hand.tokens)(matrix, row, col);

@@ -19,6 +19,7 @@ import { viewsSection, initialViewPicks } from './sections/views.js';
 import { ablationSection } from './sections/ablation.js';
 import { quizSection } from './sections/quiz.js';
 import { shareSection } from './sections/share.js';
+import { lessonMode } from './lesson-mode.js';
 
 const app = document.getElementById('app');
 
@@ -37,6 +38,7 @@ const ui = {
  */
 const WATCHED = {
   lang: (s) => s.lang,
+  present: (s) => s.present,
   bill: (s) => s.bill,
   hand: (s) => s.hand,
   structure: (s) => [s.hand.tokens.length, s.hand.heads], // what the hand editors are built for
@@ -338,16 +340,8 @@ function footer() {
   ]);
 }
 
-/** Presentation mode (?present=1, or P): the stylesheet's html.presenting rules enlarge the figures and hide the long prose. */
-const showPresenting = () => document.documentElement.classList.toggle('presenting', ctx.state.present);
-
-/** P switches presentation mode, unless it is typed into a box or a menu, or meant for the browser (Ctrl, Alt, ⌘). */
-function presentKey(event) {
-  if (event.key?.toLowerCase() !== 'p' || event.ctrlKey || event.altKey || event.metaKey || event.repeat || event.isComposing) return;
-  if (event.target.closest?.('input, textarea, select, [contenteditable]')) return;
-  ctx.set((s) => (s.present = !s.present));
-  showPresenting();
-}
+// Lesson mode (?present=1, or P): one part of the lesson a screen, for a projector.
+const lesson = lessonMode(ctx, () => sections.map((section) => section.node));
 
 /** Builds every section for the current language, without drawing them yet. */
 function buildSections() {
@@ -362,8 +356,9 @@ function buildSections() {
     const unknown = section.reads.filter((area) => !AREAS.includes(area));
     if (unknown.length) throw new Error(`#${section.node.id} reads unknown areas: ${unknown.join(', ')}`);
   }
-  app.replaceChildren(header(), h('main', {}, sections.map((s) => s.node)), footer());
+  app.replaceChildren(header(), lesson.makeBar(), h('main', {}, sections.map((s) => s.node)), footer());
   for (const section of sections) visibility.observe(section.node);
+  lesson.show();
 }
 
 /** Draws every section, off screen or not (the first time, and after a rebuild). */
@@ -379,8 +374,8 @@ function rebuild() {
 }
 
 async function start() {
-  showPresenting();
-  addEventListener('keydown', presentKey);
+  lesson.show();
+  addEventListener('keydown', lesson.keydown);
   app.replaceChildren(h('p', { class: 'loading' }, [ctx.text.loading]));
   try {
     ctx.mha = await loadAttention();

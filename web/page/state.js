@@ -15,11 +15,16 @@ export const WEIGHT_SCALE = { min: 0.05, max: 1.5, step: 0.05 };
 export const POEM_TEXT_MAX = 256;
 /** A link names at most this many switched-off heads of the poetry model, in layers and heads up to this number (it has 3 × 8). */
 export const POEM_OFF_MAX = 32;
+/** The lesson's parts, one a section, that lesson mode shows a screen at a time; a part has at most MAX_SCREENS screens. */
+export const PARTS = 12;
+export const MAX_SCREENS = 4;
 
 export function defaultState() {
   return {
     lang: 'zh',
-    present: false, // presentation mode, for a projector: large figures, the long prose hidden
+    present: false, // lesson mode, for a projector: one part of the lesson a screen, its figures enlarged
+    part: 1, // in lesson mode, the part shown (1 to 12, the page's sections) and its screen (from 1)
+    screen: 1,
     bill: { dModel: 768, heads: 12 },
     hand: defaultHand(),
     step: 0,
@@ -102,6 +107,8 @@ function clippedText(limits) {
 const oneOf = (...values) => ({ write: String, read: (value, fallback) => (values.includes(value) ? value : fallback) });
 /** A whole number from 0 to max in decimal digits; anything else keeps the default. */
 const wholeUpTo = (max) => ({ write: String, read: (value, fallback) => (/^\d{1,7}$/.test(value) && Number(value) <= max ? Number(value) : fallback) });
+/** A whole number from 1 to max in decimal digits; anything else keeps the default. */
+const wholeFromOneTo = (max) => ({ write: String, read: (value, fallback) => (/^[1-9]\d?$/.test(value) && Number(value) <= max ? Number(value) : fallback) });
 const words = { write: encodeTokens, read: (value) => decodeTokens(value, HAND_MAX_TOKENS).map(tokenName) };
 /** A hand matrix: one row per word (or d_model rows for Wᴼ), d_model numbers each. */
 const handMatrix = (rows) => ({
@@ -122,6 +129,8 @@ const poemOff = (off) => unique(off.filter((pair) => pair.length === 2 && pair.e
 const URL_KEYS = [
   ['lang', 'lang', oneOf('zh', 'en')],
   ['present', 'present', flag],
+  ['part', 'part', wholeFromOneTo(PARTS)],
+  ['screen', 'screen', wholeFromOneTo(MAX_SCREENS)],
   ['bd', 'bill.dModel', number],
   ['bh', 'bill.heads', number],
   ['t', 'hand.tokens', words],

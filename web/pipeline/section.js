@@ -1,6 +1,6 @@
 import { h, vdoc, show, findAll } from '../ui/dom.js';
 import { section } from '../ui/section.js';
-import { pipeline } from '../draw/index.js';
+import { pipeline, PROJECTOR_SIZES } from '../draw/index.js';
 import { cellExplorer } from '../ui/explore.js';
 import { explainCell, explanationText, cellTitle } from '../shared/explain.js';
 import { EXPLAIN_WORDS } from '../shared/figure-labels.js';
@@ -10,8 +10,11 @@ const reducedMotion = () => window.matchMedia('(prefers-reduced-motion: reduce)'
 /** The main pipeline lies flat on wide screens; read from the window, so drawing forces no layout. */
 export const wideScreen = () => window.innerWidth >= 700;
 
-/** The pipeline SVG of the hand example, drawn with `doc` (the real document for export, vdoc on the page). */
-export function pipelineSvg(ctx, doc, { step = 0, highlight = [], title, orientation = wideScreen() ? 'horizontal' : 'vertical' }) {
+/**
+ * The pipeline SVG of the hand example, drawn with `doc` (the real document for export, vdoc on the page);
+ * in lesson mode, lying flat, at the projector's sizes (see draw/pipeline.js).
+ */
+export function pipelineSvg(ctx, doc, { step = 0, highlight = [], title, orientation = wideScreen() ? 'horizontal' : 'vertical', sizes = ctx.state.present && orientation === 'horizontal' ? PROJECTOR_SIZES : undefined }) {
   const result = ctx.hand;
   return pipeline(doc, {
     tokens: result.tokens,
@@ -30,6 +33,7 @@ export function pipelineSvg(ctx, doc, { step = 0, highlight = [], title, orienta
     step,
     highlight,
     orientation,
+    sizes,
     labels: ctx.text.pipeline.labels,
     title,
   });
@@ -93,15 +97,17 @@ export function pipelineSection(ctx) {
     goTo(ctx.state.step + 1);
   };
   const playButton = h('button', { type: 'button', id: 'step-play', 'aria-pressed': 'false', onclick: play }, [`▶ ${t.play}`]);
+  const backButton = h('button', { type: 'button', id: 'step-back', onclick: () => { stop(); goTo(ctx.state.step - 1); } }, [`◀ ${t.back}`]);
+  const forwardButton = h('button', { type: 'button', id: 'step-forward', onclick: () => { stop(); goTo(ctx.state.step + 1); } }, [`${t.forward} ▶`]);
 
   const node = section('pipeline-section', ctx.text.sections.pipeline, [
     h('p', {}, [t.lead]),
     // The lesson's caveat: hand-picked numbers; heads get their roles only from training (§9 shows it).
     h('p', { class: 'note', id: 'pipeline-caveat' }, [`${t.caveat} `, h('a', { href: '#train-section' }, [ctx.text.sections.train])]),
     h('div', { class: 'player', role: 'group', 'aria-label': t.figureTitle }, [
-      h('button', { type: 'button', id: 'step-back', onclick: () => { stop(); goTo(ctx.state.step - 1); } }, [`◀ ${t.back}`]),
+      backButton,
       playButton,
-      h('button', { type: 'button', id: 'step-forward', onclick: () => { stop(); goTo(ctx.state.step + 1); } }, [`${t.forward} ▶`]),
+      forwardButton,
       counter,
     ]),
     caption,
@@ -128,12 +134,17 @@ export function pipelineSection(ctx) {
   });
   return {
     node,
-    reads: ['hand', 'step', 'resize'],
+    reads: ['hand', 'step', 'resize', 'present'],
     update(areas) {
       const step = ctx.state.step;
       drawPipeline(ctx, box, { step, title: t.figureTitle, enter: areas.has('step') && !areas.has('hand') && !reducedMotion() });
       caption.textContent = t.captions[step];
       counter.textContent = step === 0 ? t.overview : t.stepOf(step);
+      // At the ends a step button has nowhere to go; the keyboard's focus moves to the one that has.
+      const focused = document.activeElement;
+      backButton.disabled = step === 0;
+      forwardButton.disabled = step === 8;
+      if (focused?.disabled) (focused === backButton ? forwardButton : backButton).focus();
       node.dataset.step = String(step);
       if (ctx.hand) explorer.refresh();
     },

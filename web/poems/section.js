@@ -230,38 +230,49 @@ export function poemsSection(ctx) {
       prediction: h('div', { id: 'poem-prediction' }),
       continuation: h('div', { id: 'poem-continuation', 'aria-live': 'polite' }),
     };
+    // Lesson mode shows these in four screens (data-screen): the poem and every head; one head enlarged with
+    // its four steps; its roles and heads switched off; the continuation.
+    const screen = (n, nodes) => nodes.map((node) => (node.setAttribute('data-screen', String(n)), node));
     fill(body, [
-      h('div', { class: 'controls' }, [
-        h('label', { class: 'field wide', for: 'poem-menu' }, [h('span', {}, [t.poemMenu]), menu]),
-        h('label', { class: 'field wide', for: textId }, [h('span', {}, [t.textLabel]), text]),
+      ...screen(1, [
+        h('div', { class: 'controls' }, [
+          h('label', { class: 'field wide', for: 'poem-menu' }, [h('span', {}, [t.poemMenu]), menu]),
+          h('label', { class: 'field wide', for: textId }, [h('span', {}, [t.textLabel]), text]),
+        ]),
+        guided,
+        parts.clipped,
+        parts.unknown,
+        h('h3', {}, [t.tilesTitle]),
+        h('p', { class: 'muted' }, [t.tilesNote]),
+        parts.tiles,
+        legend(document, { scale: 'weights', id: 'poem-weights', title: ctx.text.hand.weightLegend, steps: 16 }),
       ]),
-      guided,
-      parts.clipped,
-      parts.unknown,
-      h('h3', {}, [t.tilesTitle]),
-      h('p', { class: 'muted' }, [t.tilesNote]),
-      parts.tiles,
-      legend(document, { scale: 'weights', id: 'poem-weights', title: ctx.text.hand.weightLegend, steps: 16 }),
-      h('label', { class: 'field wide', for: 'poem-position' }, [h('span', {}, [t.position]), position]),
-      parts.big,
-      parts.steps,
-      h('label', { class: 'field wide', for: 'poem-key' }, [h('span', {}, [t.stepsKey]), parts.key]),
-      parts.roles,
-      h('h3', {}, [t.offTitle]),
-      offBox,
-      roleSwitches,
-      parts.loss,
-      parts.prediction,
-      h('h3', {}, [t.continueTitle]),
-      h('p', { class: 'muted' }, [t.continueNote]),
-      h('div', { class: 'controls' }, [
-        h('label', { class: 'field wide', for: temperatureId }, [temperatureLabel, temperature]),
-        numberField({ label: t.seed, value: picks().seed, min: 0, max: SEED_MAX, id: 'poem-seed', notANumber: ctx.text.notANumber,
-          refuse: (v) => (Number.isInteger(v) && v >= 0 && v <= SEED_MAX ? null : ctx.text.notANumber), onInput: (v) => pick((p) => (p.seed = v)) }),
-        h('button', { type: 'button', id: 'poem-continue', onclick: () => continueText() }, [t.continueButton]),
+      ...screen(2, [
+        h('label', { class: 'field wide', for: 'poem-position' }, [h('span', {}, [t.position]), position]),
+        parts.big,
+        parts.steps,
+        h('label', { class: 'field wide', for: 'poem-key' }, [h('span', {}, [t.stepsKey]), parts.key]),
       ]),
-      parts.continuation,
-      h('p', { class: 'muted' }, [t.card(store.poems.card.heldOut.targets, store.poems.card.heldOut.poems.length)]),
+      ...screen(3, [
+        parts.roles,
+        h('h3', {}, [t.offTitle]),
+        offBox,
+        roleSwitches,
+        parts.loss,
+        parts.prediction,
+      ]),
+      ...screen(4, [
+        h('h3', {}, [t.continueTitle]),
+        h('p', { class: 'muted' }, [t.continueNote]),
+        h('div', { class: 'controls' }, [
+          h('label', { class: 'field wide', for: temperatureId }, [temperatureLabel, temperature]),
+          numberField({ label: t.seed, value: picks().seed, min: 0, max: SEED_MAX, id: 'poem-seed', notANumber: ctx.text.notANumber,
+            refuse: (v) => (Number.isInteger(v) && v >= 0 && v <= SEED_MAX ? null : ctx.text.notANumber), onInput: (v) => pick((p) => (p.seed = v)) }),
+          h('button', { type: 'button', id: 'poem-continue', onclick: () => continueText() }, [t.continueButton]),
+        ]),
+        parts.continuation,
+        h('p', { class: 'muted' }, [t.card(store.poems.card.heldOut.targets, store.poems.card.heldOut.poems.length)]),
+      ]),
     ]);
     body.hidden = false;
     nearScreen.watch(parts.tiles, parts.big, parts.steps, parts.roles, parts.prediction);

@@ -65,6 +65,12 @@ export function codeSection(ctx) {
     h('p', { class: 'note' }, [t.randomNote]),
     questionsBlock(ctx),
   ]);
+  // Lesson mode shows each program, with its output, on a screen of its own.
+  let screen = 0;
+  for (const child of node.children) {
+    if (child.id === 'program-1-title' || child.id === 'program-2-title') screen++;
+    if (screen) child.dataset.screen = String(screen);
+  }
 
   /** Program 2's two weight tables as heatmaps, beside what it prints. */
   const heatmaps = (r) => range(r.heads).map((head) => {

@@ -38,9 +38,9 @@ function billSizes({ dModel, heads }) {
  */
 export function formulaSection(ctx) {
   const t = ctx.text.formula;
-  const box = h('div', { class: 'pipeline-box', id: 'formula-pipeline' });
+  const box = h('div', { class: 'pipeline-box', id: 'formula-pipeline', 'data-screen': 2 });
   // Each equation wraps on a narrow screen (formula-tex.js says where), so nothing is cut off.
-  const math = h('div', { class: 'formula', role: 'img', 'aria-label': t.formulaLabel });
+  const math = h('div', { class: 'formula', role: 'img', 'aria-label': t.formulaLabel, 'data-screen': 1 });
   math.innerHTML = TYPESET.equations.join('');
   // The typeset HTML is decorative for assistive technology (KaTeX adds MathML); keyboard users use the buttons.
   const shape = () => {
@@ -72,10 +72,11 @@ export function formulaSection(ctx) {
 
   const node = section('formula-section', ctx.text.sections.formula, [
     h('p', {}, [t.lead]),
+    // Lesson mode shows the formula and the notes on one screen, the pipeline on the next (data-screen).
     math,
     box,
-    h('h3', {}, [t.symbolsTitle]),
-    h('ol', { class: 'symbol-notes', id: 'symbol-notes' }, [
+    h('h3', { 'data-screen': 1 }, [t.symbolsTitle]),
+    h('ol', { class: 'symbol-notes', id: 'symbol-notes', 'data-screen': 1 }, [
       ...notes.map(({ item }) => item),
       h('li', { class: 'symbol-note', id: 'count-note' }, [h('strong', {}, [t.countTitle]), h('span', { class: 'symbol-text' }, [t.countNote])]),
       h('li', { class: 'symbol-note', id: 'subscripts-note' }, [h('strong', {}, [t.subscriptsTitle]), subscripts]),
@@ -83,7 +84,7 @@ export function formulaSection(ctx) {
   ]);
   return {
     node,
-    reads: ['hand', 'bill', 'focus', 'resize'],
+    reads: ['hand', 'bill', 'focus', 'resize', 'present'],
     update() {
       const focused = ctx.ui.symbol;
       const highlight = focused ? PARTS[focused] : [];
