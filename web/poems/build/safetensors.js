@@ -1,4 +1,4 @@
-// The one .safetensors writer: the poetry model's shipped file (the F32 file c/gpt.h's gpt_save writes,
+// The one .safetensors writer: the poetry model's shipped file (the F32 file c/lib/gpt.h's gpt_save writes,
 // rewritten with F16 tensors, since the shipped model must stay small) and the GPT-2-layout files the tests
 // write. Rounding to F16 is IEEE round-to-nearest-even, so the same numbers always give the same bytes.
 

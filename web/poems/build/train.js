@@ -7,7 +7,7 @@
 //                                     the short run the tests repeat: a tiny model on the committed
 //                                     reproduction-corpus.txt; rewrites train-reproduction.json, its loss curve
 //
-// The training itself is c/tool_train_poems.c, built here with gcc. Same machine kind, same bytes: the run
+// The training itself is c/tools/tool_train_poems.c, built here with gcc. Same machine kind, same bytes: the run
 // is seeded, its threads never change the bytes (each output is computed whole by one thread), and
 // -std=c11 keeps gcc from fusing multiply-adds. -march=native lets the kernels use the CPU's widest
 // vectors, which changes the order of sums, so another CPU family gives a slightly different model (and
@@ -48,15 +48,13 @@ export const REPRODUCTION_RUN = { layers: 2, dModel: 32, heads: 2, context: 32, 
 
 export const COMPILER_FLAGS = ['-std=c11', '-Wall', '-Wextra', '-Werror', '-pedantic', '-O3', '-march=native', '-pthread', '-DMHA_THREADS'];
 
-/** The C library as build.sh defines it (every c/*.c but tests, benchmarks, fuzzers, tools, the wasm exports) and the tool. */
+/** The C library as build.sh defines it (every file of c/lib) and the tool. */
 export function trainerSources() {
-  const library = readdirSync(join(ROOT, 'c'))
-    .filter((name) => name.endsWith('.c') && !/^(test_|bench_|fuzz_|tool_)/.test(name) && name !== 'wasm_exports.c')
-    .sort();
-  return [...library, 'tool_train_poems.c'].map((name) => join(ROOT, 'c', name));
+  const library = readdirSync(join(ROOT, 'c', 'lib')).filter((name) => name.endsWith('.c')).sort().map((name) => join(ROOT, 'c', 'lib', name));
+  return [...library, join(ROOT, 'c', 'tools', 'tool_train_poems.c')];
 }
 
-/** Builds c/tool_train_poems.c into dir; returns the executable's path. */
+/** Builds c/tools/tool_train_poems.c into dir; returns the executable's path. */
 export function buildTrainer(dir) {
   mkdirSync(dir, { recursive: true });
   const tool = join(dir, 'tool_train_poems');
@@ -284,7 +282,7 @@ export async function makeCard({ file, vocabulary, heldOut, freshTest, stream, s
       // The poems the numbers below are measured on, so a test or a page can measure them again.
       heldOut: { targets: tang300.targets, poems: heldOut.map(({ entry, title, author, body }) => ({ entry, title, author, body })) },
       training: {
-        tool: 'c/tool_train_poems.c (c/gpt.h: analytic backward, AdamW)', compiler: `gcc ${COMPILER_FLAGS.join(' ')}`,
+        tool: 'c/tools/tool_train_poems.c (c/lib/gpt.h: analytic backward, AdamW)', compiler: `gcc ${COMPILER_FLAGS.join(' ')}`,
         seed: run.seed, steps: run.steps, batch: run.batch, sequenceTokens: run.context + 1, threads: run.threads,
         tokensSeen: run.steps * run.batch * run.context,
         schedule: `AdamW (β 0.9, 0.95; weight decay 0.1; gradient norm clipped at 1), step size rising linearly to ${run.lr} over ${run.warmup} steps, then a cosine down to ${Number((run.lr / 10).toPrecision(6))}`,

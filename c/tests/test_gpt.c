@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpt.h"
+#include "../lib/gpt.h"
 #include "test_check.h"
 
 static int failures;

@@ -26,8 +26,7 @@
    Two drivers, as for fuzz_api.c:
      - libFuzzer (tests/fuzzers.test.js runs this command, for a few seconds):
          clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DMHA_LIBFUZZER \
-           c/fuzz_model.c c/error.c c/mha.c c/plain.c c/kernels.c c/pool.c c/train.c c/backprop.c c/np_random.c \
-           c/safetensors.c c/gpt.c c/gpt_train.c -lm -o fuzz_model && mkdir -p corpus_model && \
+           c/fuzz/fuzz_model.c c/lib/[a-z]*.c -lm -o fuzz_model && mkdir -p corpus_model && \
            ./fuzz_model -max_total_time=600 corpus_model
      - the seeded driver of fuzz_driver.h (build.sh builds it under ASan and UBSan as
        c/build/fuzz_model; tests/native.test.js runs it), which also replays files
@@ -40,8 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpt.h"
-#include "np_random.h"
+#include "../lib/gpt.h"
+#include "../lib/np_random.h"
 #include "fuzz_driver.h"
 
 typedef struct program {

@@ -1,5 +1,5 @@
-/* tool_train_poems.c — trains the lesson's poetry model (c/gpt.h) on a token stream and writes it as
-   an F32 .safetensors file. Not part of the library (build.sh leaves tool_* out); web/poems/build/train.js
+/* tool_train_poems.c — trains the lesson's poetry model (c/lib/gpt.h) on a token stream and writes it as
+   an F32 .safetensors file. Not part of the library (c/lib); web/poems/build/train.js
    builds it with gcc -O3 -std=c11 -pthread -DMHA_THREADS and runs it:
 
      tool_train_poems STREAM.bin OUT.safetensors [--layers 3] [--d-model 128] [--heads 4] [--context 64]
@@ -23,9 +23,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "gpt.h"
-#include "mha.h"
-#include "np_random.h"
+#include "../lib/gpt.h"
+#include "../lib/mha.h"
+#include "../lib/np_random.h"
 
 typedef struct options {
     int layers, d_model, heads, context, batch, steps, warmup, vocab, save_every, threads, keep_every;
