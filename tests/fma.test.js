@@ -54,7 +54,7 @@ function relaxedMadd(input) {
   const dir = mkdtempSync(join(tmpdir(), 'mha-relaxed-'));
   try {
     writeFileSync(join(dir, 'in.wasm'), input);
-    const run = spawnSync(process.execPath, [fileURLToPath(new URL('../c/relaxed_madd.js', import.meta.url)), join(dir, 'in.wasm'), join(dir, 'out.wasm')], { encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [fileURLToPath(new URL('../c/wasm/relaxed_madd.js', import.meta.url)), join(dir, 'in.wasm'), join(dir, 'out.wasm')], { encoding: 'utf8' });
     return { status: run.status, stderr: run.stderr, output: run.status === 0 ? readFileSync(join(dir, 'out.wasm')) : null };
   } finally {
     rmSync(dir, { recursive: true, force: true });
