@@ -1,13 +1,5 @@
-/* mha_internal.h — shared by the modules of c/, not part of the public API:
-     error.c    the error channel (mha_fail)
-     mha.c      the layer: create, checks, forward, tensors
-     plain.c    the readable loops (reference, toy sizes, the trainer)
-     kernels.c  the fast SIMD kernels
-     train.c    the trainer (train.h)
-     backprop.c what train.c and gpt_train.c share (backprop.h)
-     safetensors.c  the .safetensors header reader (safetensors.h)
-     gpt.c      the GPT-2 model: load, forward (gpt.h)
-     gpt_train.c    its backward pass and AdamW (gpt.h) */
+/* mha_internal.h — what the modules of c/lib share, not part of the public API
+   (c/README.md maps the modules). */
 #ifndef MHA_INTERNAL_H
 #define MHA_INTERNAL_H
 
