@@ -1,15 +1,13 @@
 /* gpt_forward.c — the forward pass of the GPT-2 model of gpt.h, its buffers,
    and what a forward hands out (attention weights, q|k|v, logits). gpt_run is
-   gpt.h's OVERVIEW written out, a step a line; its attention is the core's
-   (kernels.c), its matrix products too. */
+   gpt.h's OVERVIEW written out, a step a line; its heads are the layer's
+   (mha_attend_heads, mha.c), its matrix products the core's kernels. */
 #include "backprop.h"
 #include "gpt_internal.h"
 #include "mha_internal.h"
 #include "pool.h"
 
-#include <limits.h>
 #include <math.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,37 +96,6 @@ static void linear(float *out, const float *in, const float *w, const float *b, 
     mha_matmul_fast(out, n, in, k, w, n, 0, N, k, n, 1, scratch);
 }
 
-/* The heads of one layer over S sequences, a part per sequence and head. */
-typedef struct heads_task {
-    const float *qkv;
-    float *concat, *att;           /* att: this layer's S×h×T×T weights */
-    const unsigned char *enabled;  /* this layer's h, or NULL */
-    int h, dk, T, from;            /* query rows from .. T-1 */
-    float scale;
-    atomic_llong failure;          /* (s·h + head)·T + row of the first scores not finite, or LLONG_MAX */
-} heads_task;
-
-static void attend_head(void *task, int part, int parts, float *scratch) {
-    (void)parts;
-    heads_task *t = task;
-    const int h = t->h, dk = t->dk, T = t->T, d = h * dk, s = part / h, i = part % h;
-    const size_t at = (size_t)s * T * 3 * d + (size_t)i * dk;
-    const mha_head_view view = {.q = t->qkv + at, .k = t->qkv + at + d, .v = t->qkv + at + 2 * d,
-                                .stride = 3 * d, .len = T, .dk = dk, .scale = t->scale, .causal = 1, .from = t->from};
-    float *head = scratch, *kernel_scratch = scratch + (size_t)T * dk; /* T×d_k, then the kernel's */
-    const int bad_row = mha_attend_fast(&view, t->att + (size_t)part * T * T, head, kernel_scratch);
-    if (bad_row >= 0) {
-        mha_pool_keep_first(&t->failure, (long long)part * T + bad_row);
-        return;
-    }
-    const int on = !t->enabled || t->enabled[i];
-    for (int r = t->from; r < T; r++) {
-        float *dst = t->concat + ((size_t)s * T + r) * d + (size_t)i * dk;
-        if (on) memcpy(dst, head + (size_t)r * dk, (size_t)dk * sizeof *dst);
-        else memset(dst, 0, (size_t)dk * sizeof *dst);
-    }
-}
-
 mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int stride, int S, int T, int from,
                    const unsigned char *enabled) {
     const gpt_config *c = &m->config;
@@ -155,11 +122,14 @@ mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int strid
         /* q|k|v = a · c_attn.W + c_attn.b */
         linear(qkv + 3 * fd, ln1, p[GPT_B_ATTN_W], p[GPT_B_ATTN_B], n, d, 3 * d, 0, w->scratch);
         /* heads = causal multi-head attention of q, k, v, side by side in concat (a head switched off gives zeros) */
-        heads_task task = {qkv, concat, w->att + (size_t)l * S * h * T * T, enabled ? enabled + l * h : NULL,
-                           h, dk, T, F, scale, LLONG_MAX};
-        mha_pool_run(attend_head, &task, S * h, mha_pool_worth(2.0 * S * (T - F) * T * d), w->scratch, w->scratch_floats);
-        const long long failure = atomic_load(&task.failure);
-        if (failure != LLONG_MAX) {
+        const mha_heads heads = {
+            .q = qkv, .k = qkv + d, .v = qkv + 2 * d, .stride = 3 * d, .seq_stride = (size_t)T * 3 * d,
+            .heads = h, .dk = dk, .len = T, .from = F, .scale = scale, .causal = 1,
+            .att = w->att + (size_t)l * S * h * T * T, .concat = concat, .enabled = enabled ? enabled + l * h : NULL,
+        };
+        const long long failure = mha_attend_heads(&heads, S, mha_pool_worth(2.0 * S * (T - F) * T * d), w->scratch,
+                                                   w->scratch_floats);
+        if (failure >= 0) {
             const int i = (int)(failure / T % h), bad_row = (int)(failure % T);
             return mha_fail_at(MHA_ERR_NOT_FINITE, (mha_error_place){"scores", i, bad_row, -1},
                                "the scores of layer %d, head %d overflow float32 at row %d: the model's weights are "
