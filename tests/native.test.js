@@ -23,8 +23,9 @@ function seededFuzz(name, seconds) {
   return Object.fromEntries([...summary[2].matchAll(/(\w+) (\d+)/g)].map(([, code, n]) => [code, Number(n)]));
 }
 
-test('native C tests pass under ASan + UBSan', () => {
-  assert.match(runNative('test_native'), /native C tests: passed \(0 failed checks\)/);
+test('native C tests pass under ASan + UBSan, and the C writer saves the shipped model again to its same bytes', () => {
+  const shipped = fileURLToPath(new URL('../web/poems/poems.safetensors', import.meta.url));
+  assert.match(runNative('test_native', [shipped]), /native C tests: passed \(0 failed checks\)/);
 });
 
 test('seeded fuzz of the C API under ASan + UBSan (c/fuzz/fuzz_api.c)', () => {

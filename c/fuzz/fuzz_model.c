@@ -83,9 +83,9 @@ static unsigned char *valid_file(program *p, size_t *size) {
     gpt_model *m;
     if (gpt_model_create(&c, next_byte(p), &m) != MHA_OK) fail("a small model could not be created");
     const gpt_metadata extra[] = {{"vocab", "[\"春\",\"\\\"\",\"\\u0001\"]"}};
-    gpt_save(m, extra, 1, NULL, 0, size);
+    gpt_save(m, "F32", extra, 1, NULL, 0, size);
     unsigned char *bytes = malloc(*size);
-    if (gpt_save(m, extra, 1, bytes, *size, size) != MHA_OK) fail("a small model could not be saved");
+    if (gpt_save(m, "F32", extra, 1, bytes, *size, size) != MHA_OK) fail("a small model could not be saved");
     gpt_model_destroy(m);
     return bytes;
 }
@@ -238,9 +238,9 @@ static void check_model(program *p, gpt_model *m) {
 /* Saving a loaded model and loading that gives the same weights. */
 static void check_round_trip(gpt_model *m) {
     size_t size, count, count_back;
-    gpt_save(m, NULL, 0, NULL, 0, &size);
+    gpt_save(m, "F32", NULL, 0, NULL, 0, &size);
     unsigned char *bytes = malloc(size);
-    if (gpt_save(m, NULL, 0, bytes, size, &size) != MHA_OK) fail("saving a loaded model");
+    if (gpt_save(m, "F32", NULL, 0, bytes, size, &size) != MHA_OK) fail("saving a loaded model");
     gpt_model *back;
     if (gpt_load(bytes, size, 0, &back) != MHA_OK) fail("loading a saved model");
     const float *a = gpt_model_params(m, &count), *b = gpt_model_params(back, &count_back);

@@ -250,8 +250,8 @@ mha_status gpt_load(const void *bytes, size_t size, int heads, gpt_model **out) 
 
 /* ---- saving ---- */
 
-mha_status gpt_save(const gpt_model *m, const gpt_metadata *extra, int extra_count, unsigned char *out, size_t capacity,
-                    size_t *size) {
+mha_status gpt_save(const gpt_model *m, const char *dtype, const gpt_metadata *extra, int extra_count, unsigned char *out,
+                    size_t capacity, size_t *size) {
     if (!m || !size || (extra_count > 0 && !extra)) return mha_fail(MHA_ERR_NULL_ARGUMENT, "gpt_save needs a model and a size pointer");
     for (int i = 0; i < extra_count; i++)
         if (!extra[i].key || !extra[i].value) return mha_fail(MHA_ERR_NULL_ARGUMENT, "metadata entry %d has no key or value", i);
@@ -280,7 +280,7 @@ mha_status gpt_save(const gpt_model *m, const gpt_metadata *extra, int extra_cou
         tensors[i] = t->rank == 1 ? (st_source){t->name, 1, {t->cols}, gpt_param(m, i)}
                                   : (st_source){t->name, 2, {t->rows, t->cols}, gpt_param(m, i)};
     }
-    const mha_status status = st_write(tensors, m->tensor_count, metadata, count, out, capacity, size);
+    const mha_status status = st_write(tensors, m->tensor_count, dtype, metadata, count, out, capacity, size);
     free(tensors), free(metadata);
     return status;
 }

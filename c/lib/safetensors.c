@@ -385,6 +385,22 @@ void st_widen_f16(float *p, size_t n) {
 }
 
 
+uint16_t st_narrow_f16(float x) {
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    const uint32_t sign = bits >> 16 & 0x8000, exponent = bits >> 23 & 0xff, mantissa = bits & 0x7fffff;
+    if (exponent == 0xff) return (uint16_t)(sign | 0x7c00 | (mantissa ? 0x200 : 0));
+    const int e = (int)exponent - 112; /* the half's biased exponent */
+    if (e >= 31) return (uint16_t)(sign | 0x7c00);
+    /* the bits kept, and the rest to round by: a subnormal half keeps fewer */
+    const int shift = e <= 0 ? 14 - e : 13;
+    if (shift > 24) return (uint16_t)sign;
+    const uint32_t kept_bits = e <= 0 ? (mantissa | 0x800000) : ((uint32_t)e << 23 | mantissa);
+    const uint32_t kept = kept_bits >> shift, rest = kept_bits & ((1u << shift) - 1), half = 1u << (shift - 1);
+    /* a carry into the exponent is the right rounding */
+    return (uint16_t)(sign | (kept + (rest > half || (rest == half && (kept & 1)))));
+}
+
 /* ---- writing ---- */
 
 /* Appends to a buffer that only counts once it is full. */
@@ -405,7 +421,9 @@ static void put_json_string(writer *w, const char *s) {
     for (; *s; s++) {
         const unsigned char c = (unsigned char)*s;
         char escaped[8];
+        const char *short_form = c && c < 0x20 ? strchr("\b\f\n\r\t", c) : NULL;
         if (c == '"' || c == '\\') snprintf(escaped, sizeof escaped, "\\%c", c);
+        else if (short_form) snprintf(escaped, sizeof escaped, "\\%c", "bfnrt"[short_form - "\b\f\n\r\t"]);
         else if (c < 0x20) snprintf(escaped, sizeof escaped, "\\u%04x", c);
         else escaped[0] = (char)c, escaped[1] = '\0';
         put_text(w, escaped);
@@ -420,7 +438,8 @@ static size_t elements(const st_source *t) {
 }
 
 /* The JSON header, without its length or padding. */
-static void put_header(writer *w, const st_source *tensors, int count, const st_entry *metadata, int metadata_count) {
+static void put_header(writer *w, const st_source *tensors, int count, const char *dtype, int bytes, const st_entry *metadata,
+                       int metadata_count) {
     put_text(w, "{\"__metadata__\":{");
     for (int i = 0; i < metadata_count; i++) {
         if (i) put_text(w, ",");
@@ -435,12 +454,14 @@ static void put_header(writer *w, const st_source *tensors, int count, const st_
         char number[32];
         put_text(w, ",");
         put_json_string(w, t->name);
-        put_text(w, ":{\"dtype\":\"F32\",\"shape\":[");
+        put_text(w, ":{\"dtype\":");
+        put_json_string(w, dtype);
+        put_text(w, ",\"shape\":[");
         for (int k = 0; k < t->rank; k++) {
             snprintf(number, sizeof number, "%s%lld", k ? "," : "", (long long)t->shape[k]);
             put_text(w, number);
         }
-        const uint64_t end = begin + (uint64_t)elements(t) * sizeof(float);
+        const uint64_t end = begin + (uint64_t)elements(t) * (uint64_t)bytes;
         snprintf(number, sizeof number, "],\"data_offsets\":[%llu,", (unsigned long long)begin);
         put_text(w, number);
         snprintf(number, sizeof number, "%llu]}", (unsigned long long)end);
@@ -450,13 +471,16 @@ static void put_header(writer *w, const st_source *tensors, int count, const st_
     put_text(w, "}");
 }
 
-mha_status st_write(const st_source *tensors, int count, const st_entry *metadata, int metadata_count,
+mha_status st_write(const st_source *tensors, int count, const char *dtype, const st_entry *metadata, int metadata_count,
                     unsigned char *out, size_t capacity, size_t *size) {
+    const int f16 = dtype && !strcmp(dtype, "F16"), bytes = f16 ? 2 : 4;
+    if (!f16 && (!dtype || strcmp(dtype, "F32")))
+        return mha_fail(MHA_ERR_BAD_INPUT, "a file is written as F32 or F16, not %.16s", dtype ? dtype : "(none)");
     writer probe = {NULL, 0, 0};
-    put_header(&probe, tensors, count, metadata, metadata_count);
+    put_header(&probe, tensors, count, dtype, bytes, metadata, metadata_count);
     const size_t header = (probe.size + 7) / 8 * 8; /* padded with spaces: the data starts 8-byte aligned */
     *size = 8 + header;
-    for (int i = 0; i < count; i++) *size += elements(&tensors[i]) * sizeof(float);
+    for (int i = 0; i < count; i++) *size += elements(&tensors[i]) * (size_t)bytes;
     if (!out) return MHA_OK;
     if (capacity < *size)
         return mha_fail(MHA_ERR_TOO_LARGE, "the model needs %zu bytes, more than the %zu given", *size, capacity);
@@ -464,9 +488,19 @@ mha_status st_write(const st_source *tensors, int count, const st_entry *metadat
     for (int i = 0; i < 8; i++) length[i] = (unsigned char)((uint64_t)header >> (8 * i));
     writer w = {out, capacity, 0};
     put(&w, length, 8);
-    put_header(&w, tensors, count, metadata, metadata_count);
+    put_header(&w, tensors, count, dtype, bytes, metadata, metadata_count);
     while (w.size < 8 + header) put_text(&w, " ");
-    for (int i = 0; i < count; i++) /* little-endian, as the file wants, on every target we build */
-        put(&w, tensors[i].values, elements(&tensors[i]) * sizeof(float));
+    for (int i = 0; i < count; i++) {
+        const size_t n = elements(&tensors[i]);
+        if (!f16) { /* little-endian, as the file wants, on every target we build */
+            put(&w, tensors[i].values, n * sizeof(float));
+            continue;
+        }
+        for (size_t j = 0; j < n; j++) {
+            const uint16_t h = st_narrow_f16(tensors[i].values[j]);
+            const unsigned char le[2] = {(unsigned char)(h & 0xff), (unsigned char)(h >> 8)};
+            put(&w, le, 2);
+        }
+    }
     return MHA_OK;
 }
