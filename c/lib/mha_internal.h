@@ -56,10 +56,11 @@ typedef struct mha_heads {
 } mha_heads;
 
 /* Every head of every sequence, spread over the pool when `spread`. scratch
-   (and each pool thread's) holds mha_fast_scratch_floats(d_k, 1, L) floats,
-   and L·d_k more when out is NULL. Returns -1, or part·L + row of the first
-   query row whose scores are not finite (that part stops there). The layer's
-   forward and the GPT model's both run their heads here. */
+   (and each pool thread's) holds what the kernels need,
+   mha_fast_scratch_floats(d_k, 1, L) (the plain loops need none), and L·d_k
+   floats more when out is NULL. Returns -1, or part·L + row of the first query
+   row whose scores are not finite (that part stops there). The layer's
+   forward, the GPT model's and the trainer's all run their heads here. */
 long long mha_attend_heads(const mha_heads *heads, int sequences, int spread, float *scratch, double scratch_floats);
 
 /* The head's weights att (L×L; masked entries exactly 0) and output out =
