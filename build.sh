@@ -38,7 +38,7 @@ done
 
 # c/ by kind: the library (c/lib), its unit tests (c/tests), the fuzz harnesses (c/fuzz), the tools with
 # mains of their own (c/tools), and what makes the wasm core (c/wasm: the Emscripten export file and the
-# build's helper scripts).
+# scripts that finish the build).
 core_sources=(c/lib/*.c)
 warnings=(-std=c11 -Wall -Wextra -Werror -pedantic)
 # -sENVIRONMENT=web (the single-threaded core): the same file runs in browsers and Node:
