@@ -36,15 +36,13 @@ while (($#)); do
 done
 ((${#targets[@]})) || targets=(wasm native web)
 
-# The library is every c/*.c but the tests, benchmarks, fuzz harnesses, tools (their own mains) and the
-# Emscripten export file.
-core_sources=()
-for source in c/*.c; do
-  case "${source#c/}" in test_* | bench_* | fuzz_* | tool_* | wasm_exports.c) ;; *) core_sources+=("$source") ;; esac
-done
+# c/ by kind: the library (c/lib), its unit tests (c/tests), the fuzz harnesses (c/fuzz), the tools with
+# mains of their own (c/tools), and what makes the wasm core (c/wasm: the Emscripten export file and the
+# scripts that finish the build).
+core_sources=(c/lib/*.c)
 warnings=(-std=c11 -Wall -Wextra -Werror -pedantic)
 # -sENVIRONMENT=web (the single-threaded core): the same file runs in browsers and Node:
-# web/src/load.js compiles the wasm itself (found through the wasmUrl that c/wasm_url.js
+# web/src/load.js compiles the wasm itself (found through the wasmUrl that c/wasm/wasm_url.js
 # appends) and hands the glue the module.
 # -sDYNAMIC_EXECUTION=0: no eval/new Function, so pages with a strict CSP can use it.
 # -sMALLOC=emmalloc: 2 KB less of the wasm gzipped than dlmalloc, every widget's download; the core allocates
@@ -60,14 +58,14 @@ emcc_flags=(-O3 -msimd128 -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createMhaC
 threads=(-pthread -DMHA_THREADS)
 emcc_threads=("${threads[@]}" -sENVIRONMENT=web,worker '-sPTHREAD_POOL_SIZE=Module["threads"]-1' -Wno-pthreads-mem-growth)
 # The -fma builds (see build_wasm_into): clang 14 emits relaxed SIMD's fused multiply-add only with
-# -mrelaxed-simd, where c/kernels.c asks for it.
+# -mrelaxed-simd, where c/lib/kernels.c asks for it.
 emcc_fma=(-mrelaxed-simd)
 sanitizers=(-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
 
 # What each target is built from, as one hash: its files' names and contents, and its flags.
 hash_of() { { printf '%s\n' "${@:2}"; printf '%s\n' $1 | sort | xargs sha256sum; } | sha256sum | cut -d' ' -f1; }
-wasm_inputs() { hash_of "${core_sources[*]} c/wasm_exports.c $(ls c/*.h | grep -v -e '^c/test_' -e '^c/fuzz_') c/wasm_url.js c/relaxed_madd.js c/mark_build.js" "${emcc_flags[@]}" "${emcc_threads[@]}" "${emcc_fma[@]}"; }
-native_inputs() { hash_of "$(echo c/*.c c/*.h)" "${sanitizers[@]}" "${threads[@]}"; }
+wasm_inputs() { hash_of "$(echo c/lib/* c/wasm/*)" "${emcc_flags[@]}" "${emcc_threads[@]}" "${emcc_fma[@]}"; }
+native_inputs() { hash_of "$(echo c/lib/* c/tests/* c/fuzz/*)" "${sanitizers[@]}" "${threads[@]}"; }
 # The web target's compressed copies follow the committed core and the model too.
 web_inputs() { hash_of "$(find web -path web/dist -prune -o -path web/poems/build -prune -o \( -name '*.js' -o -name '*.css' \) -print | sort) web/widget/example.html web/bundle.js web/precompress.js $(echo web/dist/mha-core*.{mjs,js,wasm}) web/poems/poems.safetensors web/poems/poems.card.json package-lock.json"; }
 
@@ -86,21 +84,21 @@ need_emcc() {
 }
 
 # Both cores into folder $1, each glue ending with the script $2 (for the single-threaded one, after
-# c/wasm_url.js); extra flags after them.
+# c/wasm/wasm_url.js); extra flags after them.
 build_cores() {
   local into=$1 post=$2
   shift 2
   mkdir -p "$into"
   # Debian's emcc runs its optimiser with the system's node modules (acorn).
   NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH} emcc "${warnings[@]}" "${emcc_flags[@]}" "$@" -sENVIRONMENT=web \
-    --extern-post-js c/wasm_url.js --extern-post-js "$post" "${core_sources[@]}" c/wasm_exports.c -o "$into/mha-core.mjs"
+    --extern-post-js c/wasm/wasm_url.js --extern-post-js "$post" "${core_sources[@]}" c/wasm/wasm_exports.c -o "$into/mha-core.mjs"
   NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH} emcc "${warnings[@]}" "${emcc_flags[@]}" "$@" "${emcc_threads[@]}" \
-    --extern-post-js "$post" "${core_sources[@]}" c/wasm_exports.c -o "$into/mha-core-mt.mjs"
+    --extern-post-js "$post" "${core_sources[@]}" c/wasm/wasm_exports.c -o "$into/mha-core-mt.mjs"
 }
 
 build_wasm_into() {
   need_emcc
-  # The build's id, from its inputs: written into both glues (coreBuild) and every wasm (c/mark_build.js),
+  # The build's id, from its inputs: written into both glues (coreBuild) and every wasm (c/wasm/mark_build.js),
   # so web/src/load.js can refuse a wasm of another build.
   local id post
   id=$(wasm_inputs | cut -c1-16)
@@ -116,17 +114,17 @@ build_wasm_into() {
   for glue in mha-core.mjs mha-core-mt.mjs mha-core-mt.worker.js; do
     cmp -s "$1/$glue" "$fused/$glue" || fail "$glue of the -fma build differs from the other's: it cannot share it"
   done
-  node c/relaxed_madd.js "$fused/mha-core.wasm" "$1/mha-core-fma.wasm"
-  node c/relaxed_madd.js "$fused/mha-core-mt.wasm" "$1/mha-core-mt-fma.wasm"
+  node c/wasm/relaxed_madd.js "$fused/mha-core.wasm" "$1/mha-core-fma.wasm"
+  node c/wasm/relaxed_madd.js "$fused/mha-core-mt.wasm" "$1/mha-core-mt-fma.wasm"
   rm -rf "$fused" "$post"
-  for wasm in mha-core mha-core-mt mha-core-fma mha-core-mt-fma; do node c/mark_build.js "$1/$wasm.wasm" "$id"; done
+  for wasm in mha-core mha-core-mt mha-core-fma mha-core-mt-fma; do node c/wasm/mark_build.js "$1/$wasm.wasm" "$id"; done
 }
 build_wasm() { build_wasm_into web/dist; }
 
 build_native() {
   mkdir -p c/build
-  gcc "${warnings[@]}" "${sanitizers[@]}" "${threads[@]}" "${core_sources[@]}" c/test_*.c -lm -o c/build/test_native
-  for harness in c/fuzz_*.c; do
+  gcc "${warnings[@]}" "${sanitizers[@]}" "${threads[@]}" "${core_sources[@]}" c/tests/*.c -lm -o c/build/test_native
+  for harness in c/fuzz/*.c; do
     gcc "${warnings[@]}" "${sanitizers[@]}" "${threads[@]}" "${core_sources[@]}" "$harness" -lm -o "c/build/$(basename "$harness" .c)"
   done
 }

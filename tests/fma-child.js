@@ -15,7 +15,7 @@ const unfused = await (await fresh('unfused')).loadAttention({ fma: false });
 // The fused single-threaded core loaded alone, as a worker handed its module would.
 const fusedSingle = await (await fresh('fused-single')).loadAttention({ wasm: readFileSync(new URL('../web/dist/mha-core-fma.wasm', import.meta.url)) });
 
-// Big enough that the products and heads are spread over the threads (c/pool.c: from 1 M multiply-adds).
+// Big enough that the products and heads are spread over the threads (c/lib/pool.c: from 1 M multiply-adds).
 const random = seededRandom(20261202);
 const d = 256, h = 8, L = 192;
 const m = (n, spread) => Float32Array.from(randomMatrix(random, n, spread));

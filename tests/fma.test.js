@@ -1,8 +1,8 @@
 // The fused multiply-add builds (mha-core-fma.wasm, mha-core-mt-fma.wasm: relaxed SIMD, see build.sh and
-// c/relaxed_madd.js). Node 20 has relaxed SIMD only behind a flag, so this process keeps the other builds and
+// c/wasm/relaxed_madd.js). Node 20 has relaxed SIMD only behind a flag, so this process keeps the other builds and
 // fma-child.js checks the fused ones in a Node with the flag: loaded by default beside the threaded core, the
 // same bits on one thread as on many, closer to the float64 reference than the unfused core and not the same
-// bits, the lesson's numbers. c/relaxed_madd.js, which makes them, is checked on modules built here by hand.
+// bits, the lesson's numbers. c/wasm/relaxed_madd.js, which makes them, is checked on modules built here by hand.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -54,14 +54,14 @@ function relaxedMadd(input) {
   const dir = mkdtempSync(join(tmpdir(), 'mha-relaxed-'));
   try {
     writeFileSync(join(dir, 'in.wasm'), input);
-    const run = spawnSync(process.execPath, [fileURLToPath(new URL('../c/relaxed_madd.js', import.meta.url)), join(dir, 'in.wasm'), join(dir, 'out.wasm')], { encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [fileURLToPath(new URL('../c/wasm/relaxed_madd.js', import.meta.url)), join(dir, 'in.wasm'), join(dir, 'out.wasm')], { encoding: 'utf8' });
     return { status: run.status, stderr: run.stderr, output: run.status === 0 ? readFileSync(join(dir, 'out.wasm')) : null };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-test('c/relaxed_madd.js rewrites each f32x4.fma to f32x4.relaxed_madd and marks the module', () => {
+test('c/wasm/relaxed_madd.js rewrites each f32x4.fma to f32x4.relaxed_madd and marks the module', () => {
   const input = handMadeModule();
   const { status, stderr, output } = relaxedMadd(input);
   assert.equal(status, 0, stderr);
@@ -73,7 +73,7 @@ test('c/relaxed_madd.js rewrites each f32x4.fma to f32x4.relaxed_madd and marks 
   assert.ok(output.subarray(input.length).equals(Buffer.from([0, name.length + 1, name.length, ...Buffer.from(name)])), 'then the custom section');
 });
 
-test('c/relaxed_madd.js refuses a module where the bytes are not only the instruction, or there is none', () => {
+test('c/wasm/relaxed_madd.js refuses a module where the bytes are not only the instruction, or there is none', () => {
   const inData = relaxedMadd(handMadeModule({ data: true }));
   assert.equal(inData.status, 2);
   assert.match(inData.stderr, /2 places hold f32x4\.fma's bytes but 1 are the instruction/);

@@ -1,4 +1,4 @@
-// Seeded fuzzing of the JS API (the C API's own harness, c/fuzz_api.c, runs in tests/native.slow.test.js).
+// Seeded fuzzing of the JS API (the C API's own harness, c/fuzz/fuzz_api.c, runs in tests/native.slow.test.js).
 // Random calls, valid and hostile: every valid one must match the float64 reference, every bad one must
 // be an MHAError with a code, and after each error the shared instance must still compute the lesson.
 import test from 'node:test';

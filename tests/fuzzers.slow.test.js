@@ -49,7 +49,7 @@ function runIn(folder, command) {
   return spawnSync('bash', ['-c', command], { cwd: folder, encoding: 'utf8', maxBuffer: 64 * 2 ** 20, timeout: 300_000 });
 }
 
-const fuzzSources = ['c/README.md', 'c/fuzz_api.c', 'c/fuzz_model.c'];
+const fuzzSources = ['c/README.md', 'c/fuzz/fuzz_api.c', 'c/fuzz/fuzz_model.c'];
 const fuzzCommands = new Map(); // command → the files that document it
 for (const file of fuzzSources) {
   for (const command of documentedCommands(file)) fuzzCommands.set(command, [...(fuzzCommands.get(command) ?? []), file]);
@@ -58,8 +58,8 @@ for (const file of fuzzSources) {
 test('c/README.md and each harness document a libFuzzer command for fuzz_api and fuzz_model', () => {
   const harnesses = (file) => documentedCommands(file).map((command) => command.match(/-o (fuzz_\w+) /)?.[1]).sort();
   assert.deepEqual(harnesses('c/README.md'), ['fuzz_api', 'fuzz_model']);
-  assert.deepEqual(harnesses('c/fuzz_api.c'), ['fuzz_api']);
-  assert.deepEqual(harnesses('c/fuzz_model.c'), ['fuzz_model']);
+  assert.deepEqual(harnesses('c/fuzz/fuzz_api.c'), ['fuzz_api']);
+  assert.deepEqual(harnesses('c/fuzz/fuzz_model.c'), ['fuzz_model']);
 });
 
 for (const [command, files] of fuzzCommands) {

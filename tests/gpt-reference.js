@@ -1,7 +1,7 @@
 // An independent float64 reference of a GPT-2 forward pass, and files in Hugging Face GPT-2's layout, for tests
 // of loadModel. Written from GPT-2's definition (pre-LayerNorm blocks, causal attention, tanh GELU, logits tied
-// to wte); it shares no code with the C core. The files are written by the project's one .safetensors writer.
-import { floatToHalf, halfToFloat, writeSafetensors } from '../web/poems/build/safetensors.js';
+// to wte); it shares no code with the C core. The files are written by the tests' own writer.
+import { floatToHalf, halfToFloat, writeSafetensors } from './safetensors-files.js';
 
 export { writeSafetensors };
 

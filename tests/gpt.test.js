@@ -1,4 +1,4 @@
-// loadModel and Model (c/gpt.h through web/src/attention.js) against the float64 reference of
+// loadModel and Model (c/lib/gpt.h through web/src/attention.js) against the float64 reference of
 // tests/gpt-reference.js, on small random GPT-2-layout files this test writes itself: F32 and F16, with and
 // without the 'transformer.' prefix, as bytes and as Blobs, the layouts of distilgpt2 and gpt2-medium, heads
 // switched off, odd vocabularies and d_model 1, and hostile files that must give BAD_MODEL. The C loader's

@@ -10,7 +10,7 @@ import { loadAttention } from '../web/src/attention.js';
 import { attentionLoader } from '../web/src/load.js';
 import { loadAttention as sharedLoadAttention } from '../web/src/shared-core.js';
 import { coreBuild } from '../web/dist/mha-core.mjs';
-import { customSection } from '../c/mark_build.js';
+import { customSection } from '../c/wasm/mark_build.js';
 
 const wasmFile = new URL('../web/dist/mha-core.wasm', import.meta.url);
 

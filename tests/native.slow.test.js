@@ -1,5 +1,5 @@
 // The C binaries that bash build.sh native builds under AddressSanitizer and UBSan: the unit tests, and the
-// seeded drivers of the two fuzz harnesses (c/fuzz_api.c, the whole C API; c/fuzz_model.c, the model loader).
+// seeded drivers of the two fuzz harnesses (c/fuzz/fuzz_api.c, the whole C API; c/fuzz/fuzz_model.c, the model loader).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -23,18 +23,19 @@ function seededFuzz(name, seconds) {
   return Object.fromEntries([...summary[2].matchAll(/(\w+) (\d+)/g)].map(([, code, n]) => [code, Number(n)]));
 }
 
-test('native C tests pass under ASan + UBSan', () => {
-  assert.match(runNative('test_native'), /native C tests: passed \(0 failed checks\)/);
+test('native C tests pass under ASan + UBSan, and the C writer saves the shipped model again to its same bytes', () => {
+  const shipped = fileURLToPath(new URL('../web/poems/poems.safetensors', import.meta.url));
+  assert.match(runNative('test_native', [shipped]), /native C tests: passed \(0 failed checks\)/);
 });
 
-test('seeded fuzz of the C API under ASan + UBSan (c/fuzz_api.c)', () => {
+test('seeded fuzz of the C API under ASan + UBSan (c/fuzz/fuzz_api.c)', () => {
   const seen = seededFuzz('fuzz_api', 30);
   for (const code of ['OK', 'BAD_SIZE', 'HEADS_NOT_DIVISOR', 'TOO_LARGE', 'SEQ_TOO_LONG', 'NOT_FINITE', 'BAD_INPUT', 'HEAD_INDEX', 'NO_FORWARD']) {
     assert.ok(seen[code] > 0, `the fuzz reached ${code}: ${JSON.stringify(seen)}`);
   }
 });
 
-test('seeded fuzz of the C loader with hostile bytes under ASan + UBSan (c/fuzz_model.c)', () => {
+test('seeded fuzz of the C loader with hostile bytes under ASan + UBSan (c/fuzz/fuzz_model.c)', () => {
   const seen = seededFuzz('fuzz_model', 3);
   for (const code of ['OK', 'BAD_MODEL', 'TOKEN_RANGE', 'SEQ_TOO_LONG']) assert.ok(seen[code] > 0, `the fuzz reached ${code}: ${JSON.stringify(seen)}`);
 });

@@ -1,8 +1,10 @@
-// The one .safetensors writer (web/poems/build/safetensors.js): F16 rounding to nearest even, bit for bit at the
-// edges, and the F32 → F16 rewrite of the shipped model, which must give the same bytes the C loader reads back.
+// The tests' .safetensors writer (tests/safetensors-files.js): F16 rounding to nearest even, bit for bit at the
+// edges, the layout it writes, and that it writes the shipped model to the same bytes, as the C writer does.
+// The C writer's own tests are native: c/tests/test_gpt.c.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { floatToHalf, halfToFloat, toF16Safetensors, writeSafetensors } from '../web/poems/build/safetensors.js';
+import { readFileSync } from 'node:fs';
+import { floatToHalf, halfToFloat, writeSafetensors } from './safetensors-files.js';
 
 test('floatToHalf rounds to the nearest half, ties to even, and keeps signs, infinities and NaN', () => {
   const cases = [
@@ -15,10 +17,9 @@ test('floatToHalf rounds to the nearest half, ties to even, and keeps signs, inf
   for (let h = 0; h < 0x7c00; h += 7) assert.equal(floatToHalf(halfToFloat(h)), h, `half 0x${h.toString(16)} round-trips`);
 });
 
-test('the F32 → F16 rewrite keeps names, shapes, order and metadata, and rounds every value once', () => {
+test('F16 files keep names, shapes, order and metadata, round every value once, and start the data 8-byte aligned', () => {
   const values = [Float32Array.of(1, -2.5, 1e-8, 70000), Float32Array.of(0.1, 0.2, 0.3)];
-  const f32 = writeSafetensors([['a', [2, 2], values[0]], ['b', [3], values[1]]], { n_head: '2' });
-  const f16 = toF16Safetensors(f32, { vocabulary: '[]' });
+  const f16 = writeSafetensors([['a', [2, 2], values[0], 'F16'], ['b', [3], values[1], 'F16']], { n_head: '2', vocabulary: '[]' });
   const view = new DataView(f16.buffer);
   const length = Number(view.getBigUint64(0, true));
   assert.equal((8 + length) % 8, 0, 'the data starts 8-byte aligned');
@@ -29,4 +30,16 @@ test('the F32 → F16 rewrite keeps names, shapes, order and metadata, and round
   const halves = [...values[0], ...values[1]].map((x, i) => view.getUint16(8 + length + 2 * i, true));
   assert.deepEqual(halves, [...values[0], ...values[1]].map(floatToHalf));
   assert.deepEqual(halves.slice(0, 4), [0x3c00, 0xc100, 0x0000, 0x7c00]);
+});
+
+test('the shipped model is the bytes this writer writes of its tensors and metadata, as the C writer does too (tests/native.slow.test.js)', () => {
+  const file = readFileSync(new URL('../web/poems/poems.safetensors', import.meta.url));
+  const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
+  const length = Number(view.getBigUint64(0, true));
+  const { __metadata__: metadata, ...tensors } = JSON.parse(new TextDecoder().decode(file.subarray(8, 8 + length)));
+  const rewritten = writeSafetensors(Object.entries(tensors).map(([name, { dtype, shape, data_offsets: [begin, end] }]) => {
+    const halves = new Uint16Array(file.buffer.slice(file.byteOffset + 8 + length + begin, file.byteOffset + 8 + length + end));
+    return [name, shape, Float32Array.from(halves, halfToFloat), dtype];
+  }), metadata);
+  assert.ok(Buffer.from(rewritten).equals(file));
 });

@@ -1,4 +1,4 @@
-// The threaded core (mha-core-mt, c/pool.c) and the single-threaded one side by side in Node: the same
+// The threaded core (mha-core-mt, c/lib/pool.c) and the single-threaded one side by side in Node: the same
 // bits from both, errors in the same place, options checked, and a Node process that ends when its work
 // does (idle threads must not keep it alive). Each `fresh(…)` is the package's entry with a loader of its own
 // (attentionLoader), so a fresh core: attention.js's own loadAttention is the page's one instance
@@ -27,7 +27,7 @@ test('Node loads the threaded core with a thread per core (up to 8); threads: 1 
   assert.equal(threadedModule(single), false);
 });
 
-// Big enough that the products and the heads are spread over the threads (c/pool.c: from 1 M multiply-adds).
+// Big enough that the products and the heads are spread over the threads (c/lib/pool.c: from 1 M multiply-adds).
 function bigLayerInputs() {
   const random = seededRandom(20261201);
   const d = 256, L = 192;
@@ -63,7 +63,7 @@ test('beside the threaded core, a layer too small to share a step runs on the si
     layer.dispose();
     return result;
   };
-  // c/pool.c shares steps from 2^20 multiply-adds: 64 rows × 128² is the first such layer, 63 rows stay under.
+  // c/lib/pool.c shares steps from 2^20 multiply-adds: 64 rows × 128² is the first such layer, 63 rows stay under.
   for (const [dModel, maxLen, spread] of [[4, 3, false], [64, 16, false], [128, 63, false], [128, 64, true], [256, 192, true]]) {
     const many = sharedViews(threaded, dModel, maxLen), one = sharedViews(single, dModel, maxLen);
     assert.equal(many.shared, spread, `d ${dModel}, L ${maxLen}: ${spread ? 'the threaded core' : 'the single-threaded core'}`);

@@ -1,6 +1,6 @@
-// Training the heads (c/train.h through mha.createTrainer), in wasm: the loss falls, a seed fixes
+// Training the heads (c/lib/train.h through mha.createTrainer), in wasm: the loss falls, a seed fixes
 // everything, two heads beat one on the two-view task and take the two views, bad arguments throw
-// MHAError with stable codes. (The gradient check is a native C test: c/test_train.c, tests/native.slow.test.js.)
+// MHAError with stable codes. (The gradient check is a native C test: c/tests/test_train.c, tests/native.slow.test.js.)
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { loadAttention, MHAError } from '../web/src/attention.js';

@@ -1,7 +1,6 @@
-/* bench_gpt.c — times the GPT model of c/gpt.h natively: one forward of a sequence and one AdamW
+/* bench_gpt.c — times the GPT model of c/lib/gpt.h natively: one forward of a sequence and one AdamW
    training step of a batch. Build and run (from the repository's root):
-     gcc -std=c11 -O3 -march=native tests/bench/bench_gpt.c c/error.c c/mha.c c/plain.c c/kernels.c c/pool.c \
-       c/train.c c/backprop.c c/np_random.c c/safetensors.c c/gpt.c c/gpt_train.c -lm -o bench_gpt
+     gcc -std=c11 -O3 -march=native tests/bench/bench_gpt.c c/lib/[a-z]*.c -lm -o bench_gpt
      ./bench_gpt [layers d_model heads vocab batch seq_len steps]   (default 2 128 4 5000 16 65 20)
    seq_len counts the tokens of a training sequence: seq_len - 1 positions are predicted. */
 #define _POSIX_C_SOURCE 199309L
@@ -9,7 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../../c/gpt.h"
+#include "../../c/lib/gpt.h"
 
 static double now(void) {
     struct timespec t;

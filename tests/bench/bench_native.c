@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../c/mha.h"
+#include "../../c/lib/mha.h"
 
 static float *read_floats(const char *dir, const char *name, size_t n) {
     char path[8192];

@@ -12,7 +12,7 @@
 //   wasm-chromium-threads-no-fma  the isolated page with loadAttention({ fma: false })
 //                         (the Chromium rows are skipped when Chromium cannot start)
 //   wasm-plain            the single-threaded core with { plain: true }: the straightforward C loops in wasm
-//   native                the core (c/mha.c, plain.c, kernels.c, pool.c, error.c) built with gcc -O3 -march=native
+//   native                the core (c/lib/mha.c, plain.c, kernels.c, pool.c, error.c) built with gcc -O3 -march=native
 //   native-threads        the same built with -pthread -DMHA_THREADS, N threads (mha_set_threads)
 //   native-plain          the one-thread native build running the straightforward loops (MHA_PLAIN)
 //   numpy, numpy-threads  Debian's numpy, float32, 1 and N BLAS threads (skipped when absent)
@@ -92,7 +92,7 @@ const machine = {
 };
 
 // ---- build the native side --------------------------------------------------------
-const coreSources = ['error.c', 'mha.c', 'plain.c', 'kernels.c', 'pool.c'].map((file) => path.join(root, 'c', file));
+const coreSources = ['error.c', 'mha.c', 'plain.c', 'kernels.c', 'pool.c'].map((file) => path.join(root, 'c', 'lib', file));
 const nativeBinary = path.join(scratch, 'bench_native');
 run('gcc', ['-O3', '-march=native', '-o', nativeBinary, path.join(here, 'bench_native.c'), ...coreSources, '-lm']);
 const nativeThreadedBinary = path.join(scratch, 'bench_native_threads');
@@ -424,7 +424,7 @@ if (scaling) {
   for (const { target, ratio, met } of targets) console.log(`  ${met ? 'met    ' : 'NOT MET'} ${ratio.toFixed(2)}×  ${target}`);
 }
 
-/** Bytes of a JS layer in the wasm build: mha_layer_create's block (c/mha.c; NR = 8 there) and the export layer's staging. */
+/** Bytes of a JS layer in the wasm build: mha_layer_create's block (c/lib/mha.c; NR = 8 there) and the export layer's staging. */
 function layerBytes(n, d, h) {
   const up = (x, to) => Math.ceil(x / to) * to;
   const dk = d / h;

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-float mha_fast_exp(float x); /* in c/kernels.c, for tests and this */
+float mha_fast_exp(float x); /* in c/lib/kernels.c, for tests and this */
 
 int main(void) {
     double worst = 0;

@@ -1,5 +1,5 @@
 // A GPT-2-style model as an ONNX graph, for ONNX Runtime Web to run beside the core in tests/bench/gpt2.js: the
-// same weights (initializers, encoded by onnx-proto.js) and the same forward as c/gpt.c: pre-LayerNorm blocks,
+// same weights (initializers, encoded by onnx-proto.js) and the same forward as c/lib/gpt_forward.c: pre-LayerNorm blocks,
 // causal attention, tanh GELU, the read-out tied to the token embedding. Standard opset-17 operators only.
 //
 // Inputs: ids, positions (int64 [L]). Output: logits [L, vocab].

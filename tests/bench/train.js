@@ -1,4 +1,4 @@
-// Benchmarks training the heads (mha.createTrainer, c/train.c) on the default two-view task
+// Benchmarks training the heads (mha.createTrainer, c/lib/train.c) on the default two-view task
 // (vocab 16, L 8, d_model 8, batch 32, Adam lr 0.01), for h = 1, 2 and 4, in Node and in Chromium:
 //   steps/s        training steps per second (after warm-up; median of 3 runs of 500 steps)
 //   steps, time    to reach the target held-out accuracy (evaluated every `--every` steps; the wall

@@ -118,7 +118,7 @@ export interface TrainerOptions {
   lr?: number;
   /**
    * Sequences per step, default 32. One step must fit the cost one call may have (2.5 G operations, see
-   * c/train.h): a larger batch for the sizes given is TOO_LARGE, naming the largest.
+   * c/lib/train.h): a larger batch for the sizes given is TOO_LARGE, naming the largest.
    */
   batch?: number;
   /**
@@ -184,7 +184,7 @@ export interface Trainer extends Results {
   readonly example: number[];
   /**
    * n steps (fresh batch + Adam update each); returns the last batch loss. Throws NOT_FINITE if training
-   * diverges, TOO_LARGE when n steps would cost more than one call may (2.5 G operations as c/train.h counts them,
+   * diverges, TOO_LARGE when n steps would cost more than one call may (2.5 G operations as c/lib/train.h counts them,
    * under a second in wasm; about 1,000 steps of the default trainer), naming how many fit: call again for more.
    */
   step(n?: number): number;

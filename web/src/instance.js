@@ -19,7 +19,7 @@ function modelLoader(name) {
 export class Attention {
   #core;
   #module;
-  #scratch; // where the core writes what it hands back by pointer (c/wasm_exports.c's wasm_results)
+  #scratch; // where the core writes what it hands back by pointer (c/wasm/wasm_exports.c's wasm_results)
   #threads;
   #single; // beside a threaded core: the single-threaded one, for small layers
 
@@ -55,7 +55,7 @@ export class Attention {
   }
 
   /**
-   * A trainer for the "two views" task (c/train.h): token + position embeddings → this attention
+   * A trainer for the "two views" task (c/lib/train.h): token + position embeddings → this attention
    * layer → a read-out that predicts, at every position, the previous token and the first token.
    * Defaults: dModel 8, seqLen 8, vocab 16, seed 0, lr 0.01, batch 32, evalCount 256, causal and scale on.
    */
@@ -64,7 +64,7 @@ export class Attention {
   }
 
   /**
-   * A GPT-2-style model from a .safetensors file (c/gpt.h): Hugging Face GPT-2's tensor names and layouts, F32 or
+   * A GPT-2-style model from a .safetensors file (c/lib/gpt.h): Hugging Face GPT-2's tensor names and layouts, F32 or
    * F16. The file is its bytes (an ArrayBuffer or Uint8Array) or a Blob (a File the learner picked), which is read
    * a slice at a time straight into the model's weights, so a 548 MB GPT-2 never sits in JavaScript memory whole.
    * Layers, dModel, context and vocabSize come from the shapes; heads from the options, else the file's

@@ -1,9 +1,9 @@
-// A Layer of createLayer (c/mha.h, exported by c/wasm_exports.c), and the views of a forward's tensors
+// A Layer of createLayer (c/lib/mha.h, exported by c/wasm/wasm_exports.c), and the views of a forward's tensors
 // that a Layer and a Trainer's example share.
 import { MHAError, checkOptions, coreError, enabledHeads, indexArg, intArg, toFloat32 } from './checks.js';
 import { Lifetime, forgettingOnFailure } from './lifetime.js';
 
-// These mirror the enums of c/mha.h.
+// These mirror the enums of c/lib/mha.h.
 const TENSOR = { q: 0, k: 1, v: 2, scores: 3, attention: 4, head: 5, concat: 6, output: 7 };
 const SLOT = { xOrQ: 0, k: 1, v: 2, wq: 3, wk: 4, wv: 5, wo: 6, enabled: 7 };
 export const FLAG = { causal: 1, scale: 2, plain: 4 };

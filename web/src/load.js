@@ -7,7 +7,7 @@ import { MHAError, checkOptions, describe, intArg } from './checks.js';
 import { fetchFile } from './fetch-file.js';
 import { Attention } from './instance.js';
 
-const MAX_THREADS = 8; // past this the lesson's shapes gain nothing; c/mha.h allows 64
+const MAX_THREADS = 8; // past this the lesson's shapes gain nothing; c/lib/mha.h allows 64
 
 /**
  * A loadAttention holding its own instance: attention.js makes the package's one, so every copy of that
@@ -215,7 +215,7 @@ async function compileCore(wasm) {
 }
 
 /**
- * The module, if build.sh marked it with the build the glue was made with (c/mark_build.js). The glue calls
+ * The module, if build.sh marked it with the build the glue was made with (c/wasm/mark_build.js). The glue calls
  * the wasm's exports by minified names, so another build's wasm would load and then compute wrong numbers.
  */
 function checkBuild(module) {

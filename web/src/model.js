@@ -1,9 +1,9 @@
-// A GPT-2-style Model of loadModel (c/gpt.h, exported by c/wasm_exports.c), and the reading of its
+// A GPT-2-style Model of loadModel (c/lib/gpt.h, exported by c/wasm/wasm_exports.c), and the reading of its
 // .safetensors file straight into the wasm heap.
 import { MHAError, arrayLength, checkOptions, coreError, cString, describe, indexArg, intArg, tokenIds } from './checks.js';
 import { Lifetime, forgettingOnFailure } from './lifetime.js';
 
-// The longest header a .safetensors file may declare (c/safetensors.h's ST_MAX_HEADER_BYTES).
+// The longest header a .safetensors file may declare (c/lib/safetensors.h's ST_MAX_HEADER_BYTES).
 const MAX_MODEL_HEADER = 16n << 20n;
 
 // A Blob is read this many bytes at a time, a piece ahead: JavaScript holds two pieces of the file at once.

@@ -1,15 +1,15 @@
-// The Trainer of createTrainer (c/train.h, exported by c/wasm_exports.c): a small model that learns, in the
+// The Trainer of createTrainer (c/lib/train.h, exported by c/wasm/wasm_exports.c): a small model that learns, in the
 // wasm heap, which view each head takes.
 import { MHAError, arrayLength, checkOptions, coreError, describe, enabledHeads, intArg, seedArg, tokenIds } from './checks.js';
 import { FLAG, ForwardViews, tensorView } from './layer.js';
 import { Lifetime } from './lifetime.js';
 
-// The parameter blocks of c/train.h's mha_train_param, in its order.
+// The parameter blocks of c/lib/train.h's mha_train_param, in its order.
 const TRAIN_PARAMS = ['tokenEmbedding', 'positionEmbedding', 'wq', 'wk', 'wv', 'wo', 'readout', 'readoutBias'];
 
 /**
  * A trainer's scratch in the wasm heap, for what crosses by pointer: the byte offset of each part.
- *   results     what a call hands back (c/wasm_exports.c's wasm_results): an evaluation, a block's shape
+ *   results     what a call hands back (c/wasm/wasm_exports.c's wasm_results): an evaluation, a block's shape
  *   enabled     h bytes: which heads are on
  *   tokens      2·seqLen ints: the example's tokens, or its predictions
  */

@@ -1,5 +1,5 @@
 // The training loop of the 训练 section, off the main thread: a module Web Worker that owns one
-// Trainer (mha.createTrainer, c/train.c) and posts what the section draws. Bundled as its own entry
+// Trainer (mha.createTrainer, c/lib/train.c) and posts what the section draws. Bundled as its own entry
 // (web/dist/train-worker.js); train-host.js starts it, or runs the same host in its own thread when
 // workers are unavailable.
 //

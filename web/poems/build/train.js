@@ -7,7 +7,7 @@
 //                                     the short run the tests repeat: a tiny model on the committed
 //                                     reproduction-corpus.txt; rewrites train-reproduction.json, its loss curve
 //
-// The training itself is c/tool_train_poems.c, built here with gcc. Same machine kind, same bytes: the run
+// The training itself is c/tools/tool_train_poems.c, built here with gcc. Same machine kind, same bytes: the run
 // is seeded, its threads never change the bytes (each output is computed whole by one thread), and
 // -std=c11 keeps gcc from fusing multiply-adds. -march=native lets the kernels use the CPU's widest
 // vectors, which changes the order of sums, so another CPU family gives a slightly different model (and
@@ -25,7 +25,6 @@ import { clauseLengthModel, countingLosses, kneserNey3, poemBootstrap } from './
 import { clearRole, Continuation, fittingText } from '../model.js';
 import { heldOutLoss, heldOutLossByPoem, nextTokenLoss } from '../evaluate.js';
 import { HEAD_ROLES, measureHeadRoles, roleQueries, tokenKinds } from '../head-roles.js';
-import { toF16Safetensors } from './safetensors.js';
 import { BOUNDARY_ID, buildVocabulary, encodePoems, encoder, UNKNOWN_ID } from '../vocabulary.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -48,15 +47,13 @@ export const REPRODUCTION_RUN = { layers: 2, dModel: 32, heads: 2, context: 32, 
 
 export const COMPILER_FLAGS = ['-std=c11', '-Wall', '-Wextra', '-Werror', '-pedantic', '-O3', '-march=native', '-pthread', '-DMHA_THREADS'];
 
-/** The C library as build.sh defines it (every c/*.c but tests, benchmarks, fuzzers, tools, the wasm exports) and the tool. */
+/** The C library as build.sh defines it (every file of c/lib) and the tool. */
 export function trainerSources() {
-  const library = readdirSync(join(ROOT, 'c'))
-    .filter((name) => name.endsWith('.c') && !/^(test_|bench_|fuzz_|tool_)/.test(name) && name !== 'wasm_exports.c')
-    .sort();
-  return [...library, 'tool_train_poems.c'].map((name) => join(ROOT, 'c', name));
+  const library = readdirSync(join(ROOT, 'c', 'lib')).filter((name) => name.endsWith('.c')).sort().map((name) => join(ROOT, 'c', 'lib', name));
+  return [...library, join(ROOT, 'c', 'tools', 'tool_train_poems.c')];
 }
 
-/** Builds c/tool_train_poems.c into dir; returns the executable's path. */
+/** Builds c/tools/tool_train_poems.c into dir; returns the executable's path. */
 export function buildTrainer(dir) {
   mkdirSync(dir, { recursive: true });
   const tool = join(dir, 'tool_train_poems');
@@ -68,13 +65,14 @@ export function buildTrainer(dir) {
 export const KEEP_EVERY = 2000;
 
 /**
- * Runs the tool on a Uint16 stream file; { losses (one per step), seconds }. The F32 model goes to outPath,
- * and with keepDir a copy of it every KEEP_EVERY steps.
+ * Runs the tool on a Uint16 stream file; { losses (one per step), seconds }. The model goes to outPath (F32, or
+ * `dtype` with `metadata`'s string entries after n_head), and with keepDir an F32 copy every KEEP_EVERY steps.
  */
-export function runTrainer(tool, streamPath, outPath, run, { nice = false, progress = false, keepDir = null } = {}) {
+export function runTrainer(tool, streamPath, outPath, run, { nice = false, progress = false, keepDir = null, dtype = 'F32', metadata = {} } = {}) {
   const args = [streamPath, outPath, '--layers', run.layers, '--d-model', run.dModel, '--heads', run.heads,
     '--context', run.context, '--batch', run.batch, '--steps', run.steps, '--seed', run.seed, '--lr', run.lr,
-    '--warmup', run.warmup, '--threads', run.threads ?? 1, ...(keepDir ? ['--keep-every', KEEP_EVERY, '--keep-dir', keepDir] : [])].map(String);
+    '--warmup', run.warmup, '--threads', run.threads ?? 1, ...(keepDir ? ['--keep-every', KEEP_EVERY, '--keep-dir', keepDir] : []),
+    '--dtype', dtype, ...Object.entries(metadata).flatMap(([key, value]) => ['--metadata', `${key}=${value}`])].map(String);
   const [command, commandArgs] = nice ? ['nice', ['-n', '10', tool, ...args]] : [tool, args];
   const begun = performance.now();
   const result = spawnSync(command, commandArgs, { encoding: 'utf8', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', progress ? 'inherit' : 'pipe'] });
@@ -284,7 +282,7 @@ export async function makeCard({ file, vocabulary, heldOut, freshTest, stream, s
       // The poems the numbers below are measured on, so a test or a page can measure them again.
       heldOut: { targets: tang300.targets, poems: heldOut.map(({ entry, title, author, body }) => ({ entry, title, author, body })) },
       training: {
-        tool: 'c/tool_train_poems.c (c/gpt.h: analytic backward, AdamW)', compiler: `gcc ${COMPILER_FLAGS.join(' ')}`,
+        tool: 'c/tools/tool_train_poems.c (c/lib/gpt.h: analytic backward, AdamW)', compiler: `gcc ${COMPILER_FLAGS.join(' ')}`,
         seed: run.seed, steps: run.steps, batch: run.batch, sequenceTokens: run.context + 1, threads: run.threads,
         tokensSeen: run.steps * run.batch * run.context,
         schedule: `AdamW (β 0.9, 0.95; weight decay 0.1; gradient norm clipped at 1), step size rising linearly to ${run.lr} over ${run.warmup} steps, then a cosine down to ${Number((run.lr / 10).toPrecision(6))}`,
@@ -361,28 +359,36 @@ async function main() {
   }
   execFileSync('npm', ['run', 'corpus'], { cwd: ROOT, stdio: 'inherit' });
   const tool = buildTrainer(BUILD_DIR);
-  const f32Path = join(BUILD_DIR, 'poems-f32.safetensors');
   console.log(`training ${JSON.stringify(MODEL_RUN)} (progress every 50 steps)`);
   const keepDir = join(BUILD_DIR, 'snapshots');
   mkdirSync(keepDir, { recursive: true });
-  const { losses, seconds } = runTrainer(tool, join(BUILD_DIR, 'train.bin'), f32Path, MODEL_RUN, { nice: true, progress: true, keepDir });
-  await shipModel({ f32Path, losses, seconds, keepDir });
+  const trained = join(BUILD_DIR, 'poems.safetensors');
+  const { losses, seconds } = runTrainer(tool, join(BUILD_DIR, 'train.bin'), trained, MODEL_RUN,
+    { nice: true, progress: true, keepDir, dtype: 'F16', metadata: shippedMetadata() });
+  await shipModel({ trained, losses, seconds, keepDir });
 }
 
-/** The F16 file and its card, from the F32 file the run wrote; also writes the run's loss curve into the build folder. */
-export async function shipModel({ f32Path, losses, seconds, keepDir, corpusDir = BUILD_DIR, run = MODEL_RUN }) {
+/** What the shipped file's __metadata__ holds after n_head: the vocabulary, the unknown token, the corpus, the card. */
+export function shippedMetadata(corpusDir = BUILD_DIR) {
+  const vocabulary = JSON.parse(readFileSync(join(corpusDir, 'vocabulary.json'), 'utf8'));
+  const summary = JSON.parse(readFileSync(join(corpusDir, 'summary.json'), 'utf8'));
+  return {
+    vocabulary: JSON.stringify(vocabulary),
+    unknown_id: String(UNKNOWN_ID),
+    corpus: `全唐诗 (npm chinese-poetry ${summary.sources.training.version}), stream sha256 ${summary.training.streamSha256}`,
+    card: 'poems.card.json',
+  };
+}
+
+/** Ships the F16 file the run wrote (`trained`) with its card; also writes the run's loss curve into the build folder. */
+export async function shipModel({ trained, losses, seconds, keepDir, corpusDir = BUILD_DIR, run = MODEL_RUN }) {
   const vocabulary = JSON.parse(readFileSync(join(corpusDir, 'vocabulary.json'), 'utf8'));
   const heldOut = JSON.parse(readFileSync(join(corpusDir, 'heldout.json'), 'utf8'));
   const freshTest = JSON.parse(readFileSync(join(corpusDir, 'fresh-test.json'), 'utf8'));
   const summary = JSON.parse(readFileSync(join(corpusDir, 'summary.json'), 'utf8'));
   const streamBytes = readFileSync(join(corpusDir, 'train.bin'));
   const stream = new Uint16Array(streamBytes.buffer, streamBytes.byteOffset, streamBytes.length / 2);
-  const file = toF16Safetensors(readFileSync(f32Path), {
-    vocabulary: JSON.stringify(vocabulary),
-    unknown_id: String(UNKNOWN_ID),
-    corpus: `全唐诗 (npm chinese-poetry ${summary.sources.training.version}), stream sha256 ${summary.training.streamSha256}`,
-    card: 'poems.card.json',
-  });
+  const file = readFileSync(trained);
   writeFileSync(MODEL_PATH, file);
   writeFileSync(join(BUILD_DIR, 'poems-losses.json'), `${JSON.stringify(losses)}\n`);
   const curve = keepDir ? await learningCurve(keepDir, { heldOut, freshTest, run }) : [];

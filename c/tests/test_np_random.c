@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "np_random.h"
+#include "../lib/np_random.h"
 
 int test_np_random(void);
 

@@ -1,5 +1,5 @@
 /* gpt_train.c — training the GPT-2 model of gpt.h: next-token cross-entropy,
-   the backward pass of every block and AdamW. The forward pass is gpt.c's
+   the backward pass of every block and AdamW. The forward pass is gpt_forward.c's
    (gpt_run, keeping every block's activations); the matrix products of both
    directions run the core's SIMD kernels (mha_matmul_fast). The pieces it
    shares with train.c (embeddings, attention backward, cross-entropy, the

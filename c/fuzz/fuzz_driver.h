@@ -1,4 +1,4 @@
-/* fuzz_driver.h — the seeded driver shared by the fuzz harnesses (c/fuzz_*.c),
+/* fuzz_driver.h — the seeded driver shared by the fuzz harnesses (c/fuzz/fuzz_*.c),
    for machines without libFuzzer: random inputs of 1 to max_bytes bytes from
    numpy's generator (np_random.h), the same runs from the same seed, for a
    number of runs or of CPU seconds, whichever ends first:
@@ -18,8 +18,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "mha.h"
-#include "np_random.h"
+#include "../lib/mha.h"
+#include "../lib/np_random.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mha.h"
-#include "mha_internal.h"
-#include "pool.h"
+#include "../lib/mha.h"
+#include "../lib/mha_internal.h"
+#include "../lib/pool.h"
 #include "test_check.h"
 
 float mha_fast_exp(float x); /* kernels.c's softmax exp, exposed for tests only */

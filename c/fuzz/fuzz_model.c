@@ -26,8 +26,7 @@
    Two drivers, as for fuzz_api.c:
      - libFuzzer (tests/fuzzers.slow.test.js runs this command, for a few seconds):
          clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DMHA_LIBFUZZER \
-           c/fuzz_model.c c/error.c c/mha.c c/plain.c c/kernels.c c/pool.c c/train.c c/backprop.c c/np_random.c \
-           c/safetensors.c c/gpt.c c/gpt_train.c -lm -o fuzz_model && mkdir -p corpus_model && \
+           c/fuzz/fuzz_model.c c/lib/[a-z]*.c -lm -o fuzz_model && mkdir -p corpus_model && \
            ./fuzz_model -max_total_time=600 corpus_model
      - the seeded driver of fuzz_driver.h (build.sh builds it under ASan and UBSan as
        c/build/fuzz_model; tests/native.slow.test.js runs it), which also replays files
@@ -40,8 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpt.h"
-#include "np_random.h"
+#include "../lib/gpt.h"
+#include "../lib/np_random.h"
 #include "fuzz_driver.h"
 
 typedef struct program {
@@ -84,9 +83,9 @@ static unsigned char *valid_file(program *p, size_t *size) {
     gpt_model *m;
     if (gpt_model_create(&c, next_byte(p), &m) != MHA_OK) fail("a small model could not be created");
     const gpt_metadata extra[] = {{"vocab", "[\"春\",\"\\\"\",\"\\u0001\"]"}};
-    gpt_save(m, extra, 1, NULL, 0, size);
+    gpt_save(m, "F32", extra, 1, NULL, 0, size);
     unsigned char *bytes = malloc(*size);
-    if (gpt_save(m, extra, 1, bytes, *size, size) != MHA_OK) fail("a small model could not be saved");
+    if (gpt_save(m, "F32", extra, 1, bytes, *size, size) != MHA_OK) fail("a small model could not be saved");
     gpt_model_destroy(m);
     return bytes;
 }
@@ -239,9 +238,9 @@ static void check_model(program *p, gpt_model *m) {
 /* Saving a loaded model and loading that gives the same weights. */
 static void check_round_trip(gpt_model *m) {
     size_t size, count, count_back;
-    gpt_save(m, NULL, 0, NULL, 0, &size);
+    gpt_save(m, "F32", NULL, 0, NULL, 0, &size);
     unsigned char *bytes = malloc(size);
-    if (gpt_save(m, NULL, 0, bytes, size, &size) != MHA_OK) fail("saving a loaded model");
+    if (gpt_save(m, "F32", NULL, 0, bytes, size, &size) != MHA_OK) fail("saving a loaded model");
     gpt_model *back;
     if (gpt_load(bytes, size, 0, &back) != MHA_OK) fail("loading a saved model");
     const float *a = gpt_model_params(m, &count), *b = gpt_model_params(back, &count_back);

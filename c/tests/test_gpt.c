@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpt.h"
+#include "../lib/gpt.h"
+#include "../lib/safetensors.h"
 #include "test_check.h"
 
 static int failures;
@@ -492,10 +493,10 @@ static void test_training(void) {
 /* ---- saving and loading ---- */
 
 static unsigned char *save(const gpt_model *m, const gpt_metadata *extra, int n, size_t *size) {
-    CHECK(gpt_save(m, extra, n, NULL, 0, size) == MHA_OK, "size: %s", mha_last_error());
+    CHECK(gpt_save(m, "F32", extra, n, NULL, 0, size) == MHA_OK, "size: %s", mha_last_error());
     unsigned char *bytes = malloc(*size);
-    CHECK(gpt_save(m, extra, n, bytes, *size - 1, size) == MHA_ERR_TOO_LARGE, "a buffer one byte short");
-    CHECK(gpt_save(m, extra, n, bytes, *size, size) == MHA_OK, "save: %s", mha_last_error());
+    CHECK(gpt_save(m, "F32", extra, n, bytes, *size - 1, size) == MHA_ERR_TOO_LARGE, "a buffer one byte short");
+    CHECK(gpt_save(m, "F32", extra, n, bytes, *size, size) == MHA_OK, "save: %s", mha_last_error());
     return bytes;
 }
 
@@ -653,6 +654,107 @@ static void test_bad_files(void) {
     gpt_model_destroy(m);
 }
 
+/* Whether the n bytes at b hold text. */
+static int contains(const unsigned char *b, size_t n, const char *text) {
+    const size_t k = strlen(text);
+    for (size_t i = 0; i + k <= n; i++)
+        if (!memcmp(b + i, text, k)) return 1;
+    return 0;
+}
+
+/* F16 rounding, bit for bit at the edges: to the nearest half, ties to even; signs, infinities, NaN. */
+static void test_half_rounding(void) {
+    const struct { float x; unsigned bits; } cases[] = {
+        {1, 0x3c00}, {-2, 0xc000}, {65504, 0x7bff}, {65519, 0x7bff}, {65520, 0x7c00}, {1e9f, 0x7c00},
+        {-INFINITY, 0xfc00}, {0x1p-24f, 0x0001}, {0x1p-25f, 0x0000}, {0x3p-25f, 0x0002}, {0x1p-14f, 0x0400},
+        {-0.0f, 0x8000}, {1 + 0x1p-11f, 0x3c00}, {1 + 0x3p-11f, 0x3c02}, {1 + 0x1p-11f + 0x1p-20f, 0x3c01},
+        {2047.0f / 1024 + 0x1p-11f, 0x4000}, {0x1.8p-25f, 0x0001}, {1e-8f, 0x0000}, {70000, 0x7c00},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        CHECK(st_narrow_f16(cases[i].x) == cases[i].bits, "%.9g gives 0x%04x, not 0x%04x", cases[i].x,
+              st_narrow_f16(cases[i].x), cases[i].bits);
+    CHECK((st_narrow_f16(NAN) & 0x7e00) == 0x7e00, "NaN stays NaN");
+    for (unsigned h = 0; h < 0x10000; h++) {
+        if ((h & 0x7c00) == 0x7c00 && (h & 0x3ff)) continue; /* NaNs keep no payload */
+        float f;
+        const unsigned char le[4] = {(unsigned char)(h & 0xff), (unsigned char)(h >> 8)};
+        memcpy(&f, le, sizeof le);
+        st_widen_f16(&f, 1);
+        if (st_narrow_f16(f) != h) {
+            CHECK(0, "half 0x%04x does not round-trip", h);
+            break;
+        }
+    }
+}
+
+/* Saved as F16: the weights load rounded once, the JSON is JSON.stringify's, and saving the loaded model
+   again gives the same bytes. */
+static void test_save_f16(void) {
+    gpt_model *m = random_model((gpt_config){.layers = 1, .heads = 2, .d_model = 4, .context = 3, .vocab = 5}, 6, 0.5);
+    if (!m) return;
+    const gpt_metadata extra[] = {{"note", "tab\there\nnew\x01 \"q\" \\"}};
+    size_t size, size2, count, count_back;
+    CHECK(gpt_save(m, "F16", extra, 1, NULL, 0, &size) == MHA_OK, "size: %s", mha_last_error());
+    unsigned char *bytes = malloc(size);
+    CHECK(gpt_save(m, "F16", extra, 1, bytes, size, &size) == MHA_OK, "save: %s", mha_last_error());
+    CHECK(gpt_save(m, "F64", NULL, 0, NULL, 0, &size2) == MHA_ERR_BAD_INPUT, "F64 is refused");
+    const char *escaped = "\"note\":\"tab\\there\\nnew\\u0001 \\\"q\\\" \\\\\"";
+    CHECK(contains(bytes, size, escaped), "metadata escaped as JSON.stringify does");
+    CHECK(contains(bytes, size, "\"dtype\":\"F16\""), "the tensors are F16");
+    gpt_model *back;
+    CHECK(gpt_load(bytes, size, 0, &back) == MHA_OK, "load: %s", mha_last_error());
+    if (back) {
+        const float *a = gpt_model_params(m, &count), *b = gpt_model_params(back, &count_back);
+        int same = count == count_back;
+        for (size_t i = 0; i < count && same; i++) {
+            float rounded = 0;
+            const uint16_t h = st_narrow_f16(a[i]);
+            memcpy(&rounded, &h, sizeof h); /* little-endian, as the file */
+            st_widen_f16(&rounded, 1);
+            same = rounded == b[i];
+        }
+        CHECK(same, "every weight is its nearest half");
+        unsigned char *again = malloc(size);
+        CHECK(gpt_save(back, "F16", NULL, 0, again, size, &size2) == MHA_OK && size2 == size && !memcmp(again, bytes, size),
+              "saving the loaded model as F16 gives the same bytes");
+        free(again);
+        gpt_model_destroy(back);
+    }
+    free(bytes);
+    gpt_model_destroy(m);
+}
+
+/* A file this writer wrote (the shipped poetry model), loaded and saved again in its dtype: the same bytes. */
+int test_gpt_file(const char *path) {
+    failures = 0;
+    FILE *f = fopen(path, "rb");
+    CHECK(f != NULL, "cannot open %s", path);
+    if (!f) return failures;
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    if (!fseek(f, 0, SEEK_END)) {
+        const long end = ftell(f);
+        size = end > 0 ? (size_t)end : 0;
+        bytes = malloc(size);
+        rewind(f);
+        if (bytes && fread(bytes, 1, size, f) != size) size = 0;
+    }
+    fclose(f);
+    gpt_model *m = NULL;
+    CHECK(bytes && size && gpt_load(bytes, size, 0, &m) == MHA_OK, "load %s: %s", path, mha_last_error());
+    if (m) {
+        const char *dtype = contains(bytes, size, "\"dtype\":\"F16\"") ? "F16" : "F32";
+        size_t size2;
+        unsigned char *again = malloc(size);
+        CHECK(again && gpt_save(m, dtype, NULL, 0, again, size, &size2) == MHA_OK && size2 == size && !memcmp(again, bytes, size),
+              "%s saved again as %s is not the same bytes", path, dtype);
+        free(again);
+        gpt_model_destroy(m);
+    }
+    free(bytes);
+    return failures;
+}
+
 int test_gpt(void) {
     failures = 0;
     test_forward();
@@ -661,6 +763,8 @@ int test_gpt(void) {
     test_adamw_step();
     test_training();
     test_save_load();
+    test_half_rounding();
+    test_save_f16();
     test_max_tokens();
     test_one_dimension();
     test_bad_files();

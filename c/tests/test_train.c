@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "train.h"
+#include "../lib/train.h"
 #include "test_check.h"
 
 static int failures;

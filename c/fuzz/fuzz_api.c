@@ -13,8 +13,7 @@
    Two drivers:
      - libFuzzer, coverage-guided (tests/fuzzers.slow.test.js runs this command, for a few seconds):
          clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DMHA_LIBFUZZER \
-           c/fuzz_api.c c/error.c c/mha.c c/plain.c c/kernels.c c/pool.c c/train.c c/backprop.c c/np_random.c \
-           -lm -o fuzz_api && mkdir -p corpus_api && ./fuzz_api -max_total_time=600 corpus_api
+           c/fuzz/fuzz_api.c c/lib/[a-z]*.c -lm -o fuzz_api && mkdir -p corpus_api && ./fuzz_api -max_total_time=600 corpus_api
      - the seeded driver of fuzz_driver.h (build.sh builds it with gcc under ASan and UBSan
        as c/build/fuzz_api; tests/native.slow.test.js runs it): random programs from a
        seed, for a number of runs or seconds, the same on every machine:
@@ -25,9 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mha.h"
-#include "np_random.h"
-#include "train.h"
+#include "../lib/mha.h"
+#include "../lib/np_random.h"
+#include "../lib/train.h"
 #include "fuzz_driver.h"
 
 typedef struct program {

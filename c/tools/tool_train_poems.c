@@ -1,10 +1,11 @@
-/* tool_train_poems.c — trains the lesson's poetry model (c/gpt.h) on a token stream and writes it as
-   an F32 .safetensors file. Not part of the library (build.sh leaves tool_* out); web/poems/build/train.js
+/* tool_train_poems.c — trains the lesson's poetry model (c/lib/gpt.h) on a token stream and writes it as
+   a .safetensors file (gpt_save). Not part of the library (c/lib); web/poems/build/train.js
    builds it with gcc -O3 -std=c11 -pthread -DMHA_THREADS and runs it:
 
      tool_train_poems STREAM.bin OUT.safetensors [--layers 3] [--d-model 128] [--heads 4] [--context 64]
                       [--batch 16] [--steps 3000] [--seed 1] [--lr 0.002] [--warmup 100] [--vocab N]
                       [--save-every 500] [--threads 1] [--keep-every N --keep-dir DIR]
+                      [--dtype F32] [--metadata KEY=VALUE]...
 
    STREAM.bin is the corpus's training stream (Uint16 little-endian token ids, poems opened by token 0).
    Each step reads `batch` windows of context + 1 tokens drawn with numpy's RandomState(seed): the even
@@ -15,7 +16,9 @@
    every --save-every steps and at the end. Exit status 0, or 1 with the reason on stderr. --threads shares
    each step's big products among that many threads (mha_set_threads); every output is computed whole by
    one thread, so the model is the same bytes on any number of them. --keep-every N also writes the model
-   at every N-th step to DIR/step-N.safetensors, for the learning curve. */
+   at every N-th step to DIR/step-N.safetensors, for the learning curve. OUT is written as --dtype (F32 or
+   F16, which ships) with each --metadata entry in its __metadata__, after n_head; the kept steps are F32
+   and hold n_head alone. */
 #define _POSIX_C_SOURCE 199309L
 #include <math.h>
 #include <stdio.h>
@@ -23,13 +26,17 @@
 #include <string.h>
 #include <time.h>
 
-#include "gpt.h"
-#include "mha.h"
-#include "np_random.h"
+#include "../lib/gpt.h"
+#include "../lib/mha.h"
+#include "../lib/np_random.h"
+
+#define MAX_METADATA 16
 
 typedef struct options {
     int layers, d_model, heads, context, batch, steps, warmup, vocab, save_every, threads, keep_every;
-    const char *keep_dir;
+    const char *keep_dir, *dtype;
+    int metadata_count;
+    gpt_metadata metadata[MAX_METADATA]; /* keys cut from their --metadata values in place */
     unsigned seed;
     double lr;
 } options;
@@ -75,6 +82,14 @@ static int parse_options(int argc, char **argv, options *o) {
             o->keep_dir = value;
             ok = value && strlen(value) < 4000;
         }
+        else if (!strcmp(name, "--dtype")) {
+            o->dtype = value;
+            ok = !strcmp(value, "F32") || !strcmp(value, "F16");
+        } else if (!strcmp(name, "--metadata")) {
+            char *equals = strchr(argv[i + 1], '=');
+            ok = equals && equals != argv[i + 1] && o->metadata_count < MAX_METADATA;
+            if (ok) *equals = '\0', o->metadata[o->metadata_count++] = (gpt_metadata){argv[i + 1], equals + 1};
+        }
         else if (!strcmp(name, "--seed")) {
             ok = parse_int(value, 0, 2147483647L, &seed);
             o->seed = (unsigned)seed;
@@ -118,12 +133,12 @@ static int *read_stream(const char *path, size_t *count) {
     return tokens;
 }
 
-static int save(const gpt_model *model, const char *path) {
+static int save(const gpt_model *model, const char *path, const char *dtype, const gpt_metadata *metadata, int count) {
     size_t size;
-    if (gpt_save(model, NULL, 0, NULL, 0, &size) != MHA_OK) return fail("save", mha_last_error());
+    if (gpt_save(model, dtype, metadata, count, NULL, 0, &size) != MHA_OK) return fail("save", mha_last_error());
     unsigned char *bytes = malloc(size);
     if (!bytes) return fail("save", "out of memory");
-    int status = gpt_save(model, NULL, 0, bytes, size, &size) != MHA_OK ? fail("save", mha_last_error()) : 0;
+    int status = gpt_save(model, dtype, metadata, count, bytes, size, &size) != MHA_OK ? fail("save", mha_last_error()) : 0;
     FILE *f = status ? NULL : fopen(path, "wb");
     if (!status && (!f || fwrite(bytes, 1, size, f) != size)) status = fail(path, "cannot write");
     if (f && fclose(f)) status = fail(path, "cannot write");
@@ -139,7 +154,7 @@ static double step_size(const options *o, int step) {
 
 int main(int argc, char **argv) {
     options o = {.layers = 3, .d_model = 128, .heads = 4, .context = 64, .batch = 16, .steps = 3000,
-                 .warmup = 100, .vocab = 0, .save_every = 500, .threads = 1, .seed = 1, .lr = 2e-3};
+                 .warmup = 100, .vocab = 0, .save_every = 500, .threads = 1, .seed = 1, .lr = 2e-3, .dtype = "F32"};
     if (argc < 3) return fail("usage", "tool_train_poems STREAM.bin OUT.safetensors [--option value]…");
     if (parse_options(argc, argv, &o)) return 1;
     if (o.threads > 1 && mha_set_threads(o.threads) != MHA_OK) return fail("threads", mha_last_error());
@@ -197,11 +212,11 @@ int main(int argc, char **argv) {
                     (step + 1) / elapsed, elapsed);
             recent = 0;
         }
-        if ((step + 1) % o.save_every == 0 || step + 1 == o.steps) status = save(model, argv[2]);
+        if ((step + 1) % o.save_every == 0 || step + 1 == o.steps) status = save(model, argv[2], o.dtype, o.metadata, o.metadata_count);
         if (!status && o.keep_every && o.keep_dir && (step + 1) % o.keep_every == 0) {
             char path[4096];
             snprintf(path, sizeof path, "%s/step-%d.safetensors", o.keep_dir, step + 1);
-            status = save(model, path);
+            status = save(model, path, "F32", NULL, 0);
         }
     }
     if (!status) fprintf(stderr, "trained %d steps in %.1f s\n", o.steps, seconds() - begun);

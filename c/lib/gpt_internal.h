@@ -1,5 +1,8 @@
-/* gpt_internal.h — shared by gpt.c (model, loading, forward) and gpt_train.c
-   (backward, AdamW); not part of the public API (gpt.h). */
+/* gpt_internal.h — shared by the GPT model's modules, not part of the public API (gpt.h):
+     gpt_model.c    the tensor table, shape checks, memory, random initialisation
+     gpt_file.c     loading from and saving to .safetensors (through safetensors.c)
+     gpt_forward.c  the forward pass and its results
+     gpt_train.c    the backward pass and AdamW */
 #ifndef GPT_INTERNAL_H
 #define GPT_INTERNAL_H
 
@@ -60,6 +63,17 @@ struct gpt_model {
     int reusable;            /* its rows still hold for these parameters (see gpt_forward_reusing) */
     int reused;              /* rows the last forward took from the one before */
 };
+
+/* A block's tensor names, GPT_B_* order, without "h.{i}." */
+extern const char *const gpt_block_names[GPT_B_COUNT];
+
+/* Fills m->tensors (names, shapes, offsets) and m->param_count from m->config
+   and m->tensor_count. */
+void gpt_describe_tensors(gpt_model *m);
+
+/* A model of this shape (checked: BAD_SIZE, TOO_LARGE…) with zeroed parameters
+   and its forward's buffers, for forwards of up to max_tokens. */
+mha_status gpt_model_alloc(const gpt_config *c, int max_tokens, gpt_model **out);
 
 static inline int gpt_block_tensor(int layer, int which) { return GPT_T_BLOCKS + layer * GPT_B_COUNT + which; }
 static inline float *gpt_param(const gpt_model *m, int tensor) { return m->params + m->tensors[tensor].offset; }

@@ -1,4 +1,4 @@
-// node c/relaxed_madd.js IN.wasm OUT.wasm — run by build.sh on the -fma builds (c/ built with -mrelaxed-simd).
+// node c/wasm/relaxed_madd.js IN.wasm OUT.wasm — run by build.sh on the -fma builds (c/ built with -mrelaxed-simd).
 // Emscripten 3.1.6's clang 14 writes relaxed SIMD's fused multiply-add as the proposal's early
 // f32x4.fma (0xfd 0xaf 0x01), which engines now reject; the standard f32x4.relaxed_madd(a, b, c) = a·b + c
 // (0xfd 0x85 0x02, the same length) computes what kernels.c's vmadd asks of it. The bytes are rewritten in
@@ -14,7 +14,7 @@ const fail = (message) => {
   console.error(`relaxed_madd.js: ${message}`);
   process.exit(2);
 };
-if (!input || !output) fail('usage: node c/relaxed_madd.js IN.wasm OUT.wasm');
+if (!input || !output) fail('usage: node c/wasm/relaxed_madd.js IN.wasm OUT.wasm');
 
 const bytes = readFileSync(input);
 const text = spawnSync('wasm-dis', ['--enable-simd', '--enable-relaxed-simd', '--enable-threads', '--enable-bulk-memory', input], {

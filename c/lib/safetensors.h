@@ -1,5 +1,6 @@
-/* safetensors.h — reads the header of a .safetensors file (internal: gpt.c
-   uses it; not part of the public API).
+/* safetensors.h — the .safetensors format: reads a file's header, widens its
+   F16 data, writes a file (internal: gpt_file.c uses it; not part of the
+   public API).
 
    A .safetensors file is
        8 bytes     N, the header's length, unsigned little-endian
@@ -57,5 +58,31 @@ void st_free(st_header *header);
 
 /* The tensor called `name`, or NULL. */
 const st_tensor *st_find(const st_header *header, const char *name);
+
+/* Widens n little-endian IEEE halves, the first 2n bytes at p, into n floats, in
+   place and exactly (every half is a float). */
+void st_widen_f16(float *p, size_t n);
+
+/* The IEEE half nearest to x, ties to even; past the largest half ±infinity,
+   NaN a quiet NaN of x's sign. */
+uint16_t st_narrow_f16(float x);
+
+/* A tensor to write: float32 values, row-major, shape[0] × … × shape[rank-1]. */
+typedef struct st_source {
+    const char *name;
+    int rank;                /* 1 .. ST_MAX_RANK */
+    int64_t shape[ST_MAX_RANK];
+    const float *values;
+} st_source;
+
+/* Writes a .safetensors file of `count` tensors stored as `dtype`, "F32" or
+   "F16" (st_narrow_f16), their bytes back to back in this order, with the
+   metadata entries in this order as __metadata__ (first in the header). The
+   JSON is written as JavaScript's JSON.stringify writes it, and padded with
+   spaces so the data starts 8-byte aligned, as Hugging Face's writer does.
+   *size gets the file's length; with out NULL (or capacity too small:
+   MHA_ERR_TOO_LARGE) nothing is written. */
+mha_status st_write(const st_source *tensors, int count, const char *dtype, const st_entry *metadata, int metadata_count,
+                    unsigned char *out, size_t capacity, size_t *size);
 
 #endif /* MHA_SAFETENSORS_H */

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mha.h"
+#include "../lib/mha.h"
 #include "test_check.h"
 
 static int failures;

@@ -8,7 +8,7 @@
        settings     a trainer's real-valued settings checked against their
                     ranges (mha_check_reals)
        embeddings   x_r = E[t_r] + P[r], and its gradient into E and P
-                    (mha_embed, mha_embed_backward; gpt.c's forward embeds too)
+                    (mha_embed, mha_embed_backward; gpt_forward.c's forward embeds too)
        attention    one head's backward, from d loss / d its output to
                     d loss / d Q_i, K_i, V_i (mha_attend_backward; the forward
                     is mha_attend_plain or mha_attend_fast, mha_internal.h)

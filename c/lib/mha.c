@@ -155,14 +155,14 @@ static mha_status scores_overflow(int head, int row) {
                        "use smaller numbers in q and k", head, row);
 }
 
-/* Head i of the last forward's Q, K, V. */
-static mha_head_view head_view(const mha_layer *layer, int head) {
-    const size_t column = (size_t)head * layer->dk;
-    return (mha_head_view){
-        .q = layer->q + column, .k = layer->k + column, .v = layer->v + column,
-        .stride = layer->d, .len = layer->len, .dk = layer->dk,
+/* The last forward's heads, for attend_heads and mha_tensor's scores. */
+static mha_heads heads_of(const mha_layer *layer, const unsigned char *enabled, int plain) {
+    return (mha_heads){
+        .q = layer->q, .k = layer->k, .v = layer->v, .stride = layer->d,
+        .heads = layer->h, .dk = layer->dk, .len = layer->len,
         .scale = (layer->flags & MHA_SCALE) ? (float)(1.0 / sqrt((double)layer->dk)) : 1.0f,
         .causal = (layer->flags & MHA_CAUSAL) != 0,
+        .att = layer->attention, .out = layer->heads, .concat = layer->concat, .enabled = enabled, .plain = plain,
     };
 }
 
@@ -208,43 +208,55 @@ static mha_status project_qkv(mha_layer *layer, const mha_input *in, int plain) 
     return MHA_OK;
 }
 
-/* The heads of one forward, a part each. */
+/* Part `part` (s·heads + i) of `heads`: head i of sequence s. */
+static mha_head_view head_view(const mha_heads *a, int part) {
+    const size_t at = (size_t)(part / a->heads) * a->seq_stride + (size_t)(part % a->heads) * a->dk;
+    return (mha_head_view){.q = a->q + at, .k = a->k + at, .v = a->v + at, .stride = a->stride, .len = a->len,
+                           .dk = a->dk, .scale = a->scale, .causal = a->causal, .from = a->from};
+}
+
 typedef struct heads_task {
-    mha_layer *layer;
-    const unsigned char *enabled;
-    int plain;
-    atomic_llong failure; /* head·L + row of the first scores that are not finite, or LLONG_MAX */
+    const mha_heads *heads;
+    atomic_llong failure; /* part·len + row of the first scores that are not finite, or LLONG_MAX */
 } heads_task;
 
-/* Head i's attention and output, and its columns of the concat. */
-static void attend_head(void *task, int i, int parts, float *scratch) {
+/* One head's weights and output, and its columns of the concat. */
+static void attend_head(void *task, int part, int parts, float *scratch) {
     (void)parts;
     heads_task *t = task;
-    const mha_layer *layer = t->layer;
-    const int L = layer->len, d = layer->d, dk = layer->dk;
-    const mha_head_view view = head_view(layer, i);
-    float *att = layer->attention + (size_t)i * L * L, *head = layer->heads + (size_t)i * L * dk;
-    const int bad_row = t->plain ? mha_attend_plain(&view, att, head, dk) : mha_attend_fast(&view, att, head, scratch);
+    const mha_heads *a = t->heads;
+    const int L = a->len, dk = a->dk, d = a->heads * dk, s = part / a->heads, i = part % a->heads;
+    const mha_head_view view = head_view(a, part);
+    float *att = a->att + (size_t)part * L * L;
+    float *head = a->out ? a->out + (size_t)part * L * dk : scratch;  /* without out: the scratch's first L×d_k, */
+    float *kernel_scratch = a->out ? scratch : scratch + (size_t)L * dk; /* then the kernel's */
+    const int bad_row = a->plain ? mha_attend_plain(&view, att, head, dk) : mha_attend_fast(&view, att, head, kernel_scratch);
     if (bad_row >= 0) {
-        mha_pool_keep_first(&t->failure, (long long)i * L + bad_row);
+        mha_pool_keep_first(&t->failure, (long long)part * L + bad_row);
         return;
     }
-    const int on = !t->enabled || t->enabled[i];
-    for (int r = 0; r < L; r++) {
-        float *dst = layer->concat + (size_t)r * d + (size_t)i * dk;
-        if (on) memcpy(dst, head + (size_t)r * dk, (size_t)dk * sizeof(float));
-        else memset(dst, 0, (size_t)dk * sizeof(float));
+    const int on = !a->enabled || a->enabled[i];
+    for (int r = a->from; r < L; r++) {
+        float *dst = a->concat + ((size_t)s * L + r) * d + (size_t)i * dk;
+        if (on) memcpy(dst, head + (size_t)r * dk, (size_t)dk * sizeof *dst);
+        else memset(dst, 0, (size_t)dk * sizeof *dst);
     }
+}
+
+long long mha_attend_heads(const mha_heads *heads, int sequences, int spread, float *scratch, double scratch_floats) {
+    heads_task task = {heads, LLONG_MAX};
+    mha_pool_run(attend_head, &task, sequences * heads->heads, spread, scratch, scratch_floats);
+    const long long failure = atomic_load(&task.failure);
+    return failure == LLONG_MAX ? -1 : failure;
 }
 
 /* Every head's attention and output, and the concat: the heads spread over the pool. */
 static mha_status attend_heads(mha_layer *layer, const mha_input *in, int plain) {
     const int L = layer->len, d = layer->d, dk = layer->dk;
-    heads_task task = {layer, in->enabled, plain, LLONG_MAX};
-    const int spread = !plain && mha_pool_worth(2.0 * L * L * d);
-    mha_pool_run(attend_head, &task, layer->h, spread, layer->scratch, layer->scratch_floats);
-    const long long failure = atomic_load(&task.failure);
-    if (failure != LLONG_MAX) return scores_overflow((int)(failure / L), (int)(failure % L));
+    const mha_heads heads = heads_of(layer, in->enabled, plain);
+    const long long failure = mha_attend_heads(&heads, 1, !plain && mha_pool_worth(2.0 * L * L * d), layer->scratch,
+                                               layer->scratch_floats);
+    if (failure >= 0) return scores_overflow((int)(failure / L), (int)(failure % L));
     /* A weighted mean of V's rows stays within V's range, but may round past float32's. */
     const ptrdiff_t at = mha_first_non_finite(layer->heads, (size_t)L * d);
     if (at < 0) return MHA_OK;
@@ -300,7 +312,8 @@ mha_status mha_tensor(mha_layer *layer, mha_tensor_id id, int head, const float 
     case MHA_T_K: *out = layer->k; break;
     case MHA_T_V: *out = layer->v; break;
     case MHA_T_SCORES: {
-        const mha_head_view view = head_view(layer, head);
+        const mha_heads heads = heads_of(layer, NULL, 0);
+        const mha_head_view view = head_view(&heads, head);
         if ((layer->flags & MHA_PLAIN) || (double)L * L * layer->dk < TINY_HEAD) mha_scores_plain(&view, layer->scores);
         else mha_scores_fast(&view, layer->scores, layer->scratch);
         /* The forward checked the scores it used; under the mask the rest were never computed. */

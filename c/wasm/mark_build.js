@@ -1,4 +1,4 @@
-// node c/mark_build.js FILE.wasm ID — run by build.sh on every wasm it builds: appends a custom section
+// node c/wasm/mark_build.js FILE.wasm ID — run by build.sh on every wasm it builds: appends a custom section
 // "mha-core-build" holding ID, the build's id, which build.sh also writes into the glue as coreBuild. Before it
 // starts a core, web/src/load.js checks the two are the same: the glue calls the wasm's exports by minified
 // names, so a wasm of another build (a stale cached file, an older release) would run the wrong functions.
@@ -16,7 +16,7 @@ export function customSection(name, payload = new Uint8Array()) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [file, id] = process.argv.slice(2);
   if (!file || !/^[0-9a-f]{16}$/.test(id ?? '')) {
-    console.error('mark_build.js: usage: node c/mark_build.js FILE.wasm ID (16 hexadecimal digits)');
+    console.error('mark_build.js: usage: node c/wasm/mark_build.js FILE.wasm ID (16 hexadecimal digits)');
     process.exit(2);
   }
   writeFileSync(file, Buffer.concat([readFileSync(file), customSection('mha-core-build', Buffer.from(id))]));

@@ -1,13 +1,5 @@
-/* mha_internal.h — shared by the modules of c/, not part of the public API:
-     error.c    the error channel (mha_fail)
-     mha.c      the layer: create, checks, forward, tensors
-     plain.c    the readable loops (reference, toy sizes, the trainer)
-     kernels.c  the fast SIMD kernels
-     train.c    the trainer (train.h)
-     backprop.c what train.c and gpt_train.c share (backprop.h)
-     safetensors.c  the .safetensors header reader (safetensors.h)
-     gpt.c      the GPT-2 model: load, forward (gpt.h)
-     gpt_train.c    its backward pass and AdamW (gpt.h) */
+/* mha_internal.h — what the modules of c/lib share, not part of the public API
+   (c/README.md maps the modules). */
 #ifndef MHA_INTERNAL_H
 #define MHA_INTERNAL_H
 
@@ -45,6 +37,31 @@ typedef struct mha_head_view {
     int causal;          /* row r sees columns c <= r only */
     int from;            /* the first query row computed (0: all); att's and out's rows before it are left as they are */
 } mha_head_view;
+
+/* The heads of `sequences` sequences of L rows each: head i of sequence s is
+   part s·heads + i, its q, k and v at column i·d_k of the sequence's rows. */
+typedef struct mha_heads {
+    const float *q, *k, *v;       /* sequence 0's first row */
+    int stride;                   /* floats from one row of q, k, v to the next */
+    size_t seq_stride;            /* and from one sequence to the next */
+    int heads, dk, len, from;     /* query rows from .. L-1 are computed, as in mha_head_view */
+    float scale;
+    int causal;
+    float *att;                   /* a part's weights at att + part·L·L */
+    float *out;                   /* a part's output (L×d_k) at out + part·L·d_k, or NULL: in its scratch */
+    float *concat;                /* sequence s's row r at concat + (s·L + r)·heads·d_k; a head's columns
+                                     hold its output, or zeros when it is switched off */
+    const unsigned char *enabled; /* heads flags (1 on, 0 off), or NULL: all on */
+    int plain;                    /* the plain loops, not the kernels */
+} mha_heads;
+
+/* Every head of every sequence, spread over the pool when `spread`. scratch
+   (and each pool thread's) holds what the kernels need,
+   mha_fast_scratch_floats(d_k, 1, L) (the plain loops need none), and L·d_k
+   floats more when out is NULL. Returns -1, or part·L + row of the first query
+   row whose scores are not finite (that part stops there). The layer's
+   forward, the GPT model's and the trainer's all run their heads here. */
+long long mha_attend_heads(const mha_heads *heads, int sequences, int spread, float *scratch, double scratch_floats);
 
 /* The head's weights att (L×L; masked entries exactly 0) and output out =
    att·V_i (L×d_k, rows out_stride apart), for query rows from .. L-1. Returns

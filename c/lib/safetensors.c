@@ -1,10 +1,12 @@
-/* safetensors.c — the .safetensors header reader; see safetensors.h. A strict
-   JSON parser for the one shape of document a header is (an object of tensor
-   objects and one object of strings), then the checks every tensor's bytes
-   need before anyone reads them. */
+/* safetensors.c — the .safetensors format; see safetensors.h. Reading: a
+   strict JSON parser for the one shape of document a header is (an object of
+   tensor objects and one object of strings), then the checks every tensor's
+   bytes need before anyone reads them. Then the dtypes' conversions, and the
+   writer. */
 #include "safetensors.h"
 #include "mha_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -352,4 +354,153 @@ const st_tensor *st_find(const st_header *header, const char *name) {
     const st_tensor key = {.name = name};
     if (!header->tensor_count) return NULL; /* no list (bsearch may not get NULL) */
     return bsearch(&key, header->tensors, (size_t)header->tensor_count, sizeof key, by_name); /* sorted by st_parse */
+}
+
+/* ---- the dtypes ---- */
+
+/* IEEE half to float, exactly (every half is a float). */
+static float half_to_float(unsigned h) {
+    const uint32_t sign = (uint32_t)(h & 0x8000) << 16, exponent = h >> 10 & 0x1f;
+    uint32_t mantissa = h & 0x3ff, bits;
+    if (exponent == 31) bits = sign | 0x7f800000 | mantissa << 13;   /* infinity, NaN */
+    else if (exponent) bits = sign | (exponent + 112) << 23 | mantissa << 13;
+    else if (!mantissa) bits = sign;                                  /* ±0 */
+    else {                                                            /* subnormal: normalise */
+        uint32_t e = 113;
+        while (!(mantissa & 0x400)) mantissa <<= 1, e--;
+        bits = sign | e << 23 | (mantissa & 0x3ff) << 13;
+    }
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* From the last, so no half is overwritten before it is read. */
+void st_widen_f16(float *p, size_t n) {
+    const unsigned char *bytes = (const unsigned char *)p;
+    for (size_t i = n; i-- > 0;) {
+        const float f = half_to_float((unsigned)bytes[2 * i] | (unsigned)bytes[2 * i + 1] << 8);
+        memcpy(p + i, &f, sizeof f);
+    }
+}
+
+
+uint16_t st_narrow_f16(float x) {
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    const uint32_t sign = bits >> 16 & 0x8000, exponent = bits >> 23 & 0xff, mantissa = bits & 0x7fffff;
+    if (exponent == 0xff) return (uint16_t)(sign | 0x7c00 | (mantissa ? 0x200 : 0));
+    const int e = (int)exponent - 112; /* the half's biased exponent */
+    if (e >= 31) return (uint16_t)(sign | 0x7c00);
+    /* the bits kept, and the rest to round by: a subnormal half keeps fewer */
+    const int shift = e <= 0 ? 14 - e : 13;
+    if (shift > 24) return (uint16_t)sign;
+    const uint32_t kept_bits = e <= 0 ? (mantissa | 0x800000) : ((uint32_t)e << 23 | mantissa);
+    const uint32_t kept = kept_bits >> shift, rest = kept_bits & ((1u << shift) - 1), half = 1u << (shift - 1);
+    /* a carry into the exponent is the right rounding */
+    return (uint16_t)(sign | (kept + (rest > half || (rest == half && (kept & 1)))));
+}
+
+/* ---- writing ---- */
+
+/* Appends to a buffer that only counts once it is full. */
+typedef struct writer {
+    unsigned char *out;
+    size_t capacity, size;
+} writer;
+
+static void put(writer *w, const void *bytes, size_t n) {
+    if (w->out && w->size + n <= w->capacity) memcpy(w->out + w->size, bytes, n);
+    w->size += n;
+}
+
+static void put_text(writer *w, const char *s) { put(w, s, strlen(s)); }
+
+static void put_json_string(writer *w, const char *s) {
+    put_text(w, "\"");
+    for (; *s; s++) {
+        const unsigned char c = (unsigned char)*s;
+        char escaped[8];
+        const char *short_form = c && c < 0x20 ? strchr("\b\f\n\r\t", c) : NULL;
+        if (c == '"' || c == '\\') snprintf(escaped, sizeof escaped, "\\%c", c);
+        else if (short_form) snprintf(escaped, sizeof escaped, "\\%c", "bfnrt"[short_form - "\b\f\n\r\t"]);
+        else if (c < 0x20) snprintf(escaped, sizeof escaped, "\\u%04x", c);
+        else escaped[0] = (char)c, escaped[1] = '\0';
+        put_text(w, escaped);
+    }
+    put_text(w, "\"");
+}
+
+static size_t elements(const st_source *t) {
+    size_t n = 1;
+    for (int k = 0; k < t->rank; k++) n *= (size_t)t->shape[k];
+    return n;
+}
+
+/* The JSON header, without its length or padding. */
+static void put_header(writer *w, const st_source *tensors, int count, const char *dtype, int bytes, const st_entry *metadata,
+                       int metadata_count) {
+    put_text(w, "{\"__metadata__\":{");
+    for (int i = 0; i < metadata_count; i++) {
+        if (i) put_text(w, ",");
+        put_json_string(w, metadata[i].key);
+        put_text(w, ":");
+        put_json_string(w, metadata[i].value);
+    }
+    put_text(w, "}");
+    uint64_t begin = 0;
+    for (int i = 0; i < count; i++) {
+        const st_source *t = &tensors[i];
+        char number[32];
+        put_text(w, ",");
+        put_json_string(w, t->name);
+        put_text(w, ":{\"dtype\":");
+        put_json_string(w, dtype);
+        put_text(w, ",\"shape\":[");
+        for (int k = 0; k < t->rank; k++) {
+            snprintf(number, sizeof number, "%s%lld", k ? "," : "", (long long)t->shape[k]);
+            put_text(w, number);
+        }
+        const uint64_t end = begin + (uint64_t)elements(t) * (uint64_t)bytes;
+        snprintf(number, sizeof number, "],\"data_offsets\":[%llu,", (unsigned long long)begin);
+        put_text(w, number);
+        snprintf(number, sizeof number, "%llu]}", (unsigned long long)end);
+        put_text(w, number);
+        begin = end;
+    }
+    put_text(w, "}");
+}
+
+mha_status st_write(const st_source *tensors, int count, const char *dtype, const st_entry *metadata, int metadata_count,
+                    unsigned char *out, size_t capacity, size_t *size) {
+    const int f16 = dtype && !strcmp(dtype, "F16"), bytes = f16 ? 2 : 4;
+    if (!f16 && (!dtype || strcmp(dtype, "F32")))
+        return mha_fail(MHA_ERR_BAD_INPUT, "a file is written as F32 or F16, not %.16s", dtype ? dtype : "(none)");
+    writer probe = {NULL, 0, 0};
+    put_header(&probe, tensors, count, dtype, bytes, metadata, metadata_count);
+    const size_t header = (probe.size + 7) / 8 * 8; /* padded with spaces: the data starts 8-byte aligned */
+    *size = 8 + header;
+    for (int i = 0; i < count; i++) *size += elements(&tensors[i]) * (size_t)bytes;
+    if (!out) return MHA_OK;
+    if (capacity < *size)
+        return mha_fail(MHA_ERR_TOO_LARGE, "the model needs %zu bytes, more than the %zu given", *size, capacity);
+    unsigned char length[8];
+    for (int i = 0; i < 8; i++) length[i] = (unsigned char)((uint64_t)header >> (8 * i));
+    writer w = {out, capacity, 0};
+    put(&w, length, 8);
+    put_header(&w, tensors, count, dtype, bytes, metadata, metadata_count);
+    while (w.size < 8 + header) put_text(&w, " ");
+    for (int i = 0; i < count; i++) {
+        const size_t n = elements(&tensors[i]);
+        if (!f16) { /* little-endian, as the file wants, on every target we build */
+            put(&w, tensors[i].values, n * sizeof(float));
+            continue;
+        }
+        for (size_t j = 0; j < n; j++) {
+            const uint16_t h = st_narrow_f16(tensors[i].values[j]);
+            const unsigned char le[2] = {(unsigned char)(h & 0xff), (unsigned char)(h >> 8)};
+            put(&w, le, 2);
+        }
+    }
+    return MHA_OK;
 }

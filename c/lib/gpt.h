@@ -49,7 +49,7 @@
        gpt_trainer_create(model, &desc, &trainer);
        double loss;
        gpt_train_step(trainer, batch_tokens, 16, 65, 3e-4f, &loss);
-       gpt_save(model, NULL, 0, NULL, 0, &size);               // the bytes needed, then write them
+       gpt_save(model, "F32", NULL, 0, NULL, 0, &size);        // the bytes needed, then write them
 
    MEMORY
    Loading or creating a model allocates everything its forward will use,
@@ -188,12 +188,15 @@ int        gpt_tensor_count(const gpt_model *model);
 mha_status gpt_tensor(gpt_model *model, int i, const char **name, float **values, int *rows, int *cols, size_t *offset);
 float     *gpt_model_params(gpt_model *model, size_t *count); /* every tensor, back to back */
 
-/* Writes the model as an F32 .safetensors file with "n_head", the model's own
-   metadata and `extra` (which wins over both) in __metadata__. *size gets the
-   file's length; with out NULL (or capacity too small: MHA_ERR_TOO_LARGE)
-   nothing is written, so call once for the size, then with a buffer. */
-mha_status gpt_save(const gpt_model *model, const gpt_metadata *extra, int extra_count, unsigned char *out,
-                    size_t capacity, size_t *size);
+/* Writes the model as a .safetensors file, its tensors in the order above as
+   dtype "F32" or "F16" (rounded to the nearest half, ties to even), with
+   "n_head", the model's own metadata and `extra` (which wins over both) in
+   __metadata__, in that order. *size gets the file's length; with out NULL
+   (or capacity too small: MHA_ERR_TOO_LARGE) nothing is written, so call once
+   for the size, then with a buffer. Saving a loaded model with no extra gives
+   its file's bytes back when the file was written so. */
+mha_status gpt_save(const gpt_model *model, const char *dtype, const gpt_metadata *extra, int extra_count,
+                    unsigned char *out, size_t capacity, size_t *size);
 
 /* ---- training ---- */
 

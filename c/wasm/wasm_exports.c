@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mha.h"
-#include "mha_internal.h"
-#include "np_random.h"
+#include "../lib/mha.h"
+#include "../lib/mha_internal.h"
+#include "../lib/np_random.h"
 
 /* What the exports hand back by pointer. JS allocates one of these (its size
    from wasm_results_bytes) and reads the member the call it made filled, so no
@@ -128,13 +128,13 @@ EMSCRIPTEN_KEEPALIVE void *wasm_malloc(int bytes) { return malloc((size_t)bytes)
 EMSCRIPTEN_KEEPALIVE void wasm_free(void *p) { free(p); }
 
 /* ==========================================================================
-   Training (c/train.h): exports for the Trainer of web/src/trainer.js.
+   Training (c/lib/train.h): exports for the Trainer of web/src/trainer.js.
    Same conventions as above: a failing call returns 0 or a status, and
    wasm_last_status() and wasm_last_error() say why. Buffers passed in
    (enabled, tokens, out) belong to the caller and are only read or written
    during the call.
    ========================================================================== */
-#include "train.h"
+#include "../lib/train.h"
 
 /* Every field not given here keeps mha_train_default_desc's value. */
 EMSCRIPTEN_KEEPALIVE mha_trainer *wasm_trainer_create(int heads, int d_model, int seq_len, int vocab, int batch,
@@ -199,11 +199,11 @@ EMSCRIPTEN_KEEPALIVE int wasm_trainer_example_predict(mha_trainer *tr, const uns
 }
 
 /* ==========================================================================
-   The GPT-2 model (c/gpt.h): exports for the Model of web/src/model.js.
+   The GPT-2 model (c/lib/gpt.h): exports for the Model of web/src/model.js.
    Loading is split so the file's bytes stay in JavaScript: JS copies the
    header in, then each tensor's bytes straight to where the model wants them.
    ========================================================================== */
-#include "gpt.h"
+#include "../lib/gpt.h"
 
 /* head: the file's first head_size bytes (its header); file_size: the whole file's length. */
 EMSCRIPTEN_KEEPALIVE gpt_loader *wasm_gpt_load_begin(const unsigned char *head, int head_size, double file_size, int heads,

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpt.h"
-#include "mha.h"
+#include "../lib/gpt.h"
+#include "../lib/mha.h"
 #include "test_check.h"
 
 static int failures;

@@ -37,7 +37,7 @@ struct mha_trainer {
     float *att;                        /* B·h·L·L */
     float *logits;                     /* N×2V; after the forward: dloss/dlogits */
     float *dy, *dconcat, *dq, *dkey, *dv, *dx; /* N×d */
-    float *drow;                       /* L scratch */
+    float *scratch;                    /* L·d_k: a head's output (forward), a row of L (backward) */
     void *block;                       /* the one allocation */
 };
 
@@ -161,18 +161,13 @@ static void forward(mha_trainer *tr, const int *tokens, int count, const unsigne
     mha_matmul_plain(tr->k, tr->x, param(tr, MHA_TP_WK), N, d, d);
     mha_matmul_plain(tr->v, tr->x, param(tr, MHA_TP_WV), N, d, d);
 
-    /* Each sequence's heads through the core's attention (plain.c), each head's
-       output straight into its columns of the concat. */
-    for (int s = 0; s < count; s++)
-        for (int i = 0; i < h; i++) {
-            const size_t column = (size_t)s * L * d + (size_t)i * dk;
-            const mha_head_view head = head_at(tr, column);
-            float *out = tr->concat + column;
-            if (mha_attend_plain(&head, tr->att + ((size_t)s * h + i) * L * L, out, d) >= 0)
-                st->loss[0] = NAN; /* scores overflowed: the step reports NOT_FINITE */
-            if (enabled && !enabled[i])
-                for (int r = 0; r < L; r++) memset(out + (size_t)r * d, 0, (size_t)dk * sizeof *out);
-        }
+    /* Every sequence's heads, with the plain loops, into their columns of the concat. */
+    const mha_heads heads = {
+        .q = tr->q, .k = tr->k, .v = tr->v, .stride = d, .seq_stride = (size_t)L * d, .heads = h, .dk = dk, .len = L,
+        .scale = tr->scale, .causal = tr->causal, .att = tr->att, .concat = tr->concat, .enabled = enabled, .plain = 1,
+    };
+    if (mha_attend_heads(&heads, count, 0, tr->scratch, 0) >= 0)
+        st->loss[0] = NAN; /* scores overflowed: the step reports NOT_FINITE */
     mha_matmul_plain(tr->y, tr->concat, param(tr, MHA_TP_WO), N, d, d);
     mha_matmul_plain(tr->logits, tr->y, param(tr, MHA_TP_READOUT), N, d, n_out);
 
@@ -223,7 +218,7 @@ static void backward(mha_trainer *tr, const int *tokens, int count, const unsign
             const size_t column = (size_t)s * L * d + (size_t)i * dk;
             const mha_head_view head = head_at(tr, column);
             mha_attend_backward(&head, tr->att + ((size_t)s * h + i) * L * L, tr->dconcat + column, d, tr->dq + column,
-                                tr->dkey + column, tr->dv + column, d, tr->drow);
+                                tr->dkey + column, tr->dv + column, d, tr->scratch);
         }
     mm_tn(grad(tr, MHA_TP_WQ), tr->x, tr->dq, N, d, d);
     mm_tn(grad(tr, MHA_TP_WK), tr->x, tr->dkey, N, d, d);
@@ -291,7 +286,7 @@ mha_status mha_trainer_create(const mha_train_desc *desc, mha_trainer **out) {
                         + 12 * N * d        /* x q k v concat y dy dconcat dq dk dv dx */
                         + B * h * L * L     /* attention */
                         + N * 2 * V         /* logits */
-                        + L;                /* drow */
+                        + L * d / h;        /* scratch */
     const double ints = B * L + (double)desc->eval_count * L + L;
     const double bytes = floats * sizeof(float) + ints * sizeof(int) + sizeof(mha_trainer);
     if (bytes > MHA_TRAIN_MAX_BYTES)
@@ -356,7 +351,7 @@ mha_status mha_trainer_create(const mha_train_desc *desc, mha_trainer **out) {
     for (size_t i = 0; i < sizeof acts / sizeof *acts; i++, p += Nd) *acts[i] = p;
     tr->att = p;     p += (size_t)tr->B * tr->h * tr->L * tr->L;
     tr->logits = p;  p += (size_t)tr->B * tr->L * tr->n_out;
-    tr->drow = p;    p += tr->L;
+    tr->scratch = p; p += (size_t)tr->L * tr->dk;
     int *ip = (int *)p;
     tr->batch_tokens = ip; ip += (size_t)tr->B * tr->L;
     tr->eval_tokens = ip;  ip += (size_t)tr->n_eval * tr->L;
