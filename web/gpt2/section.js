@@ -1,8 +1,8 @@
 import { h, fill, show } from '../ui/dom.js';
 import { uniqueId } from '../ui/controls.js';
 import { tileCanvases } from '../ui/section.js';
-import { clearRole } from '../poems/model.js';
 import { layerHead, offKey, existingOff, offIndices, withHeadOff } from '../heads/heads.js';
+import { clearRole } from '../heads/roles.js';
 import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, rolesTable, nextTokens } from '../heads/views.js';
 import { GPT2_ROLES, gpt2Roles } from './roles.js';
 import { openGpt2File, GPT2_TOKEN_LIMIT } from './source.js';

@@ -1,6 +1,7 @@
 // The model card's held-out loss: a model of web/src/attention.js (forward, logits) scored on the held-out
 // poems exactly as web/poems/baselines.js scores the unigram and the bigram.
 import { evaluationWindows } from './baselines.js';
+import { softmaxRow } from '../heads/next-tokens.js';
 
 /** Every window a model reads when scored on these poems (arrays of token ids), in order. */
 export function heldOutWindows(poems, context) {
@@ -9,11 +10,7 @@ export function heldOutWindows(poems, context) {
 
 /** −log softmax(logits of `row`)[next]: the loss in nats of predicting `next` there (L×vocabSize logits). */
 export function nextTokenLoss(logits, row, vocabSize, next) {
-  const scores = logits.subarray(row * vocabSize, (row + 1) * vocabSize);
-  let max = -Infinity;
-  for (const score of scores) max = Math.max(max, score);
-  let sum = 0;
-  for (const score of scores) sum += Math.exp(score - max);
+  const { scores, max, sum } = softmaxRow(logits, row, vocabSize);
   return max + Math.log(sum) - scores[next];
 }
 

@@ -3,9 +3,9 @@
 // and generation. Roles and loss use web/poems/'s own definitions (head-roles.js, evaluate.js), so the page shows the card's numbers.
 import { BOUNDARY_ID, UNKNOWN_ID } from './vocabulary.js';
 import { heldOutWindows, nextTokenLoss } from './evaluate.js';
-import { HEAD_ROLES, emptyTally, roleQueries, tallyHead, tallyScores, tokenKinds } from './head-roles.js';
-
-export { HEAD_ROLES };
+import { roleQueries, tokenKinds } from './head-roles.js';
+import { emptyTally, headRoles, tallyHead, tallyScores } from '../heads/roles.js';
+import { everyHeadAttention } from '../heads/heads.js';
 
 // Where loadPoemModel looks by default (web/poems/ beside web/src/; /poems/ from the bundle in /dist/).
 const MODEL_URL = new URL('../poems/poems.safetensors', import.meta.url);
@@ -73,50 +73,15 @@ export function fittingText(poems, body) {
  * poems' own or another instance of it (whose forward keeps what the ids share with its own last one).
  */
 export function runText(poems, ids, off = [], { logits = true, model = poems.model } = {}) {
-  const { layers, heads } = model.config;
   model.forward(ids, { disabled: off });
-  const attention = Array.from({ length: layers * heads }, (_, i) => model.attention(Math.floor(i / heads), i % heads).slice());
-  const qkv = Array.from({ length: layers }, (_, layer) => model.qkv(layer).slice());
+  const attention = everyHeadAttention(model);
+  const qkv = Array.from({ length: model.config.layers }, (_, layer) => model.qkv(layer).slice());
   return { ids, length: ids.length, attention, qkv, logits: logits ? model.logits().slice() : null };
-}
-
-/** The k likeliest next tokens after position `row`: [{ id, p }], most probable first. */
-export function topNext(logits, row, vocabSize, k = 5) {
-  const scores = logits.subarray(row * vocabSize, (row + 1) * vocabSize);
-  let max = -Infinity;
-  for (const score of scores) max = Math.max(max, score);
-  let sum = 0;
-  for (const score of scores) sum += Math.exp(score - max);
-  const best = [];
-  scores.forEach((score, id) => {
-    if (best.length < k || score > best[best.length - 1].score) {
-      best.push({ id, score });
-      best.sort((a, b) => b.score - a.score);
-      if (best.length > k) best.pop();
-    }
-  });
-  return best.map(({ id, score }) => ({ id, p: Math.exp(score - max) / sum }));
 }
 
 /** Every head's role scores on one forward's attention (runText), with the chance levels and row counts. */
 export function textRoles(poems, run) {
-  const queries = roleQueries(run.ids, poems.kinds);
-  const measured = run.attention.map((weights) => tallyScores(tallyHead(emptyTally(), weights, run.length, queries)));
-  return { heads: measured.map(({ scores }) => scores), chance: measured[0].chance, rows: measured[0].rows };
-}
-
-/**
- * A head's role when one stands out, else null (mixed): the role whose score is furthest above chance,
- * provided that score is at least 0.3 and at least three times chance.
- */
-export function clearRole(scores, chance) {
-  let best = null;
-  for (const { name } of HEAD_ROLES) {
-    const score = scores[name];
-    if (score === null || !(score >= Math.max(0.3, 3 * chance[name]))) continue;
-    if (!best || score / chance[name] > scores[best] / chance[best]) best = name;
-  }
-  return best;
+  return headRoles(run.attention, run.length, roleQueries(run.ids, poems.kinds));
 }
 
 /**

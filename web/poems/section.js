@@ -6,7 +6,9 @@ import { layerHead, offKey, existingOff, offIndices, withHeadOff } from '../head
 import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, rolesTable, nextTokens, headSteps, heaviestKey, bringIntoView } from '../heads/views.js';
 import { EXPLAIN_WORDS } from '../shared/figure-labels.js';
 import { UNKNOWN_ID } from './vocabulary.js';
-import { loadPoems, inputIds, maxTextLength, fittingText, runText, topNext, textRoles, clearRole, Continuation, firstLine, HEAD_ROLES } from './model.js';
+import { loadPoems, inputIds, maxTextLength, fittingText, runText, textRoles, Continuation, firstLine } from './model.js';
+import { HEAD_ROLES, clearRole } from '../heads/roles.js';
+import { topNext } from '../heads/next-tokens.js';
 import { heldOutMeasurer } from './held-out.js';
 import { SEED_MAX } from '../shared/lesson.js';
 import { gpt2Part, initialGpt2Picks } from '../gpt2/section.js';

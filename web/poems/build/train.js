@@ -22,9 +22,10 @@ import { loadAttention } from '../../src/attention.js';
 import { BUILD_DIR } from './corpus.js';
 import { evaluationWindows } from '../baselines.js';
 import { clauseLengthModel, countingLosses, kneserNey3, poemBootstrap } from './kneser-ney.js';
-import { clearRole, Continuation, fittingText } from '../model.js';
+import { Continuation, fittingText } from '../model.js';
 import { heldOutLoss, heldOutLossByPoem, nextTokenLoss } from '../evaluate.js';
-import { HEAD_ROLES, measureHeadRoles, roleQueries, tokenKinds } from '../head-roles.js';
+import { measureHeadRoles, roleQueries, tokenKinds } from '../head-roles.js';
+import { HEAD_ROLES, clearRole } from '../../heads/roles.js';
 import { toF16Safetensors } from './safetensors.js';
 import { BOUNDARY_ID, buildVocabulary, encodePoems, encoder, UNKNOWN_ID } from '../vocabulary.js';
 
