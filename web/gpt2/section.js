@@ -41,13 +41,14 @@ const store = { client: null, config: null, metadata: null, sha256: null, result
 
 const mb = (bytes) => (bytes / 1e6).toFixed(0);
 
-/** The GPT-2 part of §10: a file picked or dropped, read in a worker; its heads on a typed sentence. */
-export function gpt2Part(ctx) {
+/**
+ * §10's GPT-2 part (web/real-heads/section.js shows it): a file picked or dropped, read in a worker; its heads on
+ * a typed sentence. `picks()` and `pick(mutate)` read and change its UI-only state.
+ */
+export function gpt2Part(ctx, { picks, pick }) {
   const t = ctx.text.gpt2;
   // The views' words: the poetry model's, with GPT-2's own where they differ (its roles, its sentence).
   const words = { ...ctx.text.poems, ...t };
-  const picks = () => ctx.ui.poems.gpt2;
-  const pick = (mutate) => ctx.setUi((ui) => mutate(ui.poems.gpt2));
   const inputId = uniqueId('gpt2-file');
   const fileInput = h('input', { type: 'file', id: inputId, accept: '.safetensors', onchange: (e) => e.target.files[0] && open(e.target.files[0]) });
   const link = (href) => h('a', { href, target: '_blank', rel: 'noopener' }, [href]); // the lesson stays open
