@@ -35,9 +35,9 @@ export const initialGpt2Picks = () => ({
   hashed: false, // the file's SHA-256 has come (store.sha256), so it redraws
 });
 
-// Kept across the page's rebuilds (a language switch): the worker, the model's shape, the file's SHA-256 (null
-// while it is computed, '' when it could not be), the last result, errors.
-const store = { client: null, config: null, metadata: null, sha256: null, result: null, loadError: null, runError: null, sent: '' };
+// Kept across the page's rebuilds (a language switch; ctx.keep): the worker, the model's shape, the file's SHA-256
+// (null while it is computed, '' when it could not be), the last result, errors. As it is before a file is opened:
+const noFile = () => ({ client: null, config: null, metadata: null, sha256: null, result: null, loadError: null, runError: null, sent: '' });
 
 const mb = (bytes) => (bytes / 1e6).toFixed(0);
 
@@ -47,6 +47,7 @@ const mb = (bytes) => (bytes / 1e6).toFixed(0);
  */
 export function gpt2Part(ctx, { picks, pick }) {
   const t = ctx.text.gpt2;
+  const store = ctx.keep('gpt2', noFile);
   // The views' words: the poetry model's, with GPT-2's own where they differ (its roles, its sentence).
   const words = { ...ctx.text.poems, ...t };
   const inputId = uniqueId('gpt2-file');
@@ -89,7 +90,7 @@ export function gpt2Part(ctx, { picks, pick }) {
   function open(file) {
     cancelAnimationFrame(tilesFrame);
     store.client?.close();
-    Object.assign(store, { client: null, config: null, metadata: null, sha256: null, result: null, loadError: null, runError: null, sent: '' });
+    Object.assign(store, noFile());
     controls = null;
     fill(body, []);
     body.hidden = true;

@@ -54,6 +54,7 @@ const WATCHED = {
   'real-heads-picks': (s, u) => u.realHeads,
 };
 const AREAS = [...Object.keys(WATCHED), 'url'];
+const kept = new Map(); // ctx.keep's
 
 const ctx = {
   mha: null,
@@ -99,6 +100,15 @@ const ctx = {
     mutate(ui);
     const changed = noteChanges();
     if (changed.length) invalidate(...changed);
+  },
+  /**
+   * What a section keeps across the page's rebuilds that is not data (a model it loaded, a worker, their results):
+   * made by make() the first time `name` is asked for, the same object ever after. Never compared: a section
+   * that changes it asks for its redraw.
+   */
+  keep(name, make) {
+    if (!kept.has(name)) kept.set(name, make());
+    return kept.get(name);
   },
 };
 

@@ -27,10 +27,6 @@ export const initialPoemPicks = () => ({
   key: null, // { index, row, key }: the key the four steps show for head index at row, else the row's heaviest
 });
 
-// Kept across the page's rebuilds (a language switch): the model and its twin (see twin()), the held-out
-// results by switched-off set, their measurer (held-out.js) and the set it is measuring.
-const store = { loading: null, poems: null, twin: null, error: null, heldOut: new Map(), measurer: null, measuring: null };
-
 /**
  * §10's poetry part (web/real-heads/section.js shows it): a small GPT trained on Tang poems, its heads shown,
  * measured, switched off, and made to write. `picks()` and `pick(mutate)` read and change its UI-only state,
@@ -38,6 +34,9 @@ const store = { loading: null, poems: null, twin: null, error: null, heldOut: ne
  */
 export function poemsPart(ctx, { picks, pick, redraw }) {
   const t = ctx.text.poems;
+  // Kept across the page's rebuilds (a language switch): the model and its twin (see twin()), the held-out
+  // results by switched-off set, their measurer (held-out.js) and the set it is measuring.
+  const store = ctx.keep('poems', () => ({ loading: null, poems: null, twin: null, error: null, heldOut: new Map(), measurer: null, measuring: null }));
   const status = h('div', { id: 'poems-status', 'aria-live': 'polite' });
   const body = h('div', { id: 'poems-body', hidden: true });
   const node = h('div', { id: 'poems-part' }, [h('p', {}, [t.lead]), status, body]);
