@@ -1,10 +1,9 @@
 // The page's door to the poetry model (mha.loadPoemModel): loading with progress, one text's forward
-// (attention, next-character probabilities, head roles), the held-out loss and roles measured in slices,
-// and generation. Roles and loss use web/poems/'s own definitions (head-roles.js, evaluate.js), so the page shows the card's numbers.
+// (attention, next-character probabilities, head roles) and generation. Roles use web/poems/head-roles.js's
+// definitions, so the page shows the card's numbers; the held-out measure is evaluate.js's HeldOutPass.
 import { BOUNDARY_ID, UNKNOWN_ID } from './vocabulary.js';
-import { heldOutWindows, nextTokenLoss } from './evaluate.js';
 import { roleQueries, tokenKinds } from './head-roles.js';
-import { emptyTally, headRoles, tallyHead, tallyScores } from '../heads/roles.js';
+import { headRoles } from '../heads/roles.js';
 import { everyHeadAttention } from '../heads/heads.js';
 
 // Where loadPoemModel looks by default (web/poems/ beside web/src/; /poems/ from the bundle in /dist/).
@@ -84,53 +83,6 @@ export function textRoles(poems, run) {
   return headRoles(run.attention, run.length, roleQueries(run.ids, poems.kinds));
 }
 
-/**
- * The held-out loss and every head's roles over the card's held-out poems, with the heads in `off` switched off,
- * a few windows at a time: `advance(ms)` works for about that long and says whether it has finished.
- * Scored as web/poems/evaluate.js scores the card (the same windows, the same mean over targets).
- */
-export class HeldOutPass {
-  constructor(poems, off) {
-    this.poems = poems;
-    this.off = off;
-    const { context } = poems.model.config;
-    this.windows = heldOutWindows(poems.card.heldOut.poems.map(({ body }) => Array.from(poems.encode(body))), context);
-    this.tallies = null;
-    this.total = 0;
-    this.targets = 0;
-    this.done = 0;
-  }
-
-  get finished() {
-    return this.done === this.windows.length;
-  }
-
-  advance(ms) {
-    const { model, kinds } = this.poems;
-    const { layers, heads, vocabSize } = model.config;
-    this.tallies ??= Array.from({ length: layers * heads }, emptyTally);
-    const end = performance.now() + ms;
-    while (!this.finished && performance.now() < end) {
-      const { input, target } = this.windows[this.done++];
-      model.forward(input, { disabled: this.off });
-      const queries = roleQueries(input, kinds);
-      this.tallies.forEach((tally, i) => tallyHead(tally, model.attention(Math.floor(i / heads), i % heads), input.length, queries));
-      const logits = model.logits();
-      target.forEach((next, row) => {
-        this.total += nextTokenLoss(logits, row, vocabSize, next);
-        this.targets++;
-      });
-    }
-    return this.finished;
-  }
-
-  /** { loss, targets, roles: { heads: [scores], chance } } once finished. */
-  result() {
-    const measured = this.tallies.map(tallyScores);
-    return { loss: this.total / this.targets, targets: this.targets, roles: { heads: measured.map(({ scores }) => scores), chance: measured[0].chance } };
-  }
-}
-
 /** Characters that close a sentence of verse: a continuation may stop after one of them, or a line break. */
 const SENTENCE_ENDS = new Set(['。', '！', '？', '\n']);
 
@@ -148,7 +100,7 @@ export function firstLine(text) {
  * continuation. It never writes the unknown character, nor punctuation or a line break at the start of a
  * line. After `count` characters it goes on to the end of the sentence or line it is in (at most a context
  * more), and it stops early where the model ends the poem: then `ended` is true; unless `pastTheEnd`, when
- * it never ends the poem (writing on after a poem the model finds complete). `advance(ms)` as HeldOutPass's.
+ * it never ends the poem (writing on after a poem the model finds complete). `advance(ms)` as evaluate.js's HeldOutPass's.
  */
 export class Continuation {
   constructor(poems, mha, { ids, off, count, temperature, seed, pastTheEnd = false }) {
