@@ -24,6 +24,9 @@ export function emptyTally() {
   return Object.fromEntries(HEAD_ROLES.map(({ name }) => [name, { weight: 0, chance: 0, rows: 0 }]));
 }
 
+/** One tally a head, by number, for a model of this shape. */
+export const headTallies = ({ layers, heads }) => Array.from({ length: layers * heads }, emptyTally);
+
 /** Adds one head's L×L attention (row-major) of a window to its tally; `queries`: per role, the [row, columns] it looks at. */
 export function tallyHead(tally, attention, length, queries) {
   for (const { name } of HEAD_ROLES) {

@@ -4,10 +4,9 @@
 // web/poems/build/train.js in Node); the page's is HeldOutPass, run in slices by web/poems/poems-worker.js
 // (held-out.js where no worker starts), which measures the heads' roles on the same forwards.
 import { evaluationWindows } from './baselines.js';
-import { roleQueries } from './head-roles.js';
+import { tallyWindow } from './head-roles.js';
 import { softmaxRow } from '../heads/next-tokens.js';
-import { emptyTally, tallyHead, tallyScores } from '../heads/roles.js';
-import { layerHead } from '../heads/heads.js';
+import { headTallies, tallyScores } from '../heads/roles.js';
 
 /** Every window a model reads when scored on these poems (arrays of token ids), in order. */
 export function heldOutWindows(poems, context) {
@@ -71,15 +70,12 @@ export class HeldOutPass {
 
   advance(ms) {
     const { model, kinds } = this.poems;
-    const { layers, heads } = model.config;
-    this.tallies ??= Array.from({ length: layers * heads }, emptyTally);
+    this.tallies ??= headTallies(model.config);
     const end = performance.now() + ms;
     while (!this.finished && performance.now() < end) {
       const window = this.windows[this.done++];
       addWindowLoss(this.loss, model, window, this.off);
-      // The roles read the same forward's attention.
-      const queries = roleQueries(window.input, kinds);
-      this.tallies.forEach((tally, i) => tallyHead(tally, model.attention(...layerHead(i, heads)), window.input.length, queries));
+      tallyWindow(this.tallies, model, window.input, kinds); // the same forward's attention
     }
     return this.finished;
   }

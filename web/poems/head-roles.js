@@ -3,7 +3,8 @@
 // computed them. The model card, its tests and the lesson page all score heads with these definitions.
 
 import { BOUNDARY_ID } from './vocabulary.js';
-import { HEAD_ROLES, emptyTally, tallyHead, tallyScores } from '../heads/roles.js';
+import { HEAD_ROLES, headTallies, tallyHead, tallyScores } from '../heads/roles.js';
+import { layerHead } from '../heads/heads.js';
 
 const HAN = /^\p{Script=Han}$/u;
 
@@ -73,20 +74,23 @@ export function roleQueries(ids, kinds) {
   return queries;
 }
 
+/** Adds every head's attention of the model's last forward, which read the window `ids`, to its tally (headTallies'). */
+export function tallyWindow(tallies, model, ids, kinds) {
+  const queries = roleQueries(ids, kinds);
+  tallies.forEach((tally, i) => tallyHead(tally, model.attention(...layerHead(i, model.config.heads)), ids.length, queries));
+}
+
 /**
  * Every head's role scores over a set of input windows, with a model of web/src/attention.js's Model
  * (forward, attention(layer, head)). Returns { heads: [{ layer, head, scores }], chance, rows }: the
  * chance level and row counts are the same for every head, since they depend on the windows alone.
  */
 export function measureHeadRoles(model, windows, kinds) {
-  const { layers, heads } = model.config;
-  const tallies = Array.from({ length: layers * heads }, emptyTally);
+  const { heads } = model.config;
+  const tallies = headTallies(model.config);
   for (const ids of windows) {
-    const queries = roleQueries(ids, kinds);
     model.forward(ids);
-    for (let layer = 0; layer < layers; layer++) {
-      for (let head = 0; head < heads; head++) tallyHead(tallies[layer * heads + head], model.attention(layer, head), ids.length, queries);
-    }
+    tallyWindow(tallies, model, ids, kinds);
   }
   const results = tallies.map(tallyScores);
   return {
