@@ -5,7 +5,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { gpt2Input, gpt2TokenLabel, gpt2TokenBytes, isByteToken, isPunctuationToken, characterRuns, END_OF_TEXT } from '../web/gpt2/tokens.js';
 import { gpt2RoleQueries, gpt2Roles, GPT2_ROLES } from '../web/gpt2/roles.js';
-import { clearRole } from '../web/poems/model.js';
+import { clearRole } from '../web/heads/roles.js';
 import { GPT2_EXAMPLES } from '../web/gpt2/examples.js';
 
 test('GPT-2\'s own encodings: "Hello world" is 15496 995, " the" is 262, <|endoftext|> is 50256', () => {

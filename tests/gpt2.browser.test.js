@@ -17,7 +17,7 @@ import { gpt2Roles, GPT2_ROLES } from '../web/gpt2/roles.js';
 import { GPT2_EXAMPLES } from '../web/gpt2/examples.js';
 import { GPT2_TEXT } from '../web/gpt2/strings.js';
 import { POEMS_TEXT } from '../web/poems/strings.js';
-import { clearRole } from '../web/poems/model.js';
+import { clearRole } from '../web/heads/roles.js';
 
 const config = { layers: 2, heads: 2, dModel: 16, context: 80, vocab: 50257 };
 const weights = randomWeights(config, seededRandom(21), { spread: 0.5 });

@@ -5,7 +5,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { loadAttention } from '../web/src/attention.js';
-import { topNext } from '../web/poems/model.js';
+import { topNext } from '../web/heads/next-tokens.js';
 import { gpt2Runs } from '../web/gpt2/runs.js';
 import { gpt2Input } from '../web/gpt2/tokens.js';
 import { gpt2File, randomWeights } from './gpt-reference.js';

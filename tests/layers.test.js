@@ -1,7 +1,7 @@
 // The web code's floors (web/README.md): the page and the widget are shells over the feature rooms (hand,
-// pipeline, training, poems, gpt2), never over each other; a room stands on the UI layer (web/ui/), the shared
-// lesson data (web/shared/), the drawing (web/draw/) and the API (web/src/), never on a shell; the API stands
-// on the wasm core alone. A module depends on what it imports (statically or with import()) and on what it
+// pipeline, training, real-heads over poems and gpt2), never over each other; a room stands on the UI layer
+// (web/ui/), the shared lesson data (web/shared/), the drawing (web/draw/) and the API (web/src/), never on a
+// shell; the API stands on the wasm core alone. No two folders depend on each other, even through a third. A module depends on what it imports (statically or with import()) and on what it
 // names with new URL('…', import.meta.url): a worker, a wasm file, a model file.
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -32,16 +32,16 @@ function dependencies(file) {
 
 const BELOW_ROOMS = ['ui', 'shared', 'draw', 'src'];
 const ALLOWED = {
-  page: ['page', 'hand', 'pipeline', 'training', 'poems', 'gpt2', ...BELOW_ROOMS],
+  page: ['page', 'hand', 'pipeline', 'training', 'real-heads', 'poems', 'gpt2', ...BELOW_ROOMS],
   widget: ['widget', 'training', ...BELOW_ROOMS],
   hand: ['hand', ...BELOW_ROOMS],
   pipeline: ['pipeline', ...BELOW_ROOMS],
   training: ['training', ...BELOW_ROOMS],
-  // §10 shows the poetry model's heads and GPT-2's side by side; GPT-2's roles are measured with the
-  // poetry model's definitions (web/poems/head-roles.js), so the two rooms know each other. Both draw
-  // their heads with the same views (web/heads/), which know neither model: each hands its own data in.
-  poems: ['poems', 'gpt2', 'heads', ...BELOW_ROOMS],
-  gpt2: ['gpt2', 'poems', 'heads', ...BELOW_ROOMS],
+  // §10 is one frame (web/real-heads/) over two models that know nothing of each other; both measure and
+  // draw their heads with web/heads/, which knows neither model: each hands its own data in.
+  'real-heads': ['real-heads', 'poems', 'gpt2', 'heads', ...BELOW_ROOMS],
+  poems: ['poems', 'heads', ...BELOW_ROOMS],
+  gpt2: ['gpt2', 'heads', ...BELOW_ROOMS],
   heads: ['heads', 'ui', 'shared', 'draw'],
   ui: ['ui', 'shared', 'draw'],
   shared: ['shared', 'draw', 'src'],
@@ -78,6 +78,42 @@ for (const [floor, allowed] of Object.entries(ALLOWED)) {
     }
   });
 }
+
+/** The first cycle in a graph of folders ({ folder: [folders it depends on] }), as a path back to its start, or null. */
+function cycleIn(graph) {
+  const done = new Set();
+  const visit = (folder, path) => {
+    if (path.includes(folder)) return [...path.slice(path.indexOf(folder)), folder];
+    if (done.has(folder)) return null;
+    for (const next of graph[folder] ?? []) {
+      const cycle = visit(next, [...path, folder]);
+      if (cycle) return cycle;
+    }
+    done.add(folder);
+    return null;
+  };
+  for (const folder of Object.keys(graph)) {
+    const cycle = visit(folder, []);
+    if (cycle) return cycle;
+  }
+  return null;
+}
+
+test('a cycle of folders is found, directly or through a third', () => {
+  assert.deepEqual(cycleIn({ poems: ['gpt2'], gpt2: ['poems'] }), ['poems', 'gpt2', 'poems']);
+  assert.deepEqual(cycleIn({ a: ['b'], b: ['c'], c: ['a'] }), ['a', 'b', 'c', 'a']);
+  assert.equal(cycleIn({ page: ['poems', 'heads'], poems: ['heads'], heads: [] }), null);
+});
+
+test('no two folders of web/ depend on each other, by their floors or by their modules, directly or through a third', () => {
+  const others = (folder, list) => [...new Set(list)].filter((other) => other !== folder);
+  const floors = Object.fromEntries(Object.entries(ALLOWED).map(([floor, allowed]) => [floor, others(floor, allowed)]));
+  assert.equal(cycleIn(floors)?.join(' → ') ?? null, null, 'the floors allow a cycle');
+  // A data file (a model, the wasm) depends on nothing, so only modules count.
+  const modulesNamed = Object.fromEntries(Object.keys(ALLOWED).map((floor) => [floor, others(floor,
+    modules(floor).flatMap((file) => dependencies(file).filter(({ path }) => /\.m?js$/.test(path)).map(({ folder }) => folder)))]));
+  assert.equal(cycleIn(modulesNamed)?.join(' → ') ?? null, null, 'the modules depend on each other in a cycle');
+});
 
 test('every folder of web/ with modules has a floor above (web/dist/ is built)', () => {
   const folders = readdirSync(web, { withFileTypes: true }).filter((entry) => entry.isDirectory() && entry.name !== 'dist').map((entry) => entry.name);

@@ -7,8 +7,9 @@ import { startBrowserAndServer, openPage, lessonDrawn, seriousAxeViolations, axe
 import { loadAttention } from '../web/src/attention.js';
 import { evaluationWindows } from '../web/poems/baselines.js';
 import { TILE_LEVELS, FUTURE_COLOR, weightColor } from '../web/draw/index.js';
-import { HEAD_ROLES, emptyTally, roleQueries, tallyHead, tallyScores, tokenKinds } from '../web/poems/head-roles.js';
-import { clearRole, Continuation, firstLine } from '../web/poems/model.js';
+import { roleQueries, tokenKinds } from '../web/poems/head-roles.js';
+import { HEAD_ROLES, emptyTally, tallyHead, tallyScores, clearRole } from '../web/heads/roles.js';
+import { Continuation, firstLine } from '../web/poems/model.js';
 import { POEMS_TEXT } from '../web/poems/strings.js';
 
 const mha = await loadAttention();

@@ -8,8 +8,8 @@
 // last ran (that forward then keeps the rows the texts share) and ends with the other. Typing with heads off
 // computes one of the two forwards anew, not both; switching heads, the text unchanged, runs the heads-off
 // forward alone, every head's top 5 being kept from before.
-import { topNext } from '../poems/model.js';
-import { offKey } from '../heads/heads.js';
+import { topNext } from '../heads/next-tokens.js';
+import { offKey, everyHeadAttention } from '../heads/heads.js';
 import { gpt2TokenLabel } from './tokens.js';
 
 /** How many ids two lists share from the start. */
@@ -26,7 +26,7 @@ function sharedStart(a, b) {
  * (the rows each forward kept from the model's last, null for a forward not run) }.
  */
 export function gpt2Runs(model) {
-  const { layers, heads, vocabSize } = model.config;
+  const { vocabSize } = model.config;
   let held = null; // offKey of the model's last forward
   const tops = new Map(); // offKey → { ids, top } of the last forward with those heads off
 
@@ -57,14 +57,10 @@ export function gpt2Runs(model) {
         const which = switchedOff.length ? 'now' : 'all';
         result.top[which] = top;
         result.reused[which] = reused;
-        if (switchedOff === off) result.attention = everyHead();
+        if (switchedOff === off) result.attention = everyHeadAttention(model);
       }
       result.top.all ??= allOn.top.slice(0, ids.length);
       return result;
     },
   };
-
-  function everyHead() {
-    return Array.from({ length: layers * heads }, (_, i) => model.attention(Math.floor(i / heads), i % heads).slice());
-  }
 }

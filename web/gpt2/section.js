@@ -1,8 +1,8 @@
 import { h, fill, show } from '../ui/dom.js';
 import { uniqueId } from '../ui/controls.js';
 import { tileCanvases } from '../ui/section.js';
-import { clearRole } from '../poems/model.js';
 import { layerHead, offKey, existingOff, offIndices, withHeadOff } from '../heads/heads.js';
+import { clearRole } from '../heads/roles.js';
 import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, rolesTable, nextTokens } from '../heads/views.js';
 import { GPT2_ROLES, gpt2Roles } from './roles.js';
 import { openGpt2File, GPT2_TOKEN_LIMIT } from './source.js';
@@ -35,19 +35,21 @@ export const initialGpt2Picks = () => ({
   hashed: false, // the file's SHA-256 has come (store.sha256), so it redraws
 });
 
-// Kept across the page's rebuilds (a language switch): the worker, the model's shape, the file's SHA-256 (null
-// while it is computed, '' when it could not be), the last result, errors.
-const store = { client: null, config: null, metadata: null, sha256: null, result: null, loadError: null, runError: null, sent: '' };
+// Kept across the page's rebuilds (a language switch; ctx.keep): the worker, the model's shape, the file's SHA-256
+// (null while it is computed, '' when it could not be), the last result, errors. As it is before a file is opened:
+const noFile = () => ({ client: null, config: null, metadata: null, sha256: null, result: null, loadError: null, runError: null, sent: '' });
 
 const mb = (bytes) => (bytes / 1e6).toFixed(0);
 
-/** The GPT-2 part of §10: a file picked or dropped, read in a worker; its heads on a typed sentence. */
-export function gpt2Part(ctx) {
+/**
+ * §10's GPT-2 part (web/real-heads/section.js shows it): a file picked or dropped, read in a worker; its heads on
+ * a typed sentence. `picks()` and `pick(mutate)` read and change its UI-only state.
+ */
+export function gpt2Part(ctx, { picks, pick }) {
   const t = ctx.text.gpt2;
+  const store = ctx.keep('gpt2', noFile);
   // The views' words: the poetry model's, with GPT-2's own where they differ (its roles, its sentence).
   const words = { ...ctx.text.poems, ...t };
-  const picks = () => ctx.ui.poems.gpt2;
-  const pick = (mutate) => ctx.setUi((ui) => mutate(ui.poems.gpt2));
   const inputId = uniqueId('gpt2-file');
   const fileInput = h('input', { type: 'file', id: inputId, accept: '.safetensors', onchange: (e) => e.target.files[0] && open(e.target.files[0]) });
   const link = (href) => h('a', { href, target: '_blank', rel: 'noopener' }, [href]); // the lesson stays open
@@ -88,7 +90,7 @@ export function gpt2Part(ctx) {
   function open(file) {
     cancelAnimationFrame(tilesFrame);
     store.client?.close();
-    Object.assign(store, { client: null, config: null, metadata: null, sha256: null, result: null, loadError: null, runError: null, sent: '' });
+    Object.assign(store, noFile());
     controls = null;
     fill(body, []);
     body.hidden = true;

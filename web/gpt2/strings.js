@@ -2,9 +2,6 @@
 
 export const GPT2_TEXT = {
   zh: {
-    sourceTitle: '看哪个模型的头',
-    sourcePoems: '古诗模型（随课程提供）',
-    sourceGpt2: 'GPT-2（打开你自己的文件）',
     lead: '有 GPT-2 small 的权重文件 model.safetensors，就可以在这里打开它，看真正的 GPT-2 的 12 层 × 12 个头怎么读你写的句子。',
     getFile: {
       title: '怎样拿到这个文件',
@@ -80,9 +77,6 @@ export const GPT2_TEXT = {
     offNote: '关掉的头在这一层的输出里变成 0。',
   },
   en: {
-    sourceTitle: 'Whose heads to show',
-    sourcePoems: 'The poetry model (ships with the lesson)',
-    sourceGpt2: 'GPT-2 (open your own file)',
     lead: 'With GPT-2 small\'s weights, the file model.safetensors, you can open it here and see how the real GPT-2\'s 12 layers × 12 heads read a sentence you type.',
     getFile: {
       title: 'Getting the file',

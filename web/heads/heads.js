@@ -1,5 +1,6 @@
 // Which head is which in §10's real models (web/poems/, web/gpt2/): a head is numbered layer · heads + head
-// across the model, and the heads switched off are a list of [layer, head] pairs.
+// across the model, and the heads switched off are a list of [layer, head] pairs; and every head's attention
+// after a forward, by that number.
 
 /** Head i's [layer, head] in a model of `heads` heads a layer. */
 export const layerHead = (i, heads) => [Math.floor(i / heads), i % heads];
@@ -19,3 +20,9 @@ export const offIndices = (off, heads) => new Set(off.map(([layer, head]) => lay
 /** `off` with the head [layer, head] switched off (`switchOff` true) or back on. */
 export const withHeadOff = (off, [layer, head], switchOff) =>
   (switchOff ? [...off, [layer, head]] : off.filter(([l, h]) => l !== layer || h !== head));
+
+/** Every head's attention of a model's last forward (web/src/attention.js's Model), copied out of the wasm heap, by number. */
+export function everyHeadAttention(model) {
+  const { layers, heads } = model.config;
+  return Array.from({ length: layers * heads }, (_, i) => model.attention(...layerHead(i, heads)).slice());
+}

@@ -40,7 +40,7 @@ export function bringIntoView(node) {
   requestAnimationFrame(() => node.scrollIntoView({ block: 'start', behavior }));
 }
 
-/** What a tile says a head does: its clear role (poems/model.js's clearRole) or mixed. */
+/** What a tile says a head does: its clear role (roles.js's clearRole) or mixed. */
 export const roleWord = (words, role) => (role ? words.roleNames[role] : words.mixed);
 
 /**

@@ -29,7 +29,7 @@ const ui = {
   symbol: null, // the formula symbol whose part of the pipeline is lit
   wide: wideScreen(), // the pipeline lies flat on wide screens
   views: initialViewPicks(), // the views' pickers: focused word, hidden heads, first head drawn, picked head
-  poems: undefined, // the poetry model's section: picked head and position, loading, generation (set as it comes in)
+  realHeads: undefined, // §10's: whose heads, and each model's picks (set as its code comes in)
 };
 
 /**
@@ -51,9 +51,10 @@ const WATCHED = {
   resize: (s, u) => u.wide,
   'views-picks': (s, u) => u.views,
   poems: (s) => s.poems,
-  'poems-picks': (s, u) => u.poems,
+  'real-heads-picks': (s, u) => u.realHeads,
 };
 const AREAS = [...Object.keys(WATCHED), 'url'];
+const kept = new Map(); // ctx.keep's
 
 const ctx = {
   mha: null,
@@ -99,6 +100,15 @@ const ctx = {
     mutate(ui);
     const changed = noteChanges();
     if (changed.length) invalidate(...changed);
+  },
+  /**
+   * What a section keeps across the page's rebuilds that is not data (a model it loaded, a worker, their results):
+   * made by make() the first time `name` is asked for, the same object ever after. Never compared: a section
+   * that changes it asks for its redraw.
+   */
+  keep(name, make) {
+    if (!kept.has(name)) kept.set(name, make());
+    return kept.get(name);
   },
 };
 
@@ -228,14 +238,14 @@ function fillIn(shell, make) {
   invalidate('catch-up');
 }
 
-// §9 and §10 (the trainer; the poetry model's section with GPT-2's part) lie far below the first screen.
+// §9 and §10 (the trainer; the real heads, the poetry model's or GPT-2's) lie far below the first screen.
 const trainSection = lazySection({ id: 'train-section', key: 'train', load: () => import('../training/section.js').then((module) => module.trainSection) });
-const poemsSection = lazySection({
+const realHeadsSection = lazySection({
   id: 'poems-section',
   key: 'poems',
-  load: () => import('../poems/section.js').then((module) => {
-    ui.poems ??= module.initialPoemPicks();
-    return module.poemsSection;
+  load: () => import('../real-heads/section.js').then((module) => {
+    ui.realHeads ??= module.initialRealHeadsPicks();
+    return module.realHeadsSection;
   }),
 });
 
@@ -351,7 +361,7 @@ function buildSections() {
   // Compute the hand example first so the sections are built with data (the views follow in the first draw).
   compute(new Set(['hand']));
   visibility.disconnect();
-  sections = [billSection, splitSection, handSection, pipelineSection, formulaSection, codeSection, viewsSection, ablationSection, trainSection, poemsSection, quizSection, shareSection].map((make) => Object.assign(make(ctx), { visible: false, pending: new Set() }));
+  sections = [billSection, splitSection, handSection, pipelineSection, formulaSection, codeSection, viewsSection, ablationSection, trainSection, realHeadsSection, quizSection, shareSection].map((make) => Object.assign(make(ctx), { visible: false, pending: new Set() }));
   for (const section of sections) {
     const unknown = section.reads.filter((area) => !AREAS.includes(area));
     if (unknown.length) throw new Error(`#${section.node.id} reads unknown areas: ${unknown.join(', ')}`);

@@ -6,6 +6,7 @@ import { HAND_TEXT } from '../hand/strings.js';
 import { PIPELINE_TEXT } from '../pipeline/strings.js';
 import { POEMS_TEXT } from '../poems/strings.js';
 import { GPT2_TEXT } from '../gpt2/strings.js';
+import { REAL_HEADS_TEXT } from '../real-heads/strings.js';
 
 // §5 gives each shape for the hand example and for section 1's sizes (GPT-2's by default); `bill` is
 // { dModel, heads, dK, gpt2 }, or null while section 1 refuses its numbers.
@@ -196,6 +197,7 @@ export const TEXT = {
     },
     poems: POEMS_TEXT.zh,
     gpt2: GPT2_TEXT.zh,
+    realHeads: REAL_HEADS_TEXT.zh,
     quiz: {
       lead: '合上上面的内容，试着回答。每道题的答案都在你按“核对”时由当前页面的模型实时算出；答错或揭晓的题，隔两道题后会再出现一次。',
       counting: '数法：本页的维和列从 0 数起（和代码里的下标一样），头、词和行从 1 数起。',
@@ -483,6 +485,7 @@ export const TEXT = {
     },
     poems: POEMS_TEXT.en,
     gpt2: GPT2_TEXT.en,
+    realHeads: REAL_HEADS_TEXT.en,
     quiz: {
       lead: 'Without scrolling up, try to answer. Each answer is computed by the live model on this page when you press Check; a question you miss or reveal comes back once more, two questions later.',
       counting: 'Counting: on this page dimensions and columns count from 0 (like indices in code); heads, words and rows count from 1.',

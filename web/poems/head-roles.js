@@ -1,26 +1,12 @@
-// What a head of the poetry model does, as numbers: for each role, the mean attention weight a head puts
-// where the role says to look, over every query position of the held-out poems where the role applies,
-// and the same mean for a head that spreads its weight evenly over the positions it may see (the chance
-// level: 1/(r+1) per matching position at row r). Pure: it reads attention rows, whoever computed them.
-// The model card, its tests and the lesson page all score heads with these definitions.
+// Where each of §10's head roles (web/heads/roles.js) looks in a poem: its characters, separators, lines and
+// couplets, and the heads' role scores over the held-out poems. Pure: it reads attention rows, whoever
+// computed them. The model card, its tests and the lesson page all score heads with these definitions.
 
 import { BOUNDARY_ID } from './vocabulary.js';
+import { HEAD_ROLES, headTallies, tallyHead, tallyScores } from '../heads/roles.js';
+import { layerHead } from '../heads/heads.js';
 
 const HAN = /^\p{Script=Han}$/u;
-
-/** The roles, in the card's order, each with the sentence that defines it. */
-export const HEAD_ROLES = [
-  { name: 'self', explains: 'weight on the current position itself (r)' },
-  { name: 'previous', explains: 'weight on the character just before (position r−1)' },
-  { name: 'back2', explains: 'weight on the position two back (r−2)' },
-  { name: 'back3', explains: 'weight on the position three back (r−3)' },
-  { name: 'lineStart', explains: 'weight on the first character of the current line (after the last line break), from its second character on' },
-  { name: 'first', explains: 'weight on the window’s first position (position 0): the attention sink' },
-  { name: 'parallel', explains: 'within a couplet (two clauses of the same length joined by ，): the k-th character of the second clause looks at the k-th of the first (对仗, same place)' },
-  { name: 'parallelNext', explains: 'within a couplet: the k-th character of the second clause looks at the (k+1)-th of the first, the counterpart of the character being predicted (对仗, next place; from the last character, the ，)' },
-  { name: 'copying', explains: 'weight on the characters that followed earlier occurrences of the current character' },
-  { name: 'punctuation', explains: 'weight on punctuation marks and line breaks' },
-];
 
 /**
  * Which tokens are separators (punctuation marks and the line break) and which are characters, from the
@@ -88,28 +74,10 @@ export function roleQueries(ids, kinds) {
   return queries;
 }
 
-/** Sums, per role, of one head's weights where the role looks and of the chance level; and the row count. */
-export function emptyTally() {
-  return Object.fromEntries(HEAD_ROLES.map(({ name }) => [name, { weight: 0, chance: 0, rows: 0 }]));
-}
-
-/** Adds one head's L×L attention (row-major) of a window to its tally, using roleQueries of that window. */
-export function tallyHead(tally, attention, length, queries) {
-  for (const { name } of HEAD_ROLES) {
-    const entry = tally[name];
-    for (const [row, columns] of queries[name]) {
-      for (const column of columns) entry.weight += attention[row * length + column];
-      entry.chance += columns.length / (row + 1);
-      entry.rows++;
-    }
-  }
-  return tally;
-}
-
-/** { role: mean weight } and { role: chance level } of a tally; null for a role no row applied to. */
-export function tallyScores(tally) {
-  const mean = (key) => Object.fromEntries(HEAD_ROLES.map(({ name }) => [name, tally[name].rows ? tally[name][key] / tally[name].rows : null]));
-  return { scores: mean('weight'), chance: mean('chance'), rows: Object.fromEntries(HEAD_ROLES.map(({ name }) => [name, tally[name].rows])) };
+/** Adds every head's attention of the model's last forward, which read the window `ids`, to its tally (headTallies'). */
+export function tallyWindow(tallies, model, ids, kinds) {
+  const queries = roleQueries(ids, kinds);
+  tallies.forEach((tally, i) => tallyHead(tally, model.attention(...layerHead(i, model.config.heads)), ids.length, queries));
 }
 
 /**
@@ -118,14 +86,11 @@ export function tallyScores(tally) {
  * chance level and row counts are the same for every head, since they depend on the windows alone.
  */
 export function measureHeadRoles(model, windows, kinds) {
-  const { layers, heads } = model.config;
-  const tallies = Array.from({ length: layers * heads }, emptyTally);
+  const { heads } = model.config;
+  const tallies = headTallies(model.config);
   for (const ids of windows) {
-    const queries = roleQueries(ids, kinds);
     model.forward(ids);
-    for (let layer = 0; layer < layers; layer++) {
-      for (let head = 0; head < heads; head++) tallyHead(tallies[layer * heads + head], model.attention(layer, head), ids.length, queries);
-    }
+    tallyWindow(tallies, model, ids, kinds);
   }
   const results = tallies.map(tallyScores);
   return {

@@ -2,7 +2,7 @@
 // switched off in a worker with its own core and model, so the page stays free for typing meanwhile. Where no
 // worker can start (or it fails), the same passes run here instead, a slice per task.
 import { startWorker } from '../shared/worker.js';
-import { HeldOutPass } from './model.js';
+import { HeldOutPass } from './evaluate.js';
 import { SLICE_MS } from '../ui/slices.js';
 
 /**

@@ -1,11 +1,10 @@
 // The page's door to the poetry model (mha.loadPoemModel): loading with progress, one text's forward
-// (attention, next-character probabilities, head roles), the held-out loss and roles measured in slices,
-// and generation. Roles and loss use web/poems/'s own definitions (head-roles.js, evaluate.js), so the page shows the card's numbers.
+// (attention, next-character probabilities, head roles) and generation. Roles use web/poems/head-roles.js's
+// definitions, so the page shows the card's numbers; the held-out measure is evaluate.js's HeldOutPass.
 import { BOUNDARY_ID, UNKNOWN_ID } from './vocabulary.js';
-import { heldOutWindows, nextTokenLoss } from './evaluate.js';
-import { HEAD_ROLES, emptyTally, roleQueries, tallyHead, tallyScores, tokenKinds } from './head-roles.js';
-
-export { HEAD_ROLES };
+import { roleQueries, tokenKinds } from './head-roles.js';
+import { headRoles } from '../heads/roles.js';
+import { everyHeadAttention } from '../heads/heads.js';
 
 // Where loadPoemModel looks by default (web/poems/ beside web/src/; /poems/ from the bundle in /dist/).
 const MODEL_URL = new URL('../poems/poems.safetensors', import.meta.url);
@@ -73,97 +72,15 @@ export function fittingText(poems, body) {
  * poems' own or another instance of it (whose forward keeps what the ids share with its own last one).
  */
 export function runText(poems, ids, off = [], { logits = true, model = poems.model } = {}) {
-  const { layers, heads } = model.config;
   model.forward(ids, { disabled: off });
-  const attention = Array.from({ length: layers * heads }, (_, i) => model.attention(Math.floor(i / heads), i % heads).slice());
-  const qkv = Array.from({ length: layers }, (_, layer) => model.qkv(layer).slice());
+  const attention = everyHeadAttention(model);
+  const qkv = Array.from({ length: model.config.layers }, (_, layer) => model.qkv(layer).slice());
   return { ids, length: ids.length, attention, qkv, logits: logits ? model.logits().slice() : null };
-}
-
-/** The k likeliest next tokens after position `row`: [{ id, p }], most probable first. */
-export function topNext(logits, row, vocabSize, k = 5) {
-  const scores = logits.subarray(row * vocabSize, (row + 1) * vocabSize);
-  let max = -Infinity;
-  for (const score of scores) max = Math.max(max, score);
-  let sum = 0;
-  for (const score of scores) sum += Math.exp(score - max);
-  const best = [];
-  scores.forEach((score, id) => {
-    if (best.length < k || score > best[best.length - 1].score) {
-      best.push({ id, score });
-      best.sort((a, b) => b.score - a.score);
-      if (best.length > k) best.pop();
-    }
-  });
-  return best.map(({ id, score }) => ({ id, p: Math.exp(score - max) / sum }));
 }
 
 /** Every head's role scores on one forward's attention (runText), with the chance levels and row counts. */
 export function textRoles(poems, run) {
-  const queries = roleQueries(run.ids, poems.kinds);
-  const measured = run.attention.map((weights) => tallyScores(tallyHead(emptyTally(), weights, run.length, queries)));
-  return { heads: measured.map(({ scores }) => scores), chance: measured[0].chance, rows: measured[0].rows };
-}
-
-/**
- * A head's role when one stands out, else null (mixed): the role whose score is furthest above chance,
- * provided that score is at least 0.3 and at least three times chance.
- */
-export function clearRole(scores, chance) {
-  let best = null;
-  for (const { name } of HEAD_ROLES) {
-    const score = scores[name];
-    if (score === null || !(score >= Math.max(0.3, 3 * chance[name]))) continue;
-    if (!best || score / chance[name] > scores[best] / chance[best]) best = name;
-  }
-  return best;
-}
-
-/**
- * The held-out loss and every head's roles over the card's held-out poems, with the heads in `off` switched off,
- * a few windows at a time: `advance(ms)` works for about that long and says whether it has finished.
- * Scored as web/poems/evaluate.js scores the card (the same windows, the same mean over targets).
- */
-export class HeldOutPass {
-  constructor(poems, off) {
-    this.poems = poems;
-    this.off = off;
-    const { context } = poems.model.config;
-    this.windows = heldOutWindows(poems.card.heldOut.poems.map(({ body }) => Array.from(poems.encode(body))), context);
-    this.tallies = null;
-    this.total = 0;
-    this.targets = 0;
-    this.done = 0;
-  }
-
-  get finished() {
-    return this.done === this.windows.length;
-  }
-
-  advance(ms) {
-    const { model, kinds } = this.poems;
-    const { layers, heads, vocabSize } = model.config;
-    this.tallies ??= Array.from({ length: layers * heads }, emptyTally);
-    const end = performance.now() + ms;
-    while (!this.finished && performance.now() < end) {
-      const { input, target } = this.windows[this.done++];
-      model.forward(input, { disabled: this.off });
-      const queries = roleQueries(input, kinds);
-      this.tallies.forEach((tally, i) => tallyHead(tally, model.attention(Math.floor(i / heads), i % heads), input.length, queries));
-      const logits = model.logits();
-      target.forEach((next, row) => {
-        this.total += nextTokenLoss(logits, row, vocabSize, next);
-        this.targets++;
-      });
-    }
-    return this.finished;
-  }
-
-  /** { loss, targets, roles: { heads: [scores], chance } } once finished. */
-  result() {
-    const measured = this.tallies.map(tallyScores);
-    return { loss: this.total / this.targets, targets: this.targets, roles: { heads: measured.map(({ scores }) => scores), chance: measured[0].chance } };
-  }
+  return headRoles(run.attention, run.length, roleQueries(run.ids, poems.kinds));
 }
 
 /** Characters that close a sentence of verse: a continuation may stop after one of them, or a line break. */
@@ -183,7 +100,7 @@ export function firstLine(text) {
  * continuation. It never writes the unknown character, nor punctuation or a line break at the start of a
  * line. After `count` characters it goes on to the end of the sentence or line it is in (at most a context
  * more), and it stops early where the model ends the poem: then `ended` is true; unless `pastTheEnd`, when
- * it never ends the poem (writing on after a poem the model finds complete). `advance(ms)` as HeldOutPass's.
+ * it never ends the poem (writing on after a poem the model finds complete). `advance(ms)` as evaluate.js's HeldOutPass's.
  */
 export class Continuation {
   constructor(poems, mha, { ids, off, count, temperature, seed, pastTheEnd = false }) {

@@ -1,25 +1,24 @@
 import { h, vh, fill, show } from '../ui/dom.js';
 import { numberField, uniqueId } from '../ui/controls.js';
-import { section, errorBox, partsNearScreen, keptDrawings, tileCanvases } from '../ui/section.js';
+import { errorBox, partsNearScreen, keptDrawings, tileCanvases } from '../ui/section.js';
 import { legend } from '../draw/index.js';
 import { layerHead, offKey, existingOff, offIndices, withHeadOff } from '../heads/heads.js';
 import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, rolesTable, nextTokens, headSteps, heaviestKey, bringIntoView } from '../heads/views.js';
 import { EXPLAIN_WORDS } from '../shared/figure-labels.js';
 import { UNKNOWN_ID } from './vocabulary.js';
-import { loadPoems, inputIds, maxTextLength, fittingText, runText, topNext, textRoles, clearRole, Continuation, firstLine, HEAD_ROLES } from './model.js';
+import { loadPoems, inputIds, maxTextLength, fittingText, runText, textRoles, Continuation, firstLine } from './model.js';
+import { HEAD_ROLES, clearRole } from '../heads/roles.js';
+import { topNext } from '../heads/next-tokens.js';
 import { heldOutMeasurer } from './held-out.js';
 import { SEED_MAX } from '../shared/lesson.js';
-import { gpt2Part, initialGpt2Picks } from '../gpt2/section.js';
 import { SLICE_MS } from '../ui/slices.js';
 const CONTINUATION_LENGTH = 24;
 /** A head whose switching off changes the held-out loss by less than this is not used, whatever it looks at. */
 const NOT_USED_NATS = 0.01;
 const TEMPERATURE = { min: 0, max: 1.5, step: 0.1 };
 
-/** The section's pickers and progress (UI-only state): whose heads, loading, measuring, generation. */
+/** The part's pickers and progress (UI-only state): loading, measuring, generation. */
 export const initialPoemPicks = () => ({
-  source: 'poems', // whose heads: 'poems' (the shipped model) or 'gpt2' (a file the teacher opens)
-  gpt2: initialGpt2Picks(),
   load: null, // { received, total } while downloading, 'building', 'ready' or { failed: code }
   heldOut: null, // { key, done, total } of the held-out pass in progress
   temperature: 0.8,
@@ -28,36 +27,25 @@ export const initialPoemPicks = () => ({
   key: null, // { index, row, key }: the key the four steps show for head index at row, else the row's heaviest
 });
 
-// Kept across the page's rebuilds (a language switch): the model and its twin (see twin()), the held-out
-// results by switched-off set, their measurer (held-out.js) and the set it is measuring.
-const store = { loading: null, poems: null, twin: null, error: null, heldOut: new Map(), measurer: null, measuring: null };
-
 /**
- * §10: a small GPT trained on Tang poems, its heads shown, measured, switched off, and made to write; or GPT-2,
- * from a file the teacher opens (web/gpt2/section.js), with the same tiles, roles, heads off and predictions.
+ * §10's poetry part (web/real-heads/section.js shows it): a small GPT trained on Tang poems, its heads shown,
+ * measured, switched off, and made to write. `picks()` and `pick(mutate)` read and change its UI-only state,
+ * `redraw()` draws it again.
  */
-export function poemsSection(ctx) {
+export function poemsPart(ctx, { picks, pick, redraw }) {
   const t = ctx.text.poems;
-  const picks = () => ctx.ui.poems;
-  const pick = (mutate) => ctx.setUi((ui) => mutate(ui.poems));
+  // Kept across the page's rebuilds (a language switch): the model and its twin (see twin()), the held-out
+  // results by switched-off set, their measurer (held-out.js) and the set it is measuring.
+  const store = ctx.keep('poems', () => ({ loading: null, poems: null, twin: null, error: null, heldOut: new Map(), measurer: null, measuring: null }));
   const status = h('div', { id: 'poems-status', 'aria-live': 'polite' });
   const body = h('div', { id: 'poems-body', hidden: true });
-  const gpt2 = gpt2Part(ctx);
-  const sourceName = uniqueId('poem-source');
-  const sources = ['poems', 'gpt2'].map((value) => h('input', { type: 'radio', name: sourceName, value, id: `poem-source-${value}`,
-    onchange: () => pick((p) => (p.source = value)) }));
-  const sourceBox = h('fieldset', { class: 'choice', id: 'poem-source' }, [
-    h('legend', {}, [ctx.text.gpt2.sourceTitle]),
-    ...sources.map((input) => h('label', { class: 'check', for: input.id }, [input, h('span', {}, [input.value === 'poems' ? ctx.text.gpt2.sourcePoems : ctx.text.gpt2.sourceGpt2])])),
-  ]);
-  const poemPart = h('div', { id: 'poems-part' }, [h('p', {}, [t.lead]), status, body]);
-  const node = section('poems-section', ctx.text.sections.poems, [sourceBox, poemPart, gpt2.node]);
+  const node = h('div', { id: 'poems-part' }, [h('p', {}, [t.lead]), status, body]);
   let continuing = 0; // the timer of the continuation's next slice
   let analysis = null; // the current text's forwards: { key, run, allOn, roles }, the roles measured when first shown
   let controls = null;
   let stepsAt = null; // { index, row } of the four steps shown: the key picker's choice belongs to them
   // The figures and numbers below the text are drawn only near the screen: typing redraws what is seen.
-  const nearScreen = partsNearScreen(() => ctx.redraw('poems-picks'));
+  const nearScreen = partsNearScreen(redraw);
   // And only when what they show changed: not for each step of the held-out measure's progress, say.
   const drawing = keptDrawings();
 
@@ -118,7 +106,7 @@ export function poemsSection(ctx) {
         store.heldOut.set(key, result);
         if (key === store.measuring) store.measuring = null;
         pick((p) => (p.heldOut = null));
-        ctx.redraw('poems-picks');
+        redraw();
       },
     });
     store.measurer.measure(store.measuring, wanted);
@@ -421,14 +409,7 @@ export function poemsSection(ctx) {
 
   return {
     node,
-    reads: ['poems', 'poems-picks'],
     update() {
-      const { source } = picks();
-      sources.forEach((input) => (input.checked = input.value === source));
-      // Toggled, so that a keystroke writes nothing here.
-      poemPart.toggleAttribute('hidden', source !== 'poems');
-      gpt2.node.toggleAttribute('hidden', source !== 'gpt2');
-      if (source === 'gpt2') return gpt2.update();
       showStatus();
       if (!store.poems) return;
       controls ??= buildControls();

@@ -22,9 +22,10 @@ import { loadAttention } from '../../src/attention.js';
 import { BUILD_DIR } from './corpus.js';
 import { evaluationWindows } from '../baselines.js';
 import { clauseLengthModel, countingLosses, kneserNey3, poemBootstrap } from './kneser-ney.js';
-import { clearRole, Continuation, fittingText } from '../model.js';
-import { heldOutLoss, heldOutLossByPoem, nextTokenLoss } from '../evaluate.js';
-import { HEAD_ROLES, measureHeadRoles, roleQueries, tokenKinds } from '../head-roles.js';
+import { Continuation, fittingText } from '../model.js';
+import { heldOutLoss, heldOutLossByPoem, windowLosses } from '../evaluate.js';
+import { measureHeadRoles, roleQueries, tokenKinds } from '../head-roles.js';
+import { HEAD_ROLES, clearRole } from '../../heads/roles.js';
 import { BOUNDARY_ID, buildVocabulary, encodePoems, encoder, UNKNOWN_ID } from '../vocabulary.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -149,7 +150,7 @@ export const TARGET_KINDS = ['separator', 'clauseStart', 'couplet', 'rest'];
  * somewhere clearly and still change nothing when it is gone.
  */
 export function headAblations(model, poems, kinds) {
-  const { layers, heads, context, vocabSize } = model.config;
+  const { layers, heads, context } = model.config;
   const windows = poems.flatMap((ids) => evaluationWindows(ids, context));
   const kindOf = windows.map(({ input, target }) => {
     const couplet = new Set(roleQueries([...input, target.at(-1)], kinds).parallel.map(([row]) => row));
@@ -159,10 +160,7 @@ export function headAblations(model, poems, kinds) {
       return couplet.has(i + 1) ? 'couplet' : 'rest';
     });
   });
-  const losses = (disabled) => windows.map(({ input, target }) => {
-    const logits = model.forward(input, { disabled }).logits();
-    return target.map((next, row) => nextTokenLoss(logits, row, vocabSize, next));
-  });
+  const losses = (disabled) => windows.map((window) => windowLosses(model, window, disabled));
   const meanBy = (values) => {
     const totals = Object.fromEntries(['all', ...TARGET_KINDS].map((kind) => [kind, [0, 0]]));
     values.forEach((row, k) => row.forEach((value, i) => {
