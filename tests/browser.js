@@ -65,6 +65,31 @@ export async function openPage(browser, url, { viewport = { width: 1280, height:
 }
 
 /**
+ * openPage's `init` for longTasksOver: gathers the duration of every task over 50 ms that holds the page's
+ * main thread (the browser's own "long task"), from the start of the page.
+ */
+export function watchLongTasks() {
+  window.longTasks = [];
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) window.longTasks.push(Math.round(entry.duration));
+  }).observe({ type: 'longtask', buffered: true });
+}
+
+/**
+ * The durations (ms) of the page's tasks over `boundMs` since the page opened or this was last asked; the
+ * page needs openPage's `init: watchLongTasks`. On a shared, loaded machine a task's time says more about
+ * the machine than about the page: a test's primary check is on bounded work, and this one a second, with a
+ * bound the test documents.
+ */
+export function longTasksOver(page, boundMs) {
+  return page.evaluate((bound) => {
+    const over = window.longTasks.filter((duration) => duration > bound);
+    window.longTasks = [];
+    return over;
+  }, boundMs);
+}
+
+/**
  * The bound on waiting for something a page announces (its state, an attribute): on a loaded machine a
  * wait ends when the page says so, and only a page that hangs runs into this.
  */
