@@ -40,13 +40,13 @@ export async function startBrowserAndServer({ headers, isolated } = {}) {
 
 /**
  * Opens a page that records console errors and uncaught exceptions into `errors`, and fails any request
- * that leaves the local server (the lesson must work with no network). `init` runs in the page before
- * any of its scripts (e.g. to start a PerformanceObserver). `mobile` emulates a phone's browser; touch
+ * that leaves the local server (the lesson must work with no network). `init` (a function, or a list of
+ * them) runs in the page before any of its scripts (e.g. watchLongTasks). `mobile` emulates a phone's browser; touch
  * comes on with any viewport under 500 px wide.
  */
 export async function openPage(browser, url, { viewport = { width: 1280, height: 900 }, reducedMotion = 'no-preference', baseUrl, init, mobile = false } = {}) {
   const context = await browser.newContext({ viewport, reducedMotion, hasTouch: viewport.width < 500, isMobile: mobile });
-  if (init) await context.addInitScript(init);
+  for (const script of [init ?? []].flat()) await context.addInitScript(script);
   const page = await context.newPage();
   const errors = [];
   const offline = [];

@@ -37,7 +37,7 @@ export const initialGpt2Picks = () => ({
 
 // Kept across the page's rebuilds (a language switch): the worker, the model's shape, the file's SHA-256 (null
 // while it is computed, '' when it could not be), the last result, errors.
-const store = { client: null, config: null, metadata: null, sha256: null, result: null, loadError: null, runError: null, sent: '' };
+const store = { client: null, config: null, sha256: null, result: null, loadError: null, runError: null, sent: '' };
 
 const mb = (bytes) => (bytes / 1e6).toFixed(0);
 
@@ -88,7 +88,7 @@ export function gpt2Part(ctx) {
   function open(file) {
     cancelAnimationFrame(tilesFrame);
     store.client?.close();
-    Object.assign(store, { client: null, config: null, metadata: null, sha256: null, result: null, loadError: null, runError: null, sent: '' });
+    Object.assign(store, { client: null, config: null, sha256: null, result: null, loadError: null, runError: null, sent: '' });
     controls = null;
     fill(body, []);
     body.hidden = true;
@@ -97,7 +97,7 @@ export function gpt2Part(ctx) {
       if (store.client !== client) return; // a newer file replaced this one
       if (message.type === 'progress') pick((p) => (p.load = { read: message.read, size: message.size }));
       else if (message.type === 'ready') {
-        Object.assign(store, { config: message.config, metadata: message.metadata });
+        Object.assign(store, { config: message.config });
         pick((p) => (p.load = 'ready'));
       } else if (message.type === 'sha256') {
         store.sha256 = message.sha256;
