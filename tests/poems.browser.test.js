@@ -3,7 +3,7 @@
 // (computed again here, in Node or in the page); zh and en; 375 px; keyboard; axe-core.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowserAndServer, openPage, lessonDrawn, seriousAxeViolations, axePath, scrollSettled, watchLongTasks, longTasksOver } from './browser.js';
+import { startBrowserAndServer, openPage, lessonDrawn, seriousAxeViolations, axePath, scrollSettled, longTasksOver } from './browser.js';
 import { loadAttention } from '../web/src/attention.js';
 import { evaluationWindows } from '../web/poems/baselines.js';
 import { TILE_LEVELS, FUTURE_COLOR, weightColor } from '../web/draw/index.js';
@@ -26,9 +26,9 @@ after(async () => {
   await env?.close();
 });
 
-/** Opens the page, checks the model waits for the section, scrolls to it and waits for the held-out loss. */
+/** Opens the page (its long tasks probed), checks the model waits for the section, scrolls to it and waits for the held-out loss. */
 async function openSection(query = '', viewport = { width: 1280, height: 900 }, options = {}) {
-  const opened = await openPage(env.browser, env.baseUrl + query, { baseUrl: env.baseUrl, viewport, ...options });
+  const opened = await openPage(env.browser, env.baseUrl + query, { baseUrl: env.baseUrl, viewport, probe: true, ...options });
   const { page } = opened;
   await lessonDrawn(page); // §10's code comes after the first figure; the page is drawn once it is built
   assert.equal(await page.$('.poem-tile'), null, 'nothing is loaded before the section comes into view');
@@ -317,7 +317,7 @@ test('a pasted 1,920-character poem: the address keeps its first 256 characters 
 const CONTINUATION_TASK_MS = 150;
 
 test('a megabyte pasted in the poem box: the section keeps its first 1,024 characters before any work, and a continuation runs in short tasks', async () => {
-  const { page, context, errors } = await openSection('', undefined, { init: watchLongTasks });
+  const { page, context, errors } = await openSection();
   const line = '白日依山尽，黄河入海流。\n';
   // Set as a paste sets it: one input event with the whole text.
   await page.$eval('#poems-section textarea', (box, pasted) => {
