@@ -116,6 +116,27 @@ test('F16 files, the transformer. prefix, heads from the caller, and unused tens
   extra.dispose();
 });
 
+// How long a load of the million-entry file below may take: the core parses its 12 MB header in 0.2–0.4 s
+// here; keeping every entry in JS as well took 3.5–9 s on a shared 2-core machine (2.6–3.6 s in the issue).
+const MILLION_METADATA_MS = 2500;
+
+test('a valid file with a million __metadata__ entries: the Model keeps the first 1,024, n_head still counts', async () => {
+  const metadata = {};
+  for (let i = 0; i < 1e6; i++) metadata[`k${i}`] = 'v';
+  metadata.n_head = '2'; // the last: the core reads every entry
+  const file = gpt2File(config, weights, { metadata });
+  const started = performance.now();
+  const model = await mha.loadModel(file);
+  const ms = performance.now() - started;
+  const kept = Object.keys(model.metadata);
+  assert.equal(kept.length, 1024);
+  assert.deepEqual([kept[0], kept.at(-1)], ['k0', 'k1023'], 'in the file\'s order');
+  assert.equal(model.config.heads, 2);
+  matchesReference(model, weights, ids);
+  model.dispose();
+  assert.ok(ms < MILLION_METADATA_MS, `loaded in ${Math.round(ms)} ms`);
+});
+
 test('heads from GPT-2\'s own sizes when the file does not say: d_model 768 has 12', async () => {
   const gpt2 = { layers: 1, heads: 12, dModel: 768, context: 2, vocab: 3 };
   const zeros = new Map(gpt2Shapes(gpt2).map(([name, shape]) => [name, new Float64Array(shape.reduce((a, b) => a * b, 1))]));

@@ -4,7 +4,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { startBrowserAndServer, openPage, lessonDrawn, viewsDrawn, HANG_MS, seriousAxeViolations, ensureArtifactsDir, touchDrag, scrollSettled, drawnNear } from './browser.js';
+import { startBrowserAndServer, openPage, lessonDrawn, viewsDrawn, HANG_MS, seriousAxeViolations, ensureArtifactsDir, touchDrag, scrollSettled, drawnNear, longTasksOver, PROBE_TASK_MS } from './browser.js';
 
 let env;
 before(async () => {
@@ -16,7 +16,7 @@ after(async () => {
 
 /** Opens the page (with an optional query) and waits until it has drawn every section. */
 async function load(query = '', options = {}) {
-  const opened = await openPage(env.browser, env.baseUrl + query, { baseUrl: env.baseUrl, ...options });
+  const opened = await openPage(env.browser, env.baseUrl + query, { baseUrl: env.baseUrl, probe: true, ...options });
   await lessonDrawn(opened.page);
   return opened;
 }
@@ -48,13 +48,6 @@ async function rewind(page) {
   while (!(await page.isDisabled('#step-back'))) await page.click('#step-back');
 }
 
-/** Run in the page before its scripts: records the duration of every long task (over 50 ms). */
-const recordLongTasks = () => {
-  window.longTasks = [];
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) window.longTasks.push(Math.round(entry.duration));
-  }).observe({ type: 'longtask', buffered: true });
-};
 const longestTask = (page) => page.evaluate(() => Math.max(0, ...window.longTasks));
 /**
  * The page's longest task may be at most 200 ms on a quiet machine. These machines are shared, so the
@@ -615,14 +608,37 @@ describe('the page as it opens, in Chinese at 1280 px: one page load', () => {
     await checkTrainingLabels(lesson.page, lesson.errors, 'zh', { tap: false });
   });
 
-  test('English is one switch away', async () => {
+  test('English is one switch away: the section on screen in the click\'s task, the others a task each', async () => {
     const { page } = lesson;
-    await page.click('#lang-switch');
-    await page.waitForFunction(() => document.documentElement.lang === 'en');
+    await page.locator('#views-section').scrollIntoViewIfNeeded();
+    await scrollSettled(page);
+    await longTasksOver(page, 0);
+    const { near, built } = await page.evaluate(async () => {
+      const before = [...document.querySelector('main').children];
+      const near = before.filter((node) => {
+        const box = node.getBoundingClientRect();
+        return box.bottom > -400 && box.top < innerHeight + 400; // the page's own margin (main.js)
+      }).map((node) => node.id);
+      document.querySelector('#lang-switch').click();
+      await null; // the redraw the click asked for runs first, in the same task
+      return { near, built: [...document.querySelector('main').children].filter((node, i) => node !== before[i]).map((node) => node.id) };
+    });
+    // Built all in the click's task, the twelve sections held the page 0.4–1.5 s.
+    assert.equal(built.length, 1, `sections built in the click's task: ${built}`);
+    assert.ok(near.includes(built[0]), `${built[0]} is near the screen (${near})`);
     assert.match(await page.textContent('h1'), /Multi-head attention/);
+    await lessonDrawn(page);
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
+    assert.deepEqual(await page.$$eval('main > *', (nodes) => nodes.filter((node) => node.lang !== 'en').map((node) => node.id)), []);
+    assert.match(await page.textContent('#views-section h2'), /[A-Za-z]/);
+    // Built and drawn in one task, the sections took 237–468 ms here after the page was drawn (0.4–1.5 s in
+    // the issue); a task each, the first (the header, one section and the page's layout) took 63–208 ms, and
+    // once 411 ms, on a shared 2-core machine at load 10–13: the check above counts, this one has the probe's bound.
+    assert.deepEqual(await longTasksOver(page, PROBE_TASK_MS), [], `no task over ${PROBE_TASK_MS} ms`);
     await page.waitForFunction(() => location.search.includes('lang=en'));
     await page.click('#lang-switch');
     await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
+    await lessonDrawn(page);
     await backTo(page);
   });
 
@@ -987,7 +1003,7 @@ test('the quiz asks ten questions one at a time, checked by the live core; a mis
 
 
 test('§9 on a phone, in English: the ablation table scrolls inside its box, from the keyboard too, and the page does not', async () => {
-  const { page, errors, context } = await openPage(env.browser, `${env.baseUrl}?lang=en`, { baseUrl: env.baseUrl, viewport: { width: 375, height: 740 } });
+  const { page, errors, context } = await openPage(env.browser, `${env.baseUrl}?lang=en`, { baseUrl: env.baseUrl, probe: true, viewport: { width: 375, height: 740 } });
   await lessonDrawn(page);
   await page.locator('.mha-train').scrollIntoViewIfNeeded();
   await page.waitForSelector('.mha-train[data-state="ready"]', { timeout: HANG_MS });
@@ -1097,7 +1113,7 @@ test('on a phone a vertical swipe over the q/k/v and Wᴼ numbers scrolls the pa
 });
 
 test('a link to a huge model (d_model 1024, 1024 heads, 32 words) never blocks the page over 200 ms, and says what it draws', async (t) => {
-  const ordinary = await openPage(env.browser, `${env.baseUrl}?vs=big`, { baseUrl: env.baseUrl, init: recordLongTasks });
+  const ordinary = await openPage(env.browser, `${env.baseUrl}?vs=big`, { baseUrl: env.baseUrl, probe: true });
   await lessonDrawn(ordinary.page);
   await ordinary.page.locator('#views-section').scrollIntoViewIfNeeded();
   await ordinary.page.waitForSelector('#grid-figure svg g.tile');
@@ -1105,7 +1121,7 @@ test('a link to a huge model (d_model 1024, 1024 heads, 32 words) never blocks t
   const bound = taskBound(await longestTask(ordinary.page));
   await ordinary.context.close();
   const words = Array.from({ length: 32 }, (_, i) => `w${i}`).join(' ');
-  const { page, errors, context } = await openPage(env.browser, `${env.baseUrl}?vs=big&vd=1024&vh=1024&vt=${encodeURIComponent(words)}`, { baseUrl: env.baseUrl, init: recordLongTasks });
+  const { page, errors, context } = await openPage(env.browser, `${env.baseUrl}?vs=big&vd=1024&vh=1024&vt=${encodeURIComponent(words)}`, { baseUrl: env.baseUrl, probe: true });
   await lessonDrawn(page);
   await page.locator('#views-section').scrollIntoViewIfNeeded();
   await page.waitForSelector('#grid-figure svg g.tile', { timeout: HANG_MS });
@@ -1127,7 +1143,7 @@ test('a link to a huge model (d_model 1024, 1024 heads, 32 words) never blocks t
 });
 
 test('choosing d_model 1024 with the controls never blocks the page over 200 ms', async (t) => {
-  const { page, errors, context } = await openPage(env.browser, `${env.baseUrl}?vs=big`, { baseUrl: env.baseUrl, init: recordLongTasks });
+  const { page, errors, context } = await openPage(env.browser, `${env.baseUrl}?vs=big`, { baseUrl: env.baseUrl, probe: true });
   await lessonDrawn(page);
   await page.locator('#views-dmodel').scrollIntoViewIfNeeded();
   await page.waitForSelector('#grid-figure svg g.tile');
@@ -1165,7 +1181,7 @@ test('words from a link keep to the 12-character limit of the name box, so the f
 });
 
 test('a link with values out of range is refused with a message naming the entry, and every number fits its cell', async () => {
-  const { page, errors, context } = await openPage(env.browser, `${env.baseUrl}?q=1e20,1,0,0;0,2,0,2;0,0,1,1&wo=1,0,0,0;0,1,0,0;0,0,1,0;0,0,0,-1e308&bd=1e20`, { baseUrl: env.baseUrl });
+  const { page, errors, context } = await openPage(env.browser, `${env.baseUrl}?q=1e20,1,0,0;0,2,0,2;0,0,1,1&wo=1,0,0,0;0,1,0,0;0,0,1,0;0,0,0,-1e308&bd=1e20`, { baseUrl: env.baseUrl, probe: true });
   await lessonDrawn(page);
   const error = page.locator('#hand .hand-status .error');
   assert.equal(await error.getAttribute('data-code'), 'OUT_OF_RANGE');
@@ -1193,7 +1209,7 @@ test('a link with values out of range is refused with a message naming the entry
 });
 
 test('a link with words where numbers go opens the page, and each section refuses its own number', async () => {
-  const { page, errors, context } = await openPage(env.browser, `${env.baseUrl}?bd=NaN&bh=abc&seed1=x`, { baseUrl: env.baseUrl });
+  const { page, errors, context } = await openPage(env.browser, `${env.baseUrl}?bd=NaN&bh=abc&seed1=x`, { baseUrl: env.baseUrl, probe: true });
   await lessonDrawn(page);
   assert.equal(await page.getAttribute('html', 'data-lesson'), 'drawn');
   assert.match(await page.textContent('#bill .error'), /./, 'the bill refuses its d_model inline');
@@ -1215,7 +1231,7 @@ test('every error on the Chinese page reads in Chinese, a sentence alone: its co
   ];
   const seen = new Set();
   for (const link of links) {
-    const { page, errors, context } = await openPage(env.browser, env.baseUrl + link, { baseUrl: env.baseUrl });
+    const { page, errors, context } = await openPage(env.browser, env.baseUrl + link, { baseUrl: env.baseUrl, probe: true });
     await lessonDrawn(page);
     await page.locator('#views-section').scrollIntoViewIfNeeded();
     await settle(page);

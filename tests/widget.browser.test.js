@@ -3,7 +3,7 @@
 // Fixture pages are HTML strings served through page routes on the test server's origin.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchChromium, ensureArtifactsDir, seriousAxeViolations, touchDrag, scrollSettled, HANG_MS } from './browser.js';
+import { launchChromium, ensureArtifactsDir, seriousAxeViolations, touchDrag, scrollSettled, HANG_MS, watchLongTasks, probeOnClose, longTasksOver } from './browser.js';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../web/serve.js';
 import { referenceAttention } from './reference.js';
@@ -67,12 +67,9 @@ async function open(path, { html, server = plain, headers = {}, files = {}, view
     log.dialogs.push(dialog.message());
     return dialog.dismiss();
   });
+  await context.addInitScript(watchLongTasks);
+  probeOnClose(context, page);
   await context.addInitScript(() => {
-    // Every long task (over 50 ms) the page runs, from its first.
-    window.__longTasks = [];
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) window.__longTasks.push(Math.round(entry.duration));
-    }).observe({ type: 'longtask', buffered: true });
     window.__violations = [];
     document.addEventListener('securitypolicyviolation', (event) => {
       window.__violations.push(`${event.violatedDirective} ${event.blockedURI}`);
@@ -104,7 +101,7 @@ function settled(page, selector = 'multi-head-attention') {
 }
 
 /** The long tasks recorded since the last call, in ms (each over 50 ms by the browser's definition). */
-const longTasks = (page) => page.evaluate(() => window.__longTasks.splice(0));
+const longTasks = (page) => longTasksOver(page, 0);
 
 /** Every character a widget has written into its shadow root, seen or not: text, and every attribute's value. */
 const writtenIn = (page, selector) => page.$eval(selector, (el) => [...el.shadowRoot.querySelectorAll('*')]

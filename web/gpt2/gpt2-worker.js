@@ -5,7 +5,7 @@
 //
 // Messages in:  { type: 'load', file (a File or Blob), wasm (a WebAssembly.Module), maxTokens (the longest run) }
 //               { type: 'run', key, text, off: [[layer, head]], limit }
-// Messages out: { type: 'progress', read, size }  { type: 'ready', config, metadata }
+// Messages out: { type: 'progress', read, size }  { type: 'ready', config }
 //               { type: 'result', key, ids, labels, byteTokens (which are pieces of a character), characters (tokens.js's
 //                 characterRuns), punctuation, attention: Float32Array[] (index layer·heads + head),
 //                 top: { all, now }: per row the 5 likeliest next tokens [{ id, p, label }] (now: null with no head off),
@@ -29,7 +29,8 @@ async function load({ file, wasm, maxTokens }) {
   // Buffers for the page's longest text, not GPT-2's 1,024 tokens: the heap holds little more than the weights.
   model = await mha.loadModel(file, { maxTokens, onProgress: (read, size) => postMessage({ type: 'progress', read, size }) });
   runs = gpt2Runs(model);
-  postMessage({ type: 'ready', config: { ...model.config }, metadata: { ...model.metadata } });
+  // Only what the page shows: a file's __metadata__ may hold a million entries.
+  postMessage({ type: 'ready', config: { ...model.config } });
 }
 
 function run({ key, text, off, limit }) {

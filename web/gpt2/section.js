@@ -37,7 +37,7 @@ export const initialGpt2Picks = () => ({
 
 // Kept across the page's rebuilds (a language switch; ctx.keep): the worker, the model's shape, the file's SHA-256
 // (null while it is computed, '' when it could not be), the last result, errors. As it is before a file is opened:
-const noFile = () => ({ client: null, config: null, metadata: null, sha256: null, result: null, loadError: null, runError: null, sent: '' });
+const noFile = () => ({ client: null, config: null, sha256: null, result: null, loadError: null, runError: null, sent: '' });
 
 const mb = (bytes) => (bytes / 1e6).toFixed(0);
 
@@ -99,7 +99,7 @@ export function gpt2Part(ctx, { picks, pick }) {
       if (store.client !== client) return; // a newer file replaced this one
       if (message.type === 'progress') pick((p) => (p.load = { read: message.read, size: message.size }));
       else if (message.type === 'ready') {
-        Object.assign(store, { config: message.config, metadata: message.metadata });
+        Object.assign(store, { config: message.config });
         pick((p) => (p.load = 'ready'));
       } else if (message.type === 'sha256') {
         store.sha256 = message.sha256;

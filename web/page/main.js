@@ -223,11 +223,14 @@ function lazySection({ id, key, load }) {
   };
 }
 
-/** Puts the section that `make` builds where its frame stood (unless the page was rebuilt meanwhile), to be drawn wherever it is. */
+/**
+ * Puts the section that `make` builds where `shell` stood (unless the page was rebuilt meanwhile), to be
+ * drawn wherever it is: a lazy section's frame once its module has come, an old language's section.
+ */
 function fillIn(shell, make) {
   const index = sections.indexOf(shell);
   if (index < 0) return;
-  shell.dispose();
+  shell.dispose?.();
   const made = make(ctx);
   // Drawn at the next redraw wherever it is (fresh), with every area it reads.
   Object.assign(made, { visible: false, pending: new Set(made.reads), fresh: true });
@@ -295,7 +298,7 @@ function render() {
     timings[section.node.id] = performance.now() - sectionStart;
   }
   // Says when every section has been drawn once, §9 and §10 included (tests wait on it, not on a clock).
-  if (!sections.some((section) => section.waiting)) document.documentElement.dataset.lesson = 'drawn';
+  if (!sections.some((section) => section.waiting) && !switching.length) document.documentElement.dataset.lesson = 'drawn';
   drawEverything = false;
   // Lets tests and the latency benchmark know that every view reflects the latest input.
   document.dispatchEvent(new CustomEvent('lesson:rendered', { detail: { areas: [...areas], ms: performance.now() - started, timings } }));
@@ -353,34 +356,78 @@ function footer() {
 // Lesson mode (?present=1, or P): one part of the lesson a screen, for a projector.
 const lesson = lessonMode(ctx, () => sections.map((section) => section.node));
 
-/** Builds every section for the current language, without drawing them yet. */
-function buildSections() {
-  for (const section of sections) section.dispose?.();
-  document.documentElement.lang = ctx.text.htmlLang;
+const MAKERS = [billSection, splitSection, handSection, pipelineSection, formulaSection, codeSection, viewsSection, ablationSection, trainSection, realHeadsSection, quizSection, shareSection];
+
+/**
+ * `node` marked with the current language. Every part of the page carries its own: a change of <html>'s
+ * lang alone lays out and shapes the whole page's text again (60–600 ms), so a switch changes it last.
+ */
+function inLanguage(node) {
+  node.lang = ctx.text.htmlLang;
+  return node;
+}
+
+/** The parts of the page around the sections, in the current language. */
+const frame = () => [header(), lesson.makeBar(), footer()].map(inLanguage);
+
+/** Makes a section for the current language, not drawn yet. */
+function makeSection(make) {
+  const section = Object.assign(make(ctx), { visible: false, pending: new Set() });
+  inLanguage(section.node);
+  const unknown = section.reads.filter((area) => !AREAS.includes(area));
+  if (unknown.length) throw new Error(`#${section.node.id} reads unknown areas: ${unknown.join(', ')}`);
+  return section;
+}
+
+/** Puts the page's language in its title, and computes the hand example the sections are built with. */
+function startLanguage() {
   document.title = ctx.text.docTitle;
   // Compute the hand example first so the sections are built with data (the views follow in the first draw).
   compute(new Set(['hand']));
-  visibility.disconnect();
-  sections = [billSection, splitSection, handSection, pipelineSection, formulaSection, codeSection, viewsSection, ablationSection, trainSection, realHeadsSection, quizSection, shareSection].map((make) => Object.assign(make(ctx), { visible: false, pending: new Set() }));
-  for (const section of sections) {
-    const unknown = section.reads.filter((area) => !AREAS.includes(area));
-    if (unknown.length) throw new Error(`#${section.node.id} reads unknown areas: ${unknown.join(', ')}`);
-  }
-  app.replaceChildren(header(), lesson.makeBar(), h('main', {}, sections.map((s) => s.node)), footer());
+}
+
+/** Builds every section for the current language, without drawing them yet (the first time). */
+function buildSections() {
+  startLanguage();
+  document.documentElement.lang = ctx.text.htmlLang;
+  sections = MAKERS.map(makeSection);
+  const [head, bar, foot] = frame();
+  app.replaceChildren(head, bar, h('main', {}, sections.map((s) => s.node)), foot);
   for (const section of sections) visibility.observe(section.node);
   lesson.show();
 }
 
-/** Draws every section, off screen or not (the first time, and after a rebuild). */
+/** Draws every section, off screen or not (the first time). */
 function drawAll() {
   drawEverything = true;
   invalidate(...AREAS.filter((area) => area !== 'lang'));
 }
 
-/** Builds and draws every section (on a language switch). */
+let switching = []; // the sections still in the language switched from, the next to build first
+let switchTimer = 0;
+
+/**
+ * A language switch: the header, lesson bar and footer at once, then the sections a task each, one near
+ * the screen first (in this task), the rest in page order, and <html>'s lang once all are built. Built
+ * and drawn in one task, the page was held 0.4–1.5 s. Until the last is built <html> has no data-lesson.
+ */
 function rebuild() {
-  buildSections();
-  drawAll();
+  clearTimeout(switchTimer);
+  startLanguage();
+  delete document.documentElement.dataset.lesson;
+  const [head, bar, foot] = frame();
+  app.replaceChildren(head, bar, app.querySelector('main'), foot);
+  switching = [...sections.filter((section) => section.visible), ...sections.filter((section) => !section.visible)];
+  buildNextSection();
+}
+
+function buildNextSection() {
+  const old = switching.shift();
+  const index = sections.indexOf(old);
+  fillIn(old, () => makeSection(MAKERS[index]));
+  lesson.show();
+  if (switching.length) switchTimer = setTimeout(buildNextSection);
+  else document.documentElement.lang = ctx.text.htmlLang;
 }
 
 async function start() {

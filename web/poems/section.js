@@ -16,6 +16,14 @@ const CONTINUATION_LENGTH = 24;
 /** A head whose switching off changes the held-out loss by less than this is not used, whatever it looks at. */
 const NOT_USED_NATS = 0.01;
 const TEMPERATURE = { min: 0, max: 1.5, step: 0.1 };
+/**
+ * The most of a typed text the section keeps, in characters: past the 63 the model reads and the 256 a link
+ * holds, so that both can say what they left out. A pasted megabyte kept whole was gone over by every redraw
+ * (its notes, the link, the page's change check), 130–420 ms a step of a continuation.
+ */
+const TYPED_TEXT_MAX = 1024;
+/** A typed text cut to TYPED_TEXT_MAX characters, never reading past twice as many code units. */
+const keptText = (value) => Array.from(value.slice(0, 2 * TYPED_TEXT_MAX)).slice(0, TYPED_TEXT_MAX).join('');
 
 /** The part's pickers and progress (UI-only state): loading, measuring, generation. */
 export const initialPoemPicks = () => ({
@@ -162,7 +170,7 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
   function buildControls() {
     const { layers, heads } = store.poems.model.config;
     const textId = uniqueId('poem-text');
-    const text = h('textarea', { id: textId, rows: 4, spellcheck: 'false', oninput: (e) => ctx.set((s) => (s.poems.text = e.target.value)) });
+    const text = h('textarea', { id: textId, rows: 4, spellcheck: 'false', oninput: (e) => ctx.set((s) => (s.poems.text = keptText(e.target.value))) });
     const menu = h('select', { id: 'poem-menu', onchange: (e) => ctx.set((s) => Object.assign(s.poems, { poem: Number(e.target.value), text: null })) },
       store.poems.card.heldOut.poems.map(({ title, author }, i) => h('option', { value: i }, [t.poemOption(title, author)])));
     const toggles = [];

@@ -217,7 +217,7 @@ export interface ModelConfig {
  */
 export interface Model {
   readonly config: Readonly<ModelConfig>;
-  /** The file's __metadata__ strings: n_head, and for the lesson's model its vocabulary. */
+  /** The file's __metadata__ strings: n_head, and for the lesson's model its vocabulary; the first 1,024 entries. */
   readonly metadata: Readonly<Record<string, string>>;
   /** The longest forward: the context, or loadModel's maxTokens. */
   readonly maxTokens: number;

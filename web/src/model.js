@@ -6,6 +6,10 @@ import { Lifetime, forgettingOnFailure } from './lifetime.js';
 // The longest header a .safetensors file may declare (c/lib/safetensors.h's ST_MAX_HEADER_BYTES).
 const MAX_MODEL_HEADER = 16n << 20n;
 
+// The most of a file's __metadata__ entries a Model keeps, in the file's order: a valid file may carry a
+// million (a 12 MB header), and reading each out of the core held the thread for 2.6–3.6 s.
+const MAX_METADATA_ENTRIES = 1024;
+
 // A Blob is read this many bytes at a time, a piece ahead: JavaScript holds two pieces of the file at once.
 const MODEL_READ_BYTES = 16 << 20;
 
@@ -61,7 +65,7 @@ export async function loadModel(core, scratch, source, options) {
     throw new MHAError('OUT_OF_MEMORY', 'not enough memory for a model');
   }
   const metadata = {};
-  for (let i = 0, count = core._wasm_gpt_metadata_count(ptr); i < count; i++) {
+  for (let i = 0, count = Math.min(core._wasm_gpt_metadata_count(ptr), MAX_METADATA_ENTRIES); i < count; i++) {
     metadata[cString(core, core._wasm_gpt_metadata(ptr, i, 0))] = cString(core, core._wasm_gpt_metadata(ptr, i, 1));
   }
   return new Model(core, ptr, staging, config, metadata, longest);
@@ -139,7 +143,7 @@ class Model {
     this.#staging = staging;
     /** { layers, heads, dModel, context, vocabSize } */
     this.config = Object.freeze(config);
-    /** The file's __metadata__ strings (n_head; for the lesson's model, its vocabulary). */
+    /** The file's __metadata__ strings (n_head; for the lesson's model, its vocabulary), its first MAX_METADATA_ENTRIES. */
     this.metadata = Object.freeze(metadata);
     /** The longest forward: the context, or loadModel's maxTokens (the heap holds buffers for this many). */
     this.maxTokens = maxTokens;
