@@ -47,6 +47,9 @@ describe('in Chinese at 1280 px: one page load', () => {
   test('the bill prices the naive plan\'s hidden waste, and §2 works through d_k, both from the live d_model and h', async () => {
     const { page, errors } = lesson;
     assert.match(await page.textContent('#bill-waste'), /12 套眼镜都在同一个 768 维.*花了 9 倍的钱，买到的是 12 份差不多的目光/);
+    // Beside each exact count, the 万 a Chinese class reads (the lesson's 2123 万 and 236 万).
+    assert.deepEqual(await page.$$eval('.bill-row', (rows) => rows.map((row) => row.querySelector('.bill-value').textContent + row.querySelector('.unit').textContent)),
+      ['21,233,664个参数（约 2123 万）', '2,359,296个参数（约 236 万）']);
     assert.equal(await page.textContent('#split-live-0'), '按第一节的数：d_k = 768 ÷ 12 = 64');
     // The lesson's ratio counts Wᴼ on the split side only: the page says so, and compares like with like.
     assert.equal(await page.textContent('.bill-ratio'), '朴素做法（不含 Wᴼ）是切分做法（含 Wᴼ）的 9 倍');

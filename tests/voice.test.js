@@ -14,7 +14,7 @@ import { pauseFacts, handChanges } from '../web/hand/pause.js';
 import { seededRandom } from './seeded.js';
 import { HAND_TEXT } from '../web/hand/strings.js';
 import { PIPELINE_TEXT } from '../web/pipeline/strings.js';
-import { TEXT } from '../web/page/text.js';
+import { TEXT, inWan } from '../web/page/text.js';
 import { FIGURE_LABELS } from '../web/shared/figure-labels.js';
 import { grouped } from '../web/ui/section.js';
 import { programOne, programTwo, programOneOutput, programTwoOutput } from '../web/page/lesson-programs.js';
@@ -183,6 +183,31 @@ test('the glasses carry the lesson where the lesson uses them: the opening, the 
   for (const [place, words] of Object.entries(places.en)) assert.match(words, /glasses/, `en ${place}: ${words}`);
   assert.match(places.zh.recap, /12 副眼镜/, 'the recap’s promise: GPT-2’s 12 pairs, counted');
   assert.match(places.zh.gpt2, /一副一副/);
+});
+
+test('the bill reads in 万 beside the exact count in Chinese, as the lesson does: 2123 万 and 236 万 for GPT-2', () => {
+  const gpt2 = mha.paramCount({ dModel: 768, heads: 12 });
+  assert.equal(TEXT.zh.bill.approx(gpt2.naive), '（约 2123 万）');
+  assert.equal(TEXT.zh.bill.approx(gpt2.split), '（约 236 万）');
+  assert.equal(TEXT.en.bill.approx(gpt2.naive), '');
+  assert.equal(TEXT.zh.bill.approx(9999), '', 'a short count is read as it is');
+  assert.equal(TEXT.zh.bill.approx(40000), '（即 4 万）');
+  assert.equal(inWan(99_999_999).text, '1 亿', 'never 10000 万');
+  // Any d_model and h: the short form is the core's count rounded to at least three figures.
+  const random = seededRandom(10);
+  for (let i = 0; i < 300; i++) {
+    const dModel = 1 + Math.floor(random() * 65536);
+    const count = mha.paramCount({ dModel, heads: 1 }).split * (1 + Math.floor(random() * 4));
+    const wan = inWan(count);
+    if (count < 1e4) { assert.equal(wan, null); continue; }
+    const [, figures, unit] = wan.text.match(/^([\d.]+) (万|亿)$/);
+    const size = unit === '万' ? 1e4 : 1e8;
+    assert.ok(unit === '亿' || count < 99_995_000, `${count}: ${wan.text}`);
+    // At least three figures: decimals while the whole part has fewer (trailing zeros are not written).
+    const step = 10 ** -Math.max(0, 3 - String(Math.floor(count / size)).length);
+    assert.ok(Math.abs(Number(figures) - count / size) <= step / 2 + 1e-9, `${count}: ${wan.text}`);
+    assert.equal(wan.exact, Number(figures) * size === count);
+  }
 });
 
 // ——— Every claim of the callout against the numbers, over many random states ———

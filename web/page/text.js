@@ -14,6 +14,24 @@ const billShapeZh = (bill, shape) => (!bill ? '' : bill.gpt2 ? `，GPT-2（d_mod
 const billHeadsEn = (bill) => (!bill ? '' : bill.gpt2 ? ` (GPT-2 wears ${bill.heads})` : ` (${bill.heads} in section 1 now)`);
 const billShapeEn = (bill, shape) => (!bill ? '' : bill.gpt2 ? `, ${shape(bill)} in GPT-2 (d_model = ${bill.dModel}, h = ${bill.heads})` : `, ${shape(bill)} with section 1's d_model = ${bill.dModel} and h = ${bill.heads}`);
 
+/**
+ * A count in 万 or 亿, as a Chinese class reads it: at least three significant figures, whole units once
+ * there are more (21,233,664 → 2123 万, 2,359,296 → 236 万, the lesson's own). `exact` says whether the
+ * rounding lost nothing. Null below 1 万, where the count is short enough to read as it is.
+ */
+export function inWan(count) {
+  if (count < 1e4) return null;
+  const round = (size) => Number((count / size).toFixed(Math.max(0, 3 - String(Math.floor(count / size)).length)));
+  // 99,999,999 rounds to 10000 万: that is 1 亿.
+  const [unit, size] = round(1e4) < 1e4 ? ['万', 1e4] : ['亿', 1e8];
+  const rounded = round(size);
+  return { text: `${rounded} ${unit}`, exact: Math.round(rounded * size) === count };
+}
+const approxZh = (count) => {
+  const wan = inWan(count);
+  return !wan ? '' : `（${wan.exact ? '即' : '约'} ${wan.text}）`;
+};
+
 export const TEXT = {
   zh: {
     htmlLang: 'zh-CN',
@@ -60,6 +78,7 @@ export const TEXT = {
         : `朴素做法还有一笔看不见的浪费：这 ${heads} 套眼镜都在同一个 ${dModel} 维的完整空间里各干各的，学出来的东西多半高度重叠——花了 ${ratio} 倍的钱，买到的是 ${heads} 份差不多的目光。问题不在要不要多装几套眼镜，而在怎么装得便宜。`),
       gpt2: '默认值是 GPT-2 的设置：d_model = 768，h = 12。',
       params: '个参数',
+      approx: approxZh,
     },
     split: {
       lead: '《Attention Is All You Need》换了个问法，答案就便宜了：不再给每个头各买一台完整的望远镜，而是把手上这一台的视野分成 h 段，每个头只管自己那一段，各看各的。具体分三步：',
@@ -349,6 +368,7 @@ export const TEXT = {
         : `The naive design also wastes what you cannot see: all ${heads} pairs of glasses work in the same full ${dModel}-dimensional space, so what they learn largely overlaps — ${ratio} times the cost for ${heads} similar views. The question is not whether to wear more glasses, but how to wear them cheaply.`),
       gpt2: 'The defaults are GPT-2\'s: d_model = 768, h = 12.',
       params: 'parameters',
+      approx: () => '',
     },
     split: {
       lead: '"Attention Is All You Need" makes the answer cheap by asking differently: instead of buying every head a whole telescope of its own, take the one telescope there is and divide its view into h sections, each head minding its own section. Three steps:',
