@@ -96,7 +96,7 @@ describe('in Chinese at 1280 px: one page load', () => {
     await settle(page);
     const fourHeads = await page.textContent(callout);
     assert.match(fourHeads, /^你改了：h（2 → 4）。现在同一个“猫”：头 1 最看“猫”和“鱼”，并列（各 42%），/);
-    assert.match(fourHeads, /4 套眼镜，却只有 3 种眼光：头 3 和头 4 看法相同。/);
+    assert.match(fourHeads, /在“猫”这一行上，4 套眼镜，却只有 3 种眼光：头 3 和头 4 看法相同。/);
     await page.click('#hand-reset');
     await backTo(page);
     assert.deepEqual(errors, []);

@@ -68,10 +68,11 @@ test('changing h is not editing numbers: at h = 4 the callout says h changed, na
   assert.deepEqual(facts.views, [[0], [1], [2, 3]]);
   const [heads] = HAND_TEXT.zh.pause(facts);
   assert.match(heads, /^你改了：h（2 → 4）。现在同一个“猫”：头 1 最看“猫”和“鱼”，并列（各 42%），头 2 最看“吃”和“鱼”，并列（各 42%），/);
-  assert.match(heads, /4 套眼镜，却只有 3 种眼光：头 3 和头 4 看法相同。$/);
+  // Alike on 猫's row only (on 吃's, heads 3 and 4 differ): the sentence says which row.
+  assert.match(heads, /。在“猫”这一行上，4 套眼镜，却只有 3 种眼光：头 3 和头 4 看法相同。$/);
   assert.doesNotMatch(heads, /改过数字|q、k、v/);
   const [headsEn] = HAND_TEXT.en.pause(facts);
-  assert.match(headsEn, /^You changed h \(2 → 4\)\. .*head 1 looks most at “猫” and “鱼”, tied \(42% each\).* 4 pairs of glasses, but only 3 ways of looking: head 3 and head 4 look alike\.$/);
+  assert.match(headsEn, /^You changed h \(2 → 4\)\. .*head 1 looks most at “猫” and “鱼”, tied \(42% each\).* On “猫”'s row, 4 pairs of glasses, but only 3 ways of looking: head 3 and head 4 look alike\.$/);
 });
 
 test('the single head says when it is masked or unscaled, beside lesson 8\'s own 0.67', () => {
@@ -104,8 +105,15 @@ test('what changed is named one by one; renaming, adding or removing a word edit
 
 test('heads that look alike, a single head, the mask and one word are each told as they are', () => {
   const alike = result(WORDS, [[[third, third, third], [0, 1, 0], [0, 0, 1]], [[third, third, third], [0, 1, 0], [0, 0, 1]]]);
-  assert.match(HAND_TEXT.zh.pause(pauseFacts(alike, lessonSingle, lesson, ['numbers']))[0], /此刻几个头看法一样/);
-  assert.match(HAND_TEXT.en.pause(pauseFacts(alike, lessonSingle, lesson, ['numbers']))[0], /the heads look alike/);
+  // Two heads are counted as two, and the hint's close then says the heads have yet to divide the work.
+  const [alikeZh, alikeHintZh] = HAND_TEXT.zh.pause(pauseFacts(alike, lessonSingle, lesson, ['numbers']));
+  assert.match(alikeZh, /此刻两个头在“猫”这一行上看法一样：眼镜多了，眼光却没分开。$/);
+  assert.match(alikeHintZh, /多头能把不同的口味分给不同的头去尝，可眼下两个头尝的还是同一种——分工要靠训练。$/);
+  const [alikeEn, alikeHintEn] = HAND_TEXT.en.pause(pauseFacts(alike, lessonSingle, lesson, ['numbers']));
+  assert.match(alikeEn, /Right now the two heads look alike on “猫”'s row/);
+  assert.match(alikeHintEn, /but right now the two heads taste the same one — dividing the work is what training does\.$/);
+  const alikeFour = result(WORDS, Array(4).fill([[third, third, third], [0, 1, 0], [0, 0, 1]]));
+  assert.match(HAND_TEXT.zh.pause(pauseFacts(alikeFour, lessonSingle, lesson, ['heads']))[0], /此刻 4 个头在“猫”这一行上看法都一样/);
   const one = result(WORDS, [[[0.5, 0.2, 0.3], [0.09, 0.665, 0.245], [0.3, 0.3, 0.4]]]);
   assert.match(HAND_TEXT.zh.pause(pauseFacts(one, lessonSingle, lesson, ['heads']))[0], /^你改了：h（2 → 1）。现在 h = 1：只有一套眼镜，“猫”这一行只有一种看法（头 1 最看“猫”（50%））/);
   // With the mask the first word sees only itself: there is nothing to compare, and the callout says so.
@@ -299,7 +307,9 @@ const PARSE = {
     look: /头 (\d+) (?:雨露均沾，均匀巡逻看得见的每个词（([\d.]+)% × (\d+)）|盯上了(“[^”]*”)（(\d+)%）|最看((?:“[^”]*”[、和]?)+)，并列（各 (\d+)%）|最看(“[^”]*”)（(\d+)%）)/g,
     lessonSplit: '课文的数字是：',
     views: /(两|\d+) ?套眼镜，(?:却只有 ?(两|\d+) ?种眼光：(.*?)。|(两|\d+) ?种眼光)/,
-    alike: '此刻几个头看法一样',
+    alike: /此刻 ?(两|\d+) ?个头在“([^”]*)”这一行上看法都?一样/,
+    row: (word) => `在“${word}”这一行上，`,
+    sameTaste: /可眼下 ?(两|\d+) ?个头尝的还是同一种——分工要靠训练。$/,
     groupSplit: '，', headNumber: /头 (\d+)/g,
     changes: /^你改了：(.*?)。/,
     changeItems: (heads) => ({ heads: `h（2 → ${heads}）`, mask: '掩码（打开了）', scale: '缩放（关掉了）', words: '词', numbers: 'q、k、v 里的数' }),
@@ -315,7 +325,9 @@ const PARSE = {
     look: /head (\d+) (?:plays no favourites, patrolling evenly over the words it sees \(([\d.]+)% × (\d+)\)|locks onto (“[^”]*”) \((\d+)%\)|looks most at ((?:“[^”]*”(?:, | and )?)+), tied \((\d+)% each\)|looks most at (“[^”]*”) \((\d+)%\))/g,
     lessonSplit: 'The lesson\'s numbers: ',
     views: /(two|\d+) pairs of glasses, (?:but only (two|\d+) ways of looking: (.*?)\.|(two|\d+) ways of looking)/i,
-    alike: 'the heads look alike',
+    alike: /right now (?:the |all )(two|\d+) heads look alike on “([^”]*)”'s row/i,
+    row: (word) => `on “${word}”'s row, `,
+    sameTaste: /but right now the (two|\d+) heads taste the same one — dividing the work is what training does\.$/,
     groupSplit: '; ', headNumber: /head (\d+)/g,
     changes: /^You changed (.*?)\. /,
     changeItems: (heads) => ({ heads: `h (2 → ${heads})`, mask: 'the mask (now on)', scale: 'scaling (now off)', words: 'the words', numbers: 'numbers in q, k or v' }),
@@ -383,19 +395,28 @@ function checkHeadsParagraph(text, result, changes, where) {
   }
   const views = [...groups.values()];
   if (views.length === 1) {
-    assert.ok(body.includes(parse.alike), `${where.says}: one view`);
+    const [, count, word] = body.match(parse.alike) ?? assert.fail(`${where.says}: one view`);
+    assert.equal(countOf(count), result.heads, `${where.says}: counts the heads`);
+    assert.equal(word, result.tokens[0], `${where.says}: names the row compared`);
     return;
   }
   const [, heads, fewer, alike, all] = body.match(parse.views) ?? assert.fail(`${where.says}: no count of views`);
+  // Fewer views than heads is said of the first word's row, the only one compared.
+  if (fewer) assert.ok(body.toLowerCase().includes(`${parse.row(result.tokens[0])}${heads}`.toLowerCase()), `${where.says}: names the row compared`);
   assert.equal(countOf(heads), result.heads, where.says);
   assert.equal(countOf(fewer ?? all), views.length, `${where.says}: counts ${JSON.stringify(views)}`);
   const named = alike ? alike.split(parse.groupSplit).map((group) => [...group.matchAll(parse.headNumber)].map((m) => Number(m[1]))) : [];
   assert.deepEqual(named, views.filter((group) => group.length > 1), `${where.says}: names the heads that look alike`);
 }
 
-/** Checks lesson 8's single head: its settings, its second row's own weight and where its largest went. */
-function checkSelfParagraph(text, single, where) {
+/**
+ * Checks lesson 8's single head: its settings, its second row's own weight and where its largest went; and
+ * that its close says the heads still taste alike exactly when `alikeHeads` (their count) were just seen so.
+ */
+function checkSelfParagraph(text, single, alikeHeads, where) {
   const parse = PARSE[where.lang];
+  const same = text.match(parse.sameTaste);
+  assert.equal(same ? countOf(same[1]) : 0, alikeHeads, `${where.says}: the close fits the heads just compared`);
   const visible = single.causal ? 2 : single.L;
   const row = Array.from({ length: visible }, (_, c) => ({ word: single.tokens[c], weight: single.attention[0][single.L + c].toFixed(2) }));
   const top = row.reduce((best, cell) => (Number(cell.weight) > Number(best) ? cell.weight : best), row[0].weight);
@@ -432,12 +453,15 @@ test('停一秒 over 1,200 random states: every share, tie, view, change and sin
     const single = runHand(mha, { ...hand, heads: 1 }, { use: 'prop-single' });
     const facts = pauseFacts(result, single, lessonFacts, handChanges(hand, lessonHand));
     const changes = trueChanges(hand, origins);
+    // Several heads, compared on a row with more than one word to see, all showing the same numbers.
+    const firstRows = Array.from({ length: result.heads }, (_, head) => shownRow(result, head, 0).map((cell) => cell.percent).join(','));
+    const alikeHeads = result.heads > 1 && !result.causal && result.L > 1 && new Set(firstRows).size === 1 ? result.heads : 0;
     for (const lang of ['zh', 'en']) {
       const [heads, self, ...more] = HAND_TEXT[lang].pause(facts);
       const where = (says) => ({ lang, says: `state ${n} (${JSON.stringify(hand)}), ${lang}: ${says}` });
       assert.equal(more.length, 0);
       checkHeadsParagraph(heads, result, changes, where(heads));
-      if (result.L > 1) checkSelfParagraph(self, single, where(self));
+      if (result.L > 1) checkSelfParagraph(self, single, alikeHeads, where(self));
       else assert.equal(self, undefined, 'one word: no second row to tell of');
     }
     const looks = facts.looks;
