@@ -42,6 +42,9 @@ describe('in Chinese at 1280 px: one page load', () => {
     assert.deepEqual(shown.slice(0, 6).map(([id]) => id), ['bill', 'split-section', 'hand', 'pipeline-section', 'formula-section', 'code-section']);
     assert.deepEqual(shown.map(([, title]) => title.split('、')[0]), ['一', '二', '三', '四', '五', '六', '七', '八', '九', '十', '十一', '十二']);
     assert.deepEqual(await page.$$eval('nav .toc a', (links) => links.map((a) => a.getAttribute('href').slice(1))), shown.map(([id]) => id));
+    assert.equal(await page.textContent('h1'), '多头注意力 —— 一个头一种眼光');
+    assert.equal(await page.textContent('.kicker'), 'Transformer 实现机制 · 第 10 课');
+    assert.equal(await page.title(), '多头注意力 —— 一个头一种眼光 · Transformer 实现机制 · 第 10 课');
   });
 
   test('the bill prices the naive plan\'s hidden waste, and §2 works through d_k, both from the live d_model and h', async () => {
@@ -229,13 +232,16 @@ test('without the clipboard, the copy button selects the program for the learner
   await context.close();
 });
 
-test('in English: the parts numbered 1 to 6, and the callout in English from the same numbers', async () => {
+test('in English: the parts numbered 1 to 6, the lesson\'s title, and the callout in English from the same numbers', async () => {
   const { page, context, errors } = await openPage(env.browser, `${env.baseUrl}?lang=en`, { baseUrl: env.baseUrl });
   await lessonDrawn(page);
   const shown = await headings(page);
   assert.deepEqual(shown.map(([, title]) => title.split('. ')[0]), ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12']);
   assert.match(await page.textContent('#pause-text'), /head 1 locks onto “鱼” \(50%\); head 2 plays no favourites, patrolling evenly over the words it sees \(33% × 3\)/);
   assert.match(await page.textContent('#bill-waste'), /9 times the cost for 12 similar views/);
+  // The lesson's title and series in English; the bill keeps its digits alone.
+  assert.equal(await page.title(), 'Multi-head attention — one head, one way of looking · How Transformers are built · Lesson 10');
+  assert.equal(await page.textContent('.bill-row .unit'), 'parameters');
   assert.equal(await page.textContent('#questions-title'), 'Questions a class asks');
   assert.match(await page.textContent('#symbol-notes'), /768×64 in GPT-2/);
   // The programs are the lesson's, in Chinese, in both languages.

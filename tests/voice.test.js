@@ -193,6 +193,18 @@ test('the glasses carry the lesson where the lesson uses them: the opening, the 
   assert.match(places.zh.gpt2, /一副一副/);
 });
 
+test('the page goes by the lesson\'s own title and series name, in the heading and in the tab\'s title', () => {
+  assert.equal(TEXT.zh.kicker, 'Transformer 实现机制 · 第 10 课');
+  assert.equal(TEXT.zh.title, '多头注意力 —— 一个头一种眼光');
+  for (const lang of ['zh', 'en']) {
+    const { docTitle, title, kicker } = TEXT[lang];
+    assert.ok(docTitle.startsWith(title) && docTitle.includes(kicker.split(' · ')[0]), `${lang}: ${docTitle}`);
+  }
+  // The HTML's own title, before the script runs, is the Chinese one.
+  const html = readFileSync(new URL('../web/index.html', import.meta.url), 'utf8');
+  assert.equal(html.match(/<title>(.*)<\/title>/)[1], TEXT.zh.docTitle);
+});
+
 test('the bill reads in 万 beside the exact count in Chinese, as the lesson does: 2123 万 and 236 万 for GPT-2', () => {
   const gpt2 = mha.paramCount({ dModel: 768, heads: 12 });
   assert.equal(TEXT.zh.bill.approx(gpt2.naive), '（约 2123 万）');

@@ -35,11 +35,11 @@ const approxZh = (count) => {
 export const TEXT = {
   zh: {
     htmlLang: 'zh-CN',
-    docTitle: '多头注意力 · 第 10 课',
+    docTitle: '多头注意力 —— 一个头一种眼光 · Transformer 实现机制 · 第 10 课',
     switchLang: 'English',
     switchLangLabel: 'Switch to English',
-    kicker: 'Transformer 的内部机制 · 第 10 课',
-    title: '多头注意力：同一句话，几种看法',
+    kicker: 'Transformer 实现机制 · 第 10 课',
+    title: '多头注意力 —— 一个头一种眼光',
     intro: [
       '单头注意力只戴一套眼镜：一套 Q/K/V 替整句话算出一张配比表（第 8 课的叫法：softmax 替每个词把注意力分成几成），“猫”该看“鱼”多少，就只有那一个数。可一句话里的关系不止一种——代词要找它指的人，动词要找宾语，形容词要找它修饰的名词，语气词要找情绪落在哪里。一套眼镜只有一种眼光，多戴几套的人才看得更全：这就是多头注意力的全部动机。第 8 课埋下的伏笔（“吃”把最大的一份配比给了自己，换成多个头就会各有所爱），也在这一课兑现。',
       '多头注意力给几个“头”各配一套眼镜：每个头在同一句话上按自己的方式算一遍注意力，最后把它们看到的合起来。本页的每一个数字都由编译成 WebAssembly 的 C 注意力内核在你的浏览器里实时算出；拖动任何数字，所有图都会跟着变。',
@@ -325,11 +325,11 @@ export const TEXT = {
 
   en: {
     htmlLang: 'en',
-    docTitle: 'Multi-head attention · Lesson 10',
+    docTitle: 'Multi-head attention — one head, one way of looking · How Transformers are built · Lesson 10',
     switchLang: '中文',
     switchLangLabel: '切换到中文',
-    kicker: 'How Transformers work · Lesson 10',
-    title: 'Multi-head attention: one sentence, several ways of looking',
+    kicker: 'How Transformers are built · Lesson 10',
+    title: 'Multi-head attention — one head, one way of looking',
     intro: [
       'A single attention head wears one pair of glasses: one set of Q/K/V scores the whole sentence into a single table of weights, so how much 猫 (cat) looks at 鱼 (fish) is one number. But a sentence holds many kinds of relation at once — a pronoun and what it refers to, a verb and its object, an adjective and its noun, a particle and the feeling it lands on. One pair of glasses gives one way of seeing; whoever wears several sees more. That is the whole motive for multi-head attention, and this lesson settles the hint lesson 8 left (吃, "eat", gave its largest weight to itself; with several heads, each has favourites of its own).',
       'Multi-head attention gives several "heads" a pair of glasses each: every head runs attention over the same sentence in its own way, and what they see is merged at the end. Every number on this page is computed live in your browser by a C attention core compiled to WebAssembly; drag any number and every figure follows.',
