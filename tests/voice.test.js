@@ -193,6 +193,43 @@ test('the glasses carry the lesson where the lesson uses them: the opening, the 
   assert.match(places.zh.gpt2, /一副一副/);
 });
 
+/** Every sentence of TEXT[lang], its sentence builders called with a stand-in for any argument. */
+function everySentence(lang) {
+  const any = new Proxy(function () {}, {
+    get: (_, key) => (key === Symbol.toPrimitive ? () => 1 : key === Symbol.iterator ? [][Symbol.iterator].bind([]) : key === 'length' ? 0 : any),
+    apply: () => any,
+  });
+  const found = [];
+  const walk = (value, path) => {
+    if (typeof value === 'string') found.push([path, value]);
+    else if (value === any) return;
+    else if (typeof value === 'function') walk(value(any, any, any, any), `${path}()`);
+    else if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`));
+    else if (value && typeof value === 'object') for (const [key, item] of Object.entries(value)) walk(item, `${path}.${key}`);
+  };
+  walk(TEXT[lang], lang);
+  return found;
+}
+
+test('no developer\'s word leaks into the Chinese page: no file path, bare token or nats, no name bracketed twice, no half-width marks', () => {
+  const sentences = everySentence('zh');
+  assert.ok(sentences.length > 400, `${sentences.length} sentences`);
+  const leaks = [
+    [/\b[\w-]+\/[\w.-]+\.(?:js|json|wasm|safetensors)\b/, 'a file path'],
+    [/\btokens?\b/i, 'token (词元 in Chinese)'],
+    [/\bnats\b/, 'nats (explained as the unit of 交叉熵)'],
+    [/[（(]⟨[^⟩]*⟩[）)]/, 'a token name in brackets inside brackets (⟨⟩ reads as a bracket)'],
+    [/[\u4e00-\u9fff][,;:!?]|[,;:!?][\u4e00-\u9fff]/, 'half-width punctuation in a Chinese sentence'],
+  ];
+  for (const [path, words] of sentences) for (const [leak, what] of leaks) assert.doesNotMatch(words, leak, `${path}: ${what}: ${words}`);
+  // §10's loss is named once, with its unit and which way is better.
+  const poems = TEXT.zh.poems;
+  assert.match(poems.lossAllOn, /每字的平均交叉熵（单位：nat；越低/);
+  assert.match(poems.lead, /词元（/);
+  assert.equal(poems.roleExplains.first, '看第一个位置，也就是开头的 ⟨始⟩：注意力没有别处可放时的“汇点”。');
+  assert.equal(poems.card(35607, 31), '留出诗共 31 首、35607 个字。');
+});
+
 test('the page goes by the lesson\'s own title and series name, in the heading and in the tab\'s title', () => {
   assert.equal(TEXT.zh.kicker, 'Transformer 实现机制 · 第 10 课');
   assert.equal(TEXT.zh.title, '多头注意力 —— 一个头一种眼光');
