@@ -45,6 +45,11 @@ describe('in Chinese at 1280 px: one page load', () => {
     assert.equal(await page.textContent('h1'), '多头注意力 —— 一个头一种眼光');
     assert.equal(await page.textContent('.kicker'), 'Transformer 实现机制 · 第 10 课');
     assert.equal(await page.title(), '多头注意力 —— 一个头一种眼光 · Transformer 实现机制 · 第 10 课');
+    // The recap closes as the lesson does, with the core's numbers.
+    const recap = await page.$$eval('#recap li', (items) => items.map((li) => li.textContent));
+    assert.match(recap[1], /21,233,664 个参数（约 2123 万）/);
+    assert.match(recap[3], /头 1 把 50% 给了“鱼”，头 2 均匀地各给 33%/);
+    assert.match(recap[5], /2,359,296 个（约 236 万）/);
   });
 
   test('the bill prices the naive plan\'s hidden waste, and §2 works through d_k, both from the live d_model and h', async () => {

@@ -15,6 +15,7 @@ import { seededRandom } from './seeded.js';
 import { HAND_TEXT } from '../web/hand/strings.js';
 import { PIPELINE_TEXT } from '../web/pipeline/strings.js';
 import { TEXT, inWan } from '../web/page/text.js';
+import { recapFacts } from '../web/page/recap.js';
 import { FIGURE_LABELS } from '../web/shared/figure-labels.js';
 import { grouped } from '../web/ui/section.js';
 import { programOne, programTwo, programOneOutput, programTwoOutput } from '../web/page/lesson-programs.js';
@@ -180,11 +181,11 @@ test('the glasses carry the lesson where the lesson uses them: the opening, the 
   const places = {
     zh: {
       opening: TEXT.zh.intro.join(''), bill: TEXT.zh.bill.heads, h: TEXT.zh.formula.symbols.h[1](state),
-      wq: TEXT.zh.formula.symbols.wq[1](state), recap: TEXT.zh.recap.items.join(''), gpt2: GPT2_TEXT.zh.tilesNote,
+      wq: TEXT.zh.formula.symbols.wq[1](state), recap: TEXT.zh.recap.items(recapFacts(mha)).join(''), gpt2: GPT2_TEXT.zh.tilesNote,
     },
     en: {
       opening: TEXT.en.intro.join(''), bill: TEXT.en.bill.heads, h: TEXT.en.formula.symbols.h[1](state),
-      wq: TEXT.en.formula.symbols.wq[1](state), recap: TEXT.en.recap.items.join(''), gpt2: GPT2_TEXT.en.tilesNote,
+      wq: TEXT.en.formula.symbols.wq[1](state), recap: TEXT.en.recap.items(recapFacts(mha)).join(''), gpt2: GPT2_TEXT.en.tilesNote,
     },
   };
   for (const [place, words] of Object.entries(places.zh)) assert.match(words, /眼镜/, `zh ${place}: ${words}`);
@@ -196,7 +197,7 @@ test('the glasses carry the lesson where the lesson uses them: the opening, the 
 /** Every sentence of TEXT[lang], its sentence builders called with a stand-in for any argument. */
 function everySentence(lang) {
   const any = new Proxy(function () {}, {
-    get: (_, key) => (key === Symbol.toPrimitive ? () => 1 : key === Symbol.iterator ? [][Symbol.iterator].bind([]) : key === 'length' ? 0 : any),
+    get: (_, key) => (key === Symbol.toPrimitive ? () => 1 : key === Symbol.iterator ? () => [any, any, any, any][Symbol.iterator]() : key === 'length' ? 0 : any),
     apply: () => any,
   });
   const found = [];
@@ -228,6 +229,29 @@ test('no developer\'s word leaks into the Chinese page: no file path, bare token
   assert.match(poems.lead, /词元（/);
   assert.equal(poems.roleExplains.first, '看第一个位置，也就是开头的 ⟨始⟩：注意力没有别处可放时的“汇点”。');
   assert.equal(poems.card(35607, 31), '留出诗共 31 首、35607 个字。');
+});
+
+test('the recap names the lesson\'s six closing points in its order, with the core\'s numbers: 2123 万, 50% and 33%, 4d²', () => {
+  const facts = recapFacts(mha);
+  const [one, two] = facts.heads;
+  assert.ok(one.fixed && one.words[0] === '鱼' && two.even, 'the lesson\'s two looks at 猫');
+  const items = TEXT.zh.recap.items(facts);
+  const points = [
+    /单头的窘境.*一种眼光、一张配比表/,
+    /朴素方案的账单.*21,233,664 个参数（约 2123 万）/,
+    /切分，不是重复：d_k = d_model ÷ h/,
+    /「猫吃鱼」切给两个头（h = 2）：同一个“猫”，头 1 把 50% 给了“鱼”，头 2 均匀地各给 33%/,
+    /逐个符号读懂.*MultiHead\(Q, K, V\) = Concat\(head₁, …, head_h\) Wᴼ/,
+    /4 · d_model².*2,359,296 个（约 236 万）/,
+  ];
+  points.forEach((point, i) => assert.match(items[i], point));
+  // The numbers are the core's: another hand example would give other shares.
+  const other = { ...facts, heads: [{ ...one, share: 61 }, { ...two, share: 25 }] };
+  assert.match(TEXT.zh.recap.items(other)[3], /头 1 把 61% 给了“鱼”，头 2 均匀地各给 25%/);
+  const english = TEXT.en.recap.items(facts);
+  assert.equal(english.length, items.length);
+  assert.match(english[1], /21,233,664 parameters/);
+  assert.match(english[3], /head 1 gives 50% to “鱼” and head 2 gives 33% to each word/);
 });
 
 test('the page goes by the lesson\'s own title and series name, in the heading and in the tab\'s title', () => {

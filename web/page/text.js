@@ -6,6 +6,7 @@ import { HAND_TEXT } from '../hand/strings.js';
 import { PIPELINE_TEXT } from '../pipeline/strings.js';
 import { POEMS_TEXT } from '../poems/strings.js';
 import { GPT2_TEXT } from '../gpt2/strings.js';
+import { grouped } from '../ui/section.js';
 
 // §5 gives each shape for the hand example and for section 1's sizes (GPT-2's by default); `bill` is
 // { dModel, heads, dK, gpt2 }, or null while section 1 refuses its numbers.
@@ -296,12 +297,14 @@ export const TEXT = {
     },
     recap: {
       title: '学完这一课，你能',
-      items: [
-        '说清多头注意力的动机：一个头一套眼镜、一种眼光；朴素地多装 h 套完整眼镜，账单会爆炸，学到的东西还多半重叠。',
-        '算出多头注意力的参数账：h 个头分掉 d_model 维，再加一个 Wᴼ，共 4 · d_model²，和单头加输出投影一样多。',
-        '由 d_model 和 h 得出 d_k = d_model ÷ h，说出每个头拿到 q、k、v 的哪几维。',
-        '替一个头走完四步：打分、除以 √d_k、softmax、加权 v，需要时先加上因果掩码。',
-        '把各头的输出拼接回 d_model 维，再用 Wᴼ 融合，并说明 Wᴼ 做了什么。',
+      // The lesson's six closing points, in order, with recap.js's numbers from the core; then two of the page's own.
+      items: ({ naive, split, word, heads: [one, two] }) => [
+        '说清单头的窘境：一套眼镜只有一种眼光、一张配比表，一句话里的几种关系只能挤在这张表里被平均掉。',
+        `算出朴素方案的账单：按 GPT-2 的 d_model = 768、h = 12，装 12 套完整的眼镜要 ${grouped(naive)} 个参数${approxZh(naive)}，学到的东西还多半重叠。`,
+        '说出论文的改法为什么是切分，不是重复：d_k = d_model ÷ h，每个头只在自己那几维里独立走四步（打分、除以 √d_k、softmax、加权 v，要掩码时每个头都戴），拼回来再由 Wᴼ 融合。',
+        `亲手把「猫吃鱼」切给两个头（h = 2）：同一个“${word}”，头 1 把 ${one.share}% 给了“${one.words[0]}”，头 2 均匀地各给 ${two.share}%——同一只猫，两种眼光，第 8 课的伏笔就此兑现。`,
+        '逐个符号读懂论文里的那一行：MultiHead(Q, K, V) = Concat(head₁, …, head_h) Wᴼ。',
+        `算出多头的参数账：切分加 Wᴼ 共 4 · d_model²，和单头加输出投影一样多——GPT-2 一层是 ${grouped(split)} 个${approxZh(split)}，多出的几种眼光不多花一个参数。`,
         '关掉一个头，从输出和损失的变化看出它做了什么；明白头的分工是训练出来的。',
         '数清 GPT-2 一层的 12 副眼镜：在第十节打开它的文件，一层 12 个头，一副一副看过去，看每副盯着哪里。',
       ],
@@ -583,12 +586,13 @@ export const TEXT = {
     },
     recap: {
       title: 'After this lesson you can',
-      items: [
-        'Say why there are several heads: one head is one pair of glasses, one way of looking; wearing h full pairs naively makes the bill explode, and what they learn largely overlaps.',
-        'Work out the parameter bill of multi-head attention: h heads share out d_model dimensions, plus one Wᴼ, 4 · d_model² in all — the same as one head with an output projection.',
-        'Get d_k = d_model ÷ h from d_model and h, and say which dimensions of q, k and v each head takes.',
-        'Take one head through its four steps: scores, divide by √d_k, softmax, weight the v rows — with the causal mask first when it is on.',
-        'Concatenate the heads\' outputs back to d_model dimensions, fuse them with Wᴼ, and say what Wᴼ does.',
+      items: ({ naive, split, word, heads: [one, two] }) => [
+        'Say what a single head cannot do: one pair of glasses is one way of looking, one table of weights, so the several relations in a sentence are squeezed into that table and averaged away.',
+        `Price the naive plan: with GPT-2's d_model = 768 and h = 12, twelve full pairs of glasses cost ${grouped(naive)} parameters, and what they learn largely overlaps.`,
+        'Say why the paper splits rather than copies: d_k = d_model ÷ h, each head runs the four steps in its own few dimensions (scores, divide by √d_k, softmax, weight the v rows; every head wears the mask when there is one), and Wᴼ fuses them once they are joined back.',
+        `Split 猫吃鱼 across two heads (h = 2) by hand: for the same “${word}”, head 1 gives ${one.share}% to “${one.words[0]}” and head 2 gives ${two.share}% to each word — one cat, two ways of looking, and lesson 8's hint paid off.`,
+        'Read the paper\'s one line symbol by symbol: MultiHead(Q, K, V) = Concat(head₁, …, head_h) Wᴼ.',
+        `Work out the multi-head bill: split plus Wᴼ is 4 · d_model², the same as one head with an output projection (${grouped(split)} in a layer of GPT-2): the extra ways of looking cost not one parameter more.`,
         'Switch a head off and tell from the change in output and loss what it did; know that heads divide the work only through training.',
         'Count the 12 pairs of glasses in a layer of GPT-2: open its file in section 10 and go through a layer\'s 12 heads one by one, seeing where each pair looks.',
       ],
