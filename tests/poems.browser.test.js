@@ -510,7 +510,8 @@ test('a guide button brings the head it enlarges into view: smoothly, or at once
         const { top, height } = big.getBoundingClientRect();
         return { top, height, window: innerHeight };
       });
-      assert.ok(box.top >= 0 && box.top < box.window / 2 && box.height > 100, `${reducedMotion}: the enlarged head at ${JSON.stringify(box)}`);
+      // Scrolled to its start: the page scrolls by whole pixels, so a fraction of one may stay above the window.
+      assert.ok(box.top > -1 && box.top < box.window / 2 && box.height > 100, `${reducedMotion}: the enlarged head at ${JSON.stringify(box)}`);
       // What comes into view is the head the button picked, drawn.
       await page.waitForSelector(`#poem-big:not([data-pending])`);
       const [layer, head] = [Math.floor(index / heads), index % heads];
