@@ -44,7 +44,7 @@ function changesZh(f) {
   return `你改了：${f.changes.map((change) => names[change]()).join('、')}。`;
 }
 
-/** Multi-head's promise, and, when the heads have just been seen looking alike, that training keeps it. */
+/** Multi-head's promise; when the heads were just seen looking alike, that only training delivers it. */
 const sameView = (f) => f.heads > 1 && !f.alone && f.views.length === 1;
 const promiseZh = (f) => (sameView(f)
   ? `多头能把不同的口味分给不同的头去尝，可眼下${countZh(f.heads, ' ')}个头尝的还是同一种——分工要靠训练。`

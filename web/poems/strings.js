@@ -129,7 +129,7 @@ export const POEMS_TEXT = {
       back2: 'Looks two positions back.',
       back3: 'Looks three positions back.',
       lineStart: 'Looks at the first character of the line.',
-      first: 'Looks at the first position (⟨start⟩): a sink for attention with nowhere better to go.',
+      first: 'Looks at the first position, the opening ⟨start⟩: a sink for attention with nowhere better to go.',
       parallel: 'Within a couplet (two clauses of the same length joined by a comma): the k-th character of the second clause looks at the k-th of the first.',
       parallelNext: 'Within a couplet: the k-th character of the second clause looks at the (k+1)-th of the first, the counterpart of the character being predicted.',
       copying: 'Looks at the character that followed this one where it occurred before: copying.',
