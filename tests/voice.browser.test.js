@@ -42,11 +42,22 @@ describe('in Chinese at 1280 px: one page load', () => {
     assert.deepEqual(shown.slice(0, 6).map(([id]) => id), ['bill', 'split-section', 'hand', 'pipeline-section', 'formula-section', 'code-section']);
     assert.deepEqual(shown.map(([, title]) => title.split('、')[0]), ['一', '二', '三', '四', '五', '六', '七', '八', '九', '十', '十一', '十二']);
     assert.deepEqual(await page.$$eval('nav .toc a', (links) => links.map((a) => a.getAttribute('href').slice(1))), shown.map(([id]) => id));
+    assert.equal(await page.textContent('h1'), '多头注意力 —— 一个头一种眼光');
+    assert.equal(await page.textContent('.kicker'), 'Transformer 实现机制 · 第 10 课');
+    assert.equal(await page.title(), '多头注意力 —— 一个头一种眼光 · Transformer 实现机制 · 第 10 课');
+    // The recap closes as the lesson does, with the core's numbers.
+    const recap = await page.$$eval('#recap li', (items) => items.map((li) => li.textContent));
+    assert.match(recap[1], /21,233,664 个参数（约 2123 万）/);
+    assert.match(recap[3], /头 1 把 50% 给了“鱼”，头 2 均匀地各给 33%/);
+    assert.match(recap[5], /2,359,296 个（约 236 万）/);
   });
 
   test('the bill prices the naive plan\'s hidden waste, and §2 works through d_k, both from the live d_model and h', async () => {
     const { page, errors } = lesson;
     assert.match(await page.textContent('#bill-waste'), /12 套眼镜都在同一个 768 维.*花了 9 倍的钱，买到的是 12 份差不多的目光/);
+    // Beside each exact count, the 万 a Chinese class reads (the lesson's 2123 万 and 236 万).
+    assert.deepEqual(await page.$$eval('.bill-row', (rows) => rows.map((row) => row.querySelector('.bill-value').textContent + row.querySelector('.unit').textContent)),
+      ['21,233,664个参数（约 2123 万）', '2,359,296个参数（约 236 万）']);
     assert.equal(await page.textContent('#split-live-0'), '按第一节的数：d_k = 768 ÷ 12 = 64');
     // The lesson's ratio counts Wᴼ on the split side only: the page says so, and compares like with like.
     assert.equal(await page.textContent('.bill-ratio'), '朴素做法（不含 Wᴼ）是切分做法（含 Wᴼ）的 9 倍');
@@ -93,7 +104,7 @@ describe('in Chinese at 1280 px: one page load', () => {
     await settle(page);
     const fourHeads = await page.textContent(callout);
     assert.match(fourHeads, /^你改了：h（2 → 4）。现在同一个“猫”：头 1 最看“猫”和“鱼”，并列（各 42%），/);
-    assert.match(fourHeads, /4 套眼镜，却只有 3 种眼光：头 3 和头 4 看法相同。/);
+    assert.match(fourHeads, /在“猫”这一行上，4 套眼镜，却只有 3 种眼光：头 3 和头 4 看法相同。/);
     await page.click('#hand-reset');
     await backTo(page);
     assert.deepEqual(errors, []);
@@ -226,13 +237,16 @@ test('without the clipboard, the copy button selects the program for the learner
   await context.close();
 });
 
-test('in English: the parts numbered 1 to 6, and the callout in English from the same numbers', async () => {
+test('in English: the parts numbered 1 to 6, the lesson\'s title, and the callout in English from the same numbers', async () => {
   const { page, context, errors } = await openPage(env.browser, `${env.baseUrl}?lang=en`, { baseUrl: env.baseUrl });
   await lessonDrawn(page);
   const shown = await headings(page);
   assert.deepEqual(shown.map(([, title]) => title.split('. ')[0]), ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12']);
   assert.match(await page.textContent('#pause-text'), /head 1 locks onto “鱼” \(50%\); head 2 plays no favourites, patrolling evenly over the words it sees \(33% × 3\)/);
   assert.match(await page.textContent('#bill-waste'), /9 times the cost for 12 similar views/);
+  // The lesson's title and series in English; the bill keeps its digits alone.
+  assert.equal(await page.title(), 'Multi-head attention — one head, one way of looking · How Transformers are built · Lesson 10');
+  assert.equal(await page.textContent('.bill-row .unit'), 'parameters');
   assert.equal(await page.textContent('#questions-title'), 'Questions a class asks');
   assert.match(await page.textContent('#symbol-notes'), /768×64 in GPT-2/);
   // The programs are the lesson's, in Chinese, in both languages.

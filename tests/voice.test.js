@@ -14,7 +14,8 @@ import { pauseFacts, handChanges } from '../web/hand/pause.js';
 import { seededRandom } from './seeded.js';
 import { HAND_TEXT } from '../web/hand/strings.js';
 import { PIPELINE_TEXT } from '../web/pipeline/strings.js';
-import { TEXT } from '../web/page/text.js';
+import { TEXT, inWan } from '../web/page/text.js';
+import { recapFacts } from '../web/page/recap.js';
 import { FIGURE_LABELS } from '../web/shared/figure-labels.js';
 import { grouped } from '../web/ui/section.js';
 import { programOne, programTwo, programOneOutput, programTwoOutput } from '../web/page/lesson-programs.js';
@@ -68,10 +69,11 @@ test('changing h is not editing numbers: at h = 4 the callout says h changed, na
   assert.deepEqual(facts.views, [[0], [1], [2, 3]]);
   const [heads] = HAND_TEXT.zh.pause(facts);
   assert.match(heads, /^你改了：h（2 → 4）。现在同一个“猫”：头 1 最看“猫”和“鱼”，并列（各 42%），头 2 最看“吃”和“鱼”，并列（各 42%），/);
-  assert.match(heads, /4 套眼镜，却只有 3 种眼光：头 3 和头 4 看法相同。$/);
+  // Alike on 猫's row only (on 吃's, heads 3 and 4 differ): the sentence says which row.
+  assert.match(heads, /。在“猫”这一行上，4 套眼镜，却只有 3 种眼光：头 3 和头 4 看法相同。$/);
   assert.doesNotMatch(heads, /改过数字|q、k、v/);
   const [headsEn] = HAND_TEXT.en.pause(facts);
-  assert.match(headsEn, /^You changed h \(2 → 4\)\. .*head 1 looks most at “猫” and “鱼”, tied \(42% each\).* 4 pairs of glasses, but only 3 ways of looking: head 3 and head 4 look alike\.$/);
+  assert.match(headsEn, /^You changed h \(2 → 4\)\. .*head 1 looks most at “猫” and “鱼”, tied \(42% each\).* On “猫”'s row, 4 pairs of glasses, but only 3 ways of looking: head 3 and head 4 look alike\.$/);
 });
 
 test('the single head says when it is masked or unscaled, beside lesson 8\'s own 0.67', () => {
@@ -104,8 +106,15 @@ test('what changed is named one by one; renaming, adding or removing a word edit
 
 test('heads that look alike, a single head, the mask and one word are each told as they are', () => {
   const alike = result(WORDS, [[[third, third, third], [0, 1, 0], [0, 0, 1]], [[third, third, third], [0, 1, 0], [0, 0, 1]]]);
-  assert.match(HAND_TEXT.zh.pause(pauseFacts(alike, lessonSingle, lesson, ['numbers']))[0], /此刻几个头看法一样/);
-  assert.match(HAND_TEXT.en.pause(pauseFacts(alike, lessonSingle, lesson, ['numbers']))[0], /the heads look alike/);
+  // Two heads are counted as two, and the hint's close then says the heads have yet to divide the work.
+  const [alikeZh, alikeHintZh] = HAND_TEXT.zh.pause(pauseFacts(alike, lessonSingle, lesson, ['numbers']));
+  assert.match(alikeZh, /此刻两个头在“猫”这一行上看法一样：眼镜多了，眼光却没分开。$/);
+  assert.match(alikeHintZh, /多头能把不同的口味分给不同的头去尝，可眼下两个头尝的还是同一种——分工要靠训练。$/);
+  const [alikeEn, alikeHintEn] = HAND_TEXT.en.pause(pauseFacts(alike, lessonSingle, lesson, ['numbers']));
+  assert.match(alikeEn, /Right now the two heads look alike on “猫”'s row/);
+  assert.match(alikeHintEn, /but right now the two heads taste the same one — dividing the work is what training does\.$/);
+  const alikeFour = result(WORDS, Array(4).fill([[third, third, third], [0, 1, 0], [0, 0, 1]]));
+  assert.match(HAND_TEXT.zh.pause(pauseFacts(alikeFour, lessonSingle, lesson, ['heads']))[0], /此刻 4 个头在“猫”这一行上看法都一样/);
   const one = result(WORDS, [[[0.5, 0.2, 0.3], [0.09, 0.665, 0.245], [0.3, 0.3, 0.4]]]);
   assert.match(HAND_TEXT.zh.pause(pauseFacts(one, lessonSingle, lesson, ['heads']))[0], /^你改了：h（2 → 1）。现在 h = 1：只有一套眼镜，“猫”这一行只有一种看法（头 1 最看“猫”（50%））/);
   // With the mask the first word sees only itself: there is nothing to compare, and the callout says so.
@@ -172,17 +181,114 @@ test('the glasses carry the lesson where the lesson uses them: the opening, the 
   const places = {
     zh: {
       opening: TEXT.zh.intro.join(''), bill: TEXT.zh.bill.heads, h: TEXT.zh.formula.symbols.h[1](state),
-      wq: TEXT.zh.formula.symbols.wq[1](state), recap: TEXT.zh.recap.items.join(''), gpt2: GPT2_TEXT.zh.tilesNote,
+      wq: TEXT.zh.formula.symbols.wq[1](state), recap: TEXT.zh.recap.items(recapFacts(mha)).join(''), gpt2: GPT2_TEXT.zh.tilesNote,
     },
     en: {
       opening: TEXT.en.intro.join(''), bill: TEXT.en.bill.heads, h: TEXT.en.formula.symbols.h[1](state),
-      wq: TEXT.en.formula.symbols.wq[1](state), recap: TEXT.en.recap.items.join(''), gpt2: GPT2_TEXT.en.tilesNote,
+      wq: TEXT.en.formula.symbols.wq[1](state), recap: TEXT.en.recap.items(recapFacts(mha)).join(''), gpt2: GPT2_TEXT.en.tilesNote,
     },
   };
   for (const [place, words] of Object.entries(places.zh)) assert.match(words, /眼镜/, `zh ${place}: ${words}`);
   for (const [place, words] of Object.entries(places.en)) assert.match(words, /glasses/, `en ${place}: ${words}`);
   assert.match(places.zh.recap, /12 副眼镜/, 'the recap’s promise: GPT-2’s 12 pairs, counted');
   assert.match(places.zh.gpt2, /一副一副/);
+});
+
+/** Every sentence of TEXT[lang], its sentence builders called with a stand-in for any argument. */
+function everySentence(lang) {
+  const any = new Proxy(function () {}, {
+    get: (_, key) => (key === Symbol.toPrimitive ? () => 1 : key === Symbol.iterator ? () => [any, any, any, any][Symbol.iterator]() : key === 'length' ? 0 : any),
+    apply: () => any,
+  });
+  const found = [];
+  const walk = (value, path) => {
+    if (typeof value === 'string') found.push([path, value]);
+    else if (value === any) return;
+    else if (typeof value === 'function') walk(value(any, any, any, any), `${path}()`);
+    else if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`));
+    else if (value && typeof value === 'object') for (const [key, item] of Object.entries(value)) walk(item, `${path}.${key}`);
+  };
+  walk(TEXT[lang], lang);
+  return found;
+}
+
+test('no developer\'s word leaks into the Chinese page: no file path, bare token or nats, no name bracketed twice, no half-width marks', () => {
+  const sentences = everySentence('zh');
+  assert.ok(sentences.length > 400, `${sentences.length} sentences`);
+  const leaks = [
+    [/\b[\w-]+\/[\w.-]+\.(?:js|json|wasm|safetensors)\b/, 'a file path'],
+    [/\btokens?\b/i, 'token (词元 in Chinese)'],
+    [/\bnats\b/, 'nats (explained as the unit of 交叉熵)'],
+    [/[（(]⟨[^⟩]*⟩[）)]/, 'a token name in brackets inside brackets (⟨⟩ reads as a bracket)'],
+    [/[\u4e00-\u9fff][,;:!?]|[,;:!?][\u4e00-\u9fff]/, 'half-width punctuation in a Chinese sentence'],
+  ];
+  for (const [path, words] of sentences) for (const [leak, what] of leaks) assert.doesNotMatch(words, leak, `${path}: ${what}: ${words}`);
+  // §10's loss is named once, with its unit and which way is better.
+  const poems = TEXT.zh.poems;
+  assert.match(poems.lossAllOn, /每字的平均交叉熵（单位：nat；越低/);
+  assert.match(poems.lead, /词元（/);
+  assert.equal(poems.roleExplains.first, '看第一个位置，也就是开头的 ⟨始⟩：注意力没有别处可放时的“汇点”。');
+  assert.equal(poems.card(35607, 31), '留出诗共 31 首、35607 个字。');
+});
+
+test('the recap names the lesson\'s six closing points in its order, with the core\'s numbers: 2123 万, 50% and 33%, 4d²', () => {
+  const facts = recapFacts(mha);
+  const [one, two] = facts.heads;
+  assert.ok(one.fixed && one.words[0] === '鱼' && two.even, 'the lesson\'s two looks at 猫');
+  const items = TEXT.zh.recap.items(facts);
+  const points = [
+    /单头的窘境.*一种眼光、一张配比表/,
+    /朴素方案的账单.*21,233,664 个参数（约 2123 万）/,
+    /切分，不是重复：d_k = d_model ÷ h/,
+    /「猫吃鱼」切给两个头（h = 2）：同一个“猫”，头 1 把 50% 给了“鱼”，头 2 均匀地各给 33%/,
+    /逐个符号读懂.*MultiHead\(Q, K, V\) = Concat\(head₁, …, head_h\) Wᴼ/,
+    /4 · d_model².*2,359,296 个（约 236 万）/,
+  ];
+  points.forEach((point, i) => assert.match(items[i], point));
+  // The numbers are the core's: another hand example would give other shares.
+  const other = { ...facts, heads: [{ ...one, share: 61 }, { ...two, share: 25 }] };
+  assert.match(TEXT.zh.recap.items(other)[3], /头 1 把 61% 给了“鱼”，头 2 均匀地各给 25%/);
+  const english = TEXT.en.recap.items(facts);
+  assert.equal(english.length, items.length);
+  assert.match(english[1], /21,233,664 parameters/);
+  assert.match(english[3], /head 1 gives 50% to “鱼” and head 2 gives 33% to each word/);
+});
+
+test('the page goes by the lesson\'s own title and series name, in the heading and in the tab\'s title', () => {
+  assert.equal(TEXT.zh.kicker, 'Transformer 实现机制 · 第 10 课');
+  assert.equal(TEXT.zh.title, '多头注意力 —— 一个头一种眼光');
+  for (const lang of ['zh', 'en']) {
+    const { docTitle, title, kicker } = TEXT[lang];
+    assert.ok(docTitle.startsWith(title) && docTitle.includes(kicker.split(' · ')[0]), `${lang}: ${docTitle}`);
+  }
+  // The HTML's own title, before the script runs, is the Chinese one.
+  const html = readFileSync(new URL('../web/index.html', import.meta.url), 'utf8');
+  assert.equal(html.match(/<title>(.*)<\/title>/)[1], TEXT.zh.docTitle);
+});
+
+test('the bill reads in 万 beside the exact count in Chinese, as the lesson does: 2123 万 and 236 万 for GPT-2', () => {
+  const gpt2 = mha.paramCount({ dModel: 768, heads: 12 });
+  assert.equal(TEXT.zh.bill.approx(gpt2.naive), '（约 2123 万）');
+  assert.equal(TEXT.zh.bill.approx(gpt2.split), '（约 236 万）');
+  assert.equal(TEXT.en.bill.approx(gpt2.naive), '');
+  assert.equal(TEXT.zh.bill.approx(9999), '', 'a short count is read as it is');
+  assert.equal(TEXT.zh.bill.approx(40000), '（即 4 万）');
+  assert.equal(inWan(99_999_999).text, '1 亿', 'never 10000 万');
+  // Any d_model and h: the short form is the core's count rounded to at least three figures.
+  const random = seededRandom(10);
+  for (let i = 0; i < 300; i++) {
+    const dModel = 1 + Math.floor(random() * 65536);
+    const count = mha.paramCount({ dModel, heads: 1 }).split * (1 + Math.floor(random() * 4));
+    const wan = inWan(count);
+    if (count < 1e4) { assert.equal(wan, null); continue; }
+    const [, figures, unit] = wan.text.match(/^([\d.]+) (万|亿)$/);
+    const size = unit === '万' ? 1e4 : 1e8;
+    assert.ok(unit === '亿' || count < 99_995_000, `${count}: ${wan.text}`);
+    // At least three figures: decimals while the whole part has fewer (trailing zeros are not written).
+    const step = 10 ** -Math.max(0, 3 - String(Math.floor(count / size)).length);
+    assert.ok(Math.abs(Number(figures) - count / size) <= step / 2 + 1e-9, `${count}: ${wan.text}`);
+    assert.equal(wan.exact, Number(figures) * size === count);
+  }
 });
 
 // ——— Every claim of the callout against the numbers, over many random states ———
@@ -274,7 +380,9 @@ const PARSE = {
     look: /头 (\d+) (?:雨露均沾，均匀巡逻看得见的每个词（([\d.]+)% × (\d+)）|盯上了(“[^”]*”)（(\d+)%）|最看((?:“[^”]*”[、和]?)+)，并列（各 (\d+)%）|最看(“[^”]*”)（(\d+)%）)/g,
     lessonSplit: '课文的数字是：',
     views: /(两|\d+) ?套眼镜，(?:却只有 ?(两|\d+) ?种眼光：(.*?)。|(两|\d+) ?种眼光)/,
-    alike: '此刻几个头看法一样',
+    alike: /此刻 ?(两|\d+) ?个头在“([^”]*)”这一行上看法都?一样/,
+    row: (word) => `在“${word}”这一行上，`,
+    sameTaste: /可眼下 ?(两|\d+) ?个头尝的还是同一种——分工要靠训练。$/,
     groupSplit: '，', headNumber: /头 (\d+)/g,
     changes: /^你改了：(.*?)。/,
     changeItems: (heads) => ({ heads: `h（2 → ${heads}）`, mask: '掩码（打开了）', scale: '缩放（关掉了）', words: '词', numbers: 'q、k、v 里的数' }),
@@ -290,7 +398,9 @@ const PARSE = {
     look: /head (\d+) (?:plays no favourites, patrolling evenly over the words it sees \(([\d.]+)% × (\d+)\)|locks onto (“[^”]*”) \((\d+)%\)|looks most at ((?:“[^”]*”(?:, | and )?)+), tied \((\d+)% each\)|looks most at (“[^”]*”) \((\d+)%\))/g,
     lessonSplit: 'The lesson\'s numbers: ',
     views: /(two|\d+) pairs of glasses, (?:but only (two|\d+) ways of looking: (.*?)\.|(two|\d+) ways of looking)/i,
-    alike: 'the heads look alike',
+    alike: /right now (?:the |all )(two|\d+) heads look alike on “([^”]*)”'s row/i,
+    row: (word) => `on “${word}”'s row, `,
+    sameTaste: /but right now the (two|\d+) heads taste the same one — dividing the work is what training does\.$/,
     groupSplit: '; ', headNumber: /head (\d+)/g,
     changes: /^You changed (.*?)\. /,
     changeItems: (heads) => ({ heads: `h (2 → ${heads})`, mask: 'the mask (now on)', scale: 'scaling (now off)', words: 'the words', numbers: 'numbers in q, k or v' }),
@@ -358,19 +468,28 @@ function checkHeadsParagraph(text, result, changes, where) {
   }
   const views = [...groups.values()];
   if (views.length === 1) {
-    assert.ok(body.includes(parse.alike), `${where.says}: one view`);
+    const [, count, word] = body.match(parse.alike) ?? assert.fail(`${where.says}: one view`);
+    assert.equal(countOf(count), result.heads, `${where.says}: counts the heads`);
+    assert.equal(word, result.tokens[0], `${where.says}: names the row compared`);
     return;
   }
   const [, heads, fewer, alike, all] = body.match(parse.views) ?? assert.fail(`${where.says}: no count of views`);
+  // Fewer views than heads is said of the first word's row, the only one compared.
+  if (fewer) assert.ok(body.toLowerCase().includes(`${parse.row(result.tokens[0])}${heads}`.toLowerCase()), `${where.says}: names the row compared`);
   assert.equal(countOf(heads), result.heads, where.says);
   assert.equal(countOf(fewer ?? all), views.length, `${where.says}: counts ${JSON.stringify(views)}`);
   const named = alike ? alike.split(parse.groupSplit).map((group) => [...group.matchAll(parse.headNumber)].map((m) => Number(m[1]))) : [];
   assert.deepEqual(named, views.filter((group) => group.length > 1), `${where.says}: names the heads that look alike`);
 }
 
-/** Checks lesson 8's single head: its settings, its second row's own weight and where its largest went. */
-function checkSelfParagraph(text, single, where) {
+/**
+ * Checks lesson 8's single head: its settings, its second row's own weight and where its largest went; and
+ * that its close says the heads still taste alike exactly when `alikeHeads` (their count) were just seen so.
+ */
+function checkSelfParagraph(text, single, alikeHeads, where) {
   const parse = PARSE[where.lang];
+  const same = text.match(parse.sameTaste);
+  assert.equal(same ? countOf(same[1]) : 0, alikeHeads, `${where.says}: the close fits the heads just compared`);
   const visible = single.causal ? 2 : single.L;
   const row = Array.from({ length: visible }, (_, c) => ({ word: single.tokens[c], weight: single.attention[0][single.L + c].toFixed(2) }));
   const top = row.reduce((best, cell) => (Number(cell.weight) > Number(best) ? cell.weight : best), row[0].weight);
@@ -407,12 +526,15 @@ test('停一秒 over 1,200 random states: every share, tie, view, change and sin
     const single = runHand(mha, { ...hand, heads: 1 }, { use: 'prop-single' });
     const facts = pauseFacts(result, single, lessonFacts, handChanges(hand, lessonHand));
     const changes = trueChanges(hand, origins);
+    // Several heads, compared on a row with more than one word to see, all showing the same numbers.
+    const firstRows = Array.from({ length: result.heads }, (_, head) => shownRow(result, head, 0).map((cell) => cell.percent).join(','));
+    const alikeHeads = result.heads > 1 && !result.causal && result.L > 1 && new Set(firstRows).size === 1 ? result.heads : 0;
     for (const lang of ['zh', 'en']) {
       const [heads, self, ...more] = HAND_TEXT[lang].pause(facts);
       const where = (says) => ({ lang, says: `state ${n} (${JSON.stringify(hand)}), ${lang}: ${says}` });
       assert.equal(more.length, 0);
       checkHeadsParagraph(heads, result, changes, where(heads));
-      if (result.L > 1) checkSelfParagraph(self, single, where(self));
+      if (result.L > 1) checkSelfParagraph(self, single, alikeHeads, where(self));
       else assert.equal(self, undefined, 'one word: no second row to tell of');
     }
     const looks = facts.looks;

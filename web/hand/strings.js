@@ -27,9 +27,10 @@ const headListZh = (heads) => listed(heads.map((head) => `头 ${head + 1}`), '�
 function viewsZh(f) {
   const n = f.views.length;
   if (n === f.heads) return `${countZh(f.heads)}套眼镜，${countZh(n)}种眼光。`;
-  if (n === 1) return '此刻几个头看法一样：眼镜多了，眼光却没分开——分工要靠训练。';
+  // Heads are compared on the first word's row only: on another row they may differ.
+  if (n === 1) return `此刻${countZh(f.heads, ' ')}个头在“${f.word}”这一行上看法${f.heads === 2 ? '' : '都'}一样：眼镜多了，眼光却没分开。`;
   const alike = f.views.filter((group) => group.length > 1).map((group) => `${headListZh(group)} 看法相同`).join('，');
-  return `${countZh(f.heads)}套眼镜，却只有${countZh(n, ' ')}种眼光：${alike}。`;
+  return `在“${f.word}”这一行上，${countZh(f.heads)}套眼镜，却只有${countZh(n, ' ')}种眼光：${alike}。`;
 }
 
 function changesZh(f) {
@@ -43,6 +44,12 @@ function changesZh(f) {
   return `你改了：${f.changes.map((change) => names[change]()).join('、')}。`;
 }
 
+/** Multi-head's promise; when the heads were just seen looking alike, that only training delivers it. */
+const sameView = (f) => f.heads > 1 && !f.alone && f.views.length === 1;
+const promiseZh = (f) => (sameView(f)
+  ? `多头能把不同的口味分给不同的头去尝，可眼下${countZh(f.heads, ' ')}个头尝的还是同一种——分工要靠训练。`
+  : '多头把不同的口味分给不同的头去尝。');
+
 function selfZh(f) {
   const { self } = f;
   const lessonSetting = !self.causal && self.scaled;
@@ -51,10 +58,10 @@ function selfZh(f) {
   const lessonNote = lessonSetting || !f.lesson?.self ? '' : `（第 8 课的单头不戴掩码、要缩放，课文的数字下给自己 ${f.lesson.self.weight}）`;
   const others = self.topWords.filter((w) => w !== self.word);
   if (self.selfTop && others.length === 0) {
-    return `${lessonSetting ? '这也兑现了第 8 课的伏笔' : '再看第 8 课的伏笔'}：${row}把最大的一份 ${self.weight} 给了自己${lessonNote}。那份“自恋”只是单头的一种口味；多头把不同的口味分给不同的头去尝。`;
+    return `${lessonSetting ? '这也兑现了第 8 课的伏笔' : '再看第 8 课的伏笔'}：${row}把最大的一份 ${self.weight} 给了自己${lessonNote}。那份“自恋”只是单头的一种口味；${promiseZh(f)}`;
   }
   const top = self.selfTop ? `与${quotedZh(others)}并列最大` : `最大的一份 ${self.topWeight} 给了${quotedZh(self.topWords)}${self.topWords.length > 1 ? `（各 ${self.topWeight}）` : ''}`;
-  return `再看第 8 课的伏笔：${row}给自己 ${self.weight}，${top}${lessonNote}。单头只有这一种口味；多头把不同的口味分给不同的头去尝。`;
+  return `再看第 8 课的伏笔：${row}给自己 ${self.weight}，${top}${lessonNote}。单头只有这一种口味；${promiseZh(f)}`;
 }
 
 function pauseZh(f) {
@@ -89,9 +96,9 @@ const headListEn = (heads) => listed(heads.map((head) => `head ${head + 1}`), ',
 function viewsEn(f) {
   const n = f.views.length;
   if (n === f.heads) return `${countEn(f.heads)} pairs of glasses, ${countEn(n)} ways of looking`;
-  if (n === 1) return 'right now the heads look alike: more glasses, but no separate views — dividing the work is what training does';
+  if (n === 1) return `right now ${f.heads === 2 ? 'the two' : `all ${f.heads}`} heads look alike on “${f.word}”'s row: more glasses, but no separate views`;
   const alike = f.views.filter((group) => group.length > 1).map((group) => `${headListEn(group)} look alike`).join('; ');
-  return `${f.heads} pairs of glasses, but only ${countEn(n)} ways of looking: ${alike}`;
+  return `on “${f.word}”'s row, ${f.heads} pairs of glasses, but only ${countEn(n)} ways of looking: ${alike}`;
 }
 const sentenceEn = (phrase) => `${phrase[0].toUpperCase()}${phrase.slice(1)}.`;
 
@@ -106,6 +113,10 @@ function changesEn(f) {
   return `You changed ${listed(f.changes.map((change) => names[change]()), ', ', ' and ')}. `;
 }
 
+const promiseEn = (f) => (sameView(f)
+  ? `multi-head attention can hand different flavours to different heads, but right now the ${countEn(f.heads)} heads taste the same one — dividing the work is what training does.`
+  : 'multi-head attention hands different flavours to different heads.');
+
 function selfEn(f) {
   const { self } = f;
   const lessonSetting = !self.causal && self.scaled;
@@ -114,10 +125,10 @@ function selfEn(f) {
   const lessonNote = lessonSetting || !f.lesson?.self ? '' : ` (lesson 8's single head, unmasked and scaled, gives itself ${f.lesson.self.weight} on the lesson's numbers)`;
   const others = self.topWords.filter((w) => w !== self.word);
   if (self.selfTop && others.length === 0) {
-    return `${lessonSetting ? 'This pays off lesson 8\'s hint' : 'And lesson 8\'s hint'}: given the same q, k and v, ${head} gives the largest share of “${self.word}”'s row, ${self.weight}, to “${self.word}” itself${lessonNote}. That self-regard was only one flavour, a single head's; multi-head attention hands different flavours to different heads.`;
+    return `${lessonSetting ? 'This pays off lesson 8\'s hint' : 'And lesson 8\'s hint'}: given the same q, k and v, ${head} gives the largest share of “${self.word}”'s row, ${self.weight}, to “${self.word}” itself${lessonNote}. That self-regard was only one flavour, a single head's; ${promiseEn(f)}`;
   }
   const top = self.selfTop ? `tied for the largest with ${quotedEn(others)}` : `and its largest share, ${self.topWeight}${self.topWords.length > 1 ? ' each' : ''}, to ${quotedEn(self.topWords)}`;
-  return `And lesson 8's hint: given the same q, k and v, ${head} gives “${self.word}” ${self.weight} of its own row, ${top}${lessonNote}. A single head has that one flavour; multi-head attention hands different flavours to different heads.`;
+  return `And lesson 8's hint: given the same q, k and v, ${head} gives “${self.word}” ${self.weight} of its own row, ${top}${lessonNote}. A single head has that one flavour; ${promiseEn(f)}`;
 }
 
 function pauseEn(f) {

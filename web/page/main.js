@@ -20,6 +20,7 @@ import { ablationSection } from './sections/ablation.js';
 import { quizSection } from './sections/quiz.js';
 import { shareSection } from './sections/share.js';
 import { lessonMode } from './lesson-mode.js';
+import { recapFacts } from './recap.js';
 
 const app = document.getElementById('app');
 
@@ -345,7 +346,7 @@ function footer() {
   return h('footer', { class: 'reading' }, [
     h('section', { class: 'recap', id: 'recap', 'aria-labelledby': 'recap-title' }, [
       h('h2', { id: 'recap-title' }, [recap.title]),
-      h('ul', {}, recap.items.map((item) => h('li', {}, [item]))),
+      h('ul', {}, recap.items(recapFacts(ctx.mha)).map((item) => h('li', {}, [item]))),
     ]),
     h('h2', {}, [reading.title]),
     h('ul', { id: 'reading-list' }, reading.items.map((item) => h('li', {}, readingItem(item)))),

@@ -7,6 +7,7 @@ import { PIPELINE_TEXT } from '../pipeline/strings.js';
 import { POEMS_TEXT } from '../poems/strings.js';
 import { GPT2_TEXT } from '../gpt2/strings.js';
 import { REAL_HEADS_TEXT } from '../real-heads/strings.js';
+import { grouped } from '../ui/section.js';
 
 // §5 gives each shape for the hand example and for section 1's sizes (GPT-2's by default); `bill` is
 // { dModel, heads, dK, gpt2 }, or null while section 1 refuses its numbers.
@@ -15,14 +16,32 @@ const billShapeZh = (bill, shape) => (!bill ? '' : bill.gpt2 ? `，GPT-2（d_mod
 const billHeadsEn = (bill) => (!bill ? '' : bill.gpt2 ? ` (GPT-2 wears ${bill.heads})` : ` (${bill.heads} in section 1 now)`);
 const billShapeEn = (bill, shape) => (!bill ? '' : bill.gpt2 ? `, ${shape(bill)} in GPT-2 (d_model = ${bill.dModel}, h = ${bill.heads})` : `, ${shape(bill)} with section 1's d_model = ${bill.dModel} and h = ${bill.heads}`);
 
+/**
+ * A count in 万 or 亿, as a Chinese class reads it: at least three significant figures, whole units once
+ * there are more (21,233,664 → 2123 万, 2,359,296 → 236 万, the lesson's own). `exact` says whether the
+ * rounding lost nothing. Null below 1 万, where the count is short enough to read as it is.
+ */
+export function inWan(count) {
+  if (count < 1e4) return null;
+  const round = (size) => Number((count / size).toFixed(Math.max(0, 3 - String(Math.floor(count / size)).length)));
+  // 99,999,999 rounds to 10000 万: that is 1 亿.
+  const [unit, size] = round(1e4) < 1e4 ? ['万', 1e4] : ['亿', 1e8];
+  const rounded = round(size);
+  return { text: `${rounded} ${unit}`, exact: Math.round(rounded * size) === count };
+}
+const approxZh = (count) => {
+  const wan = inWan(count);
+  return !wan ? '' : `（${wan.exact ? '即' : '约'} ${wan.text}）`;
+};
+
 export const TEXT = {
   zh: {
     htmlLang: 'zh-CN',
-    docTitle: '多头注意力 · 第 10 课',
+    docTitle: '多头注意力 —— 一个头一种眼光 · Transformer 实现机制 · 第 10 课',
     switchLang: 'English',
     switchLangLabel: 'Switch to English',
-    kicker: 'Transformer 的内部机制 · 第 10 课',
-    title: '多头注意力：同一句话，几种看法',
+    kicker: 'Transformer 实现机制 · 第 10 课',
+    title: '多头注意力 —— 一个头一种眼光',
     intro: [
       '单头注意力只戴一套眼镜：一套 Q/K/V 替整句话算出一张配比表（第 8 课的叫法：softmax 替每个词把注意力分成几成），“猫”该看“鱼”多少，就只有那一个数。可一句话里的关系不止一种——代词要找它指的人，动词要找宾语，形容词要找它修饰的名词，语气词要找情绪落在哪里。一套眼镜只有一种眼光，多戴几套的人才看得更全：这就是多头注意力的全部动机。第 8 课埋下的伏笔（“吃”把最大的一份配比给了自己，换成多个头就会各有所爱），也在这一课兑现。',
       '多头注意力给几个“头”各配一套眼镜：每个头在同一句话上按自己的方式算一遍注意力，最后把它们看到的合起来。本页的每一个数字都由编译成 WebAssembly 的 C 注意力内核在你的浏览器里实时算出；拖动任何数字，所有图都会跟着变。',
@@ -61,6 +80,7 @@ export const TEXT = {
         : `朴素做法还有一笔看不见的浪费：这 ${heads} 套眼镜都在同一个 ${dModel} 维的完整空间里各干各的，学出来的东西多半高度重叠——花了 ${ratio} 倍的钱，买到的是 ${heads} 份差不多的目光。问题不在要不要多装几套眼镜，而在怎么装得便宜。`),
       gpt2: '默认值是 GPT-2 的设置：d_model = 768，h = 12。',
       params: '个参数',
+      approx: approxZh,
     },
     split: {
       lead: '《Attention Is All You Need》换了个问法，答案就便宜了：不再给每个头各买一台完整的望远镜，而是把手上这一台的视野分成 h 段，每个头只管自己那一段，各看各的。具体分三步：',
@@ -279,12 +299,14 @@ export const TEXT = {
     },
     recap: {
       title: '学完这一课，你能',
-      items: [
-        '说清多头注意力的动机：一个头一套眼镜、一种眼光；朴素地多装 h 套完整眼镜，账单会爆炸，学到的东西还多半重叠。',
-        '算出多头注意力的参数账：h 个头分掉 d_model 维，再加一个 Wᴼ，共 4 · d_model²，和单头加输出投影一样多。',
-        '由 d_model 和 h 得出 d_k = d_model ÷ h，说出每个头拿到 q、k、v 的哪几维。',
-        '替一个头走完四步：打分、除以 √d_k、softmax、加权 v，需要时先加上因果掩码。',
-        '把各头的输出拼接回 d_model 维，再用 Wᴼ 融合，并说明 Wᴼ 做了什么。',
+      // The lesson's six closing points, in order, with recap.js's numbers from the core; then two of the page's own.
+      items: ({ naive, split, word, heads: [one, two] }) => [
+        '说清单头的窘境：一套眼镜只有一种眼光、一张配比表，一句话里的几种关系只能挤在这张表里被平均掉。',
+        `算出朴素方案的账单：按 GPT-2 的 d_model = 768、h = 12，装 12 套完整的眼镜要 ${grouped(naive)} 个参数${approxZh(naive)}，学到的东西还多半重叠。`,
+        '说出论文的改法为什么是切分，不是重复：d_k = d_model ÷ h，每个头只在自己那几维里独立走四步（打分、除以 √d_k、softmax、加权 v，要掩码时每个头都戴），拼回来再由 Wᴼ 融合。',
+        `亲手把「猫吃鱼」切给两个头（h = 2）：同一个“${word}”，头 1 把 ${one.share}% 给了“${one.words[0]}”，头 2 均匀地各给 ${two.share}%——同一只猫，两种眼光，第 8 课的伏笔就此兑现。`,
+        '逐个符号读懂论文里的那一行：MultiHead(Q, K, V) = Concat(head₁, …, head_h) Wᴼ。',
+        `算出多头的参数账：切分加 Wᴼ 共 4 · d_model²，和单头加输出投影一样多——GPT-2 一层是 ${grouped(split)} 个${approxZh(split)}，多出的几种眼光不多花一个参数。`,
         '关掉一个头，从输出和损失的变化看出它做了什么；明白头的分工是训练出来的。',
         '数清 GPT-2 一层的 12 副眼镜：在第十节打开它的文件，一层 12 个头，一副一副看过去，看每副盯着哪里。',
       ],
@@ -308,11 +330,11 @@ export const TEXT = {
 
   en: {
     htmlLang: 'en',
-    docTitle: 'Multi-head attention · Lesson 10',
+    docTitle: 'Multi-head attention — one head, one way of looking · How Transformers are built · Lesson 10',
     switchLang: '中文',
     switchLangLabel: '切换到中文',
-    kicker: 'How Transformers work · Lesson 10',
-    title: 'Multi-head attention: one sentence, several ways of looking',
+    kicker: 'How Transformers are built · Lesson 10',
+    title: 'Multi-head attention — one head, one way of looking',
     intro: [
       'A single attention head wears one pair of glasses: one set of Q/K/V scores the whole sentence into a single table of weights, so how much 猫 (cat) looks at 鱼 (fish) is one number. But a sentence holds many kinds of relation at once — a pronoun and what it refers to, a verb and its object, an adjective and its noun, a particle and the feeling it lands on. One pair of glasses gives one way of seeing; whoever wears several sees more. That is the whole motive for multi-head attention, and this lesson settles the hint lesson 8 left (吃, "eat", gave its largest weight to itself; with several heads, each has favourites of its own).',
       'Multi-head attention gives several "heads" a pair of glasses each: every head runs attention over the same sentence in its own way, and what they see is merged at the end. Every number on this page is computed live in your browser by a C attention core compiled to WebAssembly; drag any number and every figure follows.',
@@ -351,6 +373,7 @@ export const TEXT = {
         : `The naive design also wastes what you cannot see: all ${heads} pairs of glasses work in the same full ${dModel}-dimensional space, so what they learn largely overlaps — ${ratio} times the cost for ${heads} similar views. The question is not whether to wear more glasses, but how to wear them cheaply.`),
       gpt2: 'The defaults are GPT-2\'s: d_model = 768, h = 12.',
       params: 'parameters',
+      approx: () => '',
     },
     split: {
       lead: '"Attention Is All You Need" makes the answer cheap by asking differently: instead of buying every head a whole telescope of its own, take the one telescope there is and divide its view into h sections, each head minding its own section. Three steps:',
@@ -566,12 +589,13 @@ export const TEXT = {
     },
     recap: {
       title: 'After this lesson you can',
-      items: [
-        'Say why there are several heads: one head is one pair of glasses, one way of looking; wearing h full pairs naively makes the bill explode, and what they learn largely overlaps.',
-        'Work out the parameter bill of multi-head attention: h heads share out d_model dimensions, plus one Wᴼ, 4 · d_model² in all — the same as one head with an output projection.',
-        'Get d_k = d_model ÷ h from d_model and h, and say which dimensions of q, k and v each head takes.',
-        'Take one head through its four steps: scores, divide by √d_k, softmax, weight the v rows — with the causal mask first when it is on.',
-        'Concatenate the heads\' outputs back to d_model dimensions, fuse them with Wᴼ, and say what Wᴼ does.',
+      items: ({ naive, split, word, heads: [one, two] }) => [
+        'Say what a single head cannot do: one pair of glasses is one way of looking, one table of weights, so the several relations in a sentence are squeezed into that table and averaged away.',
+        `Price the naive plan: with GPT-2's d_model = 768 and h = 12, twelve full pairs of glasses cost ${grouped(naive)} parameters, and what they learn largely overlaps.`,
+        'Say why the paper splits rather than copies: d_k = d_model ÷ h, each head runs the four steps in its own few dimensions (scores, divide by √d_k, softmax, weight the v rows; every head wears the mask when there is one), and Wᴼ fuses them once they are joined back.',
+        `Split 猫吃鱼 across two heads (h = 2) by hand: for the same “${word}”, head 1 gives ${one.share}% to “${one.words[0]}” and head 2 gives ${two.share}% to each word — one cat, two ways of looking, and lesson 8's hint paid off.`,
+        'Read the paper\'s one line symbol by symbol: MultiHead(Q, K, V) = Concat(head₁, …, head_h) Wᴼ.',
+        `Work out the multi-head bill: split plus Wᴼ is 4 · d_model², the same as one head with an output projection (${grouped(split)} in a layer of GPT-2): the extra ways of looking cost not one parameter more.`,
         'Switch a head off and tell from the change in output and loss what it did; know that heads divide the work only through training.',
         'Count the 12 pairs of glasses in a layer of GPT-2: open its file in section 10 and go through a layer\'s 12 heads one by one, seeing where each pair looks.',
       ],

@@ -36,7 +36,7 @@ export function billSection(ctx) {
         return;
       }
       const row = (label, formula, value, id) =>
-        h('div', { class: 'bill-row' }, [h('span', { class: 'bill-label' }, [label, h('small', {}, [formula])]), h('output', { id, class: 'bill-value' }, [grouped(value)]), h('span', { class: 'unit' }, [t.params])]);
+        h('div', { class: 'bill-row' }, [h('span', { class: 'bill-label' }, [label, h('small', {}, [formula])]), h('output', { id, class: 'bill-value' }, [grouped(value)]), h('span', { class: 'unit' }, [t.params, t.approx(value)])]);
       const twoDecimals = (x) => String(Math.round(x * 100) / 100);
       const ratio = twoDecimals(counts.naive / counts.split);
       // The lesson's ratio counts Wᴼ on one side only; like with like is the Q/K/V of both.
@@ -48,7 +48,7 @@ export function billSection(ctx) {
         h('p', { id: 'bill-like' }, [t.likeWithLike({ naive: grouped(counts.naive), split: grouped(splitGlasses), ratio: twoDecimals(counts.naive / splitGlasses), wo: grouped(counts.wo) })]),
         // The naive plan's hidden waste, priced with the numbers above.
         h('p', { id: 'bill-waste' }, [t.waste(dModel, heads, ratio)]),
-        h('p', {}, [`${t.identity}: `, h('strong', { id: 'bill-single' }, [grouped(counts.single)]), ` — ${t.identityNote}`]),
+        h('p', {}, [`${t.identity}: `, h('strong', { id: 'bill-single' }, [grouped(counts.single)]), `${t.approx(counts.single)} — ${t.identityNote}`]),
         h('p', {}, [`${t.dk} ${dModel} ÷ ${heads} = `, h('strong', { id: 'bill-dk' }, [String(dModel / heads)])]),
       );
     },
