@@ -245,6 +245,50 @@ test('P opens lesson mode at the part in view; the keys and buttons move, the ad
   }
 });
 
+test('lesson mode: a clicker still moves after a checkbox, a radio button or a button is used; radios keep the arrows, figures and sliders theirs', async () => {
+  const { page, errors, context } = await load('?present=1&part=3', { viewport: { width: 1920, height: 1080 } });
+  try {
+    const showing = () => page.$eval('.current-part', (node) => `${node.id} ${node.dataset.showing}`);
+    const heads = () => page.$eval('#hand input[name="hand-heads"]:checked', (node) => node.value);
+    // A radio group keeps the arrows (→ picks the next h), not PageDown / PageUp.
+    await page.click('#hand input[name="hand-heads"][value="1"]');
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await heads(), '2', 'the radio took the arrow');
+    assert.equal(await showing(), 'hand 1');
+    await page.keyboard.press('PageDown');
+    assert.equal(await showing(), 'hand 2', 'PageDown from a radio button moves');
+    await page.keyboard.press('PageUp');
+    assert.equal(await showing(), 'hand 1');
+    // A checkbox takes Space, not the moving keys: → and PageDown move the lesson, the box stays as it is.
+    for (const key of ['ArrowRight', 'PageDown']) {
+      await page.click('#hand-mask');
+      const checked = await page.isChecked('#hand-mask');
+      await page.keyboard.press(key);
+      assert.equal(await showing(), 'hand 2', `${key} from the checkbox moves`);
+      assert.equal(await page.isChecked('#hand-mask'), checked);
+      await page.keyboard.press('Home');
+      await addressSays(page, { part: null, screen: null });
+      await page.goto(`${env.baseUrl}?present=1&part=3`);
+      await lessonDrawn(page);
+    }
+    // So does a button.
+    await page.focus('#hand-reset');
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await showing(), 'hand 2', '→ from a button moves');
+    // A figure's cells keep the arrows, PageDown / PageUp, Home and End.
+    await screenSettled(page);
+    const cell = page.locator('#hand .head-card svg[data-figure] .cell[tabindex="0"]').locator('visible=true').first();
+    await cell.focus();
+    for (const key of ['PageDown', 'ArrowRight', 'End', 'PageUp', 'Home', 'ArrowLeft']) {
+      await page.keyboard.press(key);
+      assert.equal(await showing(), 'hand 2', `a figure's cell keeps ${key}`);
+    }
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('?present=1 at 375 px (English): the bar fits a phone, axe-core finds nothing serious; ?present=yes and part=13 are ignored', async () => {
   const { page, errors, context } = await load('?lang=en&present=1&part=3', { viewport: { width: 375, height: 812 } });
   try {
