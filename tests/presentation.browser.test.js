@@ -2,7 +2,8 @@
 // the lesson one part a screen under a bar with its number and title; the arrow keys, PageDown / PageUp (a
 // presenter's clicker), Home and End move, the address says where (?present=1&part=3&screen=2), Escape or P
 // leaves. At 1920 × 1080 and 1280 × 720, in Chinese and English, every figure of parts 一 to 六 lies on the
-// screen, and at 1920 × 1080 no number in them is drawn under 24 px. Anything but present=1 in a link leaves
+// screen, and at 1920 × 1080 no number in them, nor the closing questions or the symbols' notes, is drawn under
+// 24 px, nor a program's code under 18 px. Anything but present=1 in a link leaves
 // the page as it is (tests/page.test.js reads many such links in Node). axe-core finds nothing serious in it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -62,14 +63,16 @@ const looks = (page) => page.evaluate(() => {
 
 // The figures of a part: drawings, the q/k/v and Wᴼ tables, the bill's results, what a program prints.
 const FIGURES = 'svg, table.qkv, .bill-result, pre.console';
+// Prose that carries the lesson, every word of it held to the numbers' size: the closing questions, the symbols' notes.
+const LESSON_TEXT = '#questions dl, #formula-section .symbols';
 
 /**
- * The shown part's figures that leave the screen (below the bar, inside the window), and the numbers in them
- * drawn under `least` px: SVG text at its font size times the drawing's scale on the screen, HTML text at its
- * font size times its zoom. A number is a text that parses as one ("0.25", "21,233,664", "-2.00"), or in a
- * program's printout any word that does.
+ * The shown part's figures that leave the screen (below the bar, inside the window), the numbers in them
+ * and the lesson's prose drawn under `least` px: SVG text at its font size times the drawing's scale on the
+ * screen, HTML text at its font size times its zoom. A number is a text that parses as one ("0.25",
+ * "21,233,664", "-2.00"), or in a program's printout any word that does. `code`: the smallest program text shown.
  */
-const measure = (page, least) => page.evaluate(({ figures, least }) => {
+const measure = (page, least) => page.evaluate(({ figures, texts, least }) => {
   const part = document.querySelector('.lesson-section.current-part');
   const barBottom = document.querySelector('#lesson-bar').getBoundingClientRect().bottom;
   const visible = (node) => node.getClientRects().length > 0 && !node.closest('.sr-only, title, desc');
@@ -89,13 +92,26 @@ const measure = (page, least) => page.evaluate(({ figures, least }) => {
       if (!visible(element)) continue;
       const words = element.closest('pre') ? text.data.split(/[\s[\]()]+/) : [text.data.trim()];
       if (!words.some((word) => NUMBER.test(word))) continue;
-      const font = parseFloat(getComputedStyle(element).fontSize);
-      const px = element instanceof SVGElement ? font * element.getScreenCTM().a : font * element.currentCSSZoom;
+      const px = drawnPx(element);
       if (px < least - 0.01) small.push(`"${text.data.trim().slice(0, 20)}" at ${px.toFixed(1)} px`);
     }
   }
-  return { outside, small: [...new Set(small)] };
-}, { figures: FIGURES, least });
+  for (const block of part.querySelectorAll(texts)) {
+    const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
+    for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+      if (!text.data.trim() || !visible(text.parentElement)) continue;
+      const px = drawnPx(text.parentElement);
+      if (px < least - 0.01) small.push(`"${text.data.trim().slice(0, 20)}" at ${px.toFixed(1)} px`);
+    }
+  }
+  const code = Math.min(...[...part.querySelectorAll('pre.source')].filter(visible).map(drawnPx));
+  return { outside, small: [...new Set(small)], code };
+
+  function drawnPx(element) {
+    const font = parseFloat(getComputedStyle(element).fontSize);
+    return element instanceof SVGElement ? font * element.getScreenCTM().a : font * element.currentCSSZoom;
+  }
+}, { figures: FIGURES, texts: LESSON_TEXT, least });
 
 /** axe-core on the page as it stands finds no serious or critical violations. */
 async function assertAxeClean(page) {
@@ -104,7 +120,7 @@ async function assertAxeClean(page) {
 }
 
 // Parts 一 to 六, a screen at a time, as PageDown walks them from the first.
-const SCREENS = [[1, 1], [2, 1], [3, 1], [3, 2], [3, 3], [4, 1], [5, 1], [5, 2], [6, 1], [6, 2]];
+const SCREENS = [[1, 1], [2, 1], [3, 1], [3, 2], [3, 3], [4, 1], [5, 1], [5, 2], [6, 1], [6, 2], [6, 3]];
 const PART_NUMBERS = { zh: ['一', '二', '三', '四', '五', '六'], en: ['1.', '2.', '3.', '4.', '5.', '6.'] };
 
 for (const [width, height] of [[1920, 1080], [1280, 720]]) {
@@ -120,9 +136,11 @@ for (const [width, height] of [[1920, 1080], [1280, 720]]) {
           assert.equal(now.sections.length, 1, `one part at a time: ${now.sections}`);
           assert.ok(now.title.startsWith(PART_NUMBERS[lang][part - 1]), `the bar names part ${part}: ${now.title}`);
           assert.ok(now.position.startsWith(`${part} / 12`), now.position);
-          const { outside, small } = await measure(page, width === 1920 ? 24 : 0);
+          const { outside, small, code } = await measure(page, width === 1920 ? 24 : 0);
           assert.deepEqual(outside, [], `part ${part}, screen ${screen}: figures off the screen`);
           assert.deepEqual(small, [], `part ${part}, screen ${screen}: numbers under 24 px`);
+          // A program's code is read from the back of the room too, at 18 px or more.
+          if (width === 1920) assert.ok(code >= 18 - 0.01, `part ${part}, screen ${screen}: the code at ${code} px`);
           if (width === 1920 && lang === 'zh') await page.screenshot({ path: `${ensureArtifactsDir()}lesson-mode-${part}-${screen}.png` });
         }
         assert.deepEqual(errors, []);
