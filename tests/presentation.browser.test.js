@@ -64,7 +64,7 @@ const looks = (page) => page.evaluate(() => {
 // The figures of a part: drawings, the q/k/v and Wᴼ tables, the bill's results, what a program prints.
 const FIGURES = 'svg, table.qkv, .bill-result, pre.console';
 // Prose that carries the lesson, every word of it held to the numbers' size: the closing questions, the symbols' notes.
-const LESSON_TEXT = '#questions dl, #formula-section .symbols';
+const LESSON_TEXT = '#questions dl, #symbol-notes';
 
 /**
  * The shown part's figures that leave the screen (below the bar, inside the window), the numbers in them
@@ -99,7 +99,8 @@ const measure = (page, least) => page.evaluate(({ figures, texts, least }) => {
   for (const block of part.querySelectorAll(texts)) {
     const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
     for (let text = walker.nextNode(); text; text = walker.nextNode()) {
-      if (!text.data.trim() || !visible(text.parentElement)) continue;
+      // KaTeX's symbols set their sub- and superscripts smaller, as print does: the words are measured.
+      if (!text.data.trim() || !visible(text.parentElement) || text.parentElement.closest('.katex')) continue;
       const px = drawnPx(text.parentElement);
       if (px < least - 0.01) small.push(`"${text.data.trim().slice(0, 20)}" at ${px.toFixed(1)} px`);
     }
@@ -301,6 +302,24 @@ test('lesson mode: a clicker still moves after a checkbox, a radio button or a b
       await page.keyboard.press(key);
       assert.equal(await showing(), 'hand 2', `a figure's cell keeps ${key}`);
     }
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('lesson mode, §5: the notes in two columns under the formula; on the pipeline\'s screen the formula stays, pointing at a symbol lights its part', async () => {
+  const { page, errors, context } = await load('?present=1&part=5', { viewport: { width: 1920, height: 1080 } });
+  try {
+    await screenSettled(page);
+    const columns = await page.$$eval('#symbol-notes > li', (items) => new Set(items.map((item) => Math.round(item.getBoundingClientRect().left))).size);
+    assert.equal(columns, 2, 'the notes stand in two columns');
+    await page.keyboard.press('PageDown');
+    await screenSettled(page);
+    const concat = page.locator('#formula-section .formula .sym-concat').first();
+    assert.ok(await concat.isVisible(), 'the formula is on the pipeline\'s screen');
+    await concat.hover();
+    await page.waitForSelector('#formula-pipeline g.stage.highlighted');
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
