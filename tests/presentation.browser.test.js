@@ -308,6 +308,29 @@ test('lesson mode: a clicker still moves after a checkbox, a radio button or a b
   }
 });
 
+test('lesson mode, §3\'s third screen: Concat, Wᴼ and the output stand as three columns, each heading over its own figure', async () => {
+  const { page, errors, context } = await load('?present=1&part=3&screen=3', { viewport: { width: 1920, height: 1080 } });
+  try {
+    await screenSettled(page);
+    const columns = await page.$$eval('#hand .concat-and-wo > *', (steps) => steps.map((step) => {
+      const heading = step.querySelector('h3').getBoundingClientRect();
+      const figure = step.querySelector('svg, table').getBoundingClientRect();
+      return { heading: [heading.left, heading.top], figure: [figure.left, figure.top, figure.right] };
+    }));
+    assert.equal(columns.length, 3);
+    for (const [i, { heading, figure }] of columns.entries()) {
+      assert.ok(heading[1] < figure[1] && figure[1] - heading[1] < 300, `column ${i + 1}: its heading just over its figure`);
+      assert.ok(Math.abs(heading[0] - figure[0]) < 20, `column ${i + 1}: heading and figure share a left edge`);
+      if (i > 0) assert.ok(figure[0] > columns[i - 1].figure[2], `column ${i + 1} stands right of column ${i}`);
+      assert.equal(heading[1], columns[0].heading[1], 'the headings in a row');
+      assert.equal(figure[1] - columns[0].figure[1] < 60, true, 'the figures start together');
+    }
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('lesson mode, §5: the notes in two columns under the formula; on the pipeline\'s screen the formula stays, pointing at a symbol lights its part', async () => {
   const { page, errors, context } = await load('?present=1&part=5', { viewport: { width: 1920, height: 1080 } });
   try {

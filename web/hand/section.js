@@ -84,15 +84,11 @@ export function handSection(ctx) {
         pauseText,
       ]),
     ]),
+    // Each heading with its note and its figure: lesson mode stands the three side by side.
     h('div', { class: 'concat-and-wo', 'data-screen': 3 }, [
-      h('h3', {}, [t.concatTitle]),
-      h('p', { class: 'muted' }, [t.concatNote]),
-      concatBox,
-      h('h3', {}, [t.woTitle]),
-      h('p', { class: 'muted', id: 'wo-note' }, [t.woNote]),
-      woBox,
-      h('h3', {}, [t.outputTitle]),
-      outputBox,
+      h('div', { class: 'concat-step' }, [h('h3', {}, [t.concatTitle]), h('p', { class: 'muted' }, [t.concatNote]), concatBox]),
+      h('div', { class: 'concat-step' }, [h('h3', {}, [t.woTitle]), h('p', { class: 'muted', id: 'wo-note' }, [t.woNote]), woBox]),
+      h('div', { class: 'concat-step' }, [h('h3', {}, [t.outputTitle]), outputBox]),
     ]),
   ]);
 
