@@ -349,6 +349,52 @@ test('lesson mode, §5: the notes in two columns under the formula; on the pipel
   }
 });
 
+test('lesson mode shows the short notes: §3\'s mask note on its first screen, §4\'s caveat whose link shows §9; §4 names its step once', async () => {
+  const { page, errors, context } = await load('?present=1&part=3', { viewport: { width: 1920, height: 1080 } });
+  try {
+    const px = (selector) => page.$eval(selector, (node) => parseFloat(getComputedStyle(node).fontSize) * node.currentCSSZoom);
+    await screenSettled(page);
+    assert.ok(await page.isVisible('#mask-note-short') && !(await page.isVisible('#mask-note')), 'the short mask note, not the long one');
+    assert.ok(await px('#mask-note-short') >= 24, `the mask note at ${await px('#mask-note-short')} px`);
+    await page.keyboard.press('PageDown');
+    assert.equal(await page.isVisible('#mask-note-short'), false, 'on the first screen only');
+
+    await page.goto(`${env.baseUrl}?present=1&part=4`);
+    await lessonDrawn(page);
+    await screenSettled(page);
+    assert.ok(await page.isVisible('#pipeline-caveat-short'), 'the caveat is on §4\'s screen');
+    assert.ok(await px('#pipeline-caveat-short') >= 24, `the caveat at ${await px('#pipeline-caveat-short')} px`);
+    const stepLine = () => page.$eval('#pipeline-section', (node) => [...node.querySelectorAll('.player, #step-caption')].map((part) => part.innerText).join(' '));
+    assert.equal((await stepLine()).split('总览').length - 1, 1, `the overview named once: ${await stepLine()}`);
+    await page.click('#step-forward');
+    await page.waitForSelector('#pipeline-section[data-step="1"]');
+    assert.equal((await stepLine()).split('第 1').length - 1, 1, `step 1 named once: ${await stepLine()}`);
+    // The caveat's link to §9 shows §9's screen, as it scrolls to it on the long page.
+    await page.click('#pipeline-caveat-short a');
+    await addressSays(page, { present: '1', part: '9' });
+    assert.deepEqual((await shown(page)).sections, ['train-section']);
+    await page.keyboard.press('Escape');
+    assert.equal(await page.isVisible('#pipeline-caveat-short'), false, 'off lesson mode the long caveat stands alone');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('lesson mode, §10: a guide button shows the screen holding the head it enlarged', async () => {
+  const { page, errors, context } = await load('?present=1&part=10', { viewport: { width: 1920, height: 1080 } });
+  try {
+    await page.waitForSelector('#poem-guided button', { timeout: HANG_MS });
+    await page.click('#poem-guided button');
+    await addressSays(page, { present: '1', part: '10', screen: '2' });
+    await page.waitForSelector('#poem-big svg');
+    assert.ok(await page.isVisible('#poem-big'), 'the enlarged head is on the screen');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('?present=1 at 375 px (English): the bar fits a phone, axe-core finds nothing serious; ?present=yes and part=13 are ignored', async () => {
   const { page, errors, context } = await load('?lang=en&present=1&part=3', { viewport: { width: 375, height: 812 } });
   try {

@@ -63,6 +63,7 @@ export function handSection(ctx) {
   const node = section('hand', ctx.text.sections.hand, [
     h('p', {}, [t.lead]),
     h('p', { class: 'note', id: 'mask-note' }, [t.maskNote]),
+    h('p', { class: 'lesson-mode-note', id: 'mask-note-short', 'data-screen': 1 }, [t.maskNoteShort]),
     // Lesson mode shows §3 in three screens (data-screen): the table, the heads compared, concat and Wᴼ.
     h('div', { class: 'controls', 'data-screen': 1 }, [
       headChoice,

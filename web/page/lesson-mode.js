@@ -57,6 +57,21 @@ export function lessonMode(ctx, sectionNodes) {
   }
   const move = (by) => goTo(indexNow(sequence()) + by);
 
+  /**
+   * Shows the screen holding `node`: the screen its nearest data-screen marks, else the screen shown (when it
+   * is in the part shown) or its part's first. False when no part holds it.
+   */
+  function reveal(node) {
+    const nodes = sectionNodes();
+    const part = nodes.findIndex((section) => section.contains(node)) + 1;
+    if (!part) return false;
+    const marked = node.closest('[data-screen]');
+    const screen = marked ? Number(marked.dataset.screen) : part === ctx.state.part ? ctx.state.screen : 1;
+    const screens = sequence();
+    goTo(screens.findLastIndex((at) => at.part === part && at.screen <= screen));
+    return true;
+  }
+
   /** On: from the part at the top of the window. Off: back on the long page, at the part that was shown. */
   function toggle() {
     const nodes = sectionNodes();
@@ -160,6 +175,14 @@ export function lessonMode(ctx, sectionNodes) {
     event.preventDefault();
   }
 
+  // In lesson mode a link within the page, or a button that brings a figure into view (lesson:reveal), shows
+  // the screen holding its target: scrolling to it would find it hidden.
+  document.addEventListener('click', (event) => {
+    const link = ctx.state.present && event.button === 0 && !event.ctrlKey && !event.metaKey && !event.shiftKey && event.target.closest?.('a[href^="#"]');
+    const target = link && document.getElementById(decodeURIComponent(link.hash.slice(1)));
+    if (target && reveal(target)) event.preventDefault();
+  });
+  document.addEventListener('lesson:reveal', (event) => ctx.state.present && reveal(event.target) && event.preventDefault());
   // A section whose module came in is a new node: shown again.
   document.addEventListener('lesson:rendered', () => ctx.state.present && !shown?.isConnected && show());
   addEventListener('resize', fit);
