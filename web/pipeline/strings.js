@@ -30,7 +30,7 @@ export const PIPELINE_TEXT = {
   en: {
     lead: 'The figure below puts the whole process together, drawn from the same numbers as above. Each matrix has its shape written under it.',
     caveat: 'To be clear: the q, k and v above are small integers picked by hand to teach with, not learnt ones. In a real model, a head that fixes on 鱼 (fish) and another that patrols evenly are roles that only grow out of training; untrained heads may differ, but only because they drew different random numbers (as the two heads of program 2 in section 6 do). To watch roles grow:',
-    caveatShort: 'These numbers are hand-picked: a head that fixes on 鱼 or one that patrols evenly only grows out of training. Watch it grow:',
+    caveatShort: 'Hand-picked numbers: a head that fixes on 鱼, or patrols evenly, only grows out of training:',
     play: 'Play',
     pause: 'Pause',
     back: 'Step back',
