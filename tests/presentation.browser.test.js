@@ -63,8 +63,9 @@ const looks = (page) => page.evaluate(() => {
 
 // The figures of a part: drawings, the q/k/v and Wᴼ tables, the bill's results, what a program prints.
 const FIGURES = 'svg, table.qkv, .bill-result, pre.console';
-// Prose that carries the lesson, every word of it held to the numbers' size: the closing questions, the symbols' notes.
-const LESSON_TEXT = '#questions dl, #symbol-notes';
+// Words that carry the lesson, every one held to the numbers' size: the closing questions, the symbols' notes,
+// §2's lines from the bill, which dimensions each head of §3 takes and what its figures are, 停一秒.
+const LESSON_TEXT = '#questions dl, #symbol-notes, #split-section .split-live, #hand .head-card h3, #hand .head-card figcaption, #hand .pause-callout';
 
 /**
  * The shown part's figures that leave the screen (below the bar, inside the window), the numbers in them
