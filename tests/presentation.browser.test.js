@@ -2,7 +2,8 @@
 // the lesson one part a screen under a bar with its number and title; the arrow keys, PageDown / PageUp (a
 // presenter's clicker), Home and End move, the address says where (?present=1&part=3&screen=2), Escape or P
 // leaves. At 1920 × 1080 and 1280 × 720, in Chinese and English, every figure of parts 一 to 六 lies on the
-// screen, and at 1920 × 1080 no number in them is drawn under 24 px. Anything but present=1 in a link leaves
+// screen, and at 1920 × 1080 no number in them, nor the closing questions or the symbols' notes, is drawn under
+// 24 px, nor a program's code under 18 px. Anything but present=1 in a link leaves
 // the page as it is (tests/page.test.js reads many such links in Node). axe-core finds nothing serious in it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -62,14 +63,17 @@ const looks = (page) => page.evaluate(() => {
 
 // The figures of a part: drawings, the q/k/v and Wᴼ tables, the bill's results, what a program prints.
 const FIGURES = 'svg, table.qkv, .bill-result, pre.console';
+// Words that carry the lesson, every one held to the numbers' size: the closing questions, the symbols' notes,
+// §2's lines from the bill, which dimensions each head of §3 takes and what its figures are, 停一秒.
+const LESSON_TEXT = '#questions dl, #symbol-notes, #split-section .split-live, #hand .head-card h3, #hand .head-card figcaption, #hand .pause-callout';
 
 /**
- * The shown part's figures that leave the screen (below the bar, inside the window), and the numbers in them
- * drawn under `least` px: SVG text at its font size times the drawing's scale on the screen, HTML text at its
- * font size times its zoom. A number is a text that parses as one ("0.25", "21,233,664", "-2.00"), or in a
- * program's printout any word that does.
+ * The shown part's figures that leave the screen (below the bar, inside the window), the numbers in them
+ * and the lesson's prose drawn under `least` px: SVG text at its font size times the drawing's scale on the
+ * screen, HTML text at its font size times its zoom. A number is a text that parses as one ("0.25",
+ * "21,233,664", "-2.00"), or in a program's printout any word that does. `code`: the smallest program text shown.
  */
-const measure = (page, least) => page.evaluate(({ figures, least }) => {
+const measure = (page, least) => page.evaluate(({ figures, texts, least }) => {
   const part = document.querySelector('.lesson-section.current-part');
   const barBottom = document.querySelector('#lesson-bar').getBoundingClientRect().bottom;
   const visible = (node) => node.getClientRects().length > 0 && !node.closest('.sr-only, title, desc');
@@ -89,13 +93,27 @@ const measure = (page, least) => page.evaluate(({ figures, least }) => {
       if (!visible(element)) continue;
       const words = element.closest('pre') ? text.data.split(/[\s[\]()]+/) : [text.data.trim()];
       if (!words.some((word) => NUMBER.test(word))) continue;
-      const font = parseFloat(getComputedStyle(element).fontSize);
-      const px = element instanceof SVGElement ? font * element.getScreenCTM().a : font * element.currentCSSZoom;
+      const px = drawnPx(element);
       if (px < least - 0.01) small.push(`"${text.data.trim().slice(0, 20)}" at ${px.toFixed(1)} px`);
     }
   }
-  return { outside, small: [...new Set(small)] };
-}, { figures: FIGURES, least });
+  for (const block of part.querySelectorAll(texts)) {
+    const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
+    for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+      // KaTeX's symbols set their sub- and superscripts smaller, as print does: the words are measured.
+      if (!text.data.trim() || !visible(text.parentElement) || text.parentElement.closest('.katex')) continue;
+      const px = drawnPx(text.parentElement);
+      if (px < least - 0.01) small.push(`"${text.data.trim().slice(0, 20)}" at ${px.toFixed(1)} px`);
+    }
+  }
+  const code = Math.min(...[...part.querySelectorAll('pre.source')].filter(visible).map(drawnPx));
+  return { outside, small: [...new Set(small)], code };
+
+  function drawnPx(element) {
+    const font = parseFloat(getComputedStyle(element).fontSize);
+    return element instanceof SVGElement ? font * element.getScreenCTM().a : font * element.currentCSSZoom;
+  }
+}, { figures: FIGURES, texts: LESSON_TEXT, least });
 
 /** axe-core on the page as it stands finds no serious or critical violations. */
 async function assertAxeClean(page) {
@@ -104,7 +122,7 @@ async function assertAxeClean(page) {
 }
 
 // Parts 一 to 六, a screen at a time, as PageDown walks them from the first.
-const SCREENS = [[1, 1], [2, 1], [3, 1], [3, 2], [3, 3], [4, 1], [5, 1], [5, 2], [6, 1], [6, 2]];
+const SCREENS = [[1, 1], [2, 1], [3, 1], [3, 2], [3, 3], [4, 1], [5, 1], [5, 2], [6, 1], [6, 2], [6, 3]];
 const PART_NUMBERS = { zh: ['一', '二', '三', '四', '五', '六'], en: ['1.', '2.', '3.', '4.', '5.', '6.'] };
 
 for (const [width, height] of [[1920, 1080], [1280, 720]]) {
@@ -120,9 +138,11 @@ for (const [width, height] of [[1920, 1080], [1280, 720]]) {
           assert.equal(now.sections.length, 1, `one part at a time: ${now.sections}`);
           assert.ok(now.title.startsWith(PART_NUMBERS[lang][part - 1]), `the bar names part ${part}: ${now.title}`);
           assert.ok(now.position.startsWith(`${part} / 12`), now.position);
-          const { outside, small } = await measure(page, width === 1920 ? 24 : 0);
+          const { outside, small, code } = await measure(page, width === 1920 ? 24 : 0);
           assert.deepEqual(outside, [], `part ${part}, screen ${screen}: figures off the screen`);
           assert.deepEqual(small, [], `part ${part}, screen ${screen}: numbers under 24 px`);
+          // A program's code is read from the back of the room too, at 18 px or more.
+          if (width === 1920) assert.ok(code >= 18 - 0.01, `part ${part}, screen ${screen}: the code at ${code} px`);
           if (width === 1920 && lang === 'zh') await page.screenshot({ path: `${ensureArtifactsDir()}lesson-mode-${part}-${screen}.png` });
         }
         assert.deepEqual(errors, []);
@@ -239,6 +259,137 @@ test('P opens lesson mode at the part in view; the keys and buttons move, the ad
     await page.focus('#step-forward');
     await page.keyboard.press('Alt+p');
     assert.equal(await presenting(page), false);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('lesson mode: a clicker still moves after a checkbox, a radio button or a button is used; radios keep the arrows, figures and sliders theirs', async () => {
+  const { page, errors, context } = await load('?present=1&part=3', { viewport: { width: 1920, height: 1080 } });
+  try {
+    const showing = () => page.$eval('.current-part', (node) => `${node.id} ${node.dataset.showing}`);
+    const heads = () => page.$eval('#hand input[name="hand-heads"]:checked', (node) => node.value);
+    // A radio group keeps the arrows (→ picks the next h), not PageDown / PageUp.
+    await page.click('#hand input[name="hand-heads"][value="1"]');
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await heads(), '2', 'the radio took the arrow');
+    assert.equal(await showing(), 'hand 1');
+    await page.keyboard.press('PageDown');
+    assert.equal(await showing(), 'hand 2', 'PageDown from a radio button moves');
+    await page.keyboard.press('PageUp');
+    assert.equal(await showing(), 'hand 1');
+    // A checkbox takes Space, not the moving keys: → and PageDown move the lesson, the box stays as it is.
+    for (const key of ['ArrowRight', 'PageDown']) {
+      await page.click('#hand-mask');
+      const checked = await page.isChecked('#hand-mask');
+      await page.keyboard.press(key);
+      assert.equal(await showing(), 'hand 2', `${key} from the checkbox moves`);
+      assert.equal(await page.isChecked('#hand-mask'), checked);
+      await page.keyboard.press('Home');
+      await addressSays(page, { part: null, screen: null });
+      await page.goto(`${env.baseUrl}?present=1&part=3`);
+      await lessonDrawn(page);
+    }
+    // So does a button.
+    await page.focus('#hand-reset');
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await showing(), 'hand 2', '→ from a button moves');
+    // A figure's cells keep the arrows, PageDown / PageUp, Home and End.
+    await screenSettled(page);
+    const cell = page.locator('#hand .head-card svg[data-figure] .cell[tabindex="0"]').locator('visible=true').first();
+    await cell.focus();
+    for (const key of ['PageDown', 'ArrowRight', 'End', 'PageUp', 'Home', 'ArrowLeft']) {
+      await page.keyboard.press(key);
+      assert.equal(await showing(), 'hand 2', `a figure's cell keeps ${key}`);
+    }
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('lesson mode, §3\'s third screen: Concat, Wᴼ and the output stand as three columns, each heading over its own figure', async () => {
+  const { page, errors, context } = await load('?present=1&part=3&screen=3', { viewport: { width: 1920, height: 1080 } });
+  try {
+    await screenSettled(page);
+    const columns = await page.$$eval('#hand .concat-and-wo > *', (steps) => steps.map((step) => {
+      const heading = step.querySelector('h3').getBoundingClientRect();
+      const figure = step.querySelector('svg, table').getBoundingClientRect();
+      return { heading: [heading.left, heading.top], figure: [figure.left, figure.top, figure.right] };
+    }));
+    assert.equal(columns.length, 3);
+    for (const [i, { heading, figure }] of columns.entries()) {
+      assert.ok(heading[1] < figure[1] && figure[1] - heading[1] < 300, `column ${i + 1}: its heading just over its figure`);
+      assert.ok(Math.abs(heading[0] - figure[0]) < 20, `column ${i + 1}: heading and figure share a left edge`);
+      if (i > 0) assert.ok(figure[0] > columns[i - 1].figure[2], `column ${i + 1} stands right of column ${i}`);
+      assert.equal(heading[1], columns[0].heading[1], 'the headings in a row');
+      assert.equal(figure[1] - columns[0].figure[1] < 60, true, 'the figures start together');
+    }
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('lesson mode, §5: the notes in two columns under the formula; on the pipeline\'s screen the formula stays, pointing at a symbol lights its part', async () => {
+  const { page, errors, context } = await load('?present=1&part=5', { viewport: { width: 1920, height: 1080 } });
+  try {
+    await screenSettled(page);
+    const columns = await page.$$eval('#symbol-notes > li', (items) => new Set(items.map((item) => Math.round(item.getBoundingClientRect().left))).size);
+    assert.equal(columns, 2, 'the notes stand in two columns');
+    await page.keyboard.press('PageDown');
+    await screenSettled(page);
+    const concat = page.locator('#formula-section .formula .sym-concat').first();
+    assert.ok(await concat.isVisible(), 'the formula is on the pipeline\'s screen');
+    await concat.hover();
+    await page.waitForSelector('#formula-pipeline g.stage.highlighted');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('lesson mode shows the short notes: §3\'s mask note on its first screen, §4\'s caveat whose link shows §9; §4 names its step once', async () => {
+  const { page, errors, context } = await load('?present=1&part=3', { viewport: { width: 1920, height: 1080 } });
+  try {
+    const px = (selector) => page.$eval(selector, (node) => parseFloat(getComputedStyle(node).fontSize) * node.currentCSSZoom);
+    await screenSettled(page);
+    assert.ok(await page.isVisible('#mask-note-short') && !(await page.isVisible('#mask-note')), 'the short mask note, not the long one');
+    assert.ok(await px('#mask-note-short') >= 24, `the mask note at ${await px('#mask-note-short')} px`);
+    await page.keyboard.press('PageDown');
+    assert.equal(await page.isVisible('#mask-note-short'), false, 'on the first screen only');
+
+    await page.goto(`${env.baseUrl}?present=1&part=4`);
+    await lessonDrawn(page);
+    await screenSettled(page);
+    assert.ok(await page.isVisible('#pipeline-caveat-short'), 'the caveat is on §4\'s screen');
+    assert.ok(await px('#pipeline-caveat-short') >= 24, `the caveat at ${await px('#pipeline-caveat-short')} px`);
+    const stepLine = () => page.$eval('#pipeline-section', (node) => [...node.querySelectorAll('.player, #step-caption')].map((part) => part.innerText).join(' '));
+    assert.equal((await stepLine()).split('总览').length - 1, 1, `the overview named once: ${await stepLine()}`);
+    await page.click('#step-forward');
+    await page.waitForSelector('#pipeline-section[data-step="1"]');
+    assert.equal((await stepLine()).split('第 1').length - 1, 1, `step 1 named once: ${await stepLine()}`);
+    // The caveat's link to §9 shows §9's screen, as it scrolls to it on the long page.
+    await page.click('#pipeline-caveat-short a');
+    await addressSays(page, { present: '1', part: '9' });
+    assert.deepEqual((await shown(page)).sections, ['train-section']);
+    await page.keyboard.press('Escape');
+    assert.equal(await page.isVisible('#pipeline-caveat-short'), false, 'off lesson mode the long caveat stands alone');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('lesson mode, §10: a guide button shows the screen holding the head it enlarged', async () => {
+  const { page, errors, context } = await load('?present=1&part=10', { viewport: { width: 1920, height: 1080 } });
+  try {
+    await page.waitForSelector('#poem-guided button', { timeout: HANG_MS });
+    await page.click('#poem-guided button');
+    await addressSays(page, { present: '1', part: '10', screen: '2' });
+    await page.waitForSelector('#poem-big svg');
+    assert.ok(await page.isVisible('#poem-big'), 'the enlarged head is on the screen');
     assert.deepEqual(errors, []);
   } finally {
     await context.close();

@@ -63,6 +63,7 @@ export function handSection(ctx) {
   const node = section('hand', ctx.text.sections.hand, [
     h('p', {}, [t.lead]),
     h('p', { class: 'note', id: 'mask-note' }, [t.maskNote]),
+    h('p', { class: 'lesson-mode-note', id: 'mask-note-short', 'data-screen': 1 }, [t.maskNoteShort]),
     // Lesson mode shows §3 in three screens (data-screen): the table, the heads compared, concat and Wᴼ.
     h('div', { class: 'controls', 'data-screen': 1 }, [
       headChoice,
@@ -84,15 +85,11 @@ export function handSection(ctx) {
         pauseText,
       ]),
     ]),
+    // Each heading with its note and its figure: lesson mode stands the three side by side.
     h('div', { class: 'concat-and-wo', 'data-screen': 3 }, [
-      h('h3', {}, [t.concatTitle]),
-      h('p', { class: 'muted' }, [t.concatNote]),
-      concatBox,
-      h('h3', {}, [t.woTitle]),
-      h('p', { class: 'muted', id: 'wo-note' }, [t.woNote]),
-      woBox,
-      h('h3', {}, [t.outputTitle]),
-      outputBox,
+      h('div', { class: 'concat-step' }, [h('h3', {}, [t.concatTitle]), h('p', { class: 'muted' }, [t.concatNote]), concatBox]),
+      h('div', { class: 'concat-step' }, [h('h3', {}, [t.woTitle]), h('p', { class: 'muted', id: 'wo-note' }, [t.woNote]), woBox]),
+      h('div', { class: 'concat-step' }, [h('h3', {}, [t.outputTitle]), outputBox]),
     ]),
   ]);
 

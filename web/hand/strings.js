@@ -151,6 +151,8 @@ function pauseEn(f) {
 export const HAND_TEXT = {
   zh: {
     lead: '沿用前几课的小例子：3 个词，每个词的 q、k、v 都是 4 维小整数。设 h = 2，则 d_k = 4 ÷ 2 = 2：头 1 拿第 0、1 维，头 2 拿第 2、3 维，数值本身一个都不改。每个头再独立走一遍注意力的四步：点积打分、除以 √d_k、softmax、按配比加权 v。',
+    // Lesson mode's mask note, short enough to read out from the screen.
+    maskNoteShort: '课文说每个头都戴掩码，但它的数字是不戴掩码算的，所以这里先关着掩码。',
     maskNote: '关于掩码：课文的叙述说每个头都要加上第 9 课的因果掩码，但它给出的数字（例如“猫”在头 1 的配比 [0.25, 0.25, 0.50]）其实是不加掩码算出来的——加了掩码，句首的“猫”只能看自己。所以这里默认关闭掩码，数字与课文一致；打开它，看上三角如何变成 0。',
     editHint: '拖动任意数字（左右拖，或用键盘方向键）即可修改；点一下数字，下方会出现对应的滑块和输入框。',
     headsLabel: '头数 h',
@@ -190,6 +192,7 @@ export const HAND_TEXT = {
   },
   en: {
     lead: 'The small example from the earlier lessons: 3 words, each with a 4-dimensional q, k and v of small integers. With h = 2, d_k = 4 ÷ 2 = 2: head 1 takes dimensions 0 and 1, head 2 takes dimensions 2 and 3, and no value changes. Each head then runs the four steps of attention on its own: dot-product scores, divide by √d_k, softmax, weighted sum of v.',
+    maskNoteShort: 'The lesson says every head wears the mask, but its numbers are computed without it: so the mask starts off here.',
     maskNote: 'About the mask: the lesson\'s text says every head wears lesson 9\'s causal mask, but its numbers (such as head 1\'s weights for 猫, [0.25, 0.25, 0.50]) are computed without it — with the mask, the first word 猫 could only look at itself. So the mask starts off here and the numbers match the lesson; switch it on and watch the upper triangle drop to 0.',
     editHint: 'Drag any number (left/right, or use the arrow keys) to change it; click a number to get a slider and a text field for it below.',
     headsLabel: 'Heads h',

@@ -33,9 +33,11 @@ export function enlargedBox(id, onPosition) {
 
 /**
  * Scrolls `node` (a figure a button far above it just changed) to the top of the window once the change is drawn:
- * smoothly, or at once for a learner who asks the browser for less motion.
+ * smoothly, or at once for a learner who asks the browser for less motion. In lesson mode, which shows a screen
+ * at a time, the page's lesson:reveal handler shows the screen holding it instead (and cancels the event).
  */
 export function bringIntoView(node) {
+  if (!node.dispatchEvent(new CustomEvent('lesson:reveal', { bubbles: true, cancelable: true }))) return;
   const behavior = matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth';
   requestAnimationFrame(() => node.scrollIntoView({ block: 'start', behavior }));
 }

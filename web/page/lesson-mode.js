@@ -11,6 +11,24 @@ import { LESSON_MODE_TEXT } from './lesson-mode-strings.js';
 /** The keys that move, and by how many screens. */
 const MOVES = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 };
 
+/** What a slider (or a figure whose cells take the arrows) does with a key, so keeps. */
+const SLIDER_KEYS = new Set(['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End']);
+/** Inputs that are no box: a checkbox or a button takes Space and Enter, none of the moving keys. */
+const NOT_BOXES = new Set(['checkbox', 'radio', 'range', 'button', 'submit', 'reset', 'image', 'file', 'color']);
+
+/**
+ * Whether the focused control keeps the key: a box (a text box, a textarea, a select, contenteditable)
+ * every key; a slider the arrows, PageUp / PageDown, Home and End; a radio group its arrows (PageDown
+ * still moves the lesson); a checkbox or a button none of the moving keys, so a clicker still works.
+ */
+function keeps(target, key) {
+  const input = target.closest?.('input');
+  if (target.closest?.('textarea, select, [contenteditable]:not([contenteditable="false"])') || (input && !NOT_BOXES.has(input.type))) return true;
+  if (input?.type === 'radio') return key.startsWith('Arrow');
+  if (input?.type === 'range' || target.closest?.('[role="slider"], [data-arrow-keys]')) return SLIDER_KEYS.has(key);
+  return false;
+}
+
 /** How many screens a section has in lesson mode (the largest data-screen in it). */
 const screensOf = (node) => Math.min(MAX_SCREENS, Math.max(1, ...[...node.querySelectorAll('[data-screen]')].map((part) => Number(part.dataset.screen) || 1)));
 
@@ -38,6 +56,21 @@ export function lessonMode(ctx, sectionNodes) {
     scrollTo(0, 0);
   }
   const move = (by) => goTo(indexNow(sequence()) + by);
+
+  /**
+   * Shows the screen holding `node`: the screen its nearest data-screen marks, else the screen shown (when it
+   * is in the part shown) or its part's first. False when no part holds it.
+   */
+  function reveal(node) {
+    const nodes = sectionNodes();
+    const part = nodes.findIndex((section) => section.contains(node)) + 1;
+    if (!part) return false;
+    const marked = node.closest('[data-screen]');
+    const screen = marked ? Number(marked.dataset.screen) : part === ctx.state.part ? ctx.state.screen : 1;
+    const screens = sequence();
+    goTo(screens.findLastIndex((at) => at.part === part && at.screen <= screen));
+    return true;
+  }
 
   /** On: from the part at the top of the window. Off: back on the long page, at the part that was shown. */
   function toggle() {
@@ -127,7 +160,7 @@ export function lessonMode(ctx, sectionNodes) {
   /** P switches the mode; in it the moving keys move and Escape leaves. Not while a box, a slider or a figure takes the key. */
   function keydown(event) {
     if (event.ctrlKey || event.altKey || event.metaKey || event.isComposing || event.defaultPrevented) return;
-    if (event.target.closest?.('input, textarea, select, [contenteditable]')) return;
+    if (keeps(event.target, event.key)) return;
     const { key } = event;
     if (key?.toLowerCase() === 'p') {
       if (!event.repeat) toggle();
@@ -142,6 +175,14 @@ export function lessonMode(ctx, sectionNodes) {
     event.preventDefault();
   }
 
+  // In lesson mode a link within the page, or a button that brings a figure into view (lesson:reveal), shows
+  // the screen holding its target: scrolling to it would find it hidden.
+  document.addEventListener('click', (event) => {
+    const link = ctx.state.present && event.button === 0 && !event.ctrlKey && !event.metaKey && !event.shiftKey && event.target.closest?.('a[href^="#"]');
+    const target = link && document.getElementById(decodeURIComponent(link.hash.slice(1)));
+    if (target && reveal(target)) event.preventDefault();
+  });
+  document.addEventListener('lesson:reveal', (event) => ctx.state.present && reveal(event.target) && event.preventDefault());
   // A section whose module came in is a new node: shown again.
   document.addEventListener('lesson:rendered', () => ctx.state.present && !shown?.isConnected && show());
   addEventListener('resize', fit);

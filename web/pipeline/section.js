@@ -104,6 +104,7 @@ export function pipelineSection(ctx) {
     h('p', {}, [t.lead]),
     // The lesson's caveat: hand-picked numbers; heads get their roles only from training (§9 shows it).
     h('p', { class: 'note', id: 'pipeline-caveat' }, [`${t.caveat} `, h('a', { href: '#train-section' }, [ctx.text.sections.train])]),
+    h('p', { class: 'lesson-mode-note', id: 'pipeline-caveat-short' }, [`${t.caveatShort} `, h('a', { href: '#train-section' }, [ctx.text.sections.train])]),
     h('div', { class: 'player', role: 'group', 'aria-label': t.figureTitle }, [
       backButton,
       playButton,

@@ -5,6 +5,8 @@ export const PIPELINE_TEXT = {
   zh: {
     lead: '下面这张图把整个过程画在一起，数据就是上面那一组。每个矩阵下面写着它的形状。',
     caveat: '先说清楚：上面那组 q、k、v 是为了好讲而挑的小整数，不是学出来的。真实模型里，一个头专盯“鱼”、另一个头平均巡逻，这样的分工只能在训练中长出来；没训练过的头就算彼此不同，也只是抽到的随机数不同（第六节程序二的两个头就是这样）。看分工怎样长出来：',
+    // Lesson mode's caveat, short enough to read out from the screen.
+    caveatShort: '数字是手工挑的示意：盯“鱼”的头、平均巡逻的头，这种分工只能靠训练长出来。看它怎样长出来：',
     play: '播放',
     pause: '暂停',
     back: '上一步',
@@ -28,6 +30,7 @@ export const PIPELINE_TEXT = {
   en: {
     lead: 'The figure below puts the whole process together, drawn from the same numbers as above. Each matrix has its shape written under it.',
     caveat: 'To be clear: the q, k and v above are small integers picked by hand to teach with, not learnt ones. In a real model, a head that fixes on 鱼 (fish) and another that patrols evenly are roles that only grow out of training; untrained heads may differ, but only because they drew different random numbers (as the two heads of program 2 in section 6 do). To watch roles grow:',
+    caveatShort: 'Hand-picked numbers: a head that fixes on 鱼, or patrols evenly, only grows out of training:',
     play: 'Play',
     pause: 'Pause',
     back: 'Step back',

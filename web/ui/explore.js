@@ -231,6 +231,8 @@ export function cellExplorer(root, { cellSelector, entrySelector = null, groups,
   /** A figure of focusable cells is a group of them, no longer one image, with one tab stop. */
   function keepTabStop(group) {
     if (group.getAttribute('role') !== 'group') group.setAttribute('role', 'group');
+    // Its cells take the arrow keys, Home and End, as a slider does: lesson mode leaves them theirs.
+    if (!group.hasAttribute('data-arrow-keys')) group.setAttribute('data-arrow-keys', '');
     const blocks = blocksOf(group);
     const keep = remembered.get(group);
     const kept = keep && blocks[keep.block]?.querySelector(`${cellSelector}[data-row="${keep.row}"][data-col="${keep.col}"]`);

@@ -65,10 +65,10 @@ export function codeSection(ctx) {
     h('p', { class: 'note' }, [t.randomNote]),
     questionsBlock(ctx),
   ]);
-  // Lesson mode shows each program, with its output, on a screen of its own.
+  // Lesson mode shows each program, with its output, on a screen of its own, then the questions on theirs.
   let screen = 0;
   for (const child of node.children) {
-    if (child.id === 'program-1-title' || child.id === 'program-2-title') screen++;
+    if (['program-1-title', 'program-2-title', 'questions'].includes(child.id)) screen++;
     if (screen) child.dataset.screen = String(screen);
   }
 

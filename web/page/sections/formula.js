@@ -40,7 +40,7 @@ export function formulaSection(ctx) {
   const t = ctx.text.formula;
   const box = h('div', { class: 'pipeline-box', id: 'formula-pipeline', 'data-screen': 2 });
   // Each equation wraps on a narrow screen (formula-tex.js says where), so nothing is cut off.
-  const math = h('div', { class: 'formula', role: 'img', 'aria-label': t.formulaLabel, 'data-screen': 1 });
+  const math = h('div', { class: 'formula', role: 'img', 'aria-label': t.formulaLabel });
   math.innerHTML = TYPESET.equations.join('');
   // The typeset HTML is decorative for assistive technology (KaTeX adds MathML); keyboard users use the buttons.
   const shape = () => {
@@ -72,7 +72,8 @@ export function formulaSection(ctx) {
 
   const node = section('formula-section', ctx.text.sections.formula, [
     h('p', {}, [t.lead]),
-    // Lesson mode shows the formula and the notes on one screen, the pipeline on the next (data-screen).
+    // Lesson mode shows the formula and the notes on one screen, the pipeline under the formula on the next
+    // (data-screen), where pointing at a symbol lights its part.
     math,
     box,
     h('h3', { 'data-screen': 1 }, [t.symbolsTitle]),
