@@ -120,7 +120,7 @@ export const TEXT = {
       symbols: {
         h: ['h', (s) => `头数：装几套眼镜，是训练前就定下的超参数。手算例子里 h = ${s.heads}${billHeadsZh(s.bill)}。下标 i = 1…h 说的是第几套眼镜（第几个头），不是词的位置。`],
         q: ['Q, K, V', (s) => `整句的查询、键、值，形状 L × d_model：手算例子里是 ${s.L}×${s.dModel}。`],
-        wq: ['W_i^Q', (s) => `第 i 个头自己的三副小眼镜之一（给 q 的那副），形状 d_model × d_k：手算例子里是 ${s.dModel}×${s.dK}${billShapeZh(s.bill, (b) => `${b.dModel}×${b.dK}`)}。它是从完整的 W^Q（d_model × d_model）按列切下的第 i 段：实际实现先把整个 W^Q 一次乘完，再把结果按列分给各个头。手算例子里 q 已经投影好了，所以第 i 个头直接取 q 的第 i 段列。`],
+        wq: ['W_i^Q', (s) => `第 i 个头自己的三副小眼镜之一（给 q 的那副），形状 d_model × d_k：手算例子里是 ${s.dModel}×${s.dK}${billShapeZh(s.bill, (b) => `${b.dModel}×${b.dK}`)}。它是从完整的 W_Q（d_model × d_model）按列切下的第 i 段：实际实现先把整个 W_Q 一次乘完，再把结果按列分给各个头。手算例子里 q 已经投影好了，所以第 i 个头直接取 q 的第 i 段列。`],
         wk: ['W_i^K', (s) => `第 i 个头的第二副小眼镜，给 k：同样是 d_model × d_k，手算例子里 ${s.dModel}×${s.dK}${billShapeZh(s.bill, (b) => `${b.dModel}×${b.dK}`)}。`],
         wv: ['W_i^V', (s) => `第 i 个头的第三副小眼镜，给 v：同样是 d_model × d_k，手算例子里 ${s.dModel}×${s.dK}${billShapeZh(s.bill, (b) => `${b.dModel}×${b.dK}`)}。`],
         attention: ['\\text{Attention}', (s) => `单头注意力的四步：打分、缩放、softmax、加权 v；每个头得到一张 L × L = ${s.L}×${s.L} 的配比表。`],
@@ -411,7 +411,7 @@ export const TEXT = {
       symbols: {
         h: ['h', (s) => `The number of heads: how many pairs of glasses, a hyperparameter fixed before training. In the hand example h = ${s.heads}${billHeadsEn(s.bill)}. The subscript i = 1…h says which pair of glasses (which head), not which word.`],
         q: ['Q, K, V', (s) => `Queries, keys and values for the whole sentence, L × d_model: ${s.L}×${s.dModel} in the hand example.`],
-        wq: ['W_i^Q', (s) => `One of head i's own three small pairs of glasses (the one for q), d_model × d_k: ${s.dModel}×${s.dK} in the hand example${billShapeEn(s.bill, (b) => `${b.dModel}×${b.dK}`)}. It is the i-th block of columns cut from the full W^Q (d_model × d_model): real implementations multiply by the whole W^Q at once, then share the result's columns out among the heads. In the hand example q is already projected, so head i simply takes the i-th block of q's columns.`],
+        wq: ['W_i^Q', (s) => `One of head i's own three small pairs of glasses (the one for q), d_model × d_k: ${s.dModel}×${s.dK} in the hand example${billShapeEn(s.bill, (b) => `${b.dModel}×${b.dK}`)}. It is the i-th block of columns cut from the full W_Q (d_model × d_model): real implementations multiply by the whole W_Q at once, then share the result's columns out among the heads. In the hand example q is already projected, so head i simply takes the i-th block of q's columns.`],
         wk: ['W_i^K', (s) => `Head i's second small pair of glasses, for k: also d_model × d_k, ${s.dModel}×${s.dK} in the hand example${billShapeEn(s.bill, (b) => `${b.dModel}×${b.dK}`)}.`],
         wv: ['W_i^V', (s) => `Head i's third small pair of glasses, for v: also d_model × d_k, ${s.dModel}×${s.dK} in the hand example${billShapeEn(s.bill, (b) => `${b.dModel}×${b.dK}`)}.`],
         attention: ['\\text{Attention}', (s) => `Single-head attention's four steps: score, scale, softmax, weight v. Each head gets an L × L = ${s.L}×${s.L} table of weights.`],
