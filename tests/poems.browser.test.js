@@ -139,6 +139,23 @@ const tileColors = (page) => page.$$eval('.poem-tile', (tiles) => tiles.map((til
 /** The colour band each colour is, as draw/color.js's scale gives them. */
 const bandOfColor = new Map(Array.from({ length: TILE_LEVELS }, (_, level) => [weightColor((level + 0.5) / TILE_LEVELS), level]));
 
+test('a chosen poem longer than the model reads says how many of its lines are shown', async () => {
+  const { page, context, errors } = await openSection();
+  const lines = (body) => body.split('\n').filter(Boolean).length;
+  const long = card.heldOut.poems.findIndex((poem) => [...poem.body].length > 70 && lines(poem.body) > 4);
+  await page.selectOption('#poem-menu', String(long));
+  await page.waitForFunction((title) => document.querySelector('#poem-menu').selectedOptions[0].textContent.startsWith(title), card.heldOut.poems[long].title);
+  const shown = lines(await shownText(page));
+  assert.ok(shown < lines(card.heldOut.poems[long].body));
+  assert.equal(await page.textContent('#poem-clipped'), `这首诗有 ${lines(card.heldOut.poems[long].body)} 行；模型一次最多读 ${card.model.context - 1} 个字，这里放得下前 ${shown} 行。`);
+  // A poem that fits whole says nothing.
+  const short = card.heldOut.poems.findIndex((poem) => [...poem.body].length < 40);
+  await page.selectOption('#poem-menu', String(short));
+  await page.waitForFunction(() => document.querySelector('#poem-clipped').textContent === '');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('scrolled to, the model loads with progress; a held-out poem shows every head as the API computes it, with the roles of head-roles.js and the card', async () => {
   const { page, context, errors } = await openSection();
   const poemIndex = 3;

@@ -426,7 +426,13 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
       if (typed === null && controls.text.value !== text) controls.text.value = text;
       if (typed !== null && controls.text.value !== typed) controls.text.value = typed;
       controls.menu.value = String(poemIndex());
-      controls.clipped.textContent = Array.from(typed ?? '').length > maxTextLength(store.poems) ? t.clipped(maxTextLength(store.poems)) : '';
+      // What the model does not read is said: a typed text past the context, or a chosen poem's lines that do not fit.
+      const max = maxTextLength(store.poems);
+      const lines = (poem) => poem.split('\n').filter(Boolean).length;
+      const body = store.poems.card.heldOut.poems[poemIndex()].body;
+      controls.clipped.textContent = typed !== null
+        ? (Array.from(typed).length > max ? t.clipped(max) : '')
+        : (lines(text) < lines(body) ? t.fitted(lines(text), lines(body), max) : '');
       const unknown = inputIds(store.poems, text).filter((id) => id === UNKNOWN_ID).length;
       const known = store.poems.vocabulary.length - 2; // less the start and unknown tokens
       controls.unknown.textContent = unknown ? t.unknown(unknown, known) : '';
