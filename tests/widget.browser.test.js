@@ -75,7 +75,7 @@ async function open(path, { html, server = plain, headers = {}, files = {}, view
       window.__violations.push(`${event.violatedDirective} ${event.blockedURI}`);
     });
   });
-  if (init) await context.addInitScript(init);
+  for (const script of [init ?? []].flat()) await context.addInitScript(script);
   await context.route((url) => !url.href.startsWith(server.url), (route) => {
     log.offsite.push(route.request().url());
     return route.abort();
@@ -647,31 +647,41 @@ test('at its largest (32 tokens × d 64, 64 heads) it draws a run of heads, says
   }
 });
 
+/**
+ * An init script for open(): numbers the animation frames (window.__frame) and hands every shadow root a widget
+ * attaches to window.__onShadowRoot, which a second init script sets.
+ */
+function framesAndShadowRoots() {
+  window.__frame = 0;
+  const tick = () => {
+    window.__frame++;
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+  const attach = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function attachShadow(options) {
+    const root = attach.call(this, options);
+    window.__onShadowRoot?.(root);
+    return root;
+  };
+}
+
 test('many widgets on a page share the slices: their first figures are spread over frames, not drawn in one task', async (t) => {
   const count = 200;
   const html = fixture(Array.from({ length: count }, () => `<multi-head-attention ${attrs({ ...LESSON, heads: 2 })}></multi-head-attention>`).join('\n'));
-  // Before the page's scripts: number the frames, and note the frame in which each widget shows its first figure.
-  const init = () => {
-    window.__frame = 0;
-    const tick = () => {
-      window.__frame++;
-      requestAnimationFrame(tick);
-    };
-    requestAnimationFrame(tick);
+  // Before the page's scripts: note the frame in which each widget shows its first figure.
+  const firstFigures = () => {
     window.__firstFigures = [];
-    const attach = Element.prototype.attachShadow;
-    Element.prototype.attachShadow = function attachShadow(options) {
-      const root = attach.call(this, options);
+    window.__onShadowRoot = (root) => {
       const seen = new MutationObserver(() => {
         if (!root.querySelector('figure')) return;
         window.__firstFigures.push(window.__frame);
         seen.disconnect();
       });
       seen.observe(root, { childList: true, subtree: true });
-      return root;
     };
   };
-  const { page, context, log } = await open('many.html', { html, init });
+  const { page, context, log } = await open('many.html', { html, init: [framesAndShadowRoots, firstFigures] });
   try {
     await settled(page);
     await page.evaluate(() => Promise.all([...document.querySelectorAll('multi-head-attention')].map((el) => el.updateComplete)));
@@ -697,29 +707,18 @@ test('many widgets on a page share the slices: their first figures are spread ov
 test('at its largest, view="full", each frame lays out at most SLICE_ELEMENTS new elements', async (t) => {
   const matrix = (seed) => JSON.stringify(Array.from({ length: 32 }, (_, r) => Array.from({ length: 64 }, (_, c) => ((r * 7 + c * 13 + seed) % 21) / 10 - 1)));
   const html = fixture(`<multi-head-attention ${attrs({ q: matrix(1), k: matrix(2), v: matrix(3), heads: 64, view: 'full' })}></multi-head-attention>`);
-  // Before the page's scripts: number the frames, and count the elements added to the widget in each.
-  const init = () => {
-    window.__frame = 0;
-    const tick = () => {
-      window.__frame++;
-      requestAnimationFrame(tick);
-    };
-    requestAnimationFrame(tick);
+  // Before the page's scripts: count the elements added to the widget in each frame.
+  const addedPerFrame = () => {
     window.__added = {};
-    const attach = Element.prototype.attachShadow;
-    Element.prototype.attachShadow = function attachShadow(options) {
-      const root = attach.call(this, options);
-      new MutationObserver((records) => {
-        for (const record of records) {
-          for (const node of record.addedNodes) {
-            if (node.nodeType === 1) window.__added[window.__frame] = (window.__added[window.__frame] ?? 0) + 1 + node.querySelectorAll('*').length;
-          }
+    window.__onShadowRoot = (root) => new MutationObserver((records) => {
+      for (const record of records) {
+        for (const node of record.addedNodes) {
+          if (node.nodeType === 1) window.__added[window.__frame] = (window.__added[window.__frame] ?? 0) + 1 + node.querySelectorAll('*').length;
         }
-      }).observe(root, { childList: true, subtree: true });
-      return root;
-    };
+      }
+    }).observe(root, { childList: true, subtree: true });
   };
-  const { page, context, log } = await open('largest-full.html', { html, init });
+  const { page, context, log } = await open('largest-full.html', { html, init: [framesAndShadowRoots, addedPerFrame] });
   try {
     await settled(page);
     await page.$eval('multi-head-attention', (el) => el.updateComplete);
