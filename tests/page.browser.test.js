@@ -1208,6 +1208,24 @@ test('a link with values out of range is refused with a message naming the entry
   await context.close();
 });
 
+test('head cards first drawn after a refused link still catch up after an edit made while they were off screen', async () => {
+  const { page, errors, context } = await openPage(env.browser, `${env.baseUrl}?q=9,1,0,0;0,2,0,2;0,0,1,1`, { baseUrl: env.baseUrl });
+  await lessonDrawn(page);
+  assert.equal(await page.locator('#hand .head-card').count(), 0, 'a refused link draws no head');
+  await page.click('.drag-number[data-matrix="q"][data-row="0"][data-col="0"]');
+  await page.fill('#entry-number', '1');
+  await settle(page);
+  // An edit while the cards are below the screen leaves them pending; they must catch up when scrolled to.
+  await page.click('.drag-number[data-matrix="k"][data-row="0"][data-col="0"]');
+  await page.fill('#entry-number', '0.5');
+  await settle(page);
+  const weights = await weightsOf(page, 0);
+  assert.ok(weights.length === 9 && weights.every((cell) => Number.isFinite(cell.value)));
+  assert.equal(await page.locator('#hand .head-card[data-pending]').count(), 0);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('a link with words where numbers go opens the page, and each section refuses its own number', async () => {
   const { page, errors, context } = await openPage(env.browser, `${env.baseUrl}?bd=NaN&bh=abc&seed1=x`, { baseUrl: env.baseUrl, probe: true });
   await lessonDrawn(page);

@@ -272,11 +272,12 @@ export function handSection(ctx) {
     });
     show(headsBox, cards);
     shownCards = cards;
-    if (everywhere) {
-      nearScreen.unwatch(...cardNodes.filter((card) => !card.isConnected));
-      nearScreen.watch(...headsBox.children);
-      for (const card of headsBox.children) nearScreen.draws(card, near);
-    }
+    // Every card is watched from when it is first made, whether in a full draw or the first draw after a
+    // refused state (none were made then): one left unwatched would stay pending once off screen.
+    const made = [...headsBox.children].filter((card) => !cardNodes.includes(card));
+    nearScreen.unwatch(...cardNodes.filter((card) => !card.isConnected));
+    nearScreen.watch(...made);
+    for (const card of everywhere ? headsBox.children : made) nearScreen.draws(card, { ...near, anyway: true });
     const allDims = range(dModel).map(String);
     if (nearScreen.draws(concatBox, near)) show(concatBox, drawing('concat', [result.concat, tokens, dK, off], () => figure({
       id: 'concat-figure',
