@@ -21,7 +21,7 @@ function explorable(figure, head, svg) {
 }
 
 /** §3: the hand example — editable q/k/v, per-head slices, scores, softmax, head outputs, concat, Wᴼ. */
-export function handSection(ctx) {
+export function handSection(ctx, frame) {
   const t = ctx.text.hand;
   const editors = h('div', { class: 'qkv-editors', 'data-screen': 1 });
   const entryEditor = h('div', { class: 'entry-editor', id: 'entry-editor', 'data-screen': 1 });
@@ -60,7 +60,7 @@ export function handSection(ctx) {
     }),
   ]);
 
-  const node = section('hand', ctx.text.sections.hand, [
+  const node = section(frame.id, frame.title, [
     h('p', {}, [t.lead]),
     h('p', { class: 'note', id: 'mask-note' }, [t.maskNote]),
     h('p', { class: 'lesson-mode-note', id: 'mask-note-short', 'data-screen': 1 }, [t.maskNoteShort]),

@@ -9,16 +9,9 @@ import { loadAttention, runHand, randomDraws, runRandom } from './model.js';
 import { checkHand, checkViews } from './checks.js';
 import { errorBox, section as sectionFrame } from '../ui/section.js';
 import { SLICE_MS } from '../ui/slices.js';
-import { billSection } from './sections/bill.js';
-import { splitSection } from './sections/split.js';
-import { handSection } from '../hand/section.js';
-import { pipelineSection, wideScreen } from '../pipeline/section.js';
-import { formulaSection } from './sections/formula.js';
-import { codeSection } from './sections/code.js';
-import { viewsSection, initialViewPicks } from './sections/views.js';
-import { ablationSection } from './sections/ablation.js';
-import { quizSection } from './sections/quiz.js';
-import { shareSection } from './sections/share.js';
+import { SECTIONS } from './registry.js';
+import { wideScreen } from '../pipeline/section.js';
+import { initialViewPicks } from './sections/views.js';
 import { lessonMode } from './lesson-mode.js';
 import { recapFacts } from './recap.js';
 
@@ -198,23 +191,23 @@ function compute(areas) {
 let drawEverything = true;
 
 /**
- * A section whose code comes in a module of its own (web/bundle.js splits it off): until the module has
- * come, the section is its frame and heading. The module is fetched when the frame comes within 1,000 px
- * of the window, or else once the page is idle after its first draw (see start), so that printing, a link
- * to the section and data-lesson="drawn" find it built; the section is then made and drawn in its place.
- * `load` resolves to the section's make(ctx).
+ * A section whose code comes in a module of its own (the registry's `load`; web/bundle.js splits it off):
+ * until the module has come, the section is its frame and heading. The module is fetched when the frame
+ * comes within 1,000 px of the window, or else once the page is idle after its first draw (see start), so
+ * that printing, a link to the section and data-lesson="drawn" find it built; the section is then made and
+ * drawn in its place.
  */
-function lazySection({ id, key, load }) {
+function lazySection(load) {
   let make = null;
   let loading = null;
   const fetchModule = () => (loading ??= load().then((made) => (make = made), (error) => {
     loading = null; // tried again when the frame next comes near
     throw error;
   }));
-  return (ctx) => {
-    if (make) return make(ctx);
-    const shell = { node: sectionFrame(id, ctx.text.sections[key], []), reads: [], update() {}, waiting: true };
-    shell.arrive = () => fetchModule().then(() => fillIn(shell, make), (error) => console.warn(error));
+  return (ctx, frame) => {
+    if (make) return make(ctx, frame);
+    const shell = { node: sectionFrame(frame.id, frame.title, []), reads: [], update() {}, waiting: true };
+    shell.arrive = () => fetchModule().then(() => fillIn(shell, () => make(ctx, frame)), (error) => console.warn(error));
     const near = new IntersectionObserver((entries) => entries.some((entry) => entry.isIntersecting) && shell.arrive(), { rootMargin: '1000px 0px' });
     near.observe(shell.node);
     shell.dispose = () => near.disconnect();
@@ -241,17 +234,6 @@ function fillIn(shell, make) {
   visibility.observe(made.node);
   invalidate('catch-up');
 }
-
-// §9 and §10 (the trainer; the real heads, the poetry model's or GPT-2's) lie far below the first screen.
-const trainSection = lazySection({ id: 'train-section', key: 'train', load: () => import('../training/section.js').then((module) => module.trainSection) });
-const realHeadsSection = lazySection({
-  id: 'poems-section',
-  key: 'poems',
-  load: () => import('../real-heads/section.js').then((module) => {
-    ui.realHeads ??= module.initialRealHeadsPicks();
-    return module.realHeadsSection;
-  }),
-});
 
 const visibility = new IntersectionObserver((entries) => {
   for (const entry of entries) {
@@ -329,11 +311,7 @@ function header() {
     h('div', { class: 'header-bar' }, [h('p', { class: 'kicker' }, [t.kicker]), toggle]),
     h('h1', {}, [t.title]),
     ...t.intro.map((p) => h('p', { class: 'intro' }, [p])),
-    h('nav', { 'aria-label': t.toc }, [h('ol', { class: 'toc' }, Object.entries({
-      bill: 'bill', 'split-section': 'split', 'hand': 'hand', 'pipeline-section': 'pipeline', 'formula-section': 'formula', 'code-section': 'code',
-      'views-section': 'views', 'ablation-section': 'ablation', 'train-section': 'train', 'poems-section': 'poems', 'quiz-section': 'quiz',
-      'share-section': 'share',
-    }).map(([id, key]) => h('li', {}, [h('a', { href: `#${id}` }, [t.sections[key]])])))]),
+    h('nav', { 'aria-label': t.toc }, [h('ol', { class: 'toc' }, SECTIONS.map(({ id, key }) => h('li', {}, [h('a', { href: `#${id}` }, [t.sections[key]])])))]),
   ]);
 }
 
@@ -357,7 +335,8 @@ function footer() {
 // Lesson mode (?present=1, or P): one part of the lesson a screen, for a projector.
 const lesson = lessonMode(ctx, () => sections.map((section) => section.node));
 
-const MAKERS = [billSection, splitSection, handSection, pipelineSection, formulaSection, codeSection, viewsSection, ablationSection, trainSection, realHeadsSection, quizSection, shareSection];
+// Each registry entry's maker: its own, or a frame that fetches its module (§9 and §10, far below the first screen).
+const MAKERS = SECTIONS.map((entry) => entry.make ?? lazySection(entry.load));
 
 /**
  * `node` marked with the current language. Every part of the page carries its own: a change of <html>'s
@@ -371,10 +350,12 @@ function inLanguage(node) {
 /** The parts of the page around the sections, in the current language. */
 const frame = () => [header(), lesson.makeBar(), footer()].map(inLanguage);
 
-/** Makes a section for the current language, not drawn yet. */
-function makeSection(make) {
-  const section = Object.assign(make(ctx), { visible: false, pending: new Set() });
+/** Makes the registry's index-th section for the current language, not drawn yet. */
+function makeSection(index) {
+  const { id, key } = SECTIONS[index];
+  const section = Object.assign(MAKERS[index](ctx, { id, title: ctx.text.sections[key] }), { visible: false, pending: new Set() });
   inLanguage(section.node);
+  if (section.node.id !== id) throw new Error(`the section of '${key}' is #${section.node.id}, not its frame's #${id}`);
   const unknown = section.reads.filter((area) => !AREAS.includes(area));
   if (unknown.length) throw new Error(`#${section.node.id} reads unknown areas: ${unknown.join(', ')}`);
   return section;
@@ -391,7 +372,7 @@ function startLanguage() {
 function buildSections() {
   startLanguage();
   document.documentElement.lang = ctx.text.htmlLang;
-  sections = MAKERS.map(makeSection);
+  sections = SECTIONS.map((entry, index) => makeSection(index));
   const [head, bar, foot] = frame();
   app.replaceChildren(head, bar, h('main', {}, sections.map((s) => s.node)), foot);
   for (const section of sections) visibility.observe(section.node);
@@ -425,7 +406,7 @@ function rebuild() {
 function buildNextSection() {
   const old = switching.shift();
   const index = sections.indexOf(old);
-  fillIn(old, () => makeSection(MAKERS[index]));
+  fillIn(old, () => makeSection(index));
   lesson.show();
   if (switching.length) switchTimer = setTimeout(buildNextSection);
   else document.documentElement.lang = ctx.text.htmlLang;

@@ -70,7 +70,7 @@ function pipelineCell(rect) {
 }
 
 /** §4: the pipeline figure and its 8-step animation (play, pause, step back and forward, captions). */
-export function pipelineSection(ctx) {
+export function pipelineSection(ctx, frame) {
   const t = ctx.text.pipeline;
   const box = h('div', { class: 'pipeline-box explorable', id: 'pipeline' });
   const caption = h('p', { class: 'step-caption', id: 'step-caption', 'aria-live': 'polite' });
@@ -100,7 +100,7 @@ export function pipelineSection(ctx) {
   const backButton = h('button', { type: 'button', id: 'step-back', onclick: () => { stop(); goTo(ctx.state.step - 1); } }, [`◀ ${t.back}`]);
   const forwardButton = h('button', { type: 'button', id: 'step-forward', onclick: () => { stop(); goTo(ctx.state.step + 1); } }, [`${t.forward} ▶`]);
 
-  const node = section('pipeline-section', ctx.text.sections.pipeline, [
+  const node = section(frame.id, frame.title, [
     h('p', {}, [t.lead]),
     // The lesson's caveat: hand-picked numbers; heads get their roles only from training (§9 shows it).
     h('p', { class: 'note', id: 'pipeline-caveat' }, [`${t.caveat} `, h('a', { href: '#train-section' }, [ctx.text.sections.train])]),

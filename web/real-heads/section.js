@@ -11,15 +11,16 @@ import { gpt2Part, initialGpt2Picks } from '../gpt2/section.js';
 const SOURCES = ['poems', 'gpt2'];
 
 /** §10's pickers (UI-only state): whose heads are shown, and each part's own picks. */
-export const initialRealHeadsPicks = () => ({
+const initialRealHeadsPicks = () => ({
   source: 'poems', // 'poems' (the shipped model) or 'gpt2' (a file the teacher opens)
   poems: initialPoemPicks(),
   gpt2: initialGpt2Picks(),
 });
 
 /** §10: the switch, and the part of the model it names. */
-export function realHeadsSection(ctx) {
+export function realHeadsSection(ctx, frame) {
   const t = ctx.text.realHeads;
+  ctx.ui.realHeads ??= initialRealHeadsPicks(); // the first time its module comes in
   // Each part reads and changes its own picks, and asks for a redraw of the section.
   const picksOf = (name) => ({
     picks: () => ctx.ui.realHeads[name],
@@ -35,7 +36,7 @@ export function realHeadsSection(ctx) {
     ...sources.map((input) => h('label', { class: 'check', for: input.id }, [input, h('span', {}, [input.value === 'poems' ? t.sourcePoems : t.sourceGpt2])])),
   ]);
   return {
-    node: section('poems-section', ctx.text.sections.poems, [sourceBox, parts.poems.node, parts.gpt2.node]),
+    node: section(frame.id, frame.title, [sourceBox, parts.poems.node, parts.gpt2.node]),
     reads: ['poems', 'real-heads-picks'],
     update() {
       const { source } = ctx.ui.realHeads;

@@ -4,12 +4,12 @@ import { section, figure, range } from '../../ui/section.js';
 import { matrixView, heatmap } from '../../draw/index.js';
 
 /** §8: head ablation — switch heads off and compare the output with every head on. */
-export function ablationSection(ctx) {
+export function ablationSection(ctx, frame) {
   const t = ctx.text.ablation;
   const toggles = h('div', { class: 'controls', id: 'ablation-toggles' });
   const figures = h('div', { class: 'fig-row' });
   const note = h('p', { class: 'muted', 'aria-live': 'polite' });
-  const node = section('ablation-section', ctx.text.sections.ablation, [
+  const node = section(frame.id, frame.title, [
     h('p', {}, [t.lead]),
     toggles,
     note,

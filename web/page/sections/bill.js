@@ -6,10 +6,10 @@ import { BILL_MAX_D_MODEL } from '../state.js';
 
 
 /** §1: the parameter bill, naive h·3·d² against split 3·d² + d², live from the core's paramCount. */
-export function billSection(ctx) {
+export function billSection(ctx, frame) {
   const t = ctx.text.bill;
   const result = h('div', { class: 'bill-result', 'aria-live': 'polite' });
-  const node = section('bill', ctx.text.sections.bill, [
+  const node = section(frame.id, frame.title, [
     h('p', {}, [t.lead]),
     h('div', { class: 'controls' }, [
       numberField({ label: t.dModel, value: ctx.state.bill.dModel, min: 1, max: BILL_MAX_D_MODEL, id: 'bill-dmodel', notANumber: ctx.text.notANumber, onInput: (v) => ctx.set((s) => (s.bill.dModel = v)) }),

@@ -34,7 +34,7 @@ function programBox(id, t) {
 }
 
 /** §6: the lesson's two numpy programs as it gives them, and what they print, from the core. */
-export function codeSection(ctx) {
+export function codeSection(ctx, frame) {
   const t = ctx.text.code;
   const one = programBox('program-1', t);
   const two = programBox('program-2', t);
@@ -43,7 +43,7 @@ export function codeSection(ctx) {
   const errorA = h('div');
   const errorB = h('div');
   const mapsB = h('div', { class: 'fig-row' });
-  const node = section('code-section', ctx.text.sections.code, [
+  const node = section(frame.id, frame.title, [
     h('p', {}, [t.lead]),
     h('p', { class: 'muted', id: 'programs-restored' }, [t.restored]),
     h('h3', { id: 'program-1-title' }, [t.programA]),

@@ -36,7 +36,7 @@ function billSizes({ dModel, heads }) {
  * then every symbol's note in reading order, all shown at once so a teacher can read them out; hovering or
  * focusing a symbol lights its part of the pipeline and its note.
  */
-export function formulaSection(ctx) {
+export function formulaSection(ctx, frame) {
   const t = ctx.text.formula;
   const box = h('div', { class: 'pipeline-box', id: 'formula-pipeline', 'data-screen': 2 });
   // Each equation wraps on a narrow screen (formula-tex.js says where), so nothing is cut off.
@@ -70,7 +70,7 @@ export function formulaSection(ctx) {
   });
   const subscripts = h('span', { class: 'symbol-text' });
 
-  const node = section('formula-section', ctx.text.sections.formula, [
+  const node = section(frame.id, frame.title, [
     h('p', {}, [t.lead]),
     // Lesson mode shows the formula and the notes on one screen, the pipeline under the formula on the next
     // (data-screen), where pointing at a symbol lights its part.

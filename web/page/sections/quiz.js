@@ -21,7 +21,7 @@ const zeroColumns = (m, L, d) => range(d).filter((c) => range(L).every((r) => m[
  * learner checks, never read from a stored key; a missed or revealed question comes back two questions
  * later (quiz-deck.js). The deck lives on ctx, so a language switch keeps the learner's place.
  */
-export function quizSection(ctx) {
+export function quizSection(ctx, frame) {
   const t = ctx.text.quiz;
   const handResult = () => {
     if (ctx.handError) throw ctx.handError;
@@ -265,7 +265,7 @@ export function quizSection(ctx) {
     if (focus) prompt.focus();
   }
 
-  const node = section('quiz-section', ctx.text.sections.quiz, [h('p', {}, [t.lead]), h('p', { class: 'muted', id: 'quiz-counting' }, [t.counting]), progress, card]);
+  const node = section(frame.id, frame.title, [h('p', {}, [t.lead]), h('p', { class: 'muted', id: 'quiz-counting' }, [t.counting]), progress, card]);
   return {
     node,
     reads: ['structure', 'hand'],

@@ -6,7 +6,7 @@ import { pipelineSvg } from '../../pipeline/section.js';
 import { heatmap, compose, legend } from '../../draw/index.js';
 
 /** §12: the shareable link (the whole state is in the URL) and SVG/PNG export of the figures. */
-export function shareSection(ctx) {
+export function shareSection(ctx, frame) {
   const t = ctx.text.share;
   // Refreshed on focus and on copy as well: this section redraws only when on screen.
   const link = h('input', { type: 'text', id: 'share-link', readonly: true, 'aria-describedby': 'share-left-out', onfocus: refresh });
@@ -54,7 +54,7 @@ export function shareSection(ctx) {
     }
   } }, [label]);
 
-  const node = section('share-section', ctx.text.sections.share, [
+  const node = section(frame.id, frame.title, [
     h('p', {}, [t.lead]),
     h('div', { class: 'controls' }, [h('label', { class: 'field wide', for: 'share-link' }, [h('span', {}, [t.link]), link]), copyButton]),
     leftOut,

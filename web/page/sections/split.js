@@ -6,11 +6,11 @@ import { checkBill } from '../checks.js';
  * §2: the paper's answer in three steps (cut, each on its own, join and fuse), one short card each, with
  * the bill's d_model and h worked through every step.
  */
-export function splitSection(ctx) {
+export function splitSection(ctx, frame) {
   const t = ctx.text.split;
   const lives = t.steps.map((_, i) => h('p', { class: 'muted split-live', id: `split-live-${i}` }));
   const waiting = h('p', { class: 'muted', id: 'split-waiting', hidden: true }, [t.waiting]);
-  const node = section('split-section', ctx.text.sections.split, [
+  const node = section(frame.id, frame.title, [
     h('p', { id: 'split-lead' }, [t.lead]),
     h('ol', { class: 'split-steps' }, t.steps.map((step, i) => h('li', { class: 'split-step' }, [
       h('h3', {}, [step.title]),

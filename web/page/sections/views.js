@@ -29,7 +29,7 @@ function effectivePicks(picks, result) {
 }
 
 /** §7: the BertViz-style line view and the all-heads grid, for the hand example or a larger random model. */
-export function viewsSection(ctx) {
+export function viewsSection(ctx, frame) {
   const t = ctx.text.views;
   const bigControls = h('div', { class: 'controls big-controls' });
   const status = h('div');
@@ -142,7 +142,7 @@ export function viewsSection(ctx) {
     ]);
   }
 
-  const node = section('views-section', ctx.text.sections.views, [
+  const node = section(frame.id, frame.title, [
     h('p', {}, [t.lead]),
     h('div', { class: 'controls' }, [sourceChoice]),
     bigControls,
