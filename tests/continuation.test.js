@@ -1,9 +1,9 @@
-// §10's continuation rules (web/poems/model.js Continuation), on a stand-in model whose next-token scores the
+// §10's continuation rules (web/poems/runs.js Continuation), on a stand-in model whose next-token scores the
 // test sets: it never writes the unknown character, never starts a line with punctuation or a line break,
 // finishes the sentence it is in after `count` characters, and says when the model ends the poem.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { Continuation, firstLine } from '../web/poems/model.js';
+import { Continuation, firstLine } from '../web/poems/runs.js';
 import { tokenKinds } from '../web/poems/head-roles.js';
 
 const vocabulary = ['<|poem|>', '<|unk|>', '，', '。', '\n', '月', '光', '明'];

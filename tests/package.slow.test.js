@@ -66,7 +66,7 @@ const SHIPPED = [
   'web/src/layer.js',
   'web/src/lifetime.js',
   'web/src/load.js',
-  'web/src/model.js',
+  'web/src/gpt-model.js',
   'web/src/poem-model.js',
   'web/src/random.js',
   'web/src/shared-core.js',

@@ -9,7 +9,7 @@ import { evaluationWindows } from '../web/poems/baselines.js';
 import { TILE_LEVELS, FUTURE_COLOR, weightColor } from '../web/draw/index.js';
 import { roleQueries, tokenKinds } from '../web/poems/head-roles.js';
 import { HEAD_ROLES, emptyTally, tallyHead, tallyScores, clearRole } from '../web/heads/roles.js';
-import { Continuation, firstLine } from '../web/poems/model.js';
+import { Continuation, firstLine } from '../web/poems/runs.js';
 import { POEMS_TEXT } from '../web/poems/strings.js';
 
 const mha = await loadAttention();

@@ -7,7 +7,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadAttention } from '../web/src/attention.js';
-import { runHand } from '../web/page/model.js';
+import { runHand } from '../web/page/core.js';
 import { defaultState } from '../web/page/state.js';
 import { defaultHand, HAND_MAX_TOKENS } from '../web/hand/limits.js';
 import { pauseFacts, handChanges } from '../web/hand/pause.js';

@@ -123,7 +123,7 @@ typedef struct gpt_metadata {
 /* The whole file in memory. heads 0: from the metadata or GPT-2's sizes. */
 mha_status gpt_load(const void *bytes, size_t size, int heads, gpt_model **out);
 
-/* The same in three steps, for a file that lives elsewhere (web/src/model.js
+/* The same in three steps, for a file that lives elsewhere (web/src/gpt-model.js
    keeps it in JavaScript): begin with the file's first bytes (at least the
    8 + N of its header; gpt_header_bytes says how many), copy the byte range of
    each of the loader's tensors into the address it gives, then finish.

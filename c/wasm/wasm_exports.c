@@ -199,7 +199,7 @@ EMSCRIPTEN_KEEPALIVE int wasm_trainer_example_predict(mha_trainer *tr, const uns
 }
 
 /* ==========================================================================
-   The GPT-2 model (c/lib/gpt.h): exports for the Model of web/src/model.js.
+   The GPT-2 model (c/lib/gpt.h): exports for the Model of web/src/gpt-model.js.
    Loading is split so the file's bytes stay in JavaScript: JS copies the
    header in, then each tensor's bytes straight to where the model wants them.
    ========================================================================== */

@@ -3,7 +3,7 @@ import { uniqueId } from '../ui/controls.js';
 import { tileCanvases } from '../ui/section.js';
 import { layerHead, offKey, existingOff, offIndices, withHeadOff } from '../heads/heads.js';
 import { clearRole } from '../heads/roles.js';
-import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, rolesTable, nextTokens } from '../heads/views.js';
+import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, rolesTable, nextTokens } from '../heads/head-figures.js';
 import { GPT2_ROLES, gpt2Roles } from './roles.js';
 import { openGpt2File, GPT2_TOKEN_LIMIT } from './source.js';
 import { GPT2_EXAMPLES, GPT2_FILE_PAGE, GPT2_FILE_URL, GPT2_MIRROR_URL } from './examples.js';

@@ -3,7 +3,7 @@
 // it is restored here as Python needs it (the bodies of the loop, the function, the class and its methods),
 // and not a character else is changed. tests/fixtures/lesson-program-{1,2}.py are these programs with their
 // default seeds, and the .out files beside them what Python 3 with numpy prints for them.
-import { runDemoShapes, runDemoClass } from './model.js';
+import { runDemoShapes, runDemoClass } from './core.js';
 import { grouped, range } from '../ui/section.js';
 
 /** Program 1: the bill in numbers, then the shape chain of a 2-head layer (seed 10). */

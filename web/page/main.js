@@ -5,7 +5,7 @@
 import { TEXT } from './text.js';
 import { h } from '../ui/dom.js';
 import { fromQuery, toQuery, DEFAULT_SENTENCE } from './state.js';
-import { loadAttention, runHand, randomDraws, runRandom } from './model.js';
+import { loadAttention, runHand, randomDraws, runRandom } from './core.js';
 import { checkHand, checkViews } from './checks.js';
 import { errorBox, section as sectionFrame } from '../ui/section.js';
 import { SLICE_MS } from '../ui/slices.js';

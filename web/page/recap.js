@@ -1,6 +1,6 @@
 // The numbers the closing recap names, from the core: GPT-2's two bills (section 1) and the two heads on
 // 猫's row in the lesson's hand example (section 3), as the heatmaps show them.
-import { runHand } from './model.js';
+import { runHand } from './core.js';
 import { defaultHand } from '../hand/limits.js';
 import { rowLook } from '../hand/pause.js';
 

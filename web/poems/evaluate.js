@@ -49,7 +49,7 @@ export function heldOutLoss(model, poems) {
 
 /**
  * The page's held-out measure: the held-out loss and every head's roles over the card's held-out poems (`poems`
- * is model.js's loadPoems'), with the heads in `off` switched off, a few windows at a time: `advance(ms)` works
+ * is runs.js's loadPoems'), with the heads in `off` switched off, a few windows at a time: `advance(ms)` works
  * for about that long and says whether it has finished. The loss is the card's: the same windows, each scored
  * by addWindowLoss, the same mean over targets.
  */

@@ -8,7 +8,7 @@
 // Messages out: { type: 'progress', key, done, total }  { type: 'result', key, result (HeldOutPass's) }
 //               { type: 'error', code, message }
 import { loadAttention } from '../src/attention.js';
-import { openPoems } from './model.js';
+import { openPoems } from './runs.js';
 import { HeldOutPass } from './evaluate.js';
 import { SLICE_MS } from '../ui/slices.js';
 

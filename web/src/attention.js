@@ -13,10 +13,10 @@
 // heap). Copy what you keep (`.slice()`).
 //
 // Each job has its module: load.js starts the core (fetch-file.js reads it), shared-core.js holds the page's one
-// loadAttention, instance.js is what it resolves to, layer.js, model.js (and poem-model.js), trainer.js and random.js are what it makes, lifetime.js
+// loadAttention, instance.js is what it resolves to, layer.js, gpt-model.js (and poem-model.js), trainer.js and random.js are what it makes, lifetime.js
 // is how long they live, checks.js checks every argument and makes the MHAError.
 import { modelLoaders } from './instance.js';
-import { loadModel } from './model.js';
+import { loadModel } from './gpt-model.js';
 import { loadPoemModel } from './poem-model.js';
 
 export { threadsAvailable, fmaAvailable } from './load.js';

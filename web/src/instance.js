@@ -6,7 +6,7 @@ import { randomState } from './random.js';
 import { createTrainer } from './trainer.js';
 
 /**
- * The model loaders (model.js, poem-model.js), put in place by the package's entry, attention.js. The widget
+ * The model loaders (gpt-model.js, poem-model.js), put in place by the package's entry, attention.js. The widget
  * starts the core through shared-core.js alone, so its bundle carries no .safetensors reader it never calls;
  * wherever attention.js is imported too, the one instance gains them.
  */

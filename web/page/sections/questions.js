@@ -5,7 +5,7 @@ import { errorSentence } from '../../shared/errors.js';
 import { shortNumber } from '../../shared/explain.js';
 import { defaultHand } from '../../hand/limits.js';
 import { checkBill } from '../checks.js';
-import { runHand } from '../model.js';
+import { runHand } from '../core.js';
 import { defaultState } from '../state.js';
 
 /** A head count section 1 refuses for GPT-2's d_model: the question "does h have to divide d_model?". */

@@ -1,7 +1,7 @@
 import { h, fill } from '../../ui/dom.js';
 import { uniqueId } from '../../ui/controls.js';
 import { section, errorBox, range, grouped } from '../../ui/section.js';
-import { headWidth, runHand } from '../model.js';
+import { headWidth, runHand } from '../core.js';
 import { newDeck, currentQuestion, isReturning, moveOn, rightFirstTime } from '../quiz-deck.js';
 import { handEntryName } from '../../hand/strings.js';
 

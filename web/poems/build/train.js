@@ -22,7 +22,7 @@ import { loadAttention } from '../../src/attention.js';
 import { BUILD_DIR } from './corpus.js';
 import { evaluationWindows } from '../baselines.js';
 import { clauseLengthModel, countingLosses, kneserNey3, poemBootstrap } from './kneser-ney.js';
-import { Continuation, fittingText } from '../model.js';
+import { Continuation, fittingText } from '../runs.js';
 import { heldOutLoss, heldOutLossByPoem, windowLosses } from '../evaluate.js';
 import { measureHeadRoles, roleQueries, tokenKinds } from '../head-roles.js';
 import { HEAD_ROLES, clearRole } from '../../heads/roles.js';
