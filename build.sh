@@ -9,9 +9,9 @@
 #           harnesses' seeded drivers), all with gcc under ASan + UBSan.
 #   web     web/dist/page.js and its chunks, widget.js, widget.classic.js, the workers (train-, poems-,
 #           gpt2- and gpt2-hash-worker.js), katex/ and widget/, the folder a course copies to embed the
-#           widget (esbuild, web/bundle.js),
+#           widget (esbuild, web/tools/bundle.js),
 #           then a brotli and a gzip copy beside each file of web/dist but widget/ and the shipped model
-#           (web/precompress.js), which web/serve.js sends to browsers that accept them.
+#           (web/tools/precompress.js), which web/tools/serve.js sends to browsers that accept them.
 # Usage: bash build.sh [wasm] [native] [web] [--if-needed]      (no target: all three)
 #        bash build.sh --wasm-to DIR                             (the wasm alone, into DIR)
 #   --if-needed: build a target only when its inputs changed since it was last built.
@@ -67,7 +67,7 @@ hash_of() { { printf '%s\n' "${@:2}"; printf '%s\n' $1 | sort | xargs sha256sum;
 wasm_inputs() { hash_of "$(echo c/lib/* c/wasm/*)" "${emcc_flags[@]}" "${emcc_threads[@]}" "${emcc_fma[@]}"; }
 native_inputs() { hash_of "$(echo c/lib/* c/tests/* c/fuzz/*)" "${sanitizers[@]}" "${threads[@]}"; }
 # The web target's compressed copies follow the committed core and the model too.
-web_inputs() { hash_of "$(find web -path web/dist -prune -o -path web/poems/build -prune -o \( -name '*.js' -o -name '*.css' \) -print | sort) web/widget/example.html web/bundle.js web/precompress.js $(echo web/dist/mha-core*.{mjs,js,wasm}) web/poems/poems.safetensors web/poems/poems.card.json package-lock.json"; }
+web_inputs() { hash_of "$(find web -path web/dist -prune -o -path web/poems/build -prune -o \( -name '*.js' -o -name '*.css' \) -print | sort) web/widget/example.html web/tools/bundle.js web/tools/precompress.js $(echo web/dist/mha-core*.{mjs,js,wasm}) web/poems/poems.safetensors web/poems/poems.card.json package-lock.json"; }
 
 # Builds target $1 unless --if-needed and its stamp file $2 already holds its inputs' hash $3.
 build_target() {
@@ -135,8 +135,8 @@ build_web() {
     echo "build.sh: node_modules is missing; installing the locked packages (npm ci)" >&2
     npm ci --no-audit --no-fund
   fi
-  node web/bundle.js
-  node web/precompress.js
+  node web/tools/bundle.js
+  node web/tools/precompress.js
 }
 
 if [[ -n $wasm_to ]]; then

@@ -3,7 +3,7 @@
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../web/serve.js';
+import { startServer } from '../web/tools/serve.js';
 
 export const artifactsDir = fileURLToPath(new URL('./artifacts/', import.meta.url));
 export const axePath = fileURLToPath(new URL('../node_modules/axe-core/axe.min.js', import.meta.url));

@@ -41,9 +41,9 @@ test('build.sh refuses what it does not know, rather than building everything', 
   assert.match(run.stderr, /unknown argument 'wsam' \(targets: wasm, native, web/);
 });
 
-test('the bundles’ colour schemes, pruned by web/pure-schemes.js, give the colours the source gives', async () => {
+test('the bundles’ colour schemes, pruned by web/tools/pure-schemes.js, give the colours the source gives', async () => {
   const { build } = await import('esbuild');
-  const { pureSchemes } = await import('../web/pure-schemes.js');
+  const { pureSchemes } = await import('../web/tools/pure-schemes.js');
   const colours = join(root, 'web/draw/color.js');
   const bundled = async (plugins) => (await build({ entryPoints: [colours], bundle: true, minify: true, write: false, format: 'esm', plugins })).outputFiles[0].text;
   const [pruned, whole] = await Promise.all([bundled([pureSchemes]), bundled([])]);

@@ -12,7 +12,7 @@ const page = new URL('page.js', dist);
 const built = existsSync(page) || 'run bash build.sh web first';
 
 /**
- * The first view's scripts, brotli-compressed as web/precompress.js does: measured at 84.5 KB when set (152 KB
+ * The first view's scripts, brotli-compressed as web/tools/precompress.js does: measured at 84.5 KB when set (152 KB
  * when KaTeX and §9 and §10 came with page.js), with room for the sections to grow.
  */
 const FIRST_VIEW_BROTLI_BYTES = 100_000;

@@ -48,6 +48,8 @@ const ALLOWED = {
   draw: ['draw'],
   // The API stands on the wasm core alone.
   src: ['src', 'dist'],
+  // Node only: the server, the bundler (which typesets §5's TeX from the page's formula-tex.js), the compressed copies.
+  tools: ['tools', 'page'],
 };
 
 // Files a module may name although its floor stands below their folder: data, which depends on nothing. The API's
@@ -122,13 +124,14 @@ test('every folder of web/ with modules has a floor above (web/dist/ is built)',
   }
 });
 
-test('the model\'s build tools (web/poems/build/) are Node-only: no module outside them names them, and only they use Node', () => {
+test('the Node-only tools (web/tools/, and web/poems/build/ that made the model): no module outside them names them, and only they use Node', () => {
+  const isTool = (name) => name.startsWith('tools/') || name.startsWith('poems/build/');
   for (const floor of Object.keys(ALLOWED)) {
     for (const file of modules(floor)) {
       const name = inWeb(file);
-      const tool = name.startsWith('poems/build/');
+      const tool = isTool(name);
       for (const { specifier, path } of dependencies(file)) {
-        if (!tool) assert.ok(!inWeb(path).startsWith('poems/build/'), `${name} depends on a build tool (${specifier})`);
+        if (!tool) assert.ok(!isTool(inWeb(path)), `${name} depends on a Node tool (${specifier})`);
       }
       if (!tool) assert.ok(!moduleSpecifiers(readFileSync(file, 'utf8')).imports.some((specifier) => specifier.startsWith('node:')), `${name} imports Node`);
     }

@@ -10,9 +10,9 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdir
 import { tmpdir } from 'node:os';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { LIMITS, startServer, parsePort } from '../web/serve.js';
+import { LIMITS, startServer, parsePort } from '../web/tools/serve.js';
 
-const serveScript = fileURLToPath(new URL('../web/serve.js', import.meta.url));
+const serveScript = fileURLToPath(new URL('../web/tools/serve.js', import.meta.url));
 const webRoot = fileURLToPath(new URL('../web/', import.meta.url));
 /** Whether build.sh web has made web/dist's bundles, or why the tests of them are skipped (npm test builds them first). */
 const built = existsSync(join(webRoot, 'dist/page.js')) || 'run bash build.sh web first';
@@ -47,17 +47,18 @@ async function withServer(check, limits) {
  */
 async function serverOver(files) {
   const root = mkdtempSync(join(tmpdir(), 'serve-test-'));
-  for (const script of ['serve.js', 'precompress.js']) copyFileSync(join(webRoot, script), join(root, script));
+  mkdirSync(join(root, 'tools'));
+  for (const script of ['serve.js', 'precompress.js']) copyFileSync(join(webRoot, 'tools', script), join(root, 'tools', script));
   for (const [name, content] of Object.entries(files)) {
     mkdirSync(dirname(join(root, name)), { recursive: true });
     writeFileSync(join(root, name), content);
   }
-  const { startServer: start } = await import(pathToFileURL(join(root, 'serve.js')));
+  const { startServer: start } = await import(pathToFileURL(join(root, 'tools', 'serve.js')));
   const { server, url } = await start({ port: 0 });
   return {
     root,
     url,
-    precompress: () => assert.equal(spawnSync(process.execPath, [join(root, 'precompress.js')], { encoding: 'utf8' }).status, 0, 'precompress.js ran'),
+    precompress: () => assert.equal(spawnSync(process.execPath, [join(root, 'tools', 'precompress.js')], { encoding: 'utf8' }).status, 0, 'precompress.js ran'),
     close() {
       server.close();
       rmSync(root, { recursive: true, force: true });
@@ -95,7 +96,7 @@ test('only what the page needs is served: no dotfiles, sources or build scripts'
     '/poems/poems.safetensors', '/poems/poems.card.json']) {
     assert.equal((await request(url, { path })).status, 200, path);
   }
-  for (const path of ['/dist/.build-stamp', '/.git/config', '/serve.js', '/bundle.js', '/page/main.js', '/widget/element.js',
+  for (const path of ['/dist/.build-stamp', '/.git/config', '/serve.js', '/tools/serve.js', '/tools/bundle.js', '/bundle.js', '/page/main.js', '/widget/element.js',
     '/dist/%2e%2e/serve.js', '/dist/../serve.js', '/src/../serve.js', '/%2e%2e/package.json', '/src/attention.d.ts',
     '/poems/build/train.js', '/poems/head-roles.js', '/poems/build/corpus-summary.json', '/poems/build/corpus/train.bin', '/poems/section.js']) {
     assert.equal((await request(url, { path })).status, 404, path);

@@ -1,4 +1,4 @@
-// Both ways the core runs in a browser: served with COOP/COEP (web/serve.js's default) the page is cross-origin
+// Both ways the core runs in a browser: served with COOP/COEP (web/tools/serve.js's default) the page is cross-origin
 // isolated and loads the threaded core (and the single-threaded one beside it, for small layers), both in their
 // fused multiply-add builds since Chromium has relaxed SIMD; without them (a course page that cannot set headers)
 // it loads the single-threaded one alone. Either way the page and the widget show the same numbers; an isolated

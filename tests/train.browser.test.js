@@ -1,7 +1,7 @@
 // The 训练 section in real Chromium: training runs in a module Web Worker, the loss falls, and the two
 // heads' attention on the example sentence ends up different — one on the previous position, the
 // other on position 0 — measured from the trainer's attention(i); ablation appears after a pause.
-// The section and its worker are bundled here with esbuild (as web/bundle.js would) and served beside
+// The section and its worker are bundled here with esbuild (as web/tools/bundle.js would) and served beside
 // web/dist/mha-core.wasm, so this test does not depend on how the page wires the section in.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchChromium, ensureArtifactsDir, seriousAxeViolations, touchDrag, scrollSettled, HANG_MS, watchLongTasks, probeOnClose, longTasksOver } from './browser.js';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../web/serve.js';
+import { startServer } from '../web/tools/serve.js';
 import { referenceAttention } from './reference.js';
 import { DRAWN_TOKEN_CHARS } from '../web/widget/render.js';
 import { LABEL_TOKEN_CHARS } from '../web/widget/parse.js';

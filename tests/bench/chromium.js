@@ -1,6 +1,6 @@
 // The wasm module timed inside Chromium (headless, through playwright-core) for tests/bench/core.js:
 // the same web/src/attention.js and web/dist cores the page loads, on the same seeded inputs.
-import { ISOLATION_HEADERS } from '../../web/serve.js';
+import { ISOLATION_HEADERS } from '../../web/tools/serve.js';
 import { seededRandom, randomMatrix } from '../seeded.js';
 
 /**

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadAttention } from '../../web/src/attention.js';
-import { ISOLATION_HEADERS } from '../../web/serve.js';
+import { ISOLATION_HEADERS } from '../../web/tools/serve.js';
 import { gpt2Shapes } from '../gpt-reference.js';
 import { timeForwards } from './forwards.js';
 

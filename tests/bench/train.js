@@ -100,7 +100,7 @@ async function inChromium() {
 }
 
 /**
- * The 训练 section as a learner sees it: bundled like web/bundle.js does, training in its Web Worker at
+ * The 训练 section as a learner sees it: bundled like web/tools/bundle.js does, training in its Web Worker at
  * the default speed (4 steps per 40 ms tick, with an evaluation and a redraw per tick). Wall time from
  * "start" to the target accuracy, for each h (seed 0).
  */

@@ -191,7 +191,7 @@ function compute(areas) {
 let drawEverything = true;
 
 /**
- * A section whose code comes in a module of its own (the registry's `load`; web/bundle.js splits it off):
+ * A section whose code comes in a module of its own (the registry's `load`; web/tools/bundle.js splits it off):
  * until the module has come, the section is its frame and heading. The module is fetched when the frame
  * comes within 1,000 px of the window, or else once the page is idle after its first draw (see start), so
  * that printing, a link to the section and data-lesson="drawn" find it built; the section is then made and

@@ -16,7 +16,7 @@ import { shareSection } from './sections/share.js';
  * Each entry: `key` names its title in the text, `id` its element (a link target: kept stable, since
  * shared links and course pages point at them), and either `make(ctx, frame)` — frame is `{ id, title }`,
  * for section() in web/ui/section.js — or `load()`, resolving to make, for a section whose code comes in
- * a module of its own (far below the first screen; web/bundle.js splits it off).
+ * a module of its own (far below the first screen; web/tools/bundle.js splits it off).
  */
 export const SECTIONS = [
   { key: 'bill', id: 'bill', make: billSection },

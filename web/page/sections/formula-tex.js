@@ -1,5 +1,5 @@
 // What §5 typesets, as TeX: the paper's two equations, and the symbols listed under them (web/page/text.js
-// gives each symbol's TeX, the same in both languages). web/bundle.js typesets them with KaTeX when the page
+// gives each symbol's TeX, the same in both languages). web/tools/bundle.js typesets them with KaTeX when the page
 // is built, so the browser gets their HTML and never KaTeX's code (web/page/sections/formula.js shows it).
 import { TEXT } from '../text.js';
 

@@ -32,7 +32,7 @@ function billSizes({ dModel, heads }) {
 }
 
 /**
- * §5: the formula, typeset by KaTeX when the page was built (TYPESET: web/bundle.js typesets formula-tex.js),
+ * §5: the formula, typeset by KaTeX when the page was built (TYPESET: web/tools/bundle.js typesets formula-tex.js),
  * then every symbol's note in reading order, all shown at once so a teacher can read them out; hovering or
  * focusing a symbol lights its part of the pipeline and its note.
  */

@@ -5,11 +5,13 @@
 import { build } from 'esbuild';
 import katex from 'katex';
 import { cpSync, readdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EQUATIONS, SYMBOLS } from './page/sections/formula-tex.js';
+import { EQUATIONS, SYMBOLS } from '../page/sections/formula-tex.js';
 import { pureSchemes } from './pure-schemes.js';
 
-const web = fileURLToPath(new URL('.', import.meta.url));
+// web/, the folder above this one (a path, not a URL: these tools read the whole folder, they import none of it).
+const web = join(dirname(fileURLToPath(import.meta.url)), '..', '/');
 const dist = `${web}dist/`;
 
 const entries = [
@@ -81,6 +83,6 @@ rmSync(widgetFolder, { recursive: true, force: true });
 for (const file of ['widget.js', 'widget.classic.js', 'mha-core.wasm', 'train-worker.js']) cpSync(`${dist}${file}`, `${widgetFolder}${file}`);
 cpSync(`${web}widget/example.html`, `${widgetFolder}index.html`);
 
-const katexDist = fileURLToPath(new URL('../node_modules/katex/dist/', import.meta.url));
+const katexDist = join(web, '..', 'node_modules/katex/dist/');
 cpSync(`${katexDist}katex.min.css`, `${dist}katex/katex.min.css`);
 cpSync(`${katexDist}fonts`, `${dist}katex/fonts`, { recursive: true });

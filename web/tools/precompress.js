@@ -1,9 +1,10 @@
-// Writes a brotli and a gzip copy beside each file of web/dist that web/serve.js serves and beside the
+// Writes a brotli and a gzip copy beside each file of web/dist that web/tools/serve.js serves and beside the
 // shipped poetry model (page.js → page.js.br, page.js.gz), so the server sends compressed bytes without
-// compressing on every request. Run by build.sh's web target, after web/bundle.js. The copies are build
+// compressing on every request. Run by build.sh's web target, after web/tools/bundle.js. The copies are build
 // outputs, never committed (.gitignore), and reproducible: the same file gives the same bytes (node:zlib's
 // gzip header holds no name and a zero time).
 import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
@@ -19,7 +20,8 @@ const COMPRESSORS = {
   gzip: (bytes) => gzip(bytes, { level: Z_BEST_COMPRESSION }),
 };
 
-const web = fileURLToPath(new URL('.', import.meta.url));
+// web/, the folder above this one (a path, not a URL: these tools read the whole folder, they import none of it).
+const web = join(dirname(fileURLToPath(import.meta.url)), '..', '/');
 
 /**
  * What the server may send compressed: each file of web/dist of a kind it serves (not the copies), and the model

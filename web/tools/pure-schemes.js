@@ -1,4 +1,4 @@
-// An esbuild plugin for web/bundle.js. d3-scale-chromatic ships one file that builds all of its forty-odd
+// An esbuild plugin for web/tools/bundle.js. d3-scale-chromatic ships one file that builds all of its forty-odd
 // colour schemes when it loads; a bundler keeps them all, since a call may have effects. The page and the
 // widget use two (draw/color.js: viridis and PuOr), and the widget counts its bytes. Marking the schemes'
 // builds pure (/* @__PURE__ */, the annotation bundlers read) lets esbuild drop the ones nobody imports:

@@ -3,15 +3,16 @@
 // Every request is hostile until proven otherwise: only the files the page and the widget need are
 // served, and the path checked is the very path served (no URL parser rewrites it in between); byte
 // ranges are not served, and no request can stop the process.
-// For a classroom: compressed copies made at build time (web/precompress.js), validators so a second
+// For a classroom: compressed copies made at build time (web/tools/precompress.js), validators so a second
 // visit costs a 304, and a type on every file.
 import http from 'node:http';
 import { createReadStream, statSync } from 'node:fs';
-import { extname, join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import { pipeline } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
-const webRoot = fileURLToPath(new URL('.', import.meta.url));
+// web/, the folder above this one (a path, not a URL: these tools read the whole folder, they import none of it).
+const webRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '/');
 
 /**
  * What may be served: the pages at the top, the page's stylesheet, the built bundles and module, the
@@ -45,7 +46,7 @@ export function contentType(file) {
   return CONTENT_TYPES[extname(file)];
 }
 
-/** The encodings sent, best first, each from a copy beside the file with this suffix (web/precompress.js makes them). */
+/** The encodings sent, best first, each from a copy beside the file with this suffix (web/tools/precompress.js makes them). */
 export const ENCODINGS = [{ name: 'br', suffix: '.br' }, { name: 'gzip', suffix: '.gz' }];
 
 /**
