@@ -2,8 +2,8 @@
 // Regenerate after an intended change: UPDATE_GOLDEN=1 node --test tests/draw.test.js
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { parseHTML } from 'linkedom';
+import { matchGolden } from './golden.js';
 import {
   heatmap, matrixView, legend, headKey, pipeline, PROJECTOR_SIZES, lineView, headGrid, tableFor, tilePixels, tileLevel, FUTURE_COLOR, rowBars, textWeights,
   textColorFor, weightColor, formatNumber, PIPELINE_STEPS, lossCurve,
@@ -12,33 +12,9 @@ import { headInk } from '../web/draw/color.js';
 import { textWidth } from '../web/draw/svg.js';
 import { FIGURE_LABELS } from '../web/shared/figure-labels.js';
 
-const goldenDir = new URL('./golden/', import.meta.url);
-const update = process.env.UPDATE_GOLDEN === '1';
 const { document } = parseHTML('<!doctype html><html><body></body></html>');
-
-/** Serialises with every decimal number rounded to 2 places, one element per line for readable diffs. */
-function normalise(node) {
-  return node.outerHTML
-    .replace(/-?\d+\.\d+/g, (n) => String(Math.round(Number(n) * 100) / 100))
-    .replace(/></g, '>\n<');
-}
-
-function matchGolden(name, node) {
-  const actual = normalise(node) + '\n';
-  const file = new URL(`${name}.svg`, goldenDir);
-  if (update) {
-    mkdirSync(goldenDir, { recursive: true });
-    writeFileSync(file, actual);
-    return;
-  }
-  let expected;
-  try {
-    expected = readFileSync(file, 'utf8');
-  } catch {
-    assert.fail(`missing golden ${name}.svg; run with UPDATE_GOLDEN=1 to create it`);
-  }
-  assert.equal(actual, expected, `${name}.svg differs from its golden; if intended, rerun with UPDATE_GOLDEN=1`);
-}
+/** A drawing's golden, tests/golden/<name>.svg. */
+const matchSvg = (name, node) => matchGolden(`${name}.svg`, node);
 
 // The lesson's hand example (h = 2, scale on, mask off), as printed in the lesson.
 const tokens = ['猫', '吃', '鱼'];
@@ -59,7 +35,7 @@ test('heatmap writes every number, with readable text colour and labels', () => 
   for (const cell of cells) {
     assert.equal(cell.querySelector('text').getAttribute('fill'), textColorFor(cell.querySelector('rect').getAttribute('fill')));
   }
-  matchGolden('heatmap-head1', svg);
+  matchSvg('heatmap-head1', svg);
 });
 
 test('heatmap of signed scores uses a symmetric diverging domain', () => {
@@ -67,7 +43,7 @@ test('heatmap of signed scores uses a symmetric diverging domain', () => {
   const fills = [...svg.querySelectorAll('g.cell rect')].map((r) => r.getAttribute('fill'));
   assert.equal(fills[3], fills[5], 'equal values get equal colours');
   assert.notEqual(fills[2], fills[4], 'opposite signs differ');
-  matchGolden('heatmap-signed', svg);
+  matchSvg('heatmap-signed', svg);
 });
 
 test('heatmap fades and strikes through masked cells', () => {
@@ -82,13 +58,13 @@ test('matrix view colours columns by head and greys a disabled head', () => {
   const band = svg.querySelectorAll('.head-band rect');
   assert.equal(band.length, 2);
   assert.equal(svg.querySelectorAll('g.cell[data-head="1"] rect')[0].getAttribute('fill'), '#eeeeee');
-  matchGolden('matrix-concat', svg);
+  matchSvg('matrix-concat', svg);
 });
 
 test('legend and head key', () => {
-  matchGolden('legend-weights', legend(document, { scale: 'weights', title: 'weight', id: 'w' }));
-  matchGolden('legend-signed', legend(document, { scale: 'signed', domain: [-2, 2], id: 's' }));
-  matchGolden('head-key', headKey(document, { heads: 3, disabledHeads: [2] }));
+  matchSvg('legend-weights', legend(document, { scale: 'weights', title: 'weight', id: 'w' }));
+  matchSvg('legend-signed', legend(document, { scale: 'signed', domain: [-2, 2], id: 's' }));
+  matchSvg('head-key', headKey(document, { heads: 3, disabledHeads: [2] }));
 });
 
 const pipelineData = {
@@ -113,7 +89,7 @@ test('pipeline draws the eight stages with their shapes', () => {
   assert.equal(parts.filter((p) => p === 'weights').length, 2, 'one attention map per head');
   const shapes = [...svg.querySelectorAll('g.shape')].map((g) => [...g.querySelectorAll('text')].map((t) => t.textContent).join(' '));
   for (const shape of ['L×d_model = 3×4', 'L×d_k = 3×2', 'L×L = 3×3', 'd_model×d_model = 4×4']) assert.ok(shapes.includes(shape), shape);
-  matchGolden('pipeline-step0', svg);
+  matchSvg('pipeline-step0', svg);
 });
 
 /** The font size a text is drawn at: its own, or the nearest group's that sets one. */
@@ -180,7 +156,7 @@ test('pipeline at a projector\'s sizes: every number 25 units, no shapes or key,
   for (const group of numbers) assert.ok(fontSizeOf(group) >= 25, `numbers at ${fontSizeOf(group)} units`);
   for (const word of svg.querySelectorAll('text')) assert.ok(fontSizeOf(word) >= 20, `"${word.textContent}" at ${fontSizeOf(word)} units`);
   assert.equal(svg.querySelectorAll('g.shape, g.key').length, 0);
-  matchGolden('pipeline-projector', svg);
+  matchSvg('pipeline-projector', svg);
 });
 
 test('pipeline step lights one stage and fades the later ones', () => {
@@ -189,7 +165,7 @@ test('pipeline step lights one stage and fades the later ones', () => {
   assert.equal(active.length, 2);
   assert.ok(active.every((g) => g.getAttribute('data-part') === 'weights'));
   assert.equal(svg.querySelector('g.stage[data-part="output"]').getAttribute('opacity'), '0.12');
-  matchGolden('pipeline-step4-vertical', pipeline(document, { ...pipelineData, step: 4, enabled: [true, false], orientation: 'vertical', highlight: ['wo'] }));
+  matchSvg('pipeline-step4-vertical', pipeline(document, { ...pipelineData, step: 4, enabled: [true, false], orientation: 'vertical', highlight: ['wo'] }));
 });
 
 test('pipeline splits K and V as it splits Q, and the q·kᵀ and ·V arrows start at K_i and V_i', () => {
@@ -248,7 +224,7 @@ test('line view draws one line per (query, key, head) with the weight', () => {
   const line = svg.querySelector('line[data-head="1"][data-from="1"][data-to="1"]');
   assert.equal(line.getAttribute('data-weight'), '0.6700');
   assert.equal(lineView(document, { tokens, attention: [head1, head2], focus: 0, visibleHeads: [0] }).querySelectorAll('line').length, 3);
-  matchGolden('lines', svg);
+  matchSvg('lines', svg);
 });
 
 test('the line view\'s side headings lie within its width, in Chinese and English, with short and long words', () => {
@@ -292,7 +268,7 @@ test('a compact head grid keeps 16 heads of 9 words within a phone\'s width and 
   assert.deepEqual([...phone.querySelectorAll('g.tile')].map((g) => Number(g.getAttribute('data-head'))), Array.from({ length: 16 }, (_, i) => 16 + i));
   const desk = headGrid(document, { tokens: words, attention, count: 16, width: 600 });
   assert.ok(Number(desk.getAttribute('width')) <= 600 && Number(desk.getAttribute('height')) <= 300, `${desk.getAttribute('width')}×${desk.getAttribute('height')}`);
-  matchGolden('grid-compact', phone);
+  matchSvg('grid-compact', phone);
 });
 
 /** The colour band of each cell that a figure's band paths (data-level; "Mx yh w…" runs in cell units) colour. */
@@ -317,7 +293,7 @@ test('head grid has one tile per head, each cell in its weight\'s colour band', 
     assert.equal(cells.size, L * L, `head ${head}: every cell, the masked ones too`);
     for (let row = 0; row < L; row++) for (let col = 0; col < L; col++) assert.equal(cells.get(`${row},${col}`), tileLevel(heads[head][row * L + col]), `head ${head}, ${row},${col}`);
   });
-  matchGolden('grid', svg);
+  matchSvg('grid', svg);
 });
 
 test('an attention tile is one opaque pixel per cell: the seen cells in their colour band\'s colour, the future grey', () => {
@@ -347,7 +323,7 @@ test('tableFor gives a screen-reader table with scoped headers', () => {
   assert.equal(table.querySelectorAll('th[scope="col"]').length, 4);
   assert.equal(table.querySelectorAll('th[scope="row"]').length, 3);
   assert.equal(table.querySelectorAll('td')[5].textContent, '0.45');
-  matchGolden('table', table);
+  matchSvg('table', table);
 });
 
 test('helpers: number format and contrast', () => {
@@ -371,7 +347,7 @@ test('word-long column labels are slanted so they cannot overlap; head keys fit 
   const texts = [...key.querySelectorAll('text')].map((t) => Number(t.getAttribute('x')));
   const gap = texts[1] - texts[0];
   assert.ok(gap >= 17 + 'Head 12'.length * 0.6 * 12, `items ${gap} px apart fit "Head 12"`);
-  matchGolden('heatmap-slanted-labels', svg);
+  matchSvg('heatmap-slanted-labels', svg);
 });
 
 test('a number of any size fits its cell: e-notation from 1000 up, ∞ for infinities', () => {
@@ -390,7 +366,7 @@ test('the loss curve draws the current run solid over earlier runs, dashed, each
   assert.equal(svg.querySelector('path.current').getAttribute('data-heads'), '2');
   assert.equal(svg.querySelector('path.past').getAttribute('stroke-dasharray'), '4 3');
   assert.ok(svg.querySelector('path.past').compareDocumentPosition(svg.querySelector('path.current')) & 4, 'the current run is drawn last');
-  matchGolden('loss-curve', svg);
+  matchSvg('loss-curve', svg);
 });
 
 test('a real model\'s head: single characters stay upright in small cells, the future greyed; one row as bars for a phone', () => {
@@ -401,11 +377,11 @@ test('a real model\'s head: single characters stay upright in small cells, the f
   assert.ok(colLabels.every((text) => !text.getAttribute('transform')), 'no label is turned');
   assert.equal(svg.querySelector('g.cell[data-row="0"][data-col="4"] rect').getAttribute('fill'), FUTURE_COLOR);
   assert.notEqual(svg.querySelector('g.cell[data-row="4"][data-col="4"] rect').getAttribute('fill'), FUTURE_COLOR);
-  matchGolden('heatmap-characters-causal', svg);
+  matchSvg('heatmap-characters-causal', svg);
   const bars = rowBars(document, { labels: labels.slice(0, 4), weights: weights.slice(15, 19), focus: 3, title: 'row 4' });
   assert.deepEqual([...bars.querySelectorAll('g.bar')].map((bar) => Number(bar.getAttribute('data-value'))), [0.1, 0.1, 0.2, 0.6]);
   assert.equal(bars.querySelectorAll('rect[stroke]').length, 1, 'the query\'s own bar is outlined');
-  matchGolden('row-bars', bars);
+  matchSvg('row-bars', bars);
 });
 
 test('textWeights: the text as it reads, a line after each ↵, tinted by the query’s weights, the future grey', () => {
@@ -422,5 +398,5 @@ test('textWeights: the text as it reads, a line after each ↵, tinted by the qu
   const top = (i) => Number(tiles[i].querySelector('rect').getAttribute('y'));
   assert.equal(top(9), top(0), '↵ ends its line');
   assert.ok(top(10) > top(9), 'the next line starts below');
-  matchGolden('text-weights', svg);
+  matchSvg('text-weights', svg);
 });

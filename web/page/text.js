@@ -72,8 +72,8 @@ export const TEXT = {
       ratio: '朴素做法（不含 Wᴼ）是切分做法（含 Wᴼ）的',
       times: '倍',
       likeWithLike: ({ naive, split, ratio, wo }) => `两边只数同样的东西——Q/K/V 三套眼镜：朴素 ${naive}，切分 ${split}，${ratio === '1' ? '两者一样多' : `朴素是切分的 ${ratio} 倍`}；切分做法另加的只有一个 Wᴼ（${wo} 个参数）。`,
-      identity: '单头 + 输出投影（h = 1）',
-      identityNote: '切分做法与它完全相等：4 · d_model²。多出来的几种看法不花额外参数。',
+      identity: '单头 + 输出投影（h = 1）：',
+      identityNote: '——切分做法与它完全相等：4 · d_model²。多出来的几种看法不花额外参数。',
       dk: '每个头的维度 d_k = d_model ÷ h =',
       waste: (dModel, heads, ratio) => (heads === 1
         ? '只装一套眼镜时谈不上重复。h 一大，朴素做法就多出一笔看不见的浪费：每套眼镜都在同一个完整空间里学习，学到的东西多半彼此重叠。'
@@ -365,8 +365,8 @@ export const TEXT = {
       ratio: 'The naive bill (no Wᴼ) is',
       times: '× the split one (with Wᴼ)',
       likeWithLike: ({ naive, split, ratio, wo }) => `Counting the same things on both sides, the Q/K/V glasses alone: naive ${naive}, split ${split}, ${ratio === '1' ? 'the same' : `so the naive bill is ${ratio}× the split one`}; all the split design adds is one Wᴼ (${wo} parameters).`,
-      identity: 'One head + output projection (h = 1)',
-      identityNote: 'The split design costs exactly this: 4 · d_model². The extra ways of looking come free.',
+      identity: 'One head + output projection (h = 1): ',
+      identityNote: ' — the split design costs exactly this: 4 · d_model². The extra ways of looking come free.',
       dk: 'Width of each head d_k = d_model ÷ h =',
       waste: (dModel, heads, ratio) => (heads === 1
         ? 'With one pair of glasses nothing is repeated. As h grows, the naive design also wastes what you cannot see: every pair learns in the same full space, and what they learn largely overlaps.'

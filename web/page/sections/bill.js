@@ -1,9 +1,40 @@
-import { h } from '../../ui/dom.js';
+import { h, vh, show } from '../../ui/dom.js';
 import { numberField } from '../../ui/controls.js';
 import { section, errorBox, grouped } from '../../ui/section.js';
 import { checkBill } from '../checks.js';
 import { BILL_MAX_D_MODEL } from '../state.js';
 
+/**
+ * §1's numbers from the core's paramCount: both bills, one head's split bill, and Wᴼ's part of it (one head's
+ * split bill is its Q/K/V plus Wᴼ, its naive bill the Q/K/V alone). Throws the page's or the core's error for
+ * a d_model or h it refuses.
+ */
+export function billFacts(mha, { dModel, heads }) {
+  checkBill({ dModel, heads });
+  const { naive, split } = mha.paramCount({ dModel, heads });
+  const oneHead = mha.paramCount({ dModel, heads: 1 });
+  return { dModel, heads, naive, split, single: oneHead.split, wo: oneHead.split - oneHead.naive };
+}
+
+/** §1's result: a pure view (virtual nodes, ../../ui/dom.js) of billFacts' numbers in the words `t` (TEXT[lang].bill). */
+export function billView(t, { dModel, heads, naive, split, single, wo }) {
+  const row = (label, formula, value, id) =>
+    vh('div', { class: 'bill-row' }, [vh('span', { class: 'bill-label' }, [label, vh('small', {}, [formula])]), vh('output', { id, class: 'bill-value' }, [grouped(value)]), vh('span', { class: 'unit' }, [t.params, t.approx(value)])]);
+  const twoDecimals = (x) => String(Math.round(x * 100) / 100);
+  const ratio = twoDecimals(naive / split);
+  // The lesson's ratio counts Wᴼ on one side only; like with like is the Q/K/V of both.
+  const splitGlasses = split - wo;
+  return [
+    row(t.naive, t.naiveFormula, naive, 'bill-naive'),
+    row(t.split, t.splitFormula, split, 'bill-split'),
+    vh('p', { class: 'bill-ratio' }, [`${t.ratio} `, vh('strong', { id: 'bill-ratio' }, [ratio]), ` ${t.times}`]),
+    vh('p', { id: 'bill-like' }, [t.likeWithLike({ naive: grouped(naive), split: grouped(splitGlasses), ratio: twoDecimals(naive / splitGlasses), wo: grouped(wo) })]),
+    // The naive plan's hidden waste, priced with the numbers above.
+    vh('p', { id: 'bill-waste' }, [t.waste(dModel, heads, ratio)]),
+    vh('p', {}, [t.identity, vh('strong', { id: 'bill-single' }, [grouped(single)]), `${t.approx(single)}${t.identityNote}`]),
+    vh('p', {}, [`${t.dk} ${dModel} ÷ ${heads} = `, vh('strong', { id: 'bill-dk' }, [String(dModel / heads)])]),
+  ];
+}
 
 /** §1: the parameter bill, naive h·3·d² against split 3·d² + d², live from the core's paramCount. */
 export function billSection(ctx, frame) {
@@ -22,35 +53,14 @@ export function billSection(ctx, frame) {
     node,
     reads: ['bill'],
     update() {
-      const { dModel, heads } = ctx.state.bill;
-      let counts;
+      let facts;
       try {
-        checkBill({ dModel, heads });
-        counts = ctx.mha.paramCount({ dModel, heads });
-        const oneHead = ctx.mha.paramCount({ dModel, heads: 1 });
-        counts.single = oneHead.split;
-        // One head's split bill is its Q/K/V plus Wᴼ, its naive bill the Q/K/V alone: the difference is Wᴼ.
-        counts.wo = oneHead.split - oneHead.naive;
+        facts = billFacts(ctx.mha, ctx.state.bill);
       } catch (error) {
         result.replaceChildren(errorBox(ctx.text, error));
         return;
       }
-      const row = (label, formula, value, id) =>
-        h('div', { class: 'bill-row' }, [h('span', { class: 'bill-label' }, [label, h('small', {}, [formula])]), h('output', { id, class: 'bill-value' }, [grouped(value)]), h('span', { class: 'unit' }, [t.params, t.approx(value)])]);
-      const twoDecimals = (x) => String(Math.round(x * 100) / 100);
-      const ratio = twoDecimals(counts.naive / counts.split);
-      // The lesson's ratio counts Wᴼ on one side only; like with like is the Q/K/V of both.
-      const splitGlasses = counts.split - counts.wo;
-      result.replaceChildren(
-        row(t.naive, t.naiveFormula, counts.naive, 'bill-naive'),
-        row(t.split, t.splitFormula, counts.split, 'bill-split'),
-        h('p', { class: 'bill-ratio' }, [`${t.ratio} `, h('strong', { id: 'bill-ratio' }, [ratio]), ` ${t.times}`]),
-        h('p', { id: 'bill-like' }, [t.likeWithLike({ naive: grouped(counts.naive), split: grouped(splitGlasses), ratio: twoDecimals(counts.naive / splitGlasses), wo: grouped(counts.wo) })]),
-        // The naive plan's hidden waste, priced with the numbers above.
-        h('p', { id: 'bill-waste' }, [t.waste(dModel, heads, ratio)]),
-        h('p', {}, [`${t.identity}: `, h('strong', { id: 'bill-single' }, [grouped(counts.single)]), `${t.approx(counts.single)} — ${t.identityNote}`]),
-        h('p', {}, [`${t.dk} ${dModel} ÷ ${heads} = `, h('strong', { id: 'bill-dk' }, [String(dModel / heads)])]),
-      );
+      show(result, billView(t, facts));
     },
   };
 }

@@ -1,0 +1,59 @@
+// The sections' views: pure functions from a section's numbers (computed by the core) and its words to DOM,
+// each against a golden HTML snapshot in tests/golden/views/, rendered with linkedom as draw.test.js renders
+// the figures. UPDATE_GOLDEN=1 rewrites them after an intended change. The mounts that wire these views to
+// the page's state and events are tested in Chromium (page.browser.test.js, voice.browser.test.js).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseHTML } from 'linkedom';
+import { loadAttention } from '../web/src/attention.js';
+import { TEXT } from '../web/page/text.js';
+import { billFacts, billView } from '../web/page/sections/bill.js';
+import { ablationFigures } from '../web/page/sections/ablation.js';
+import { runHand } from '../web/page/core.js';
+import { defaultHand } from '../web/hand/limits.js';
+import { show } from '../web/ui/dom.js';
+import { matchGolden } from './golden.js';
+
+const mha = await loadAttention();
+const { document } = parseHTML('<!doctype html><html><body></body></html>');
+
+/** A view's virtual nodes shown in a box of linkedom's document, as the page shows them in its own. */
+const shown = (view) => show(document.createElement('div'), view);
+
+test('§1 the bill: GPT-2\'s sizes and the lesson\'s, in both languages, from the core\'s counts', () => {
+  for (const lang of ['zh', 'en']) {
+    for (const [name, sizes] of [['gpt2', { dModel: 768, heads: 12 }], ['one-head', { dModel: 512, heads: 1 }]]) {
+      const facts = billFacts(mha, sizes);
+      const view = shown(billView(TEXT[lang].bill, facts));
+      matchGolden(`views/bill-${name}-${lang}.html`, view);
+      // The figures drawn are the core's, whatever the golden says.
+      assert.equal(view.querySelector('#bill-naive').textContent, facts.naive.toLocaleString('en-US'));
+      assert.equal(view.querySelector('#bill-split').textContent, facts.split.toLocaleString('en-US'));
+      assert.equal(view.querySelector('#bill-dk').textContent, String(sizes.dModel / sizes.heads));
+    }
+  }
+});
+
+test('§1 the bill: sizes the page refuses throw its error, never draw a view', () => {
+  for (const sizes of [{ dModel: 768, heads: 7 }, { dModel: 0, heads: 1 }, { dModel: NaN, heads: 2 }]) {
+    assert.throws(() => billFacts(mha, sizes), (error) => typeof error.code === 'string' && error.code.length > 0);
+  }
+});
+
+test('§8 switching a head off: the lesson\'s 猫吃鱼 with head 2 off, its concat columns greyed and the difference drawn', () => {
+  const hand = { ...defaultHand(), off: [1] };
+  const current = runHand(mha, hand, { use: 'views-current' });
+  const allOn = runHand(mha, hand, { use: 'views-all-on', enabledOverride: [true, true] });
+  for (const lang of ['zh', 'en']) {
+    const view = shown(ablationFigures(TEXT[lang].ablation, { current, allOn, off: hand.off }));
+    matchGolden(`views/ablation-head-2-off-${lang}.html`, view);
+    // Head 2's half of the concat is zero, and the difference is the core's, cell for cell.
+    const concat = [...view.querySelectorAll('#ablation-concat g.cell')].map((cell) => Number(cell.dataset.value));
+    assert.deepEqual(concat.filter((_, i) => i % 4 >= 2), [0, 0, 0, 0, 0, 0]);
+    const diff = [...view.querySelectorAll('#ablation-diff g.cell')].map((cell) => Number(cell.dataset.value));
+    const expected = Array.from(current.output, (value, i) => value - allOn.output[i]);
+    assert.equal(diff.length, expected.length);
+    diff.forEach((value, i) => assert.ok(Math.abs(value - expected[i]) < 1e-6, `cell ${i}: ${value} against ${expected[i]}`));
+    assert.ok(expected.some((value) => Math.abs(value) > 0.01), 'switching head 2 off changes the output');
+  }
+});
