@@ -9,6 +9,8 @@ import { loadAttention } from '../web/src/attention.js';
 import { TEXT } from '../web/page/text.js';
 import { billFacts, billView } from '../web/page/sections/bill.js';
 import { ablationFigures } from '../web/page/sections/ablation.js';
+import { splitNumbers, splitLines } from '../web/page/sections/split.js';
+import { questionFacts, questionsView } from '../web/page/sections/questions.js';
 import { runHand } from '../web/page/core.js';
 import { defaultHand } from '../web/hand/limits.js';
 import { show } from '../web/ui/dom.js';
@@ -55,5 +57,28 @@ test('§8 switching a head off: the lesson\'s 猫吃鱼 with head 2 off, its con
     assert.equal(diff.length, expected.length);
     diff.forEach((value, i) => assert.ok(Math.abs(value - expected[i]) < 1e-6, `cell ${i}: ${value} against ${expected[i]}`));
     assert.ok(expected.some((value) => Math.abs(value) > 0.01), 'switching head 2 off changes the output');
+  }
+});
+
+test('§2 the three steps worked with the bill\'s numbers, and none when the bill refuses them', () => {
+  for (const lang of ['zh', 'en']) {
+    const t = TEXT[lang].split;
+    const lines = splitLines(t, splitNumbers({ dModel: 768, heads: 12 })).map((line) => show(document.createElement('li'), line));
+    const list = document.createElement('ol');
+    list.append(...lines);
+    matchGolden(`views/split-gpt2-${lang}.html`, list);
+    assert.match(lines[0].textContent, /768 ÷ 12 = 64/);
+    assert.match(lines[2].textContent, /12 × 64 = 768/);
+    assert.equal(splitNumbers({ dModel: 768, heads: 7 }), null);
+    assert.ok(splitLines(t, null).every((line) => line.length === 0));
+  }
+});
+
+test('§6 the closing questions answered with the core\'s numbers, in both languages', () => {
+  for (const lang of ['zh', 'en']) {
+    const view = shown(questionsView(TEXT[lang], questionFacts(mha, TEXT[lang])));
+    matchGolden(`views/questions-${lang}.html`, view);
+    assert.equal(view.querySelectorAll('dt').length, TEXT[lang].questions.items.length);
+    assert.match(view.textContent, /2,359,296/, 'GPT-2\'s split bill, from the core');
   }
 });

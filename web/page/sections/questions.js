@@ -1,4 +1,4 @@
-import { h } from '../../ui/dom.js';
+import { h, vh, show } from '../../ui/dom.js';
 import { grouped } from '../../ui/section.js';
 import { formatNumber } from '../../draw/index.js';
 import { errorSentence } from '../../shared/errors.js';
@@ -50,17 +50,20 @@ export function questionFacts(mha, text) {
 
 /**
  * The questions a class asks after the lesson (its closing list), each answered in a few sentences with
- * the core's numbers and a link to the part of the page that shows it. Built once per language.
+ * the core's numbers and a link to the part of the page that shows it: a pure view (virtual nodes) of
+ * questionFacts' numbers in the words `text` (TEXT[lang]).
  */
-export function questionsBlock(ctx) {
-  const t = ctx.text.questions;
-  const facts = questionFacts(ctx.mha, ctx.text);
-  return h('div', { class: 'questions', id: 'questions' }, [
-    h('h3', { id: 'questions-title' }, [t.title]),
-    h('p', {}, [t.lead]),
-    h('dl', {}, t.items.flatMap(({ id, question, answer, link }) => [
-      h('dt', { id: `question-${id}` }, [question]),
-      h('dd', {}, [`${answer(facts)} ${t.see}`, h('a', { href: link.href }, [link.text(ctx.text.sections)])]),
+export function questionsView(text, facts) {
+  const t = text.questions;
+  return [
+    vh('h3', { id: 'questions-title' }, [t.title]),
+    vh('p', {}, [t.lead]),
+    vh('dl', {}, t.items.flatMap(({ id, question, answer, link }) => [
+      vh('dt', { id: `question-${id}` }, [question]),
+      vh('dd', {}, [`${answer(facts)} ${t.see}`, vh('a', { href: link.href }, [link.text(text.sections)])]),
     ])),
-  ]);
+  ];
 }
+
+/** The questions as §6 ends, built once per language. */
+export const questionsBlock = (ctx) => show(h('div', { class: 'questions', id: 'questions' }), questionsView(ctx.text, questionFacts(ctx.mha, ctx.text)));

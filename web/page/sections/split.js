@@ -1,6 +1,19 @@
-import { h, fill } from '../../ui/dom.js';
+import { h, vdoc, show } from '../../ui/dom.js';
 import { section } from '../../ui/section.js';
 import { checkBill } from '../checks.js';
+
+/** §2's numbers, the bill's d_model and h worked through (null when the bill refuses them: its own section says why). */
+export function splitNumbers({ dModel, heads }) {
+  try {
+    checkBill({ dModel, heads });
+    return { dModel, heads, dK: dModel / heads };
+  } catch {
+    return null;
+  }
+}
+
+/** Each step's line worked with the numbers, a pure view (a virtual text) per step; nothing without numbers. */
+export const splitLines = (t, numbers) => t.steps.map((step) => (numbers ? [vdoc.createTextNode(step.live(numbers))] : []));
 
 /**
  * §2: the paper's answer in three steps (cut, each on its own, join and fuse), one short card each, with
@@ -24,15 +37,8 @@ export function splitSection(ctx, frame) {
     node,
     reads: ['bill'],
     update() {
-      const { dModel, heads } = ctx.state.bill;
-      let numbers = null;
-      try {
-        checkBill({ dModel, heads }); // the bill's own section says why when it refuses them
-        numbers = { dModel, heads, dK: dModel / heads };
-      } catch {
-        // numbers stay null: the steps are shown without them
-      }
-      t.steps.forEach((step, i) => fill(lives[i], numbers ? step.live(numbers) : []));
+      const numbers = splitNumbers(ctx.state.bill);
+      splitLines(t, numbers).forEach((line, i) => show(lives[i], line));
       waiting.hidden = Boolean(numbers);
     },
   };
