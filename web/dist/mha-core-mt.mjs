@@ -13,4 +13,4 @@ function GROWABLE_HEAP_U8(){if(wasmMemory.buffer!=buffer){updateGlobalBufferAndV
 }
 );
 })();
-export default createMhaCore;export const coreBuild = 'b41e8f67e4f5ad00'; // the build of the wasm this glue calls: web/src/load.js checks it
+export default createMhaCore;export const coreBuild = '310a142a75d88f1a'; // the build of the wasm this glue calls: web/src/load.js checks it

@@ -30,4 +30,4 @@ export const fusedUrls = {
   threaded: new URL('./mha-core-mt-fma.wasm', import.meta.url).href,
 };
 
-export const coreBuild = 'b41e8f67e4f5ad00'; // the build of the wasm this glue calls: web/src/load.js checks it
+export const coreBuild = '310a142a75d88f1a'; // the build of the wasm this glue calls: web/src/load.js checks it
