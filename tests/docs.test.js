@@ -59,7 +59,7 @@ const RUN_BY = [
   { command: /^npx vite( build)?$/, test: 'tests/bundlers.browser.test.js', holds: "[viteCli, 'build']" },
   { command: /^npx webpack --mode production$/, test: 'tests/bundlers.browser.test.js', holds: "[webpackCli, '--mode', 'production']" },
   { command: /^gzip -9 -c web\/dist\/widget\.js \| wc -c$/, test: 'tests/widget.test.js', holds: 'gzipSync(readFileSync(widget), { level: 9 })' },
-  { command: /^node web\/poems\/build\/train\.js --reproduce$/, test: 'tests/poems-training.slow.test.js', holds: 'reproduce(dir)' },
+  { command: /^node web\/poems\/build\/train\.js --reproduce$/, test: 'tests/poems-training.slow.test.js', holds: 'reproduce(dir, tool)' },
   { command: /^npm ci --prefix web\/poems\/build$/, test: 'package.json', holds: '"precorpus": "npm ci --prefix web/poems/build' },
   { command: /^npm run corpus$/, notRun: 'downloads 全唐诗 (85 MB) into its own install; corpus.test.js checks the summary it committed', program: 'web/poems/build/corpus.js' },
   { command: /^npm run train-model$/, notRun: 'trains for half an hour; poems-training.slow.test.js repeats the short reproduction run', program: 'web/poems/build/train.js' },
