@@ -13,7 +13,8 @@ import { fortuneEntries, heldOutPoems, poemOfEntry, TANG300_PATH, TYPO_FIXES } f
 import { createLeakMatcher, deletionKeys, matchUnits, MIN_MATCH_LENGTH } from '../web/poems/build/leakage.js';
 import { BOUNDARY, buildVocabulary, decode, encodePoems, UNKNOWN } from '../web/poems/vocabulary.js';
 import { baselineLosses, evaluationWindows, ngramModel } from '../web/poems/baselines.js';
-import { BUILD_DIR, heldOutTextIn, prepareCorpus, SUMMARY_PATH, trainingPoemBody, writeCorpus } from '../web/poems/build/corpus.js';
+import { BUILD_DIR, cleanVerse, heldOutTextIn, prepareCorpus, SUMMARY_PATH, trainingPoemBody, writeCorpus } from '../web/poems/build/corpus.js';
+import { EXCLUDED, findVariants, gb2312Han, unihanVariants, VARIANTS } from '../web/poems/build/variants.js';
 import { clauseLengthModel, countingLosses, discounts, kneserNey3, poemBootstrap } from '../web/poems/build/kneser-ney.js';
 
 const hasTang300 = existsSync(TANG300_PATH);
@@ -207,6 +208,48 @@ test('the committed corpus summary: 31 held-out poems, none of their lines in th
   // The fresh test set: 1 % of 全唐诗's clean poems, with every training poem that echoes one of them removed.
   assert.ok(summary.freshTest.poems > 500 && summary.freshTest.characters > 30000, JSON.stringify(summary.freshTest));
   assert.ok(summary.freshTest.poemsRemovedForLeakage > 0);
+  // The cleaning (#36): counted for the training text and the fresh test set; 唐诗三百首 would not change.
+  assert.ok(summary.cleaning.training.bareLines > 3000 && summary.cleaning.training.placeholderLines > 0, JSON.stringify(summary.cleaning.training.bareLines));
+  assert.ok(summary.cleaning.training.variantCharacters > 10000);
+  assert.deepEqual(summary.cleaning.heldOutWouldChange, { bareLines: 0, placeholderLines: 0, variantCharacters: 0 });
+});
+
+test('cleanVerse: bare punctuation lines and 空。 placeholders dropped, variants written in their standard form, counted', () => {
+  const variants = { 鴈: '雁', 疎: '疏' };
+  assert.deepEqual(cleanVerse('鴈飞疎影斜，月下鴈声远。\n江上秋风起。\n。', variants), {
+    body: '雁飞疏影斜，月下雁声远。\n江上秋风起。',
+    changes: { bareLines: 1, placeholderLines: 0, variants: { 鴈: 2, 疎: 1 } },
+  });
+  assert.deepEqual(cleanVerse('空。', variants), { body: null, changes: { bareLines: 0, placeholderLines: 1, variants: {} } });
+  assert.deepEqual(cleanVerse('。\n”。', variants).changes.bareLines, 2);
+  assert.equal(cleanVerse('空山不见人，但闻人语响。', variants).body, '空山不见人，但闻人语响。', 'a line that starts with 空 stays');
+  // In prepareCorpus: the fresh test set is chosen before the cleaning, and both sets are cleaned and counted.
+  const corpus = prepareCorpus({
+    heldOut: [{ entry: 10, body: '白日依山尽，黄河入海流。' }],
+    trainingPoems: [['鴈飞南国远，', '疎雨过江来。', '。'], ['空。'], ['秋风吹落叶，明月照高楼。']],
+    minCount: 1, variants,
+  });
+  assert.deepEqual(corpus.summary.cleaning.training, { bareLines: 1, placeholderLines: 1, poemsLeftEmpty: 1, variantCharacters: 2, variants: { 疎: 1, 鴈: 1 } });
+  assert.equal(corpus.trainingText, '雁飞南国远，\n疏雨过江来。\n\n秋风吹落叶，明月照高楼。');
+  assert.deepEqual(corpus.summary.cleaning.heldOutWouldChange, { bareLines: 0, placeholderLines: 0, variantCharacters: 0 });
+});
+
+test('the variant table: found by the rule from Unihan, OpenCC and GB2312, sparing the held-out poems and EXCLUDED', () => {
+  const gb2312 = gb2312Han();
+  assert.equal(gb2312.size, 6763);
+  assert.ok(gb2312.has('雁') && !gb2312.has('鴈'));
+  const unihan = unihanVariants('U+9D08\tkSemanticVariant\tU+96C1<kLau,kMatthews\nU+6159\tkSemanticVariant\tU+615A<kMatthews\n' +
+    'U+6159\tkSimplifiedVariant\tU+30467\nU+73EA\tkSemanticVariant\tU+572D<kMatthews\nU+88B4\tkSemanticVariant\tU+8932<kMatthews\n');
+  const t2s = (characters) => characters.map((c) => ({ 慚: '惭', 褲: '裤' })[c] ?? c);
+  const counts = new Map([...'鴈雁慙惭珪圭袴裤'].map((c) => [c, 1]));
+  assert.deepEqual(findVariants({ counts, unihan, t2s, gb2312, keep: ['袴'] }), { 鴈: '雁', 慙: '惭' }, '珪 is EXCLUDED, 袴 kept');
+  // The committed table: issue #36's examples, no GB2312 character converted, nothing excluded or of the held-out poems.
+  for (const [variant, standard] of [['鴈', '雁'], ['疎', '疏'], ['蘂', '蕊'], ['慙', '惭'], ['猨', '猿']]) assert.equal(VARIANTS[variant], standard);
+  for (const [variant, standard] of Object.entries(VARIANTS)) {
+    assert.ok(!gb2312.has(variant) && gb2312.has(standard), `${variant} → ${standard}`);
+    assert.ok(!EXCLUDED.includes(variant), variant);
+  }
+  assert.equal(VARIANTS['袴'], undefined, 'the held-out poems print 袴 (纨袴)');
 });
 
 test('Kneser-Ney 3-gram: the discounts, a probability worked by hand, and every distribution sums to 1', () => {

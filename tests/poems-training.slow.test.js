@@ -1,27 +1,114 @@
 // The poetry model's short training run (`node web/poems/build/train.js --reproduce`): c/tool_train_poems.c built
 // with gcc, run on the committed reproduction corpus, and its loss curve against the one recorded beside the
-// script. The shipped model itself is checked in poems.test.js.
+// script; and the tool's checkpoints: a run stopped (at a step, or by SIGTERM) and resumed ends with the bytes of
+// an unbroken one. The shipped model itself is checked in poems.test.js.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { REPRODUCTION_FIXTURE, REPRODUCTION_RUN, reproduce, reproductionStream } from '../web/poems/build/train.js';
+import {
+  buildTrainer, checkpoints, parseLosses, REPRODUCTION_FIXTURE, REPRODUCTION_RUN, reproduce, reproductionStream,
+  runTrainer, safetensorsMetadata, STOPPED, writeStream,
+} from '../web/poems/build/train.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'poems-reproduce-'));
+test.after(() => rmSync(dir, { recursive: true, force: true }));
+const tool = buildTrainer(dir);
+const streamPath = join(dir, 'reproduction.bin');
+writeStream(reproductionStream(), streamPath);
 
 test('the short training run repeats its recorded loss curve', () => {
   const fixture = JSON.parse(readFileSync(REPRODUCTION_FIXTURE, 'utf8'));
   assert.deepEqual(fixture.run, REPRODUCTION_RUN);
   const stream = reproductionStream();
   assert.equal(createHash('sha256').update(new Uint8Array(stream.buffer)).digest('hex'), fixture.streamSha256);
-  const dir = mkdtempSync(join(tmpdir(), 'poems-reproduce-'));
-  try {
-    const losses = reproduce(dir);
-    assert.equal(losses.length, fixture.losses.length);
-    // Exact on the machine kind that recorded it; other CPUs sum in another order (web/poems/build/train.js).
-    losses.forEach((loss, step) => assert.ok(Math.abs(loss - fixture.losses[step]) < 1e-5, `step ${step + 1}: ${loss} vs ${fixture.losses[step]}`));
-    assert.ok(losses.at(-1) < losses[0] - 0.5, 'the loss falls');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const losses = reproduce(dir, tool);
+  assert.equal(losses.length, fixture.losses.length);
+  // Exact on the machine kind that recorded it; other CPUs sum in another order (web/poems/build/train.js).
+  losses.forEach((loss, step) => assert.ok(Math.abs(loss - fixture.losses[step]) < 1e-5, `step ${step + 1}: ${loss} vs ${fixture.losses[step]}`));
+  assert.ok(losses.at(-1) < losses[0] - 0.5, 'the loss falls');
+});
+
+/** A checkpoint's bytes without its "seconds" (the one entry that is time, not the run's state). */
+function checkpointState(path) {
+  const bytes = readFileSync(path);
+  const metadata = safetensorsMetadata(path);
+  assert.ok(Number.isFinite(Number(metadata.seconds)));
+  return { metadata: { ...metadata, seconds: null }, data: bytes.subarray(8 + Number(bytes.readBigUInt64LE(0))) };
+}
+
+function folder(name) {
+  const path = join(dir, name);
+  mkdirSync(path);
+  return path;
+}
+
+test('a run stopped at step 17 and resumed from its checkpoint ends with the bytes of an unbroken run', () => {
+  const run = { ...REPRODUCTION_RUN, threads: 2 };
+  const whole = folder('whole');
+  const unbroken = runTrainer(tool, streamPath, join(whole, 'model.safetensors'), run, { checkpointDir: whole, checkpointEvery: 10, dtype: 'F16', metadata: { corpus: 'x' } });
+  assert.equal(unbroken.stopped, false);
+  assert.deepEqual(checkpoints(whole).map(({ step }) => step), [40], 'each checkpoint replaces the one before');
+
+  const parts = folder('parts');
+  const first = runTrainer(tool, streamPath, join(parts, 'model.safetensors'), run, { checkpointDir: parts, checkpointEvery: 10, stopAfter: 17, dtype: 'F16', metadata: { corpus: 'x' } });
+  assert.equal(first.stopped, true);
+  assert.equal(first.losses.length, 17);
+  const [stop] = checkpoints(parts);
+  assert.equal(stop.step, 17);
+  assert.equal(safetensorsMetadata(stop.path).step, '17');
+  const second = runTrainer(tool, streamPath, join(parts, 'model.safetensors'), run, { checkpointDir: parts, checkpointEvery: 10, resume: stop.path, dtype: 'F16', metadata: { corpus: 'x' } });
+  assert.equal(second.stopped, false);
+
+  assert.deepEqual([...first.losses, ...second.losses], unbroken.losses);
+  assert.ok(readFileSync(join(parts, 'model.safetensors')).equals(readFileSync(join(whole, 'model.safetensors'))), 'the F16 files are the same bytes');
+  assert.deepEqual(checkpoints(parts).map(({ step }) => step), [40], 'the checkpoint resumed from is replaced too');
+  assert.deepEqual(checkpointState(join(parts, 'checkpoint-40.safetensors')), checkpointState(join(whole, 'checkpoint-40.safetensors')));
+  // One thread or two: the same bytes (the threads never change them).
+  const one = folder('one');
+  runTrainer(tool, streamPath, join(one, 'model.safetensors'), { ...run, threads: 1 }, { dtype: 'F16', metadata: { corpus: 'x' } });
+  assert.ok(readFileSync(join(one, 'model.safetensors')).equals(readFileSync(join(whole, 'model.safetensors'))));
+
+  // A finished run's checkpoint resumes to writing the model alone.
+  const again = runTrainer(tool, streamPath, join(parts, 'again.safetensors'), run, { checkpointDir: parts, resume: join(parts, 'checkpoint-40.safetensors'), dtype: 'F16', metadata: { corpus: 'x' } });
+  assert.deepEqual(again.losses, []);
+  assert.ok(readFileSync(join(parts, 'again.safetensors')).equals(readFileSync(join(whole, 'model.safetensors'))));
+  // Another run's checkpoint (another schedule, another stream) is refused.
+  const last = join(parts, 'checkpoint-40.safetensors');
+  assert.throws(() => runTrainer(tool, streamPath, join(parts, 'x.safetensors'), { ...run, steps: 41 }, { resume: last }), /a checkpoint of another run/);
+  assert.throws(() => runTrainer(tool, streamPath, join(parts, 'x.safetensors'), { ...run, seed: 2 }, { resume: last }), /a checkpoint of another run/);
+  const shorter = join(dir, 'shorter.bin');
+  writeStream(reproductionStream().slice(0, -1), shorter);
+  assert.throws(() => runTrainer(tool, shorter, join(parts, 'x.safetensors'), run, { resume: last }), /a checkpoint of another run/);
+});
+
+test('SIGTERM: the tool finishes its step, writes a checkpoint and stops with status 3; resumed, it ends as an unbroken run', async () => {
+  const run = { ...REPRODUCTION_RUN, steps: 600 };
+  const whole = folder('term-whole');
+  const unbroken = runTrainer(tool, streamPath, join(whole, 'model.safetensors'), run);
+  const parts = folder('term-parts');
+  const args = [streamPath, join(parts, 'model.safetensors'), '--layers', run.layers, '--d-model', run.dModel, '--heads', run.heads,
+    '--context', run.context, '--batch', run.batch, '--steps', run.steps, '--seed', run.seed, '--lr', run.lr, '--warmup', run.warmup,
+    '--checkpoint-dir', parts, '--checkpoint-every', 1000].map(String);
+  const child = spawn(tool, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+    if (!child.killed) child.kill('SIGTERM'); // after the first 50 steps' lines: mid-run
+  });
+  child.stderr.on('data', (chunk) => { stderr += chunk; });
+  const status = await new Promise((resolve) => child.on('close', (code) => resolve(code)));
+  assert.equal(status, STOPPED, stderr);
+  const [stop] = checkpoints(parts);
+  assert.ok(stop && stop.step < run.steps, `stopped before the end: ${stop?.step}`);
+  assert.match(stderr, new RegExp(`stopped after step ${stop.step}; go on with --resume`));
+  const first = parseLosses(stdout);
+  assert.equal(first.length, stop.step, 'every step up to the checkpoint was printed');
+  const second = runTrainer(tool, streamPath, join(parts, 'model.safetensors'), run, { checkpointDir: parts, resume: stop.path });
+  assert.deepEqual([...first, ...second.losses], unbroken.losses);
+  assert.ok(readFileSync(join(parts, 'model.safetensors')).equals(readFileSync(join(whole, 'model.safetensors'))));
 });

@@ -62,7 +62,11 @@ test('held-out loss measured again in wasm: within 1 % of the card, and it beats
 });
 
 const corpusDir = join(BUILD_DIR, 'train.bin');
-test('the card\'s counting baselines computed again from the built corpus', { skip: !existsSync(corpusDir) && 'corpus not built (npm run corpus)' }, () => {
+// The built corpus may be a later one than the shipped model's (the cleaned verse of #36, built before its model ships).
+const builtStream = existsSync(corpusDir) ? createHash('sha256').update(readFileSync(corpusDir)).digest('hex') : null;
+const cardCorpusSkip = !builtStream ? 'corpus not built (npm run corpus)'
+  : builtStream !== card.corpus.version.streamSha256 && 'the built corpus is not the shipped model\'s (another stream hash)';
+test('the card\'s counting baselines computed again from the built corpus', { skip: cardCorpusSkip }, () => {
   const bytes = readFileSync(corpusDir);
   const stream = new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.length / 2);
   const kinds = tokenKinds(vocabulary);

@@ -232,6 +232,13 @@ const float *gpt_trainer_grads(const gpt_trainer *trainer); /* laid out as gpt_m
 long       gpt_trainer_steps(const gpt_trainer *trainer);
 double     gpt_trainer_grad_norm(const gpt_trainer *trainer); /* of the last step, before clipping */
 
+/* What a checkpoint needs besides the parameters to go on exactly as an unbroken run: AdamW's first and
+   second moments (*m, *v: laid out as gpt_model_params, owned by the trainer, writable) and the steps taken.
+   gpt_trainer_set_steps sets the count and AdamW's bias corrections (beta^t, multiplied up as the steps do)
+   as after that many steps; write the moments and parameters back, then set the steps, then train on. */
+mha_status gpt_trainer_moments(gpt_trainer *trainer, float **m, float **v);
+mha_status gpt_trainer_set_steps(gpt_trainer *trainer, long steps);
+
 #ifdef __cplusplus
 }
 #endif

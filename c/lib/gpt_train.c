@@ -100,6 +100,26 @@ const float *gpt_trainer_grads(const gpt_trainer *tr) { return tr ? tr->grads : 
 long gpt_trainer_steps(const gpt_trainer *tr) { return tr ? tr->steps : 0; }
 double gpt_trainer_grad_norm(const gpt_trainer *tr) { return tr ? tr->grad_norm : 0; }
 
+mha_status gpt_trainer_moments(gpt_trainer *tr, float **m, float **v) {
+    if (!tr || !m || !v) return mha_fail(MHA_ERR_NULL_ARGUMENT, "gpt_trainer_moments needs a trainer and two output pointers");
+    *m = tr->adam_m;
+    *v = tr->adam_v;
+    return MHA_OK;
+}
+
+mha_status gpt_trainer_set_steps(gpt_trainer *tr, long steps) {
+    if (!tr) return mha_fail(MHA_ERR_NULL_ARGUMENT, "gpt_trainer_set_steps needs a trainer");
+    if (steps < 0) return mha_fail(MHA_ERR_BAD_INPUT, "steps must be >= 0, got %ld", steps);
+    tr->steps = steps;
+    tr->beta1_t = tr->beta2_t = 1.0;
+    for (long i = 0; i < steps; i++) { /* the products gpt_train_step forms, in its order: the same doubles */
+        tr->beta1_t *= tr->desc.beta1;
+        tr->beta2_t *= tr->desc.beta2;
+    }
+    tr->model->reusable = 0;
+    return MHA_OK;
+}
+
 /* ---- small pieces of the backward pass ---- */
 
 /* dst (cols×rows) = srcᵀ for src rows×cols. */

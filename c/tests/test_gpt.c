@@ -490,6 +490,48 @@ static void test_training(void) {
     gpt_model_destroy(m);
 }
 
+/* A run stopped after 7 of 20 steps and carried on by a new model and trainer, given the parameters, the
+   moments and the step count, ends with the same bytes as the unbroken run (a checkpoint's promise). */
+static void test_resume(void) {
+    const gpt_config c = {.layers = 2, .heads = 2, .d_model = 16, .context = 8, .vocab = 12};
+    const gpt_train_desc desc = gpt_train_default_desc(4, 9);
+    gpt_model *whole = NULL, *first = NULL, *second = NULL;
+    gpt_trainer *tw = NULL, *t1 = NULL, *t2 = NULL;
+    CHECK(gpt_model_create(&c, 3, &whole) == MHA_OK && gpt_model_create(&c, 3, &first) == MHA_OK &&
+          gpt_model_create(&c, 99, &second) == MHA_OK, "create: %s", mha_last_error());
+    CHECK(gpt_trainer_create(whole, &desc, &tw) == MHA_OK && gpt_trainer_create(first, &desc, &t1) == MHA_OK &&
+          gpt_trainer_create(second, &desc, &t2) == MHA_OK, "trainer: %s", mha_last_error());
+    if (!tw || !t1 || !t2) goto done;
+    int tokens[4 * 9];
+    for (int step = 0; step < 20; step++) {
+        some_tokens(tokens, 4 * 9, 12, (unsigned)step + 1);
+        const float lr = 3e-3f * (float)(20 - step) / 20;
+        CHECK(gpt_train_step(tw, tokens, 4, 9, lr, NULL) == MHA_OK, "whole: %s", mha_last_error());
+        if (step < 7) {
+            CHECK(gpt_train_step(t1, tokens, 4, 9, lr, NULL) == MHA_OK, "first: %s", mha_last_error());
+            continue;
+        }
+        if (step == 7) { /* the checkpoint: parameters, moments, steps */
+            size_t n;
+            float *from = gpt_model_params(first, &n), *to = gpt_model_params(second, &n), *m1, *v1, *m2, *v2;
+            CHECK(gpt_trainer_moments(t1, &m1, &v1) == MHA_OK && gpt_trainer_moments(t2, &m2, &v2) == MHA_OK, "moments");
+            memcpy(to, from, n * sizeof *to), memcpy(m2, m1, n * sizeof *m2), memcpy(v2, v1, n * sizeof *v2);
+            CHECK(gpt_trainer_set_steps(t2, gpt_trainer_steps(t1)) == MHA_OK, "set_steps: %s", mha_last_error());
+        }
+        CHECK(gpt_train_step(t2, tokens, 4, 9, lr, NULL) == MHA_OK, "second: %s", mha_last_error());
+    }
+    size_t n;
+    const float *a = gpt_model_params(whole, &n), *b = gpt_model_params(second, &n);
+    CHECK(!memcmp(a, b, n * sizeof *a), "the resumed run's parameters differ from the unbroken run's");
+    CHECK(gpt_trainer_steps(t2) == 20, "20 steps counted, got %ld", gpt_trainer_steps(t2));
+    float *m, *v;
+    CHECK(gpt_trainer_moments(NULL, &m, &v) == MHA_ERR_NULL_ARGUMENT, "no trainer");
+    CHECK(gpt_trainer_set_steps(t2, -1) == MHA_ERR_BAD_INPUT, "negative steps");
+done:
+    gpt_trainer_destroy(tw), gpt_trainer_destroy(t1), gpt_trainer_destroy(t2);
+    gpt_model_destroy(whole), gpt_model_destroy(first), gpt_model_destroy(second);
+}
+
 /* ---- saving and loading ---- */
 
 static unsigned char *save(const gpt_model *m, const gpt_metadata *extra, int n, size_t *size) {
@@ -762,6 +804,7 @@ int test_gpt(void) {
     test_gradients();
     test_adamw_step();
     test_training();
+    test_resume();
     test_save_load();
     test_half_rounding();
     test_save_f16();

@@ -6,6 +6,7 @@
                       [--batch 16] [--steps 3000] [--seed 1] [--lr 0.002] [--warmup 100] [--vocab N]
                       [--save-every 500] [--threads 1] [--keep-every N --keep-dir DIR]
                       [--dtype F32] [--metadata KEY=VALUE]...
+                      [--checkpoint-dir DIR [--checkpoint-every N]] [--resume CHECKPOINT] [--stop-after N]
 
    STREAM.bin is the corpus's training stream (Uint16 little-endian token ids, poems opened by token 0).
    Each step reads `batch` windows of context + 1 tokens drawn with numpy's RandomState(seed): the even
@@ -18,23 +19,41 @@
    one thread, so the model is the same bytes on any number of them. --keep-every N also writes the model
    at every N-th step to DIR/step-N.safetensors, for the learning curve. OUT is written as --dtype (F32 or
    F16, which ships) with each --metadata entry in its __metadata__, after n_head; the kept steps are F32
-   and hold n_head alone. */
-#define _POSIX_C_SOURCE 199309L
+   and hold n_head alone.
+
+   Checkpoints: with --checkpoint-dir, DIR/checkpoint-STEP.safetensors is written every --checkpoint-every
+   steps (default 1000), when SIGINT or SIGTERM arrives (after the step under way; a second one stops at
+   once), at --stop-after N, and at the end; each replaces the one this process wrote before it. A
+   checkpoint is a .safetensors file (the project's writer, c/lib/safetensors.c) holding everything that
+   decides the rest of the run: the model's tensors in F32 under their GPT-2 names, AdamW's moments
+   ("adamw.m", "adamw.v", laid out as gpt_model_params), and in __metadata__ the steps done ("step"), the
+   batch generator's whole state ("rng": MT19937's 624 words, its position and numpy's cached normal), the
+   run's shape, schedule and stream ("run", which must match on resume) and the training seconds so far.
+   --resume CHECKPOINT goes on from it: the model, the stdout lines and every file written afterwards are
+   the bytes an unbroken run writes (the batches are drawn from the restored generator; AdamW's bias
+   corrections are multiplied up again in the same order, gpt_trainer_set_steps). A checkpoint of a finished
+   run resumes to writing OUT alone. Stopped by a signal or --stop-after, the exit status is 3. */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../lib/gpt.h"
 #include "../lib/mha.h"
 #include "../lib/np_random.h"
+#include "../lib/safetensors.h"
 
 #define MAX_METADATA 16
 
 typedef struct options {
     int layers, d_model, heads, context, batch, steps, warmup, vocab, save_every, threads, keep_every;
-    const char *keep_dir, *dtype;
+    int checkpoint_every, stop_after;
+    const char *keep_dir, *dtype, *checkpoint_dir, *resume;
     int metadata_count;
     gpt_metadata metadata[MAX_METADATA]; /* keys cut from their --metadata values in place */
     unsigned seed;
@@ -81,6 +100,12 @@ static int parse_options(int argc, char **argv, options *o) {
         else if (!strcmp(name, "--keep-dir")) {
             o->keep_dir = value;
             ok = value && strlen(value) < 4000;
+        }
+        else if (!strcmp(name, "--checkpoint-every")) ok = parse_int(value, 1, 1 << 30, &o->checkpoint_every);
+        else if (!strcmp(name, "--stop-after")) ok = parse_int(value, 1, 1 << 30, &o->stop_after);
+        else if (!strcmp(name, "--checkpoint-dir") || !strcmp(name, "--resume")) {
+            *(!strcmp(name, "--resume") ? &o->resume : &o->checkpoint_dir) = value;
+            ok = strlen(value) < 4000;
         }
         else if (!strcmp(name, "--dtype")) {
             o->dtype = value;
@@ -146,6 +171,168 @@ static int save(const gpt_model *model, const char *path, const char *dtype, con
     return status;
 }
 
+/* ---- checkpoints ---- */
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int signal) {
+    (void)signal;
+    interrupted = 1;
+}
+
+/* FNV-1a over the stream's tokens: a resumed run must read the same stream. */
+static uint64_t stream_hash(const int *stream, size_t count) {
+    uint64_t h = 14695981039346656037u;
+    for (size_t i = 0; i < count; i++) {
+        h = (h ^ (uint64_t)(stream[i] & 0xff)) * 1099511628211u;
+        h = (h ^ (uint64_t)(stream[i] >> 8)) * 1099511628211u;
+    }
+    return h;
+}
+
+/* Everything but the step that decides the run's future, as one line: a checkpoint of another run is refused. */
+static void describe_run(const options *o, size_t tokens, uint64_t hash, char *out, size_t size) {
+    snprintf(out, size, "layers=%d d_model=%d heads=%d context=%d vocab=%d batch=%d steps=%d warmup=%d seed=%u lr=%.17g "
+             "stream_tokens=%zu stream_fnv1a=%016" PRIx64, o->layers, o->d_model, o->heads, o->context, o->vocab, o->batch,
+             o->steps, o->warmup, o->seed, o->lr, tokens, hash);
+}
+
+/* numpy's RandomState as text: position, cached-normal flag, the cached normal's bits, the 624 words. */
+enum { RNG_TEXT = 64 + 624 * 9 };
+static void rng_text(const np_random *rs, char *out) {
+    uint64_t bits;
+    memcpy(&bits, &rs->gauss, sizeof bits);
+    int used = sprintf(out, "%d %d %016" PRIx64, rs->pos, rs->has_gauss, bits);
+    for (int i = 0; i < 624; i++) used += sprintf(out + used, " %08" PRIx32, rs->key[i]);
+}
+
+static int rng_parse(const char *text, np_random *rs) {
+    uint64_t bits;
+    int used;
+    if (sscanf(text, "%d %d %" SCNx64 "%n", &rs->pos, &rs->has_gauss, &bits, &used) != 3) return 0;
+    memcpy(&rs->gauss, &bits, sizeof bits);
+    for (int i = 0; i < 624; i++) {
+        int more;
+        if (sscanf(text + used, " %" SCNx32 "%n", &rs->key[i], &more) != 1) return 0;
+        used += more;
+    }
+    return !text[used] && rs->pos >= 0 && rs->pos <= 624;
+}
+
+static void checkpoint_path(const options *o, int step, char *out, size_t size) {
+    snprintf(out, size, "%s/checkpoint-%d.safetensors", o->checkpoint_dir, step);
+}
+
+static int write_file(const char *path, const unsigned char *bytes, size_t size) {
+    FILE *f = fopen(path, "wb");
+    int status = !f || fwrite(bytes, 1, size, f) != size;
+    if (f && fclose(f)) status = 1;
+    return status ? fail(path, "cannot write") : 0;
+}
+
+/* Writes the checkpoint of `step` done steps to a .partial file, then renames it, so a checkpoint on disk is whole. */
+static int write_checkpoint(const options *o, gpt_model *model, gpt_trainer *trainer, const np_random *rs, int step,
+                            const char *run, double seconds_so_far, const char *path) {
+    const int n = gpt_tensor_count(model);
+    st_source *tensors = malloc(sizeof *tensors * (size_t)(n + 2));
+    char *rng = malloc(RNG_TEXT);
+    if (!tensors || !rng) {
+        free(tensors), free(rng);
+        return fail("checkpoint", "out of memory");
+    }
+    for (int i = 0; i < n; i++) {
+        const char *name;
+        float *values;
+        int rows, cols;
+        gpt_tensor(model, i, &name, &values, &rows, &cols, NULL);
+        tensors[i] = rows == 1 ? (st_source){name, 1, {cols}, values} : (st_source){name, 2, {rows, cols}, values};
+    }
+    size_t count;
+    gpt_model_params(model, &count);
+    float *m, *v;
+    gpt_trainer_moments(trainer, &m, &v);
+    tensors[n] = (st_source){"adamw.m", 1, {(int64_t)count}, m};
+    tensors[n + 1] = (st_source){"adamw.v", 1, {(int64_t)count}, v};
+    char heads[16], steps[16], seconds[32];
+    snprintf(heads, sizeof heads, "%d", o->heads);
+    snprintf(steps, sizeof steps, "%d", step);
+    snprintf(seconds, sizeof seconds, "%.1f", seconds_so_far);
+    rng_text(rs, rng);
+    const st_entry metadata[] = {{"n_head", heads}, {"checkpoint", "tool_train_poems"}, {"step", steps}, {"run", run},
+                                 {"rng", rng}, {"seconds", seconds}};
+    const int entries = sizeof metadata / sizeof *metadata;
+    size_t size;
+    unsigned char *bytes = NULL;
+    int status = st_write(tensors, n + 2, "F32", metadata, entries, NULL, 0, &size) != MHA_OK ? fail("checkpoint", mha_last_error()) : 0;
+    if (!status && !(bytes = malloc(size))) status = fail("checkpoint", "out of memory");
+    if (!status && st_write(tensors, n + 2, "F32", metadata, entries, bytes, size, &size) != MHA_OK) status = fail("checkpoint", mha_last_error());
+    char partial[4216];
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    if (!status) status = write_file(partial, bytes, size);
+    if (!status && rename(partial, path)) status = fail(path, "cannot rename the .partial file to it");
+    free(bytes), free(tensors), free(rng);
+    return status;
+}
+
+static const char *metadata_value(const st_header *h, const char *key) {
+    for (int i = 0; i < h->metadata_count; i++)
+        if (!strcmp(h->metadata[i].key, key)) return h->metadata[i].value;
+    return NULL;
+}
+
+/* Reads a checkpoint into the model (created with the run's shape), the trainer, the generator; *step, *seconds. */
+static int read_checkpoint(const char *path, const char *run, gpt_model *model, gpt_trainer *trainer, np_random *rs,
+                           int *step, double *seconds_so_far) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return fail(path, "cannot open the checkpoint");
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    if (!fseek(f, 0, SEEK_END)) {
+        const long end = ftell(f);
+        size = end > 0 ? (size_t)end : 0;
+        bytes = size ? malloc(size) : NULL;
+        rewind(f);
+        if (bytes && fread(bytes, 1, size, f) != size) size = 0;
+    }
+    fclose(f);
+    st_header h;
+    if (!bytes || !size || st_parse(bytes, size, size, &h) != MHA_OK) {
+        free(bytes);
+        return fail(path, bytes && size ? mha_last_error() : "unreadable");
+    }
+    int status = 0;
+    const char *kind = metadata_value(&h, "checkpoint"), *its_run = metadata_value(&h, "run"), *its_step = metadata_value(&h, "step");
+    const char *rng = metadata_value(&h, "rng"), *seconds = metadata_value(&h, "seconds");
+    if (!kind || strcmp(kind, "tool_train_poems") || !its_run || !its_step || !rng || !seconds) status = fail(path, "not a checkpoint of tool_train_poems");
+    else if (strcmp(its_run, run)) {
+        fprintf(stderr, "tool_train_poems: %s is a checkpoint of another run:\n  it:   %s\n  this: %s\n", path, its_run, run);
+        status = 1;
+    } else if (!parse_int(its_step, 0, 1 << 30, step) || !rng_parse(rng, rs)) status = fail(path, "a broken step or rng in its metadata");
+    *seconds_so_far = status ? 0 : strtod(seconds, NULL);
+    size_t count;
+    float *params = gpt_model_params(model, &count), *m, *v;
+    gpt_trainer_moments(trainer, &m, &v);
+    const int n = gpt_tensor_count(model);
+    for (int i = 0; i < n + 2 && !status; i++) {
+        const char *name = i == n ? "adamw.m" : i == n + 1 ? "adamw.v" : NULL;
+        float *dest;
+        int rows = 1, cols = (int)count;
+        size_t offset = 0;
+        if (!name) gpt_tensor(model, i, &name, NULL, &rows, &cols, &offset);
+        dest = i == n ? m : i == n + 1 ? v : params + offset;
+        const st_tensor *t = st_find(&h, name);
+        if (!t || strcmp(t->dtype, "F32") || t->count != (int64_t)rows * cols) {
+            status = fail(path, "a tensor is missing or misshaped");
+            fprintf(stderr, "tool_train_poems: (%s)\n", name);
+        } else
+            memcpy(dest, bytes + h.data_start + t->begin, sizeof(float) * (size_t)t->count); /* little-endian, as written */
+    }
+    if (!status && gpt_trainer_set_steps(trainer, *step) != MHA_OK) status = fail("resume", mha_last_error());
+    st_free(&h);
+    free(bytes);
+    return status;
+}
+
 static double step_size(const options *o, int step) {
     if (step < o->warmup) return o->lr * (step + 1) / o->warmup;
     const double progress = o->steps > o->warmup ? (double)(step - o->warmup) / (o->steps - o->warmup) : 1;
@@ -154,7 +341,8 @@ static double step_size(const options *o, int step) {
 
 int main(int argc, char **argv) {
     options o = {.layers = 3, .d_model = 128, .heads = 4, .context = 64, .batch = 16, .steps = 3000,
-                 .warmup = 100, .vocab = 0, .save_every = 500, .threads = 1, .seed = 1, .lr = 2e-3, .dtype = "F32"};
+                 .warmup = 100, .vocab = 0, .save_every = 500, .threads = 1, .seed = 1, .lr = 2e-3, .dtype = "F32",
+                 .checkpoint_every = 1000};
     if (argc < 3) return fail("usage", "tool_train_poems STREAM.bin OUT.safetensors [--option value]…");
     if (parse_options(argc, argv, &o)) return 1;
     if (o.threads > 1 && mha_set_threads(o.threads) != MHA_OK) return fail("threads", mha_last_error());
@@ -190,9 +378,31 @@ int main(int argc, char **argv) {
     }
     np_random rs;
     np_random_seed(&rs, o.seed);
+    char run[512], previous[4200] = "", path[4200];
+    describe_run(&o, count, stream_hash(stream, count), run, sizeof run);
+    int first = 0;
+    double before = 0; /* training seconds of the run's earlier parts */
+    if (!status && o.resume) {
+        status = read_checkpoint(o.resume, run, model, trainer, &rs, &first, &before);
+        if (!status && first > o.steps) status = fail(o.resume, "it is past --steps");
+        if (!status) fprintf(stderr, "resuming from %s at step %d\n", o.resume, first);
+        if (!status && o.checkpoint_dir) { /* the checkpoint resumed from is replaced like the process's own */
+            checkpoint_path(&o, first, path, sizeof path);
+            if (!strcmp(path, o.resume)) strcpy(previous, path);
+        }
+    }
+    if (!status && o.checkpoint_dir) {
+        struct sigaction action = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND};
+        sigemptyset(&action.sa_mask);
+        sigaction(SIGINT, &action, NULL);
+        sigaction(SIGTERM, &action, NULL);
+        fprintf(stderr, "tool_train_poems: pid %ld; checkpoints in %s (SIGINT or SIGTERM: one more, then stop)\n",
+                (long)getpid(), o.checkpoint_dir);
+    }
     const double begun = seconds();
     double recent = 0;
-    for (int step = 0; step < o.steps && !status; step++) {
+    int stopped = 0;
+    for (int step = first; step < o.steps && !status; step++) {
         for (int row = 0; row < o.batch; row++) {
             const size_t start = row % 2 ? (size_t)(np_random_double(&rs) * (double)(count - (size_t)len + 1))
                                          : starts[(size_t)(np_random_double(&rs) * (double)starts_count)];
@@ -208,18 +418,34 @@ int main(int argc, char **argv) {
         if ((step + 1) % 50 == 0) {
             fflush(stdout);
             const double elapsed = seconds() - begun;
-            fprintf(stderr, "step %d: loss %.4f (mean of the last 50), %.2f steps/s, %.0f s\n", step + 1, recent / 50,
-                    (step + 1) / elapsed, elapsed);
+            const int since = step + 1 - first < 50 ? step + 1 - first : 50; /* fewer just after a resume */
+            fprintf(stderr, "step %d: loss %.4f (mean of the last %d), %.2f steps/s, %.0f s\n", step + 1, recent / since,
+                    since, (step + 1 - first) / elapsed, before + elapsed);
             recent = 0;
         }
-        if ((step + 1) % o.save_every == 0 || step + 1 == o.steps) status = save(model, argv[2], o.dtype, o.metadata, o.metadata_count);
+        if ((step + 1) % o.save_every == 0 && step + 1 < o.steps) status = save(model, argv[2], o.dtype, o.metadata, o.metadata_count);
         if (!status && o.keep_every && o.keep_dir && (step + 1) % o.keep_every == 0) {
-            char path[4096];
             snprintf(path, sizeof path, "%s/step-%d.safetensors", o.keep_dir, step + 1);
             status = save(model, path, "F32", NULL, 0);
         }
+        stopped = interrupted || step + 1 == o.stop_after;
+        if (!status && o.checkpoint_dir && (stopped || (step + 1) % o.checkpoint_every == 0 || step + 1 == o.steps)) {
+            fflush(stdout); /* every step's line before the checkpoint that follows it */
+            checkpoint_path(&o, step + 1, path, sizeof path);
+            status = write_checkpoint(&o, model, trainer, &rs, step + 1, run, before + seconds() - begun, path);
+            if (!status && previous[0] && strcmp(previous, path)) remove(previous);
+            if (!status) strcpy(previous, path);
+        }
+        if (stopped) {
+            fflush(stdout);
+            if (!status) fprintf(stderr, "tool_train_poems: stopped after step %d; go on with --resume %s\n", step + 1,
+                                 o.checkpoint_dir ? previous : "(no --checkpoint-dir: nothing kept)");
+            break;
+        }
     }
-    if (!status) fprintf(stderr, "trained %d steps in %.1f s\n", o.steps, seconds() - begun);
+    if (!status && !stopped) status = save(model, argv[2], o.dtype, o.metadata, o.metadata_count);
+    if (!status && !stopped) fprintf(stderr, "trained %d steps in %.1f s\n", o.steps, before + seconds() - begun);
+    if (!status && stopped) status = 3;
     gpt_trainer_destroy(trainer);
     gpt_model_destroy(model);
     free(stream), free(starts), free(batch);

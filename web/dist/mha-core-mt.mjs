@@ -13,4 +13,4 @@ function GROWABLE_HEAP_U8(){if(wasmMemory.buffer!=buffer){updateGlobalBufferAndV
 }
 );
 })();
-export default createMhaCore;export const coreBuild = 'cc836cfd360738e7'; // the build of the wasm this glue calls: web/src/load.js checks it
+export default createMhaCore;export const coreBuild = '8e50c7411570c693'; // the build of the wasm this glue calls: web/src/load.js checks it

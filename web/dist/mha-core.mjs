@@ -30,4 +30,4 @@ export const fusedUrls = {
   threaded: new URL('./mha-core-mt-fma.wasm', import.meta.url).href,
 };
 
-export const coreBuild = 'cc836cfd360738e7'; // the build of the wasm this glue calls: web/src/load.js checks it
+export const coreBuild = '8e50c7411570c693'; // the build of the wasm this glue calls: web/src/load.js checks it

@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { baselineLosses, DEFAULT_CONTEXT, DEFAULT_ADD_K } from '../baselines.js';
 import { clauses, createLeakMatcher, MIN_MATCH_LENGTH } from './leakage.js';
 import { heldOutPoems, TANG300_PATH } from './tang300.js';
+import { VARIANTS } from './variants.js';
 import { buildVocabulary, DEFAULT_MIN_COUNT, encodePoems, encoder, UNKNOWN_ID } from '../vocabulary.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -100,6 +101,52 @@ export function trainingPoemBody(paragraphs) {
   return text && POEM_TEXT.test(text) ? text : null;
 }
 
+/** A line with no Han character: 全唐诗's paragraphs sometimes end a poem with a lone 。 (or ”。) of its own. */
+const BARE_LINE = /^[^\p{Script=Han}]*$/u;
+/** What the source prints for a poem it does not have: a poem of this one line. */
+export const PLACEHOLDER_LINE = '空。';
+
+/**
+ * The verse of a clean poem body without what is not verse: lines of bare punctuation and 空。 placeholders
+ * dropped, variant characters (variants.js) written in their standard form. { body (null when nothing is left),
+ * changes: { bareLines, placeholderLines, variants: { character: occurrences } } }.
+ */
+export function cleanVerse(body, variants = VARIANTS) {
+  const changes = { bareLines: 0, placeholderLines: 0, variants: {} };
+  const lines = body.split('\n').filter((line) => {
+    if (BARE_LINE.test(line)) changes.bareLines++;
+    else if (line === PLACEHOLDER_LINE) changes.placeholderLines++;
+    else return true;
+    return false;
+  });
+  const text = [...lines.join('\n')].map((character) => {
+    const standard = Object.hasOwn(variants, character) ? variants[character] : null;
+    if (!standard) return character;
+    changes.variants[character] = (changes.variants[character] ?? 0) + 1;
+    return standard;
+  }).join('');
+  return { body: text || null, changes };
+}
+
+/** Cleans a set of poems ({ body, … }): the ones left, and the sum of the changes with the poems left empty. */
+function cleanSet(poems, variants) {
+  const tally = { bareLines: 0, placeholderLines: 0, poemsLeftEmpty: 0, variantCharacters: 0, variants: {} };
+  const left = [];
+  for (const poem of poems) {
+    const { body, changes } = cleanVerse(poem.body, variants);
+    tally.bareLines += changes.bareLines;
+    tally.placeholderLines += changes.placeholderLines;
+    for (const [character, n] of Object.entries(changes.variants)) {
+      tally.variants[character] = (tally.variants[character] ?? 0) + n;
+      tally.variantCharacters += n;
+    }
+    if (body === null) tally.poemsLeftEmpty++;
+    else left.push({ ...poem, body });
+  }
+  tally.variants = Object.fromEntries(Object.entries(tally.variants).sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1)));
+  return { left, tally };
+}
+
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
 /**
@@ -118,7 +165,7 @@ export function heldOutTextIn(text, heldOut) {
  * poems already in simplified characters ([paragraph…]). `sources` goes into the summary as it is; each
  * leak match names the training poem by its index in trainingPoems (全唐诗's file order).
  */
-export function prepareCorpus({ heldOut, trainingPoems, minCount = DEFAULT_MIN_COUNT, context = DEFAULT_CONTEXT, sources = {} }) {
+export function prepareCorpus({ heldOut, trainingPoems, minCount = DEFAULT_MIN_COUNT, context = DEFAULT_CONTEXT, sources = {}, variants = VARIANTS }) {
   const matcher = createLeakMatcher(heldOut);
   const clean = [];
   const leaks = [];
@@ -134,18 +181,27 @@ export function prepareCorpus({ heldOut, trainingPoems, minCount = DEFAULT_MIN_C
     else clean.push({ poemIndex: index, body });
   });
   // The fresh test set: one clean poem in FRESH_TEST_EVERY, never trained on, and every other poem that
-  // shares a clause or a line with one of them (the same leak rule) left out of training too.
+  // shares a clause or a line with one of them (the same leak rule) left out of training too. Chosen, and
+  // matched, before the verse is cleaned (cleanVerse), so it is the same poems as before the cleaning.
   const fresh = clean.filter((_, i) => i % FRESH_TEST_EVERY === FRESH_TEST_EVERY / 2);
   const freshMatcher = createLeakMatcher(fresh.map(({ poemIndex, body }) => ({ entry: poemIndex, body })));
   const freshIndices = new Set(fresh.map((poem) => poem.poemIndex));
   const freshLeaks = [];
-  const bodies = [];
+  const uncleanedTraining = [];
   for (const { poemIndex, body } of clean) {
     if (freshIndices.has(poemIndex)) continue;
     const leak = freshMatcher.match(body);
     if (leak) freshLeaks.push({ poemIndex, freshPoemIndex: leak.entry });
-    else bodies.push(body);
+    else uncleanedTraining.push({ poemIndex, body });
   }
+  // The training text and the fresh test set are cleaned alike: both are 全唐诗 through the same steps, and a
+  // model should be judged on verse, not on the source's stray 。 lines or on a spelling its vocabulary no longer
+  // has. 唐诗三百首's text is never rewritten (what the rules would change in it is counted: nothing).
+  const training = cleanSet(uncleanedTraining, variants);
+  const freshCleaned = cleanSet(fresh, variants);
+  const heldOutCleaning = cleanSet(heldOut, variants).tally;
+  const bodies = training.left.map((poem) => poem.body);
+  const freshTest = freshCleaned.left;
   const trainingText = bodies.join('\n\n');
   const leaked = heldOutTextIn(trainingText, heldOut);
   const left = [...leaked.lines, ...leaked.clauses];
@@ -155,7 +211,7 @@ export function prepareCorpus({ heldOut, trainingPoems, minCount = DEFAULT_MIN_C
   const stream = encodePoems(bodies, vocabulary);
   const encode = encoder(vocabulary);
   const heldOutIds = heldOut.map((poem) => encode(poem.body));
-  const freshIds = fresh.map((poem) => encode(poem.body));
+  const freshIds = freshTest.map((poem) => encode(poem.body));
   const baselines = baselineLosses(stream, vocabulary.length, heldOutIds, { context });
   const caught = new Set(leaks.map((leak) => leak.entry));
   const count = (texts) => texts.reduce((sum, text) => sum + [...text].length, 0);
@@ -183,8 +239,8 @@ export function prepareCorpus({ heldOut, trainingPoems, minCount = DEFAULT_MIN_C
     },
     freshTest: {
       rule: `every ${FRESH_TEST_EVERY}th clean poem of 全唐诗 (in the package's order, counting from the ${FRESH_TEST_EVERY / 2}th), held out by poem; training poems that share a clause or a line with one of them by the leak rule below are left out too`,
-      poems: fresh.length,
-      characters: count(fresh.map((poem) => poem.body)),
+      poems: freshTest.length,
+      characters: count(freshTest.map((poem) => poem.body)),
       unknownTokens: freshIds.flat().filter((id) => id === UNKNOWN_ID).length,
       poemsRemovedForLeakage: freshLeaks.length,
     },
@@ -193,6 +249,13 @@ export function prepareCorpus({ heldOut, trainingPoems, minCount = DEFAULT_MIN_C
       heldOutPoemsCaught: caught.size,
       heldOutEntriesNotCaught: heldOut.map((poem) => poem.entry).filter((entry) => !caught.has(entry)),
       matches: leaks,
+    },
+    cleaning: {
+      rule: 'lines of bare punctuation (a lone 。) and 空。 placeholder lines dropped, a poem left empty dropped; variant characters written in their standard form (web/poems/build/variants.js: outside GB2312, a Unihan semantic or Z variant that OpenCC t2s turns into a GB2312 character the text uses); the fresh test set cleaned as the training text, 唐诗三百首 never rewritten',
+      variantTable: Object.keys(variants).length,
+      training: training.tally,
+      freshTest: freshCleaned.tally,
+      heldOutWouldChange: { bareLines: heldOutCleaning.bareLines, placeholderLines: heldOutCleaning.placeholderLines, variantCharacters: heldOutCleaning.variantCharacters },
     },
     vocabulary: { size: vocabulary.length, minCount, specialTokens: vocabulary.slice(0, 2) },
     baselines: {
@@ -204,7 +267,7 @@ export function prepareCorpus({ heldOut, trainingPoems, minCount = DEFAULT_MIN_C
   return {
     summary, vocabulary, stream, trainingText,
     heldOut: heldOut.map((poem, i) => ({ ...poem, ids: heldOutIds[i] })),
-    freshTest: fresh.map((poem, i) => ({ ...poem, ids: freshIds[i] })),
+    freshTest: freshTest.map((poem, i) => ({ ...poem, ids: freshIds[i] })),
   };
 }
 
@@ -229,23 +292,18 @@ export function writeCorpus(corpus, outDir) {
   writeFileSync(join(outDir, 'summary.json'), `${JSON.stringify(corpus.summary, null, 2)}\n`);
 }
 
-/** A wrong option stops the build with one line, not a stack trace. */
-function usageError(message) {
-  console.error(`web/poems/build/corpus.js: ${message}`);
-  process.exit(2);
-}
-
-function main() {
+/**
+ * A build script's options (node:util parseArgs `options`): { values, positive(name) (a whole number ≥ 1),
+ * usageError(message) }. A wrong option stops the script with one line naming it, not a stack trace.
+ */
+export function scriptOptions(script, options) {
+  const usageError = (message) => {
+    console.error(`web/poems/build/${script}: ${message}`);
+    process.exit(2);
+  };
   let values;
   try {
-    ({ values } = parseArgs({
-      options: {
-        tang300: { type: 'string', default: TANG300_PATH },
-        out: { type: 'string', default: BUILD_DIR },
-        'min-count': { type: 'string', default: String(DEFAULT_MIN_COUNT) },
-        context: { type: 'string', default: String(DEFAULT_CONTEXT) },
-      },
-    }));
+    ({ values } = parseArgs({ options }));
   } catch (error) {
     usageError(error.message);
   }
@@ -254,6 +312,16 @@ function main() {
     if (!Number.isInteger(value) || value < 1) usageError(`--${name} must be a positive whole number, got ${values[name]}`);
     return value;
   };
+  return { values, positive, usageError };
+}
+
+function main() {
+  const { values, positive } = scriptOptions('corpus.js', {
+    tang300: { type: 'string', default: TANG300_PATH },
+    out: { type: 'string', default: BUILD_DIR },
+    'min-count': { type: 'string', default: String(DEFAULT_MIN_COUNT) },
+    context: { type: 'string', default: String(DEFAULT_CONTEXT) },
+  });
   const minCount = positive('min-count');
   const context = positive('context');
   const tang300 = readFileSync(values.tang300);
