@@ -62,6 +62,7 @@ const RUN_BY = [
   { command: /^node web\/poems\/build\/train\.js --reproduce$/, test: 'tests/poems-training.slow.test.js', holds: 'reproduce(dir)' },
   { command: /^npm ci --prefix web\/poems\/build$/, test: 'package.json', holds: '"precorpus": "npm ci --prefix web/poems/build' },
   { command: /^npm run corpus$/, notRun: 'downloads 全唐诗 (85 MB) into its own install; corpus.test.js checks the summary it committed', program: 'web/poems/build/corpus.js' },
+  { command: /^node web\/poems\/card-measures\.js$/, notRun: 'rewrites the committed card; poems.test.js computes the same measures and checks the card holds them', program: 'web/poems/card-measures.js' },
   { command: /^npm run train-model$/, notRun: 'trains for half an hour; poems-training.slow.test.js repeats the short reproduction run', program: 'web/poems/build/train.js' },
   { command: /^npm run bench$/, notRun: 'a benchmark prints figures and is never a timed test', program: 'tests/bench/core.js' },
   { command: /^node tests\/bench\/gpt2\.js$/, test: 'tests/fuzzers.slow.test.js', holds: "'tests/bench/gpt2.js'" },
