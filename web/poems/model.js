@@ -166,6 +166,7 @@ export class Continuation {
       const logits = model.logits().subarray((window.length - 1) * vocabSize, window.length * vocabSize);
       const next = this.#choose(this.repetition && this.verse ? this.#penalised(logits) : logits, rule.allowed);
       if (next === BOUNDARY_ID) this.ended = true;
+      else if (next < 0) this.stopped = true; // nothing allowed (a vocabulary without ， or 。): stop, never write -1
       else {
         this.ids.push(next);
         this.added.push(next);
