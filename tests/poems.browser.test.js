@@ -688,3 +688,29 @@ test('the held-out measure starts once the model is ready, wherever the learner 
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('a card as build/train.js writes it, before card-measures.js adds the fresh set: heads named by the held-out poems, the writer without its numbers', async () => {
+  const { page, context, errors } = await openPage(env.browser, env.baseUrl, { baseUrl: env.baseUrl, viewport: { width: 1280, height: 900 } });
+  const bare = structuredClone(card);
+  delete bare.headRoles.fresh;
+  delete bare.repetition;
+  await context.route('**/poems/poems.card.json', (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify(bare) }));
+  await lessonDrawn(page);
+  await scrollToPoems(page);
+  await lossShown(page, 'poem-loss-all');
+  await inView(page, '#poem-tiles');
+  const want = card.headRoles.heads.map((scores) => {
+    const role = labelRole(scores, card.headRoles.chance);
+    return role ? POEMS_TEXT.zh.roleNames[role] : POEMS_TEXT.zh.mixed;
+  });
+  assert.deepEqual(await page.$$eval('.poem-tile .tile-role', (roles) => roles.map((role) => role.textContent)), want);
+  await inView(page, '#poem-roles');
+  await page.waitForSelector('.role-score[data-where="text"]');
+  assert.equal(await page.$('.role-score[data-where="fresh"]'), null, 'no fresh column');
+  assert.equal(await page.$('#poem-repetition-note'), null);
+  await settle(page, '#poem-continue');
+  await page.click('#poem-continue');
+  await page.waitForSelector('#poem-added', { timeout: 60000 });
+  assert.deepEqual(errors, []);
+  await context.close();
+});

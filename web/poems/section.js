@@ -83,11 +83,13 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
 
   /**
    * Each head's role by number, or null (mixed): named by labelRole from the card's scores on the fresh test
-   * set, with every head on (the same whatever is switched off now).
+   * set, with every head on (the same whatever is switched off now). A card that build/train.js wrote afresh,
+   * before card-measures.js has added the fresh set's scores, names them by the held-out poems' instead.
    */
   function headLabels() {
-    const { fresh } = store.poems.card.headRoles;
-    return fresh.heads.map((scores) => labelRole(scores, fresh.chance));
+    const { headRoles } = store.poems.card;
+    const scores = headRoles.fresh ?? headRoles;
+    return scores.heads.map((head) => labelRole(head, scores.chance));
   }
 
   /** The switched-off heads that exist in this model, each once. */
@@ -288,7 +290,7 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
         h('div', { class: 'controls poem-repetition' }, [
           h('label', { class: 'check', for: 'poem-repetition' }, [repetition, h('span', {}, [t.repetitionSwitch])]),
         ]),
-        h('p', { class: 'muted', id: 'poem-repetition-note' }, [t.repetitionNote(store.poems.card.repetition)]),
+        ...(store.poems.card.repetition ? [h('p', { class: 'muted', id: 'poem-repetition-note' }, [t.repetitionNote(store.poems.card.repetition)])] : []),
         parts.continuation,
         h('p', { class: 'muted' }, [t.card(store.poems.card.heldOut.targets, store.poems.card.heldOut.poems.length)]),
       ]),
@@ -362,8 +364,8 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
         columns: [
           { title: t.textColumn, where: 'text', measured: { scores: roles.heads[selected], chance: roles.chance, rows: roles.rows } },
           { title: t.heldOutColumn, where: 'held-out', measured: held && { scores: held.heads[selected], chance: held.chance } },
-          { title: t.freshColumn(fresh.poems), where: 'fresh', measured: { scores: fresh.heads[selected], chance: fresh.chance } },
-        ],
+          fresh && { title: t.freshColumn(fresh.poems), where: 'fresh', measured: { scores: fresh.heads[selected], chance: fresh.chance } },
+        ].filter(Boolean),
         verdict: { role: headLabels()[selected] },
         waiting: measuring && { text: t.heldOutWaiting(store.poems.card.heldOut.poems.length, measuring.done, measuring.total), ...measuring },
       }),
