@@ -304,6 +304,7 @@ test('the page\'s writer, at its first temperature and seed, writes the ten open
 });
 
 test('the writer repeats itself about as much as real verse with its rule on, and the card says how much', () => {
+  assert.ok(card.repetition, 'the card has no repetition: run node web/poems/card-measures.js');
   const measured = repetitionOn(writer, mha, freshBodies);
   assert.deepEqual(measured, card.repetition, 'the card\'s repetition, measured again');
   const { realVerse, ruleOn, ruleOff } = measured;
@@ -330,6 +331,7 @@ test('the new roles look where their definitions say: 3, 5 and 7 back; 4 and 5 b
 
 test('heads named on the fresh test set: the card\'s scores measured again, every name at 3× chance or more, at least 9 heads named', () => {
   const committed = card.headRoles.fresh;
+  assert.ok(committed, 'the card has no headRoles.fresh: run node web/poems/card-measures.js');
   const fresh = headRolesOn(writer, freshBodies);
   assert.equal(committed.poems, freshBodies.length);
   for (const { name } of HEAD_ROLES) assert.ok(Math.abs(fresh.chance[name] - committed.chance[name]) < 1e-4, name);
