@@ -1,6 +1,7 @@
 // §10's continuation rules (web/poems/runs.js Continuation), on a stand-in model whose next-token scores the
 // test sets: it never writes the unknown character, never starts a line with punctuation or a line break,
-// finishes the sentence it is in after `count` characters, and says when the model ends the poem.
+// finishes the sentence it is in after `count` characters, and says when the model ends the poem; and, with
+// `verse`, keeps the form of regular verse (and with `repetition`, its repetition rule).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { Continuation, firstLine } from '../web/poems/runs.js';
@@ -72,4 +73,44 @@ test('a new poem starts from the first line: its line break kept, or without one
   assert.equal(firstLine('白日依山尽，黄河入海流。欲穷千里目，更上一层楼。'), '白日依山尽，黄河入海流。');
   assert.equal(firstLine('白日依山尽'), '白日依山尽');
   assert.equal(firstLine('😀，月。\n光'), '😀，月。\n');
+});
+
+/** Writes by the verse rules (Continuation's `verse`, and `repetition` if asked). */
+const writeVerse = (poems, ids, options = {}) => {
+  const continuation = new Continuation(poems, null, { ids, off: [], temperature: 0, verse: true, ...options });
+  while (!continuation.advance(1000));
+  return { text: continuation.added.map((i) => vocabulary[i]).join(''), ended: continuation.ended };
+};
+const opening = [id['<|poem|>'], ...'月光明月光，'].map((token) => (typeof token === 'number' ? token : id[token]));
+
+test('verse: a model that would end at once writes on to the first place a poem may end, 4 clauses of the opening\'s length', () => {
+  const eager = standIn(() => ({ '<|poem|>': 9, 月: 1 }));
+  assert.deepEqual(writeVerse(eager, opening), { text: '月月月月月。\n月月月月月，月月月月月。', ended: true });
+});
+
+test('verse: a model that would never end is ended at 8 clauses; past the end, it writes on to the next multiple of 4 and stops without ending', () => {
+  const endless = standIn(() => ({ 光: 9, '，': 8, '。': 8, '\n': 8 }));
+  const couplet = '光光光光光，光光光光光。';
+  assert.deepEqual(writeVerse(endless, opening), { text: `光光光光光。\n${couplet}\n${couplet}\n${couplet}`, ended: true });
+  const poem = [id['<|poem|>'], ...[...`月光明月光，${'光'.repeat(5)}。\n${couplet}`].map((token) => id[token])];
+  assert.deepEqual(writeVerse(endless, poem, { pastTheEnd: true }), { text: `\n${couplet}\n${couplet}`, ended: false }, 'at 4 clauses already: on to 8');
+  assert.deepEqual(writeVerse(endless, poem.slice(0, 13), { pastTheEnd: true }), { text: `\n${couplet}`, ended: false });
+});
+
+test('verse: an unfinished first clause closes at 5 or 7 characters, and every clause after is as long', () => {
+  const commas = standIn((window) => (window.length >= 50 ? { '<|poem|>': 9, '，': 8, 明: 1 } : { '，': 9, 明: 1 }));
+  const { text, ended } = writeVerse(commas, [id['<|poem|>'], id.月]);
+  assert.equal(`月${text}`, '月明明明明，明明明明明。\n明明明明明，明明明明明。');
+  assert.equal(ended, true);
+  const late = standIn((window) => (window.length >= 7 ? { '，': 9, 光: 2 } : { 光: 9, '，': 1 }));
+  assert.match(writeVerse(late, [id['<|poem|>'], id.月]).text, /^光{6}，光{7}。\n/, 'past 5 characters the clause runs to 7');
+});
+
+test('verse with the repetition rule: no rhyme character twice, and characters used before give way', () => {
+  const moon = standIn(() => ({ 月: 9, 光: 8, 明: 7 }));
+  const { text } = writeVerse(moon, opening, { repetition: true });
+  const rhymes = text.split(/[，。\n]+/).filter((_, i) => i % 2 === 0).map((clause) => clause.at(-1));
+  assert.equal(new Set(rhymes).size, rhymes.length, text);
+  assert.notEqual(text.slice(0, 5), '月月月月月', 'the penalty moves it off 月 once 月 has been used enough');
+  assert.equal(writeVerse(moon, opening).text.slice(0, 5), '月月月月月', 'without the rule, 月 every time');
 });

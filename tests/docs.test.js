@@ -63,6 +63,7 @@ const RUN_BY = [
   { command: /^node web\/poems\/build\/variants\.js$/, notRun: 'reads all of 全唐诗 and Debian\'s Unihan; the table it writes is committed and corpus.test.js checks the corpus built with it', program: 'web/poems/build/variants.js' },
   { command: /^npm ci --prefix web\/poems\/build$/, test: 'package.json', holds: '"precorpus": "npm ci --prefix web/poems/build' },
   { command: /^npm run corpus$/, notRun: 'downloads 全唐诗 (85 MB) into its own install; corpus.test.js checks the summary it committed', program: 'web/poems/build/corpus.js' },
+  { command: /^node web\/poems\/build\/card-measures\.js$/, notRun: 'rewrites the committed card; poems.test.js computes the same measures and checks the card holds them', program: 'web/poems/build/card-measures.js' },
   { command: /^npm run train-model$/, notRun: 'trains for hours; poems-training.slow.test.js repeats the short reproduction run', program: 'web/poems/build/train.js' },
   { command: /^(mkdir -p web\/poems\/build\/run && )?nohup npm run train-model( -- --resume)? >>? web\/poems\/build\/run\/train\.log 2>&1 &$/, notRun: 'the 3.3-hour run and its resumption; poems-training.slow.test.js stops the tool (at a step, and by SIGTERM) and resumes it to the same bytes', program: 'web/poems/build/train.js' },
   { command: /^(grep pid web\/poems\/build\/run\/train\.log|kill -TERM N)$/, notRun: 'stops the long run; poems-training.slow.test.js sends the tool SIGTERM' },

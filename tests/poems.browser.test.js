@@ -8,7 +8,7 @@ import { loadAttention } from '../web/src/attention.js';
 import { evaluationWindows } from '../web/poems/baselines.js';
 import { TILE_LEVELS, FUTURE_COLOR, weightColor } from '../web/draw/index.js';
 import { roleQueries, tokenKinds } from '../web/poems/head-roles.js';
-import { HEAD_ROLES, emptyTally, tallyHead, tallyScores, clearRole } from '../web/heads/roles.js';
+import { HEAD_ROLES, emptyTally, tallyHead, tallyScores, labelRole } from '../web/heads/roles.js';
 import { Continuation, firstLine } from '../web/poems/runs.js';
 import { POEMS_TEXT } from '../web/poems/strings.js';
 
@@ -18,6 +18,13 @@ const { layers, heads, vocabSize } = model.config;
 const vocabulary = JSON.parse(model.metadata.vocabulary);
 const kinds = tokenKinds(vocabulary);
 const LOAD_MS = 180000; // a shared 2-core machine: the model and 31 poems take a while
+
+/** What the API's writer adds to `text` with the page's rules (verse; the repetition rule unless switched off). */
+function writtenByApi(text, { temperature, seed = 1, repetition = true, pastTheEnd = false }) {
+  const continuation = new Continuation({ model, vocabulary, kinds }, mha, { ids: [0, ...encode(text)], off: [], temperature, seed, pastTheEnd, verse: true, repetition });
+  while (!continuation.advance(1000));
+  return { added: continuation.added.map((id) => vocabulary[id]).join(''), ended: continuation.ended };
+}
 
 let env;
 before(async () => {
@@ -205,7 +212,13 @@ test('scrolled to, the model loads with progress; a held-out poem shows every he
       if (scores[name] === null) assert.equal(await page.$(`.role-score[data-role="${name}"][data-where="text"]`), null, `${name} does not apply`);
       else assert.ok(Math.abs(Number(await shown('text')) - scores[name]) < 1e-5, `head ${index} ${name} on the text`);
       assert.ok(Math.abs(Number(await shown('held-out')) - recorded[name]) < 2e-4, `head ${index} ${name} held out: ${await shown('held-out')} vs card ${recorded[name]}`);
+      assert.equal(Number(await shown('fresh')), card.headRoles.fresh.heads[index][name], `head ${index} ${name} on the fresh test set`);
     }
+    // The verdict and the tile name the head by the fresh test set's numbers.
+    const role = labelRole(card.headRoles.fresh.heads[index], card.headRoles.fresh.chance);
+    const name = role ? POEMS_TEXT.zh.roleNames[role] : POEMS_TEXT.zh.mixed;
+    assert.equal(await page.textContent(`.poem-tile[data-index="${index}"] .tile-role`), name);
+    assert.ok((await page.textContent('#poem-roles')).includes(role ? POEMS_TEXT.zh.verdict(name) : POEMS_TEXT.zh.verdictMixed));
   }
   const loss = Number(await page.getAttribute('#poem-loss-all', 'data-value'));
   assert.ok(Math.abs(loss - card.heldOutLoss) <= 0.01 * card.heldOutLoss, `held-out loss ${loss}, card ${card.heldOutLoss}`);
@@ -410,6 +423,16 @@ test('continuing the lines: greedy gives the same text twice; with a temperature
   assert.notEqual(await continueWith(1, 6), sampled, 'another seed, another continuation');
   assert.equal(await page.$('#poem-again'), null);
   assert.notEqual(sampled, greedy);
+  const text = '白日依山尽，黄河入海流。\n';
+  assert.equal(sampled, writtenByApi(text, { temperature: 1, seed: 5 }).added, 'the API\'s writer, its rules and all');
+  assert.equal(greedy, writtenByApi(text, { temperature: 0 }).added);
+  // The repetition rule, on at first, switched off: the API's writer without it, and the page says so.
+  assert.equal(await page.isChecked('#poem-repetition'), true);
+  assert.match(await page.textContent('#poem-repetition-note'), new RegExp(`减 ${card.repetition.penalty}`));
+  await page.uncheck('#poem-repetition');
+  const unruled = await continueWith(1, 5);
+  assert.equal(unruled, writtenByApi(text, { temperature: 1, seed: 5, repetition: false }).added);
+  assert.match(await page.textContent('#poem-continuation p.muted'), /^允许重复、温度 1、种子 5 的续写：$/);
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -510,7 +533,8 @@ test('guided examples set a poem, a head and a position; the card says what swit
   // A role's button switches off exactly the heads the card finds playing it.
   const roleButton = await page.$('#poem-off-roles button');
   const role = await roleButton.getAttribute('data-role');
-  const want = card.headRoles.heads.flatMap((scores, i) => (clearRole(scores, card.headRoles.chance) === role ? [i] : []));
+  const { fresh } = card.headRoles;
+  const want = fresh.heads.flatMap((scores, i) => (labelRole(scores, fresh.chance) === role ? [i] : []));
   await roleButton.click();
   await page.waitForFunction((n) => document.querySelectorAll('#poem-off input:checked').length === n, want.length);
   const checked = await page.$$eval('#poem-off input:checked', (inputs) => inputs.map((input) => Number(input.dataset.layer) * 100 + Number(input.dataset.head)));
@@ -571,16 +595,10 @@ test('a guide button brings the head it enlarges into view: smoothly, or at once
   }
 });
 
-test('continuing a complete poem says it is complete, and both ways on work: a new poem from its first line, or past the end', async () => {
+test('continuing a complete poem writes a new one from its first line, and says so; writing past the end works too', async () => {
   const { page, context, errors } = await openSection();
   const poem = await shownText(page);
-  /** What the API writes greedily after `text`, by the page's rules. */
-  const greedy = (text, pastTheEnd = false) => {
-    const continuation = new Continuation({ model, vocabulary, kinds }, mha, { ids: [0, ...encode(text)], off: [], count: 24, temperature: 0, seed: 1, pastTheEnd });
-    while (!continuation.advance(1000));
-    return { added: continuation.added.map((id) => vocabulary[id]).join(''), ended: continuation.ended };
-  };
-  assert.deepEqual(greedy(poem), { added: '', ended: true }, 'the default held-out poem is complete: the model ends it at once');
+  assert.deepEqual(writtenByApi(poem, { temperature: 0 }), { added: '', ended: true }, 'the default held-out poem is complete: the writer ends it at once');
   await page.$eval('#poems-section input[type="range"]', (input) => {
     input.value = '0';
     input.dispatchEvent(new Event('input', { bubbles: true }));
@@ -597,27 +615,24 @@ test('continuing a complete poem says it is complete, and both ways on work: a n
     await page.waitForFunction(() => document.querySelector('#poem-continuation p.muted')?.textContent.match(/续写：$/) && document.querySelector('#poem-added'), null, { timeout: 60000 });
     return page.textContent('#poem-added');
   };
-  assert.equal(await written('#poem-continue'), '');
-  assert.equal(await page.textContent('#poem-ended'), POEMS_TEXT.zh.poemComplete, 'it says the poem is complete, not only that it ended');
-  assert.equal(await page.textContent('#poem-restart'), '从第一句重新写一首');
-  assert.equal(await page.textContent('#poem-past-end'), '不管结尾，接着写');
-
-  // Past the end: the same poem, written on as the API writes it when the end is not allowed.
-  const past = greedy(poem, true);
-  assert.ok(past.added.length >= 24 && !past.ended);
-  assert.equal(await written('#poem-past-end'), past.added);
-  assert.match(await page.textContent('#poem-continuation p.muted'), /^不让它收尾、温度 0 的续写：$/);
-  assert.equal(await shownText(page), poem, 'the poem itself is left as it was');
-
-  // Then a new poem from the first line: the text becomes that line, and the model writes on from it.
-  await written('#poem-continue');
+  // The poem is complete: the text becomes its first line, and a new poem is written from it.
   const line = firstLine(poem);
   assert.ok(line.length < poem.length && line.endsWith('\n'), JSON.stringify(line));
-  const fresh = greedy(line);
-  assert.ok(fresh.added.length > 0);
-  assert.equal(await written('#poem-restart'), fresh.added);
+  const fresh = writtenByApi(line, { temperature: 0 });
+  assert.ok(fresh.added.length > 0 && fresh.ended);
+  assert.equal(await written('#poem-continue'), fresh.added);
+  assert.equal(await page.textContent('#poem-restarted'), POEMS_TEXT.zh.restarted);
   assert.equal(await shownText(page), line);
   assert.equal(await page.textContent('#poem-continuation .poem-output'), line + fresh.added);
+  assert.equal(await page.textContent('#poem-ended'), POEMS_TEXT.zh.poemEnded);
+  assert.equal(await page.textContent('#poem-past-end'), '不管结尾，接着写');
+
+  // Past the end: the line written on, never ended, as the API writes it.
+  const past = writtenByApi(line, { temperature: 0, pastTheEnd: true });
+  assert.ok(past.added.length > 0 && !past.ended);
+  assert.equal(await written('#poem-past-end'), past.added);
+  assert.match(await page.textContent('#poem-continuation p.muted'), /^不让它收尾、温度 0 的续写：$/);
+  assert.equal(await page.$('#poem-restarted'), null);
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -670,6 +685,32 @@ test('the held-out measure starts once the model is ready, wherever the learner 
   await page.waitForSelector('#poem-roles .role-score[data-where="held-out"]', { timeout: LOAD_MS });
   assert.equal(await page.$('#poem-roles-waiting'), null, 'measured: the note is gone');
   assert.equal(await page.evaluate(() => window.blankTables), 0);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a card as build/train.js writes it, before card-measures.js adds the fresh set: heads named by the held-out poems, the writer without its numbers', async () => {
+  const { page, context, errors } = await openPage(env.browser, env.baseUrl, { baseUrl: env.baseUrl, viewport: { width: 1280, height: 900 } });
+  const bare = structuredClone(card);
+  delete bare.headRoles.fresh;
+  delete bare.repetition;
+  await context.route('**/poems/poems.card.json', (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify(bare) }));
+  await lessonDrawn(page);
+  await scrollToPoems(page);
+  await lossShown(page, 'poem-loss-all');
+  await inView(page, '#poem-tiles');
+  const want = card.headRoles.heads.map((scores) => {
+    const role = labelRole(scores, card.headRoles.chance);
+    return role ? POEMS_TEXT.zh.roleNames[role] : POEMS_TEXT.zh.mixed;
+  });
+  assert.deepEqual(await page.$$eval('.poem-tile .tile-role', (roles) => roles.map((role) => role.textContent)), want);
+  await inView(page, '#poem-roles');
+  await page.waitForSelector('.role-score[data-where="text"]');
+  assert.equal(await page.$('.role-score[data-where="fresh"]'), null, 'no fresh column');
+  assert.equal(await page.$('#poem-repetition-note'), null);
+  await settle(page, '#poem-continue');
+  await page.click('#poem-continue');
+  await page.waitForSelector('#poem-added', { timeout: 60000 });
   assert.deepEqual(errors, []);
   await context.close();
 });

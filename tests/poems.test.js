@@ -16,7 +16,10 @@ import { heldOutPoems, TANG300_PATH } from '../web/poems/build/tang300.js';
 import { MODEL_PATH, SAMPLE_OPENINGS } from '../web/poems/build/train.js';
 import { BUILD_DIR } from '../web/poems/build/corpus.js';
 import { clauseLengthModel, countingLosses, kneserNey3 } from '../web/poems/build/kneser-ney.js';
-import { Continuation } from '../web/poems/runs.js';
+import { Continuation, WRITER } from '../web/poems/runs.js';
+import { headRolesOn, repetitionOn, writePoem } from '../web/poems/card-measures.js';
+import { clausesOf, regularVerse, repetitionMeasures, rhymeCharacters, POEM_CLAUSES } from '../web/poems/verse.js';
+import { labelRole, LABEL_TIMES_CHANCE } from '../web/heads/roles.js';
 import { headSteps, heaviestKey } from '../web/heads/head-figures.js';
 import { EXPLAIN_WORDS } from '../web/shared/figure-labels.js';
 import { UNKNOWN_ID } from '../web/poems/vocabulary.js';
@@ -28,6 +31,8 @@ const poems = await mha.loadPoemModel();
 const { model, encode, decode, card } = poems;
 const heldOutIds = card.heldOut.poems.map((poem) => Array.from(encode(poem.body)));
 const vocabulary = JSON.parse(model.metadata.vocabulary);
+const writer = { ...poems, vocabulary, kinds: tokenKinds(vocabulary) };
+const freshBodies = JSON.parse(readFileSync(new URL('../web/poems/fresh-test.json', import.meta.url), 'utf8')).map((poem) => poem.body);
 
 test('the shipped file: at most 4 MB, the card’s sizes and hash, at least 2 layers', () => {
   const bytes = readFileSync(MODEL_PATH);
@@ -270,4 +275,90 @@ test('README’s poetry-model table gives the card’s numbers', () => {
     assert.ok(row(name), `README has a row “${name}”`);
     for (const number of numbers) assert.ok(row(name).includes(number.toFixed(3)), `${name}: ${number.toFixed(3)} in “${row(name)}”`);
   }
+});
+
+test('regular verse and its repetition measures, on poems worked by hand', () => {
+  assert.deepEqual(regularVerse('白日依山尽，黄河入海流。\n欲穷千里目，更上一层楼。'), { clauses: ['白日依山尽', '黄河入海流', '欲穷千里目', '更上一层楼'], length: 5 });
+  for (const irregular of ['白日依山尽，黄河入海流。', '白日依山尽，黄河入海流。\n欲穷千里目。更上一层楼。', '白日依山尽，黄河入海流。欲穷千里目，更上一层楼。',
+    '白日依山尽，黄河入海流。\n欲穷千里目，更上一层楼。\n', '白日依山，黄河入海。\n欲穷千里，更上一层。', '白日依山尽，黄河入海流。\n欲穷千里目，更上一楼。']) {
+    assert.equal(regularVerse(irregular), null, irregular);
+  }
+  assert.deepEqual(clausesOf('明月光，\n月'), { clauses: [{ text: '明月光', close: '，' }], rest: '月', other: 0 });
+  // 20 characters, 15 different (山, 海 and 流 twice, 人 three times): 5 repeat an earlier one; rhymes 流 and 流.
+  // 登鹳雀楼 repeats none.
+  const clauses = ['山人山水人', '人在海中流', '日月星辰上', '江河湖海流'];
+  assert.deepEqual(rhymeCharacters(clauses), ['流', '流']);
+  const measured = repetitionMeasures([clauses, ['白日依山尽', '黄河入海流', '欲穷千里目', '更上一层楼']]);
+  assert.equal(measured.poems, 2);
+  assert.ok(Math.abs(measured.repeatedCharacters - (5 / 20 + 0) / 2) < 1e-12, String(measured.repeatedCharacters));
+  assert.equal(measured.rhymeRepeated, 0.5);
+});
+
+test('the page\'s writer, at its first temperature and seed, writes the ten openings into whole poems: 4 or 8 lines of the opening\'s length, no rhyme repeated', () => {
+  for (const opening of WRITER.openings) {
+    const poem = writePoem(writer, mha, opening);
+    const verse = regularVerse(poem);
+    assert.ok(verse, `regular verse: ${poem}`);
+    assert.ok(POEM_CLAUSES.includes(verse.clauses.length), poem);
+    assert.equal(verse.length, [...opening].length, poem);
+    const rhymes = rhymeCharacters(verse.clauses);
+    assert.equal(new Set(rhymes).size, rhymes.length, `no rhyme character twice: ${poem}`);
+    assert.ok(!poem.includes(vocabulary[UNKNOWN_ID]), poem);
+  }
+});
+
+test('the writer repeats itself about as much as real verse with its rule on, and the card says how much', () => {
+  assert.ok(card.repetition, 'the card has no repetition: run node web/poems/card-measures.js');
+  const measured = repetitionOn(writer, mha, freshBodies);
+  assert.deepEqual(measured, card.repetition, 'the card\'s repetition, measured again');
+  const { realVerse, ruleOn, ruleOff } = measured;
+  assert.ok(realVerse.poems >= 100, `${realVerse.poems} regular poems in the fresh test set`);
+  assert.equal(ruleOn.poems + ruleOn.irregular, WRITER.samples);
+  assert.equal(ruleOn.irregular, 0, 'the form rules leave no sample irregular');
+  // Within 2× of real verse: repeated characters both ways, a rhyme repeated at most twice as often.
+  assert.ok(ruleOn.repeatedCharacters <= 2 * realVerse.repeatedCharacters && ruleOn.repeatedCharacters >= realVerse.repeatedCharacters / 2,
+    `repeated characters ${ruleOn.repeatedCharacters} against real verse's ${realVerse.repeatedCharacters}`);
+  assert.ok(ruleOn.rhymeRepeated <= 2 * realVerse.rhymeRepeated, `rhyme repeated ${ruleOn.rhymeRepeated} against ${realVerse.rhymeRepeated}`);
+  // What the rule is for: without it the writer repeats more.
+  assert.ok(ruleOff.repeatedCharacters > ruleOn.repeatedCharacters, `${ruleOff.repeatedCharacters} without the rule`);
+});
+
+test('the new roles look where their definitions say: 3, 5 and 7 back; 4 and 5 back; two places ahead in the first clause', () => {
+  const kinds = tokenKinds(vocabulary);
+  const queries = roleQueries([0, ...encode('白日依山尽，黄河入海流。\n')], kinds);
+  assert.deepEqual(queries.parity.slice(0, 3), [[3, [0]], [4, [1]], [5, [2, 0]]]);
+  assert.deepEqual(queries.parity.find(([row]) => row === 9), [9, [6, 4, 2]]);
+  assert.deepEqual(queries.back4to5.slice(0, 1), [[5, [1, 0]]]);
+  // 黄 (row 7) predicts 河, whose place is 日 (2); two ahead is 依 (3). From 海 (row 10), two ahead would be the ，: none.
+  assert.deepEqual(queries.parallelNext2.map(([row, [column]]) => [row, column]), [[7, 3], [8, 4], [9, 5]]);
+});
+
+test('heads named on the fresh test set: the card\'s scores measured again, every name at 3× chance or more, at least 9 heads named', () => {
+  const committed = card.headRoles.fresh;
+  assert.ok(committed, 'the card has no headRoles.fresh: run node web/poems/card-measures.js');
+  const fresh = headRolesOn(writer, freshBodies);
+  assert.equal(committed.poems, freshBodies.length);
+  for (const { name } of HEAD_ROLES) assert.ok(Math.abs(fresh.chance[name] - committed.chance[name]) < 1e-4, name);
+  fresh.heads.forEach((scores, i) => {
+    for (const { name } of HEAD_ROLES) assert.ok(Math.abs(scores[name] - committed.heads[i][name]) < 1e-4, `head ${i} ${name}: ${scores[name]} vs ${committed.heads[i][name]}`);
+  });
+  const labels = fresh.heads.map((scores) => labelRole(scores, fresh.chance));
+  assert.deepEqual(labels, committed.heads.map((scores) => labelRole(scores, committed.chance)), 'the page\'s names are these');
+  labels.forEach((role, i) => {
+    if (!role) return;
+    const scores = fresh.heads[i];
+    assert.ok(scores[role] >= LABEL_TIMES_CHANCE * fresh.chance[role], `head ${i} ${role}`);
+    // No other role at 3× chance takes more of the head's weight.
+    for (const { name } of HEAD_ROLES) if (scores[name] >= LABEL_TIMES_CHANCE * fresh.chance[name]) assert.ok(scores[name] <= scores[role], `head ${i}: ${name} over ${role}`);
+  });
+  const named = labels.filter(Boolean).length;
+  assert.ok(named >= 9, `${named} heads named: ${labels}`);
+  // The roles this model's heads were seen to play each name one: every other one back, 4–5 back, 对仗.
+  for (const role of ['parity', 'back4to5', 'parallelNext2']) assert.ok(labels.includes(role), `a "${role}" head: ${labels}`);
+  assert.ok(labels.filter((role) => role?.startsWith('parallel')).length >= 3, `对仗 heads: ${labels}`);
+});
+
+test('the committed fresh test set is the built corpus\'s, when that is the shipped model\'s corpus', { skip: cardCorpusSkip }, () => {
+  const built = JSON.parse(readFileSync(join(BUILD_DIR, 'fresh-test.json'), 'utf8'));
+  assert.deepEqual(freshBodies, built.map((poem) => poem.body));
 });

@@ -11,10 +11,13 @@ export const HEAD_ROLES = [
   { name: 'previous', explains: 'weight on the character just before (position r−1)' },
   { name: 'back2', explains: 'weight on the position two back (r−2)' },
   { name: 'back3', explains: 'weight on the position three back (r−3)' },
+  { name: 'back4to5', explains: 'weight on the positions four and five back (r−4, r−5)' },
+  { name: 'parity', explains: 'weight on the positions three, five and seven back (r−3, r−5, r−7): every other character before the previous one' },
   { name: 'lineStart', explains: 'weight on the first character of the current line (after the last line break), from its second character on' },
   { name: 'first', explains: 'weight on the window’s first position (position 0): the attention sink' },
   { name: 'parallel', explains: 'within a couplet (two clauses of the same length joined by ，): the k-th character of the second clause looks at the k-th of the first (对仗, same place)' },
   { name: 'parallelNext', explains: 'within a couplet: the k-th character of the second clause looks at the (k+1)-th of the first, the counterpart of the character being predicted (对仗, next place; from the last character, the ，)' },
+  { name: 'parallelNext2', explains: 'within a couplet: the k-th character of the second clause looks at the (k+2)-th of the first, two places ahead (where that is in the first clause or its ，)' },
   { name: 'copying', explains: 'weight on the characters that followed earlier occurrences of the current character' },
   { name: 'punctuation', explains: 'weight on punctuation marks and line breaks' },
 ];
@@ -66,6 +69,26 @@ export function clearRole(scores, chance) {
     const score = scores[name];
     if (score === null || !(score >= Math.max(0.3, 3 * chance[name]))) continue;
     if (!best || score / chance[name] > scores[best] / chance[best]) best = name;
+  }
+  return best;
+}
+
+/** How far above chance a role must hold on the fresh test set for a poetry-model head to be named by it. */
+export const LABEL_TIMES_CHANCE = 3;
+
+/**
+ * The poetry model's name for a head, from its role scores on the fresh test set (the card's
+ * headRoles.fresh): of the roles that take at least LABEL_TIMES_CHANCE times their chance level, the one
+ * that takes the most of the head's weight; null (mixed) when none does. Most weight, not furthest above
+ * chance, so that a head spreading its weight over 3, 5 and 7 back is named for that, not for the one
+ * position of it (3 back) whose chance is smallest.
+ */
+export function labelRole(scores, chance) {
+  let best = null;
+  for (const { name } of HEAD_ROLES) {
+    const score = scores[name];
+    if (score === null || score === undefined || !chance[name] || !(score >= LABEL_TIMES_CHANCE * chance[name])) continue;
+    if (!best || score > scores[best]) best = name;
   }
   return best;
 }

@@ -29,10 +29,12 @@ export function tokenKinds(vocabulary) {
  * For one input window (token ids), where each role looks from each query row: a list of [row, columns]
  * per role, columns being the positions (≤ row) whose weights the role sums. A row appears only where the
  * role applies: `self`, `previous` and `first` from row 1 on (row 0 can only look at itself), `back2` and
- * `back3` where the window reaches that far back; `lineStart` past a line's first character, where a line
+ * `back3` and `back4to5` (both positions) where the window reaches that far back; `parity` from row 3 on,
+ * at the positions 3, 5 and 7 back that the window holds; `lineStart` past a line's first character, where a line
  * break or BOUNDARY shows where the line began; `parallel` at a character of a couplet's second clause (a
  * clause is a run of characters between separators, the window's start or BOUNDARY; a couplet, two clauses
- * of the same length with just a ， between them), and `parallelNext` at the same rows one place further;
+ * of the same length with just a ， between them), and `parallelNext` at the same rows one place further; `parallelNext2` two places further, at the rows where
+ * that place is still in the first clause;
  * `copying` at a character that occurred before, with the positions just after those occurrences (the
  * current row itself excluded); `punctuation` from row 1 on where a separator is in view.
  */
@@ -56,6 +58,8 @@ export function roleQueries(ids, kinds) {
     queries.previous.push([r, [r - 1]]);
     if (r >= 2) queries.back2.push([r, [r - 2]]);
     if (r >= 3) queries.back3.push([r, [r - 3]]);
+    if (r >= 5) queries.back4to5.push([r, [r - 4, r - 5]]);
+    if (r >= 3) queries.parity.push([r, [r - 3, r - 5, r - 7].filter((column) => column >= 0)]);
     if (lineStart >= 0 && lineStart < r && isCharacter(ids[lineStart])) queries.lineStart.push([r, [lineStart]]);
     queries.first.push([r, [0]]);
     if (separatorsSeen.length) queries.punctuation.push([r, separatorsSeen.slice()]);
@@ -66,6 +70,7 @@ export function roleQueries(ids, kinds) {
       const samePlace = before + r - clauses[c][0];
       queries.parallel.push([r, [samePlace]]);
       queries.parallelNext.push([r, [samePlace + 1]]); // at a clause's last character: the separator after the one before
+      if (samePlace + 2 < before + length) queries.parallelNext2.push([r, [samePlace + 2]]); // in the first clause
     }
     const after = [];
     for (let j = 0; j + 1 < r; j++) if (ids[j] === ids[r]) after.push(j + 1);

@@ -5,6 +5,9 @@ import { BOUNDARY_ID, UNKNOWN_ID } from './vocabulary.js';
 import { roleQueries, tokenKinds } from './head-roles.js';
 import { headRoles } from '../heads/roles.js';
 import { everyHeadAttention } from '../heads/heads.js';
+import { FIRST_CLOSE, SECOND_CLOSE } from './verse.js';
+
+const HAN = /^\p{Script=Han}$/u;
 
 // Where loadPoemModel looks by default (web/poems/ beside web/src/; /poems/ from the bundle in /dist/).
 const MODEL_URL = new URL('../poems/poems.safetensors', import.meta.url);
@@ -95,22 +98,52 @@ export function firstLine(text) {
 }
 
 /**
+ * The page's poem writer: its temperature and seed at first, and the openings and number of poems its
+ * repetition is measured on (card-measures.js): seeds 1, 2, … for each opening in turn.
+ */
+export const WRITER = Object.freeze({
+  temperature: 0.8,
+  seed: 1,
+  openings: Object.freeze(['床前明月光', '国破山河在', '白日依山尽', '故人西辞黄鹤楼', '春眠不觉晓', '千山鸟飞绝', '空山不见人', '红豆生南国', '海上生明月', '两个黄鹂鸣翠柳']),
+  samples: 200,
+});
+
+/** Subtracted from a character's logit (its score before the softmax) for each time it already occurs in the poem, under the repetition rule. */
+export const REPEAT_PENALTY = 1.5;
+
+/**
  * Continues a text one character at a time: the likeliest one (temperature 0), or one drawn from the
  * softmax of logits ÷ temperature with numpy's seeded generator, so a seed always gives the same
  * continuation. It never writes the unknown character, nor punctuation or a line break at the start of a
  * line. After `count` characters it goes on to the end of the sentence or line it is in (at most a context
  * more), and it stops early where the model ends the poem: then `ended` is true; unless `pastTheEnd`, when
  * it never ends the poem (writing on after a poem the model finds complete). `advance(ms)` as evaluate.js's HeldOutPass's.
+ *
+ * With `verse`, it writes regular verse (web/poems/verse.js) instead, and `count` does not matter: every
+ * clause as long as the poem's first (5 or 7 characters while the first is unfinished), closed by ， and 。 in
+ * turn, a line break only after a couplet; the poem may end only where a couplet closes with 4 clauses, and
+ * ends there at 8 (past 8, at the next multiple of 4). `pastTheEnd` then writes on, never ending it, to the
+ * next multiple of 4 clauses. With `repetition` too, no rhyme character (a couplet's last) is used twice, and
+ * every character already in the poem has REPEAT_PENALTY taken off its logit for each time it occurs.
  */
 export class Continuation {
-  constructor(poems, mha, { ids, off, count, temperature, seed, pastTheEnd = false }) {
-    Object.assign(this, { poems, ids: [...ids], off, count, temperature, pastTheEnd, added: [], ended: false });
+  constructor(poems, mha, { ids, off, count, temperature, seed, pastTheEnd = false, verse = false, repetition = false }) {
+    Object.assign(this, { poems, ids: [...ids], off, count, temperature, pastTheEnd, verse, repetition, added: [], ended: false, stopped: false });
     this.random = temperature > 0 ? mha.randomState(seed) : null;
     this.ends = new Set(poems.vocabulary.flatMap((token, id) => (SENTENCE_ENDS.has(token) ? [id] : [])));
+    if (verse) {
+      const id = (token) => poems.vocabulary.indexOf(token);
+      this.marks = { first: id(FIRST_CLOSE), second: id(SECOND_CLOSE), lineBreak: id('\n') };
+      this.character = Uint8Array.from(poems.vocabulary, (token, i) => (i !== UNKNOWN_ID && HAN.test(token) ? 1 : 0));
+      const { done } = this.#form();
+      this.stopAt = pastTheEnd ? 4 * (Math.floor(done / 4) + 1) : null;
+    }
   }
 
   get finished() {
-    if (this.ended || this.added.length >= this.count + this.poems.model.config.context) return true;
+    if (this.ended || this.stopped) return true;
+    if (this.verse) return this.added.length >= 4 * this.poems.model.config.context; // the form ends it long before
+    if (this.added.length >= this.count + this.poems.model.config.context) return true;
     return this.added.length >= this.count && this.ends.has(this.added.at(-1));
   }
 
@@ -119,10 +152,21 @@ export class Continuation {
     const { context, vocabSize } = model.config;
     const end = performance.now() + ms;
     while (!this.finished && performance.now() < end) {
+      const rule = this.verse ? this.#verseRule() : { allowed: this.#allowed(this.ids.at(-1)) };
+      if (rule.end) {
+        this.ended = true;
+        continue;
+      }
+      if (rule.stop) {
+        this.stopped = true;
+        continue;
+      }
       const window = this.ids.slice(-context);
       model.forward(window, { disabled: this.off });
-      const next = this.#choose(model.logits().subarray((window.length - 1) * vocabSize, window.length * vocabSize), this.#allowed(window.at(-1)));
+      const logits = model.logits().subarray((window.length - 1) * vocabSize, window.length * vocabSize);
+      const next = this.#choose(this.repetition && this.verse ? this.#penalised(logits) : logits, rule.allowed);
       if (next === BOUNDARY_ID) this.ended = true;
+      else if (next < 0) this.stopped = true; // nothing allowed (a vocabulary without ， or 。): stop, never write -1
       else {
         this.ids.push(next);
         this.added.push(next);
@@ -136,6 +180,71 @@ export class Continuation {
     const lineStart = last === BOUNDARY_ID || this.poems.vocabulary[last] === '\n';
     const { separator } = this.poems.kinds;
     return (id) => id !== UNKNOWN_ID && !(lineStart && separator[id]) && !(this.pastTheEnd && id === BOUNDARY_ID);
+  }
+
+  /**
+   * The poem being written (after the text's last <|poem|>): `done`, its clauses closed; `run`, the characters
+   * of the clause under way; `length`, its first clause's length (null until it is closed); `rhymes`, the ids
+   * of its couplets' last characters; `counts`, how often each character id occurs in it.
+   */
+  #form() {
+    const start = this.ids.lastIndexOf(BOUNDARY_ID) + 1;
+    const { vocabulary } = this.poems;
+    let done = 0;
+    let run = 0;
+    let length = null;
+    let lastCharacter = -1;
+    const rhymes = new Set();
+    const counts = new Map();
+    for (const id of this.ids.slice(start)) {
+      const token = vocabulary[id];
+      if (id === UNKNOWN_ID || HAN.test(token)) {
+        run++;
+        lastCharacter = id;
+        counts.set(id, (counts.get(id) ?? 0) + 1);
+      } else if (token !== '\n' && run) {
+        length ??= run;
+        if (done % 2 === 1) rhymes.add(lastCharacter);
+        done++;
+        run = 0;
+      }
+    }
+    return { done, run, length, rhymes, counts, last: this.ids.at(-1) };
+  }
+
+  /**
+   * What the verse rules let come next: { allowed } (a test of ids), or { end: true } where the poem must end
+   * here, or { stop: true } where a continuation past the end has written its clauses.
+   */
+  #verseRule() {
+    const { done, run, length, rhymes, last } = this.#form();
+    const { first, second, lineBreak } = this.marks;
+    const close = done % 2 ? second : first;
+    const character = (id) => this.character[id] === 1;
+    if (run > 0) {
+      const atRhyme = this.repetition && done % 2 === 1 && length !== null && run === length - 1;
+      const char = atRhyme ? (id) => character(id) && !rhymes.has(id) : character;
+      if (length === null) {
+        if (run >= 7) return { allowed: (id) => id === close };
+        return { allowed: run === 5 ? (id) => character(id) || id === close : character };
+      }
+      return { allowed: run < length ? char : (id) => id === close };
+    }
+    const coupletClosed = done > 0 && done % 2 === 0;
+    const atStop = coupletClosed && done >= 4 && done % 4 === 0;
+    const lineStart = last === BOUNDARY_ID || last === lineBreak;
+    if (this.pastTheEnd && coupletClosed && done >= this.stopAt && last !== lineBreak) return { stop: true };
+    if (!this.pastTheEnd && atStop && done >= 8) return { end: true };
+    const mayEnd = !this.pastTheEnd && atStop;
+    if (lineStart || !coupletClosed) return { allowed: (id) => character(id) || (mayEnd && lineStart && id === BOUNDARY_ID) };
+    return { allowed: (id) => id === lineBreak || (mayEnd && id === BOUNDARY_ID) };
+  }
+
+  /** The logits less REPEAT_PENALTY for each earlier use of a character in the poem. */
+  #penalised(logits) {
+    const scores = Float32Array.from(logits);
+    for (const [id, times] of this.#form().counts) scores[id] -= REPEAT_PENALTY * times;
+    return scores;
   }
 
   #choose(scores, allowed) {

@@ -6,13 +6,12 @@ import { layerHead, offKey, existingOff, offIndices, withHeadOff } from '../head
 import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, rolesTable, nextTokens, headSteps, heaviestKey, bringIntoView } from '../heads/head-figures.js';
 import { EXPLAIN_WORDS } from '../shared/figure-labels.js';
 import { UNKNOWN_ID } from './vocabulary.js';
-import { loadPoems, inputIds, maxTextLength, fittingText, runText, textRoles, Continuation, firstLine } from './runs.js';
-import { HEAD_ROLES, clearRole } from '../heads/roles.js';
+import { loadPoems, inputIds, maxTextLength, fittingText, runText, textRoles, Continuation, firstLine, WRITER } from './runs.js';
+import { HEAD_ROLES, labelRole } from '../heads/roles.js';
 import { topNext } from '../heads/next-tokens.js';
 import { heldOutMeasurer } from './held-out.js';
 import { SEED_MAX } from '../shared/lesson.js';
 import { SLICE_MS } from '../ui/slices.js';
-const CONTINUATION_LENGTH = 24;
 /** A head whose switching off changes the held-out loss by less than this is not used, whatever it looks at. */
 const NOT_USED_NATS = 0.01;
 const TEMPERATURE = { min: 0, max: 1.5, step: 0.1 };
@@ -29,9 +28,10 @@ const keptText = (value) => Array.from(value.slice(0, 2 * TYPED_TEXT_MAX)).slice
 export const initialPoemPicks = () => ({
   load: null, // { received, total } while downloading, 'building', 'ready' or { failed: code }
   heldOut: null, // { key, done, total } of the held-out pass in progress
-  temperature: 0.8,
-  seed: 1,
-  continuation: null, // { prompt, added, temperature, seed, off (offKey), pastTheEnd, done, ended, count, run } of the last continuation
+  temperature: WRITER.temperature,
+  seed: WRITER.seed,
+  repetition: true, // the writer's repetition rule (runs.js Continuation's `repetition`)
+  continuation: null, // { prompt, added, temperature, seed, repetition, off (offKey), pastTheEnd, restarted, done, ended, count, run } of the last continuation
   key: null, // { index, row, key }: the key the four steps show for head index at row, else the row's heaviest
 });
 
@@ -51,6 +51,7 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
   let continuing = 0; // the timer of the continuation's next slice
   let analysis = null; // the current text's forwards: { key, run, allOn, roles }, the roles measured when first shown
   let controls = null;
+  let tileWords = null; // each tile's role, in words
   let stepsAt = null; // { index, row } of the four steps shown: the key picker's choice belongs to them
   // The figures and numbers below the text are drawn only near the screen: typing redraws what is seen.
   const nearScreen = partsNearScreen(redraw);
@@ -78,6 +79,17 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
         store.error = error;
         pick((p) => (p.load = { failed: error.code ?? 'LOAD_FAILED' }));
       });
+  }
+
+  /**
+   * Each head's role by number, or null (mixed): named by labelRole from the card's scores on the fresh test
+   * set, with every head on (the same whatever is switched off now). A card that build/train.js wrote afresh,
+   * before build/card-measures.js has added the fresh set's scores, names them by the held-out poems' instead.
+   */
+  function headLabels() {
+    const { headRoles } = store.poems.card;
+    const scores = headRoles.fresh ?? headRoles;
+    return scores.heads.map((head) => labelRole(head, scores.chance));
   }
 
   /** The switched-off heads that exist in this model, each once. */
@@ -145,23 +157,32 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
     return analysis;
   }
 
-  /** Continues the text; `pastTheEnd`: on past where the model would end the poem. */
-  function continueText({ pastTheEnd = false } = {}) {
+  /**
+   * Writes the text on as a poem (the writer's verse rules, and its repetition rule if switched on);
+   * `pastTheEnd`: on past where the poem would end. A text that is already a whole poem gets nothing added:
+   * then a new poem is written from its first line instead, and the page says so (`restarted`).
+   */
+  function continueText({ pastTheEnd = false, restarted = false } = {}) {
     clearTimeout(continuing);
-    const { temperature, seed } = picks();
+    const { temperature, seed, repetition } = picks();
     const prompt = currentText();
     const off = currentOff();
-    const continuation = new Continuation(store.poems, ctx.mha, { ids: inputIds(store.poems, prompt), off, count: CONTINUATION_LENGTH, temperature, seed, pastTheEnd });
+    const continuation = new Continuation(store.poems, ctx.mha, { ids: inputIds(store.poems, prompt), off, temperature, seed, pastTheEnd, verse: true, repetition });
     // The same settings again write the same text: `run` counts such runs, so that each is seen to happen.
     const last = picks().continuation;
-    const same = last?.done && last.prompt === prompt && last.temperature === temperature && last.seed === seed && last.off === offKey(off) && last.pastTheEnd === pastTheEnd;
+    const same = last?.done && last.prompt === prompt && last.temperature === temperature && last.seed === seed && last.repetition === repetition
+      && last.off === offKey(off) && last.pastTheEnd === pastTheEnd;
     const run = same ? last.run + 1 : 1;
     const work = () => {
       const finished = continuation.advance(SLICE_MS);
+      if (finished && continuation.ended && !continuation.added.length && !pastTheEnd && firstLine(prompt) !== prompt) {
+        ctx.set((s) => (s.poems.text = firstLine(prompt)));
+        return continueText({ restarted: true });
+      }
       const added = continuationText(continuation.added);
       // Said only of what is seen: a run that came out otherwise would count from 1 again.
       const runs = finished && run > 1 && added !== last.added ? 1 : run;
-      pick((p) => (p.continuation = { prompt, added, temperature, seed, off: offKey(off), pastTheEnd, done: finished, ended: continuation.ended, count: continuation.added.length, run: runs }));
+      pick((p) => (p.continuation = { prompt, added, temperature, seed, repetition, off: offKey(off), pastTheEnd, restarted, done: finished, ended: continuation.ended, count: continuation.added.length, run: runs }));
       if (!finished) continuing = setTimeout(work);
     };
     work();
@@ -185,11 +206,9 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
         return h('label', { class: 'check', for: id }, [input, h('span', {}, [t.offToggle(layer, head)])]);
       }),
     ]);
-    // Every head the card finds a clear role for, by role: one button switches them all off.
-    const { headRoles } = store.poems.card;
+    // Every head the card names a role for, by role: one button switches them all off.
     const byRole = new Map();
-    headRoles.heads.forEach((scores, i) => {
-      const role = clearRole(scores, headRoles.chance);
+    headLabels().forEach((role, i) => {
       if (role) byRole.set(role, [...(byRole.get(role) ?? []), layerHead(i, heads)]);
     });
     const roleSwitches = h('div', { class: 'controls', id: 'poem-off-roles' }, [...byRole].map(([role, found]) => h('button', {
@@ -212,8 +231,9 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
     const temperatureLabel = h('span');
     const temperatureId = uniqueId('poem-temperature');
     const temperature = h('input', { type: 'range', id: temperatureId, ...TEMPERATURE, value: picks().temperature, oninput: (e) => pick((p) => (p.temperature = Number(e.target.value))) });
+    const repetition = h('input', { type: 'checkbox', id: 'poem-repetition', checked: picks().repetition, onchange: (e) => pick((p) => (p.repetition = e.target.checked)) });
     const parts = {
-      text, menu, toggles, position, temperature, temperatureLabel,
+      text, menu, toggles, position, temperature, temperatureLabel, repetition,
       clipped: h('p', { class: 'muted', id: 'poem-clipped' }),
       unknown: h('p', { class: 'muted', id: 'poem-unknown' }),
       paintTile: tileCanvases(store.poems.model.config.context),
@@ -260,12 +280,17 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
       ...screen(4, [
         h('h3', {}, [t.continueTitle]),
         h('p', { class: 'muted' }, [t.continueNote]),
+        h('p', { class: 'muted', id: 'poem-form-rules' }, [t.formRules(WRITER.temperature, WRITER.seed)]),
         h('div', { class: 'controls' }, [
           h('label', { class: 'field wide', for: temperatureId }, [temperatureLabel, temperature]),
           numberField({ label: t.seed, value: picks().seed, min: 0, max: SEED_MAX, id: 'poem-seed', notANumber: ctx.text.notANumber,
             refuse: (v) => (Number.isInteger(v) && v >= 0 && v <= SEED_MAX ? null : ctx.text.notANumber), onInput: (v) => pick((p) => (p.seed = v)) }),
           h('button', { type: 'button', id: 'poem-continue', onclick: () => continueText() }, [t.continueButton]),
         ]),
+        h('div', { class: 'controls poem-repetition' }, [
+          h('label', { class: 'check', for: 'poem-repetition' }, [repetition, h('span', {}, [t.repetitionSwitch])]),
+        ]),
+        ...(store.poems.card.repetition ? [h('p', { class: 'muted', id: 'poem-repetition-note' }, [t.repetitionNote(store.poems.card.repetition)])] : []),
         parts.continuation,
         h('p', { class: 'muted' }, [t.card(store.poems.card.heldOut.targets, store.poems.card.heldOut.poems.length)]),
       ]),
@@ -330,6 +355,7 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
   function drawRoles(roles, heldOut, selected, off) {
     const { heads } = store.poems.model.config;
     const held = heldOut?.roles;
+    const { fresh } = store.poems.card.headRoles;
     const progress = picks().heldOut;
     const measuring = !held && (progress?.key === offKey(off) ? progress : { done: 0, total: 0 });
     show(controls.roles, drawing('roles', [roles, heldOut, selected, measuring], () => [
@@ -338,8 +364,9 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
         columns: [
           { title: t.textColumn, where: 'text', measured: { scores: roles.heads[selected], chance: roles.chance, rows: roles.rows } },
           { title: t.heldOutColumn, where: 'held-out', measured: held && { scores: held.heads[selected], chance: held.chance } },
-        ],
-        verdict: held ? { role: clearRole(held.heads[selected], held.chance) } : null,
+          fresh && { title: t.freshColumn(fresh.poems), where: 'fresh', measured: { scores: fresh.heads[selected], chance: fresh.chance } },
+        ].filter(Boolean),
+        verdict: { role: headLabels()[selected] },
         waiting: measuring && { text: t.heldOutWaiting(store.poems.card.heldOut.poems.length, measuring.done, measuring.total), ...measuring },
       }),
       ...ablationNote(selected),
@@ -351,9 +378,9 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
    * head that looks somewhere clearly yet costs nothing, that attention is not use.
    */
   function ablationNote(selected) {
-    const { ablation, headRoles } = store.poems.card;
+    const { ablation } = store.poems.card;
     const delta = ablation.heads[selected];
-    const role = clearRole(headRoles.heads[selected], headRoles.chance);
+    const role = headLabels()[selected];
     const signed = (value) => `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(3)}`;
     return [
       vh('p', { id: 'poem-ablation', 'data-value': String(delta.all) }, [t.ablation(signed(delta.all), Object.fromEntries(ablation.kinds.map((kind) => [kind, signed(delta[kind])])))]),
@@ -407,8 +434,10 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
     const { continuation, temperature } = picks();
     if (controls.temperatureLabel.textContent !== t.temperature(temperature)) controls.temperatureLabel.textContent = t.temperature(temperature);
     if (Number(controls.temperature.value) !== temperature) controls.temperature.value = String(temperature);
+    controls.repetition.checked = picks().repetition;
     show(controls.continuation, continuation ? [
-      vh('p', { class: 'muted' }, [continuation.done ? t.continued(continuation.temperature, continuation.seed, continuation.pastTheEnd) : t.continuing(continuation.count)]),
+      continuation.restarted ? vh('p', { id: 'poem-restarted', class: 'note' }, [t.restarted]) : null,
+      vh('p', { class: 'muted' }, [continuation.done ? t.continued(continuation.temperature, continuation.seed, continuation.pastTheEnd, continuation.repetition) : t.continuing(continuation.count)]),
       vh('p', { class: 'poem-output' }, [continuation.prompt, vh('mark', { id: 'poem-added' }, [continuation.added])]),
       ...(continuation.done && continuation.ended ? afterTheEnd(continuation) : []),
       continuation.done && continuation.run > 1 ? vh('p', { id: 'poem-again', class: 'muted' }, [t.continuedAgain(continuation.run, continuation.temperature)]) : null,
@@ -457,10 +486,8 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
       if (tiles || big || steps || roles || prediction) {
         const current = analyse(ids, off, { logits: prediction });
         const { run } = current;
-        if (tiles) {
-          const verdicts = heldOut && heldOut.roles.heads.map((scores) => roleWord(t, clearRole(scores, heldOut.roles.chance)));
-          drawTiles(run, verdicts, selected);
-        }
+        // One array for the part's life: the tiles are drawn again only when what they show changes.
+        if (tiles) drawTiles(run, tileWords ??= headLabels().map((role) => roleWord(t, role)), selected);
         if (big) drawBig(run, labels, selected, row);
         if (steps) drawSteps(run, labels, selected, row);
         if (roles) drawRoles(current.roles ??= textRoles(store.poems, run), heldOut, selected, off);

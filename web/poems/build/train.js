@@ -28,6 +28,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadAttention } from '../../src/attention.js';
 import { BUILD_DIR, scriptOptions } from './corpus.js';
+import { writeCardMeasures } from './card-measures.js';
 import { evaluationWindows } from '../baselines.js';
 import { clauseLengthModel, countingLosses, kneserNey3, poemBootstrap } from './kneser-ney.js';
 import { Continuation, fittingText } from '../runs.js';
@@ -524,6 +525,8 @@ export async function shipModel({ trained, losses, seconds, keepDir, corpusDir =
   const curve = keepDir ? await learningCurve(keepDir, { heldOut, freshTest, run }) : [];
   const card = { ...await makeCard({ file, vocabulary, heldOut, freshTest, stream, summary, run, losses, seconds, curve }), ...(previous ? { previousModel: previous } : {}) };
   writeFileSync(join(outDir, 'poems.card.json'), `${JSON.stringify(card, null, 1)}\n`);
+  // The heads' roles on the fresh test set and the writer's repetition, which the page reads from the card.
+  await writeCardMeasures(outDir, freshTest);
   console.log(`model: ${file.length} bytes; held-out loss ${card.heldOutLoss} nats (Kneser-Ney 3-gram ${card.baselines.kn3}, with clause length ${card.baselines.kn3ClauseLength}); ` +
     `fresh test ${card.freshTest.loss.model.mean} (3-gram ${card.freshTest.loss.kn3.mean}, ratio ${card.freshTest.ratio.modelToKn3.value})`);
   for (const sample of card.samples) console.log(`  ${sample.opening}${sample.greedy}${sample.endedPoem ? ' (the poem ends)' : ''}`);
