@@ -46,7 +46,7 @@ test('K/V heads that do not divide the heads, more of them than heads, negative 
   rejects(() => mha.paramCount({ dModel: 8, heads: 4, bytesPerValue: 65 }), 'BAD_SIZE', /bytesPerValue must be 1 to 64, got 65/);
   // Shared K/V heads are kvHeads·d_k wide: k, v, wk and wv of the multi-head widths are refused, naming the width.
   const layer = mha.createLayer({ dModel: 4, heads: 2, maxLen: 3, kvHeads: 1 });
-  rejects(() => layer.forward(lesson), 'BAD_LENGTH', /k must have the rows of q, each kvHeads·d_k = 2 wide: 6 numbers, got 12/);
+  rejects(() => layer.forward(lesson), 'BAD_LENGTH', /k must be q's 3 rows of 2 numbers \(6\): q has 12 numbers, k has 12/);
   rejects(() => layer.forward({ x: lesson.q, wq: new Float32Array(16), wk: new Float32Array(6), wv: new Float32Array(8) }), 'BAD_LENGTH', /wk must be d_model × kvHeads·d_k = 4×2 = 8 numbers, got 6/);
   rejects(() => layer.kvGroup(2), 'HEAD_INDEX', /head 2 does not exist/);
   layer.forward({ q: lesson.q, k: lesson.k.map((row) => row.slice(0, 2)), v: lesson.v.map((row) => row.slice(0, 2)) });

@@ -152,7 +152,7 @@ class Layer extends ForwardViews {
     const L = first.length / d;
     const inputs = projection
       ? [[SLOT.xOrQ, first], [SLOT.wq, weight('wq', wq, d)], [SLOT.wk, weight('wk', wk, d, kvd)], [SLOT.wv, weight('wv', wv, d, kvd)]]
-      : [[SLOT.xOrQ, first], [SLOT.k, sameLength('k', k, L * kvd, kvd < d && kvd)], [SLOT.v, sameLength('v', v, L * kvd, kvd < d && kvd)]];
+      : [[SLOT.xOrQ, first], [SLOT.k, sameRows('k', k, L, kvd, d)], [SLOT.v, sameRows('v', v, L, kvd, d)]];
     if (wo != null) inputs.push([SLOT.wo, weight('wo', wo, d)]);
     const heads = enabledHeads(enabled, this.heads);
     const flags = (causal ? FLAG.causal : 0) | (scale ? FLAG.scale : 0) | (plain ? FLAG.plain : 0);
@@ -200,22 +200,19 @@ class Layer extends ForwardViews {
 
 /** A d × cols weight: d × d, or d × kvHeads·d_k for wk and wv when K/V heads are shared. */
 function weight(name, value, d, cols = d) {
-  const shape = cols === d ? 'd_model × d_model' : 'd_model × kvHeads·d_k';
-  if (value == null) throw new MHAError('BAD_INPUT', `projection mode needs ${name} (${shape})`);
+  if (value == null) throw new MHAError('BAD_INPUT', `projection mode needs ${name}`);
   const w = toFloat32(name, value, d * cols);
   if (w.length !== d * cols) {
-    throw new MHAError('BAD_LENGTH', `${name} must be ${shape} = ${d}×${cols} = ${d * cols} numbers, got ${w.length}`);
+    throw new MHAError('BAD_LENGTH', `${name} must be d_model × ${cols < d ? 'kvHeads·d_k' : 'd_model'} = ${d}×${cols} = ${d * cols} numbers, got ${w.length}`);
   }
   return w;
 }
 
-/** k or v: as many numbers as q, or L rows of kvHeads·d_k (`kvWidth`) when K/V heads are shared. */
-function sameLength(name, value, length, kvWidth) {
+/** k or v: q's L rows, each `width` numbers (d_model, or kvHeads·d_k when K/V heads are shared). */
+function sameRows(name, value, L, width, d) {
   if (value == null) throw new MHAError('BAD_INPUT', `QKV mode needs q, k and v; ${name} is missing`);
-  const mismatch = (count) => new MHAError('BAD_LENGTH', kvWidth
-    ? `${name} must have the rows of q, each kvHeads·d_k = ${kvWidth} wide: ${length} numbers, got ${count}`
-    : `q, k and v must have the same size: q has ${length} numbers, ${name} has ${count}`);
-  const a = toFloat32(name, value, Math.max(length, 1), kvWidth ? mismatch : undefined);
-  if (a.length !== length) throw mismatch(a.length);
+  const mismatch = (count) => new MHAError('BAD_LENGTH', `${name} must be q's ${L} rows of ${width} numbers (${L * width}): q has ${L * d} numbers, ${name} has ${count}`);
+  const a = toFloat32(name, value, Math.max(L * width, 1), mismatch);
+  if (a.length !== L * width) throw mismatch(a.length);
   return a;
 }
