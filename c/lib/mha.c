@@ -56,7 +56,7 @@ MHA_NOINLINE mha_status mha_check_kv_heads(int heads, int kv_heads, int *out) {
 }
 
 mha_status mha_param_bill_count(int d_model, int heads, int kv_heads, int bytes_per_value, mha_param_bill *bill) {
-    if (!bill) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_param_count needs an output pointer");
+    if (!bill) return mha_fail(MHA_ERR_NULL_ARGUMENT, "the parameter count needs somewhere to write");
     int h_kv;
     mha_status status = mha_check_heads(d_model, heads);
     if (status == MHA_OK) status = mha_check_kv_heads(heads, kv_heads, &h_kv);
@@ -73,7 +73,7 @@ mha_status mha_param_bill_count(int d_model, int heads, int kv_heads, int bytes_
 }
 
 mha_status mha_param_count(int d_model, int heads, double *naive, double *split) {
-    if (!naive || !split) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_param_count needs an output pointer");
+    if (!naive || !split) return mha_fail(MHA_ERR_NULL_ARGUMENT, "the parameter count needs somewhere to write");
     mha_param_bill bill;
     mha_status status = mha_param_bill_count(d_model, heads, 0, 4, &bill);
     if (status != MHA_OK) return status;
@@ -156,7 +156,7 @@ static int kv_group(int head, int heads, int kv_heads) {
     return (int)((long long)head * kv_heads / heads);
 }
 
-MHA_NOINLINE mha_status mha_layer_kv_group(const mha_layer *layer, int head, int *group) {
+mha_status mha_layer_kv_group(const mha_layer *layer, int head, int *group) {
     if (!layer || !group) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_layer_kv_group needs a layer and an output pointer");
     if (head < 0 || head >= layer->h)
         return mha_fail(MHA_ERR_HEAD_INDEX, "head %d does not exist: this layer has heads 0 to %d", head, layer->h - 1);

@@ -13,4 +13,4 @@ function GROWABLE_HEAP_U8(){if(wasmMemory.buffer!=buffer){updateGlobalBufferAndV
 }
 );
 })();
-export default createMhaCore;export const coreBuild = '1ea643f4b0d7be29'; // the build of the wasm this glue calls: web/src/load.js checks it
+export default createMhaCore;export const coreBuild = '9706c07f6fe88a59'; // the build of the wasm this glue calls: web/src/load.js checks it

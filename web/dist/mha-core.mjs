@@ -30,4 +30,4 @@ export const fusedUrls = {
   threaded: new URL('./mha-core-mt-fma.wasm', import.meta.url).href,
 };
 
-export const coreBuild = '1ea643f4b0d7be29'; // the build of the wasm this glue calls: web/src/load.js checks it
+export const coreBuild = '9706c07f6fe88a59'; // the build of the wasm this glue calls: web/src/load.js checks it
