@@ -626,7 +626,7 @@ test('kv-heads shares K and V among the heads: MQA on the lesson, the pipeline d
     await page.$eval('multi-head-attention', (el) => { el.kvHeads = 2; });
     await page.waitForFunction(() => document.querySelector('multi-head-attention').kvHeads === 2);
     now = await state();
-    assert.doesNotMatch(now.summary, /h_kv/);
+    assert.match(now.summary, /h = 2 · h_kv = 2 · d_k = 2/);
     assert.deepEqual(rounded(now.attention[0].slice(0, 3)), [0.25, 0.25, 0.5]);
     // A value that is no whole number, then one that does not divide heads: coded errors; then fixed.
     await page.$eval('multi-head-attention', (el) => el.setAttribute('kv-heads', 'one'));
@@ -639,7 +639,20 @@ test('kv-heads shares K and V among the heads: MQA on the lesson, the pipeline d
     assert.match((await state()).text, /h_kv = 3 不能整除头数 h = 2/);
     await page.$eval('multi-head-attention', (el) => el.removeAttribute('kv-heads'));
     await page.waitForFunction(() => document.querySelector('multi-head-attention').result);
-    assert.equal((await state()).error, null, 'the widget works again');
+    now = await state();
+    assert.equal(now.error, null, 'the widget works again');
+    assert.equal(now.kvHeads, 2, 'absent: as many as heads');
+    assert.doesNotMatch(now.summary, /h_kv/);
+    // The learner's head menu, kv-heads absent: each h picked keeps its own K and V (no stale count).
+    await page.$eval('multi-head-attention', (el) => el.setAttribute('editable', ''));
+    await page.waitForFunction(() => document.querySelector('multi-head-attention').shadowRoot.querySelector('select'));
+    await page.$eval('multi-head-attention', (el) => {
+      const menu = el.shadowRoot.querySelector('select');
+      menu.value = '1';
+      menu.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    await page.waitForFunction(() => document.querySelector('multi-head-attention').result?.attention.length === 1);
+    assert.equal((await state()).error, null, 'h = 1 picked in the menu computes');
     assert.deepEqual(log.errors, []);
   } finally {
     await context.close();

@@ -94,10 +94,10 @@ test('every bad attribute gives a code and a message naming the problem', () => 
 });
 
 test('kv-heads: one K and one V a group of heads, the mean of theirs; a bad value is coded, in the widget\'s language', () => {
-  assert.equal(parseState(lesson).state.kvHeads, 2, 'absent: every head its own K and V');
+  assert.equal(parseState(lesson).state.kvHeads, null, 'absent: every head its own K and V, whatever h a learner picks');
   assert.equal(parseState({ ...lesson, 'kv-heads': ' 1 ' }).state.kvHeads, 1);
-  assert.equal(parseState({ ...lesson, 'kv-heads': '' }).state.kvHeads, 2);
-  assert.equal(parseState({ ...lesson, 'kv-heads': '1', view: 'train' }).state.kvHeads, parseState({ view: 'train' }).state.heads, 'not read by view="train"');
+  assert.equal(parseState({ ...lesson, 'kv-heads': '' }).state.kvHeads, null);
+  assert.equal(parseState({ ...lesson, 'kv-heads': '1', view: 'train' }).state.kvHeads, null, 'not read by view="train"');
   for (const value of ['abc', '0', '-1', '1.5']) assert.equal(codeOf({ 'kv-heads': value }), 'BAD_SIZE', `kv-heads="${value}"`);
   assert.equal(parseState({ ...lesson, 'kv-heads': '0' }).error.message, 'K/V 头数 h_kv 必须是正整数，现在是 0。');
   assert.equal(parseState({ ...lesson, 'kv-heads': 'two', lang: 'en' }).error.message, 'h_kv must be a positive whole number.');

@@ -167,7 +167,8 @@ export class MultiHeadAttentionElement extends Base {
   }
   /** K/V heads shared by groups of query heads (kv-heads); the head count when not shared. */
   get kvHeads() {
-    return this.#current().state?.kvHeads ?? null;
+    const state = this.#current().state;
+    return state ? state.kvHeads ?? state.heads : null;
   }
   set kvHeads(value) {
     this.#setText('kv-heads', value);
@@ -309,8 +310,9 @@ export class MultiHeadAttentionElement extends Base {
   #compute() {
     const state = this.#parsed.state;
     try {
-      const layer = this.#session.layer('widget', { dModel: state.d, heads: state.heads, maxLen: state.L, kvHeads: state.kvHeads });
-      const [k, v] = [state.k, state.v].map((m) => shareKV(m, state.heads, state.kvHeads));
+      const { heads } = state, kvHeads = state.kvHeads ?? heads;
+      const layer = this.#session.layer('widget', { dModel: state.d, heads, maxLen: state.L, kvHeads });
+      const [k, v] = [state.k, state.v].map((m) => shareKV(m, heads, kvHeads));
       layer.forward({ q: state.q, k: k.core, v: v.core, wo: state.wo ?? undefined, causal: state.causal, scale: state.scale });
       // Copy now: the core's arrays are views that the next call on any layer may invalidate.
       this.#snap = { ...snapshot(layer, { scaled: state.scale }), wo: (state.wo ?? identity(state.d)).flat(), kv: [k.shown, v.shown] };

@@ -116,7 +116,9 @@ function build(attrs, lang, t) {
     if (d % heads !== 0) throw new ParseError('HEADS_NOT_DIVISOR', t.HEADS_NOT_DIVISOR(heads, d));
   }
 
-  let kvHeads = heads; // kv-heads: K/V heads shared by groups of query heads (shareKV); the core checks it divides h
+  // kv-heads: K/V heads shared by groups of query heads (shareKV), or null: every head its own, whatever h a learner
+  // picks. The core checks that it divides h.
+  let kvHeads = null;
   const kvText = String(attrs['kv-heads'] ?? '').trim();
   if (kvText && !training) {
     kvHeads = /^\d+$/.test(kvText) ? Number(kvText) : NaN;

@@ -18,7 +18,7 @@ export const STRINGS = {
     weightsOf: (h) => `头 ${h + 1} 的配比表（行 = 查询词，列 = 被看的词）`,
     weightsLegend: FIGURE_LABELS.zh.weightLegend,
     summary: ({ L, d, heads, kvHeads, dK, causal, scale }) =>
-      `${L} 个词 · d_model = ${d} · h = ${heads}${kvHeads < heads ? ` · h_kv = ${kvHeads}` : ''} · d_k = ${dK} · ${causal ? '因果掩码 开' : '因果掩码 关'} · ${scale ? '÷√d_k' : '不缩放'}`,
+      `${L} 个词 · d_model = ${d} · h = ${heads}${kvHeads ? ` · h_kv = ${kvHeads}` : ''} · d_k = ${dK} · ${causal ? '因果掩码 开' : '因果掩码 关'} · ${scale ? '÷√d_k' : '不缩放'}`,
     query: FIGURE_LABELS.zh.query,
     focusLabel: '只看一个查询词的连线',
     focusAll: '全部',
@@ -68,7 +68,7 @@ export const STRINGS = {
     weightsOf: (h) => `Head ${h + 1} attention weights (rows: queries, columns: the tokens they look at)`,
     weightsLegend: FIGURE_LABELS.en.weightLegend,
     summary: ({ L, d, heads, kvHeads, dK, causal, scale }) =>
-      `${L} tokens · d_model = ${d} · h = ${heads}${kvHeads < heads ? ` · h_kv = ${kvHeads}` : ''} · d_k = ${dK} · causal mask ${causal ? 'on' : 'off'} · ${scale ? '÷√d_k' : 'no scaling'}`,
+      `${L} tokens · d_model = ${d} · h = ${heads}${kvHeads ? ` · h_kv = ${kvHeads}` : ''} · d_k = ${dK} · causal mask ${causal ? 'on' : 'off'} · ${scale ? '÷√d_k' : 'no scaling'}`,
     query: FIGURE_LABELS.en.query,
     focusLabel: "Show one query token's lines",
     focusAll: 'all',
