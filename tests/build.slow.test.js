@@ -48,6 +48,7 @@ test('the bundles’ colour schemes, pruned by web/tools/pure-schemes.js, give t
   const bundled = async (plugins) => (await build({ entryPoints: [colours], bundle: true, minify: true, write: false, format: 'esm', plugins })).outputFiles[0].text;
   const [pruned, whole] = await Promise.all([bundled([pureSchemes]), bundled([])]);
   assert.ok(pruned.length < whole.length - 5000, `the unused schemes are dropped: ${pruned.length} against ${whole.length} bytes`);
+  assert.ok(whole.includes('aliceblue') && !pruned.includes('aliceblue'), 'd3-color\'s table of CSS colour names is dropped');
   const { weightColor, signedColor } = await import(`data:text/javascript;base64,${Buffer.from(pruned).toString('base64')}`);
   const source = await import('../web/draw/color.js');
   for (let i = 0; i <= 100; i++) {

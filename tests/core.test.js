@@ -63,13 +63,30 @@ test('the shape chain of the first demo: X 3×8, h = 2 → Q_i 3×4, A_i 3×3, h
 });
 
 test("the bill: GPT-2's naive 21,233,664 against split 2,359,296, and 4·d² whatever h", () => {
-  assert.deepEqual(mha.paramCount({ dModel: 768, heads: 12 }), { naive: 21233664, split: 2359296 });
+  assert.deepEqual(mha.paramCount({ dModel: 768, heads: 12 }), { naive: 21233664, split: 2359296, wq: 589824, wk: 589824, wv: 589824, wo: 589824, kvCacheBytes: 6144 });
   for (const heads of [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 768]) {
     const { naive, split } = mha.paramCount({ dModel: 768, heads });
     assert.equal(split, 4 * 768 * 768, `split for h = ${heads}`);
     assert.equal(naive, heads * 3 * 768 * 768, `naive for h = ${heads}`);
   }
   assert.equal(mha.paramCount({ dModel: 4096, heads: 32 }).naive, 32 * 3 * 4096 * 4096, 'large counts stay exact');
+});
+
+test('the bill of shared K/V heads: Llama-2-70B-like GQA and MQA, each weight and a token\'s cache from the core', () => {
+  // d 8192, 64 query heads, 8 K/V heads of 128: W_K and W_V are 8192 × 1024; a token's K and V in float16, 4 KB.
+  assert.deepEqual(mha.paramCount({ dModel: 8192, heads: 64, kvHeads: 8, bytesPerValue: 2 }), {
+    naive: 64 * 3 * 8192 ** 2, split: 2 * 8192 ** 2 + 2 * 8192 * 1024, wq: 8192 ** 2, wk: 8192 * 1024, wv: 8192 * 1024, wo: 8192 ** 2, kvCacheBytes: 4096,
+  });
+  for (const kvHeads of [1, 2, 3, 4, 6, 12]) {
+    const bill = mha.paramCount({ dModel: 768, heads: 12, kvHeads });
+    assert.equal(bill.split, 2 * 768 ** 2 + 2 * 768 * kvHeads * 64, `split for h_kv = ${kvHeads}`);
+    assert.equal(bill.kvCacheBytes, 2 * kvHeads * 64 * 4, `cache for h_kv = ${kvHeads}`);
+  }
+  assert.deepEqual(mha.paramCount({ dModel: 768, heads: 12, kvHeads: 12 }), mha.paramCount({ dModel: 768, heads: 12 }), 'h_kv = h is the multi-head bill');
+  const layer = mha.createLayer({ dModel: 12, heads: 6, maxLen: 2, kvHeads: 2 });
+  assert.deepEqual([0, 1, 2, 3, 4, 5].map((i) => layer.kvGroup(i)), [0, 0, 0, 1, 1, 1]);
+  assert.equal(layer.kvWidth, 4);
+  layer.dispose();
 });
 
 test('inputs may be flat arrays, nested arrays or Float32Arrays, with the same result', () => {

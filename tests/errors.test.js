@@ -32,6 +32,28 @@ test('a head count that does not divide d_model', () => {
   rejects(() => mha.paramCount({ dModel: 10, heads: 4 }), 'HEADS_NOT_DIVISOR', /heads 4 does not divide d_model 10/);
 });
 
+test('K/V heads that do not divide the heads, more of them than heads, negative or not a number', () => {
+  const details = (kvHeads, heads) => (error) => error.code === 'KV_HEADS_NOT_DIVISOR' && error.details.kvHeads === kvHeads && error.details.heads === heads;
+  rejects(() => mha.createLayer({ dModel: 8, heads: 4, maxLen: 4, kvHeads: 3 }), 'KV_HEADS_NOT_DIVISOR', /kvHeads 3 does not divide heads 4/);
+  rejects(() => mha.createLayer({ dModel: 8, heads: 4, maxLen: 4, kvHeads: 8 }), 'KV_HEADS_NOT_DIVISOR', /kvHeads 8 does not divide heads 4/);
+  assert.throws(() => mha.createLayer({ dModel: 8, heads: 4, maxLen: 4, kvHeads: 3 }), details(3, 4), 'details name both counts');
+  assert.throws(() => mha.paramCount({ dModel: 768, heads: 12, kvHeads: 5 }), details(5, 12));
+  rejects(() => mha.createLayer({ dModel: 8, heads: 4, maxLen: 4, kvHeads: -1 }), 'BAD_SIZE', /kvHeads must be a whole number ≥ 0, got -1/);
+  rejects(() => mha.createLayer({ dModel: 8, heads: 4, maxLen: 4, kvHeads: NaN }), 'BAD_SIZE', /kvHeads must be a whole number ≥ 0, got NaN/);
+  rejects(() => mha.createLayer({ dModel: 8, heads: 4, maxLen: 4, kvHeads: '2' }), 'BAD_SIZE', /got "2"/);
+  rejects(() => mha.paramCount({ dModel: 8, heads: 4, kvHeads: 1.5 }), 'BAD_SIZE', /kvHeads must be a whole number ≥ 0, got 1.5/);
+  rejects(() => mha.paramCount({ dModel: 8, heads: 4, bytesPerValue: 0 }), 'BAD_SIZE', /bytesPerValue must be a positive whole number, got 0/);
+  rejects(() => mha.paramCount({ dModel: 8, heads: 4, bytesPerValue: 65 }), 'BAD_SIZE', /bytesPerValue must be 1 to 64, got 65/);
+  // Shared K/V heads are kvHeads·d_k wide: k, v, wk and wv of the multi-head widths are refused, naming the width.
+  const layer = mha.createLayer({ dModel: 4, heads: 2, maxLen: 3, kvHeads: 1 });
+  rejects(() => layer.forward(lesson), 'BAD_LENGTH', /k must be q's 3 rows of 2 numbers \(6\): q has 12 numbers, k has 12/);
+  rejects(() => layer.forward({ x: lesson.q, wq: new Float32Array(16), wk: new Float32Array(6), wv: new Float32Array(8) }), 'BAD_LENGTH', /wk must be d_model × kvHeads·d_k = 4×2 = 8 numbers, got 6/);
+  rejects(() => layer.kvGroup(2), 'HEAD_INDEX', /head 2 does not exist/);
+  layer.forward({ q: lesson.q, k: lesson.k.map((row) => row.slice(0, 2)), v: lesson.v.map((row) => row.slice(0, 2)) });
+  assert.equal(layer.length, 3, 'the right widths compute');
+  layer.dispose();
+});
+
 test('zero, negative and non-whole sizes', () => {
   rejects(() => mha.createLayer({ dModel: 0, heads: 1, maxLen: 4 }), 'BAD_SIZE', /d_model must be a positive whole number, got 0/);
   rejects(() => mha.createLayer({ dModel: 4, heads: -2, maxLen: 4 }), 'BAD_SIZE', /heads must be a positive whole number, got -2/);

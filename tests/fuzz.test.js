@@ -22,7 +22,7 @@ function lessonStillWorks() {
 }
 
 const CODES = new Set(['BAD_SIZE', 'HEADS_NOT_DIVISOR', 'TOO_LARGE', 'OUT_OF_MEMORY', 'SEQ_TOO_LONG', 'NOT_FINITE', 'BAD_INPUT',
-  'HEAD_INDEX', 'NO_FORWARD', 'BAD_LENGTH', 'BAD_ARGUMENT', 'DISPOSED']);
+  'HEAD_INDEX', 'NO_FORWARD', 'BAD_LENGTH', 'BAD_ARGUMENT', 'DISPOSED', 'KV_HEADS_NOT_DIVISOR']);
 
 /** Hostile stand-ins for a number, an array or an options value. */
 function hostileValue(random, layer) {
@@ -106,4 +106,49 @@ test('seeded fuzz of the JS API: valid calls match the reference, bad ones are c
     assert.ok(counts.errors[code] > 0, `the fuzz reached ${code}: ${JSON.stringify(counts.errors)}`);
   }
   assert.ok(mha.memoryBytes() <= Math.max(startBytes, 64 * 2 ** 20), `the heap stays bounded: ${mha.memoryBytes()} bytes`);
+});
+
+test('seeded fuzz of shared K/V heads: any kvHeads, right or wrong, and inputs of right and wrong widths', () => {
+  const random = seededRandom(37);
+  const counts = { valid: 0, errors: {} };
+  for (let round = 0; round < 800; round++) {
+    const h = 1 + Math.floor(random() * 6), dk = 1 + Math.floor(random() * 4), d = h * dk, maxLen = 1 + Math.floor(random() * 6);
+    const divisors = Array.from({ length: h }, (_, i) => i + 1).filter((n) => h % n === 0);
+    const pick = random();
+    const kvHeads = pick < 0.6 ? divisors[Math.floor(random() * divisors.length)] : pick < 0.7 ? 0 : pick < 0.8 ? h + 1 + Math.floor(random() * 4)
+      : pick < 0.9 ? 1 + Math.floor(random() * h) : hostileValue(random);
+    let layer;
+    try {
+      layer = mha.createLayer({ dModel: d, heads: h, maxLen, kvHeads });
+    } catch (error) {
+      assert.ok(error instanceof MHAError && CODES.has(error.code), `round ${round}: ${error?.code} ${error?.message}`);
+      if (error.code === 'KV_HEADS_NOT_DIVISOR') assert.deepEqual(error.details, { kvHeads, heads: h });
+      counts.errors[error.code] = (counts.errors[error.code] ?? 0) + 1;
+      lessonStillWorks();
+      continue;
+    }
+    const shared = layer.kvHeads, kvd = shared * dk, L = 1 + Math.floor(random() * maxLen);
+    const wrong = random() < 0.2 ? (kvd === d ? 0 : d - kvd) : 0; // k and v, or wk and wv, of the multi-head width
+    const options = random() < 0.5
+      ? { x: numbers(random, L * d, 1), wq: numbers(random, d * d, 1), wk: numbers(random, d * (kvd + wrong), 1), wv: numbers(random, d * (kvd + wrong), 1) }
+      : { q: numbers(random, L * d, 1), k: numbers(random, L * (kvd + wrong), 1), v: numbers(random, L * (kvd + wrong), 1) };
+    options.causal = random() < 0.5;
+    try {
+      layer.forward(options);
+      const clean = Object.values(options).every((a) => typeof a === 'boolean' || a.every(Number.isFinite));
+      assert.ok(!wrong || !clean, `round ${round}: inputs of the wrong width were taken`);
+      const want = referenceAttention({ ...options, d, h, kvHeads: shared });
+      for (let i = 0; i < h; i++) assert.ok(maxAbsDiff(layer.attention(i), want.attention[i]) < 1e-4, `round ${round}: head ${i}`);
+      assert.ok(maxAbsDiff(layer.output(), want.output) < 1e-4, `round ${round}: output`);
+      counts.valid++;
+    } catch (error) {
+      if (!(error instanceof MHAError)) throw error;
+      assert.ok(CODES.has(error.code), `round ${round}: ${error.code}`);
+      counts.errors[error.code] = (counts.errors[error.code] ?? 0) + 1;
+      lessonStillWorks();
+    }
+    layer.dispose();
+  }
+  assert.ok(counts.valid > 300, `valid calls checked: ${counts.valid}`);
+  for (const code of ['BAD_SIZE', 'KV_HEADS_NOT_DIVISOR', 'BAD_LENGTH']) assert.ok(counts.errors[code] > 0, `reached ${code}: ${JSON.stringify(counts.errors)}`);
 });

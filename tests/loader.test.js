@@ -52,7 +52,7 @@ test('a valid wasm that is not this build of the core rejects with LOAD_FAILED b
 test('after a failure the default source loads, and its compiled module loads a second core', async () => {
   const mha = await loadAttention();
   assert.ok(mha.wasmModule instanceof WebAssembly.Module);
-  assert.deepEqual(mha.paramCount({ dModel: 768, heads: 12 }), { naive: 21233664, split: 2359296 });
+  assert.deepEqual(mha.paramCount({ dModel: 768, heads: 12 }), { naive: 21233664, split: 2359296, wq: 589824, wk: 589824, wv: 589824, wo: 589824, kvCacheBytes: 6144 });
   assert.equal(await loadAttention({ wasm: readFileSync(wasmFile) }), mha, 'one instance: later sources are not loaded again');
 
   // What a worker does with the module it is handed: instantiate it, no fetch, the same numbers.

@@ -102,6 +102,8 @@ const ERRORS = [
     .map((code) => Object.assign(new Error(`an English sentence from the core about ${code}`), { code })),
   { code: 'LOAD_FAILED' },
   { code: 'EXPORT_FAILED' },
+  Object.assign(new Error('kvHeads 3 does not divide heads 4'), { code: 'KV_HEADS_NOT_DIVISOR', details: { kvHeads: 3, heads: 4 } }),
+  Object.assign(new Error('kvHeads 3 does not divide heads 4'), { code: 'KV_HEADS_NOT_DIVISOR' }),
 ];
 
 test('every error reads fully in Chinese on the Chinese page, and never shows the core\'s English message', () => {

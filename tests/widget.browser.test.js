@@ -601,6 +601,64 @@ test('changing heads (attribute or property) re-renders with the right number of
   }
 });
 
+test('kv-heads shares K and V among the heads: MQA on the lesson, the pipeline drawn, bad values coded and recovered', async () => {
+  const html = fixture(`<multi-head-attention ${attrs({ ...LESSON, heads: 2, 'kv-heads': 1, view: 'full' })}></multi-head-attention>`);
+  const { page, context, log } = await open('kv-heads.html', { html });
+  try {
+    await settled(page);
+    const state = () => page.$eval('multi-head-attention', async (el) => (await el.updateComplete, {
+      kvHeads: el.kvHeads,
+      attention: el.result?.attention.map((a) => Array.from(a)),
+      summary: el.shadowRoot.querySelector('.summary')?.textContent,
+      error: el.shadowRoot.querySelector('.error')?.getAttribute('data-code') ?? null,
+      text: el.shadowRoot.querySelector('.error')?.textContent ?? '',
+      pipeline: Boolean(el.shadowRoot.querySelector('.views[data-view="full"] svg')),
+    }));
+    // One K and one V, the mean of the two heads' columns of k and v, read by both heads (the core's kvHeads: 1).
+    const mean = (m) => { const rows = JSON.parse(m); return rows.flatMap((r) => [(r[0] + r[2]) / 2, (r[1] + r[3]) / 2]); };
+    const ref = referenceAttention({ q: lessonFlat.q, k: mean(LESSON.k), v: mean(LESSON.v), d: 4, h: 2, kvHeads: 1, causal: false });
+    let now = await state();
+    assert.equal(now.kvHeads, 1);
+    assert.match(now.summary, /h = 2 · h_kv = 1 · d_k = 2/);
+    assert.ok(now.pipeline, 'the full view draws');
+    now.attention.forEach((a, h) => assert.deepEqual(rounded(a, 4), rounded(ref.attention[h], 4), `head ${h + 1}`));
+    // kv-heads = heads is the lesson's table again.
+    await page.$eval('multi-head-attention', (el) => { el.kvHeads = 2; });
+    await page.waitForFunction(() => document.querySelector('multi-head-attention').kvHeads === 2);
+    now = await state();
+    assert.match(now.summary, /h = 2 · h_kv = 2 · d_k = 2/);
+    assert.deepEqual(rounded(now.attention[0].slice(0, 3)), [0.25, 0.25, 0.5]);
+    // A value that is no whole number, then one that does not divide heads: coded errors; then fixed.
+    await page.$eval('multi-head-attention', (el) => el.setAttribute('kv-heads', 'one'));
+    await page.waitForFunction(() => document.querySelector('multi-head-attention').shadowRoot.querySelector('.error'));
+    now = await state();
+    assert.equal(now.error, 'BAD_SIZE');
+    assert.match(now.text, /K\/V 头数 h_kv 必须是正整数/);
+    await page.$eval('multi-head-attention', (el) => el.setAttribute('kv-heads', '3'));
+    await page.waitForFunction(() => document.querySelector('multi-head-attention').shadowRoot.querySelector('.error')?.getAttribute('data-code') === 'KV_HEADS_NOT_DIVISOR');
+    assert.match((await state()).text, /h_kv = 3 不能整除头数 h = 2/);
+    await page.$eval('multi-head-attention', (el) => el.removeAttribute('kv-heads'));
+    await page.waitForFunction(() => document.querySelector('multi-head-attention').result);
+    now = await state();
+    assert.equal(now.error, null, 'the widget works again');
+    assert.equal(now.kvHeads, 2, 'absent: as many as heads');
+    assert.doesNotMatch(now.summary, /h_kv/);
+    // The learner's head menu, kv-heads absent: each h picked keeps its own K and V (no stale count).
+    await page.$eval('multi-head-attention', (el) => el.setAttribute('editable', ''));
+    await page.waitForFunction(() => document.querySelector('multi-head-attention').shadowRoot.querySelector('select'));
+    await page.$eval('multi-head-attention', (el) => {
+      const menu = el.shadowRoot.querySelector('select');
+      menu.value = '1';
+      menu.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    await page.waitForFunction(() => document.querySelector('multi-head-attention').result?.attention.length === 1);
+    assert.equal((await state()).error, null, 'h = 1 picked in the menu computes');
+    assert.deepEqual(log.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('at its largest (32 tokens × d 64, 64 heads) it draws a run of heads, says which, and moves along them', async () => {
   // 32 × 64 numbers from -1 to 1, different in every row and column.
   const matrix = (seed) => JSON.stringify(Array.from({ length: 32 }, (_, r) => Array.from({ length: 64 }, (_, c) => ((r * 7 + c * 13 + seed) % 21) / 10 - 1)));

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { parseHTML } from 'linkedom';
-import { parseState, dataToAttribute, MAX_TOKENS, MAX_DIM, MAX_ATTRIBUTE_LENGTH, LABEL_TOKEN_CHARS } from '../web/widget/parse.js';
+import { parseState, dataToAttribute, shareKV, MAX_TOKENS, MAX_DIM, MAX_ATTRIBUTE_LENGTH, LABEL_TOKEN_CHARS } from '../web/widget/parse.js';
 import { LESSON_EXAMPLE } from '../web/shared/lesson.js';
 import { clipText, CLUSTER_CODE_POINTS } from '../web/shared/clip.js';
 import { renderViews, renderNotice, renderError, DRAWN_TOKEN_CHARS } from '../web/widget/render.js';
@@ -91,6 +91,24 @@ test('every bad attribute gives a code and a message naming the problem', () => 
   }
   const long = JSON.stringify(Array.from({ length: MAX_TOKENS + 1 }, () => [1, 0]));
   assert.equal(parseState({ q: long, k: long, v: long }).error.code, 'TOO_LARGE');
+});
+
+test('kv-heads: one K and one V a group of heads, the mean of theirs; a bad value is coded, in the widget\'s language', () => {
+  assert.equal(parseState(lesson).state.kvHeads, null, 'absent: every head its own K and V, whatever h a learner picks');
+  assert.equal(parseState({ ...lesson, 'kv-heads': ' 1 ' }).state.kvHeads, 1);
+  assert.equal(parseState({ ...lesson, 'kv-heads': '' }).state.kvHeads, null);
+  assert.equal(parseState({ ...lesson, 'kv-heads': '1', view: 'train' }).state.kvHeads, null, 'not read by view="train"');
+  for (const value of ['abc', '0', '-1', '1.5']) assert.equal(codeOf({ 'kv-heads': value }), 'BAD_SIZE', `kv-heads="${value}"`);
+  assert.equal(parseState({ ...lesson, 'kv-heads': '0' }).error.message, 'K/V 头数 h_kv 必须是正整数，现在是 0。');
+  assert.equal(parseState({ ...lesson, 'kv-heads': 'two', lang: 'en' }).error.message, 'h_kv must be a positive whole number.');
+  // The lesson's k with one K/V head for both: each row's two heads averaged, then drawn at both heads' columns.
+  const k = shareKV(LESSON_EXAMPLE.k, 2, 1);
+  assert.deepEqual(k.core, [[1, 0], [0, 1], [0.5, 0.5]]);
+  assert.deepEqual(k.shown, [[1, 0, 1, 0], [0, 1, 0, 1], [0.5, 0.5, 0.5, 0.5]]);
+  const v = shareKV([[1, 2, 3, 4, 5, 6, 7, 8]], 4, 2);
+  assert.deepEqual(v.core, [[2, 3, 6, 7]], 'heads 0 and 1 pool into group 0, heads 2 and 3 into group 1');
+  assert.deepEqual(v.shown, [[2, 3, 2, 3, 6, 7, 6, 7]]);
+  assert.equal(shareKV(LESSON_EXAMPLE.v, 2, 2).core, LESSON_EXAMPLE.v, 'kv-heads = heads: the matrix itself');
 });
 
 test('numbers up to the largest float32 are taken; from there on they would be infinite in the core', () => {

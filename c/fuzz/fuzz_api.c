@@ -97,7 +97,9 @@ static void check_result(mha_layer *layer, int len, int d, int heads, unsigned f
             if (status == MHA_ERR_NOT_FINITE && id == MHA_T_SCORES && (flags & MHA_CAUSAL)) continue;
             if (status != MHA_OK) fail("a tensor after a good forward");
             const size_t n = id == MHA_T_SCORES || id == MHA_T_ATTENTION ? (size_t)len * len
-                           : id == MHA_T_HEAD ? (size_t)len * (d / heads) : (size_t)len * d;
+                           : id == MHA_T_HEAD ? (size_t)len * (d / heads)
+                           : id == MHA_T_K || id == MHA_T_V ? (size_t)len * (d / heads) * mha_layer_kv_heads(layer)
+                           : (size_t)len * d;
             for (size_t i = 0; i < n; i++)
                 if (!isfinite(t[i])) fail("a non-finite result after a good forward");
             if (id != MHA_T_ATTENTION) continue;
@@ -115,7 +117,8 @@ static void check_result(mha_layer *layer, int len, int d, int heads, unsigned f
 
 static void fuzz_layer(program *p) {
     const int d = next_size(p, 24), heads = next_size(p, 8), max_len = next_size(p, 12);
-    mha_desc desc = {d, heads, max_len};
+    const int kv_heads = (int)(next_byte(p) % 10) - 1; /* -1 .. 8: 0 is as many as heads */
+    mha_desc desc = {d, heads, max_len, kv_heads};
     mha_layer *layer = NULL;
     mha_status status = mha_layer_create(&desc, &layer);
     check_failure(status);
@@ -128,11 +131,15 @@ static void fuzz_layer(program *p) {
         if (op == 0 || op == 1) { /* a forward, in one of the modes, valid or not */
             int len = next_size(p, max_len + 2);
             const int rows = len >= 1 && len <= max_len ? len : 1;
-            const size_t nd = (size_t)rows * d, dd = (size_t)d * d;
+            const size_t kvd = (size_t)(d / heads) * mha_layer_kv_heads(layer);
+            const size_t nd = (size_t)rows * d, dd = (size_t)d * d, nkv = (size_t)rows * kvd, dkv = (size_t)d * kvd;
             float *x = fill(p, malloc(nd * sizeof(float)), nd), *q = fill(p, malloc(nd * sizeof(float)), nd);
-            float *k = fill(p, malloc(nd * sizeof(float)), nd), *v = fill(p, malloc(nd * sizeof(float)), nd);
+            float *k = fill(p, malloc(nkv * sizeof(float)), nkv), *v = fill(p, malloc(nkv * sizeof(float)), nkv);
             float *w[4];
-            for (int i = 0; i < 4; i++) w[i] = fill(p, malloc(dd * sizeof(float)), dd);
+            for (int i = 0; i < 4; i++) {
+                const size_t n = i == 1 || i == 2 ? dkv : dd; /* wk and wv: d×(h_kv·d_k) */
+                w[i] = fill(p, malloc(n * sizeof(float)), n);
+            }
             unsigned char *enabled = malloc((size_t)heads);
             for (int i = 0; i < heads; i++) enabled[i] = (unsigned char)(next_byte(p) & 1);
             const unsigned mode = next_byte(p), flags = next_byte(p) & 7;

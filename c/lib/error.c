@@ -41,7 +41,7 @@ const char *mha_status_name(mha_status status) {
         "OK",          "NULL_ARGUMENT", "BAD_SIZE",     "HEADS_NOT_DIVISOR",
         "TOO_LARGE",   "OUT_OF_MEMORY", "SEQ_TOO_LONG", "NOT_FINITE",
         "BAD_INPUT",   "HEAD_INDEX",    "NO_FORWARD",   "BAD_MODEL",
-        "TOKEN_RANGE",
+        "TOKEN_RANGE", "KV_HEADS_NOT_DIVISOR",
     };
     return (unsigned)status < MHA_STATUS_COUNT ? names[status] : "UNKNOWN";
 }

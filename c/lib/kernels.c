@@ -311,26 +311,26 @@ static int column_parts(int rows, int k, int n) {
 typedef struct project_task {
     float *out;
     const float *x, *w;
-    int L, d;
+    int L, d, n;
 } project_task;
 
 static void project_part(void *task, int part, int parts, float *scratch) {
     const project_task *t = task;
     int j0, j1;
-    part_columns(t->d, part, parts, &j0, &j1);
+    part_columns(t->n, part, parts, &j0, &j1);
     if (j0 >= j1) return;
-    if (t->d % NR == 0 && t->L < PACK_ROWS) { /* few rows: packing W would cost more than it saves */
-        gemm(t->out + j0, t->d, t->x, t->d, t->w + j0, (size_t)t->d, NR, t->L, t->d, j1 - j0, TRI_NONE, 0, 0, 0);
+    if (t->n % NR == 0 && t->L < PACK_ROWS) { /* few rows: packing W would cost more than it saves */
+        gemm(t->out + j0, t->n, t->x, t->d, t->w + j0, (size_t)t->n, NR, t->L, t->d, j1 - j0, TRI_NONE, 0, 0, 0);
         return;
     }
-    pack_b(scratch, t->w + j0, (size_t)t->d, 1, t->d, j1 - j0);
-    gemm(t->out + j0, t->d, t->x, t->d, scratch, NR, (size_t)t->d * NR, t->L, t->d, j1 - j0, TRI_NONE, 0, 0, 0);
+    pack_b(scratch, t->w + j0, (size_t)t->n, 1, t->d, j1 - j0);
+    gemm(t->out + j0, t->n, t->x, t->d, scratch, NR, (size_t)t->d * NR, t->L, t->d, j1 - j0, TRI_NONE, 0, 0, 0);
 }
 
-void mha_project_fast(float *out, const float *x, const float *w, int L, int d, float *scratch) {
-    project_task task = {out, x, w, L, d};
-    const int parts = column_parts(L, d, d);
-    mha_pool_run(project_part, &task, parts, parts > 1, scratch, (double)d * round_up(d, NR));
+void mha_project_fast(float *out, const float *x, const float *w, int L, int d, int n, float *scratch) {
+    project_task task = {out, x, w, L, d, n};
+    const int parts = column_parts(L, d, n);
+    mha_pool_run(project_part, &task, parts, parts > 1, scratch, (double)d * round_up(n, NR));
 }
 
 /* tanh through the vectorised exp: tanh|u| = (1 - e)/(1 + e) with e = e^(-2|u|) <= 1, then u's sign. */
@@ -428,13 +428,14 @@ void mha_matmul_fast(float *out, int ldo, const float *a, int lda, const float *
    depend on where the blocks start. */
 int mha_attend_fast(const mha_head_view *head, float *a, float *out, float *scratch) {
     const int L = head->len, d = head->stride, dk = head->dk, causal = head->causal;
+    const int kvd = head->kv_stride ? head->kv_stride : d;
     const float scale = head->scale;
     float *kt = scratch, *vp = kt + (size_t)dk * round_up(L, NR);
-    pack_b(kt, head->k, 1, (size_t)d, dk, L); /* K_iᵀ, dk×L */
+    pack_b(kt, head->k, 1, (size_t)kvd, dk, L); /* K_iᵀ, dk×L */
     const int v_in_place = dk % NR == 0 && L < PACK_ROWS; /* short V_i of whole panels: read in place */
-    if (!v_in_place) pack_b(vp, head->v, (size_t)d, 1, L, dk); /* V_i, L×dk */
+    if (!v_in_place) pack_b(vp, head->v, (size_t)kvd, 1, L, dk); /* V_i, L×dk */
     const float *vb = v_in_place ? head->v : vp;
-    const size_t v_ldb = v_in_place ? (size_t)d : NR, v_panel = v_in_place ? NR : (size_t)L * NR;
+    const size_t v_ldb = v_in_place ? (size_t)kvd : NR, v_panel = v_in_place ? NR : (size_t)L * NR;
     const int tri_n = causal ? TRI_N : TRI_NONE, tri_k = causal ? TRI_K : TRI_NONE;
     for (int r0 = head->from; r0 < L; r0 += MC) {
         const int rows = imin(MC, L - r0), seen = causal ? r0 + rows : L;
@@ -453,7 +454,7 @@ int mha_attend_fast(const mha_head_view *head, float *a, float *out, float *scra
 void mha_scores_fast(const mha_head_view *head, float *scores, float *scratch) {
     const int L = head->len, d = head->stride, dk = head->dk;
     const float scale = head->scale;
-    pack_b(scratch, head->k, 1, (size_t)d, dk, L); /* K_iᵀ, dk×L */
+    pack_b(scratch, head->k, 1, (size_t)(head->kv_stride ? head->kv_stride : d), dk, L); /* K_iᵀ, dk×L */
     gemm(scores, L, head->q, d, scratch, NR, (size_t)dk * NR, L, dk, L, TRI_NONE, 0, 0, 0);
     if (scale != 1.0f) {
         const size_t n = (size_t)L * L;

@@ -21,10 +21,11 @@
 
 struct mha_layer {
     int d, h, dk, max_len;
+    int h_kv, kvd;            /* K/V heads, and K's and V's width h_kv·d_k (d when not shared) */
     int len;                  /* L of the last forward, 0 before (and after one that failed) */
     unsigned flags;           /* flags of the last forward */
     /* results of the last forward, packed for its L */
-    float *q, *k, *v;         /* L×d */
+    float *q, *k, *v;         /* L×d, L×kvd, L×kvd */
     float *attention;         /* h×L×L, head i at attention + i·L·L */
     float *heads;             /* h×L×d_k, head i at heads + i·L·d_k */
     float *concat;            /* L×d */
@@ -35,7 +36,7 @@ struct mha_layer {
     float *block;             /* the one allocation every buffer above lives in */
 };
 
-mha_status mha_check_heads(int d_model, int heads) {
+MHA_NOINLINE mha_status mha_check_heads(int d_model, int heads) {
     if (d_model <= 0) return mha_fail(MHA_ERR_BAD_SIZE, "d_model must be a positive whole number, got %d", d_model);
     if (heads <= 0) return mha_fail(MHA_ERR_BAD_SIZE, "heads must be a positive whole number, got %d", heads);
     if (d_model % heads != 0)
@@ -45,28 +46,57 @@ mha_status mha_check_heads(int d_model, int heads) {
     return MHA_OK;
 }
 
-mha_status mha_param_count(int d_model, int heads, double *naive, double *split) {
-    if (!naive || !split) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_param_count needs two output pointers");
+MHA_NOINLINE mha_status mha_check_kv_heads(int heads, int kv_heads, int *out) {
+    if (kv_heads < 0) return mha_fail(MHA_ERR_BAD_SIZE, "kvHeads must be 0 (as many as heads) or more, got %d", kv_heads);
+    /* More K/V heads than heads divides heads no better: one sentence for both. */
+    if (kv_heads > 0 && heads % kv_heads != 0)
+        return mha_fail(MHA_ERR_KV_HEADS_NOT_DIVISOR, "kvHeads %d does not divide heads %d", kv_heads, heads);
+    *out = kv_heads ? kv_heads : heads;
+    return MHA_OK;
+}
+
+mha_status mha_param_bill_count(int d_model, int heads, int kv_heads, int bytes_per_value, mha_param_bill *bill) {
+    if (!bill) return mha_fail(MHA_ERR_NULL_ARGUMENT, "the parameter count needs somewhere to write");
+    int h_kv;
     mha_status status = mha_check_heads(d_model, heads);
+    if (status == MHA_OK) status = mha_check_kv_heads(heads, kv_heads, &h_kv);
     if (status != MHA_OK) return status;
-    double d = d_model;
-    *naive = heads * 3.0 * d * d;
-    *split = 3.0 * d * d + d * d;
+    if (bytes_per_value < 1 || bytes_per_value > 64)
+        return mha_fail(MHA_ERR_BAD_SIZE, "bytesPerValue must be 1 to 64, got %d", bytes_per_value);
+    const double d = d_model, kvd = (double)h_kv * (d_model / heads);
+    *bill = (mha_param_bill){
+        .naive = heads * 3.0 * d * d, .wq = d * d, .wk = d * kvd, .wv = d * kvd, .wo = d * d,
+        .kv_cache_bytes = 2.0 * kvd * bytes_per_value,
+    };
+    bill->split = bill->wq + bill->wk + bill->wv + bill->wo;
+    return MHA_OK;
+}
+
+mha_status mha_param_count(int d_model, int heads, double *naive, double *split) {
+    if (!naive || !split) return mha_fail(MHA_ERR_NULL_ARGUMENT, "the parameter count needs somewhere to write");
+    mha_param_bill bill;
+    mha_status status = mha_param_bill_count(d_model, heads, 0, 4, &bill);
+    if (status != MHA_OK) return status;
+    *naive = bill.naive;
+    *split = bill.split;
     return MHA_OK;
 }
 
 mha_status mha_layer_create(const mha_desc *desc, mha_layer **out) {
     if (!desc || !out) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_layer_create needs a desc and an output pointer");
     *out = NULL;
+    int h_kv;
     mha_status status = mha_check_heads(desc->d_model, desc->heads);
+    if (status == MHA_OK) status = mha_check_kv_heads(desc->heads, desc->kv_heads, &h_kv);
     if (status != MHA_OK) return status;
     if (desc->max_len <= 0)
         return mha_fail(MHA_ERR_BAD_SIZE, "maxLen must be a positive whole number, got %d", desc->max_len);
 
     /* Count in double: size_t is 32 bits in wasm and these products overflow it. */
     const double d = desc->d_model, h = desc->heads, n = desc->max_len;
+    const int kvd = h_kv * (desc->d_model / desc->heads);
     const double scratch = mha_fast_scratch_floats(desc->d_model, desc->heads, desc->max_len);
-    const double floats = 3 * n * d      /* Q, K, V */
+    const double floats = n * d + 2 * n * kvd /* Q, K, V */
                         + h * n * n      /* attention */
                         + n * d          /* heads (h × L × d_k) */
                         + 2 * n * d      /* concat, output */
@@ -88,10 +118,11 @@ mha_status mha_layer_create(const mha_desc *desc, mha_layer **out) {
                         desc->d_model, desc->heads, desc->max_len, bytes / 1e6);
     }
     const size_t nd = (size_t)desc->max_len * desc->d_model, nn = (size_t)desc->max_len * desc->max_len;
+    const size_t nkv = (size_t)desc->max_len * kvd;
     float *p = block;
     layer->q = p;          p += nd;
-    layer->k = p;          p += nd;
-    layer->v = p;          p += nd;
+    layer->k = p;          p += nkv;
+    layer->v = p;          p += nkv;
     layer->attention = p;  p += (size_t)desc->heads * nn;
     layer->heads = p;      p += nd;
     layer->concat = p;     p += nd;
@@ -103,6 +134,8 @@ mha_status mha_layer_create(const mha_desc *desc, mha_layer **out) {
     layer->d = desc->d_model;
     layer->h = desc->heads;
     layer->dk = desc->d_model / desc->heads;
+    layer->h_kv = h_kv;
+    layer->kvd = kvd;
     layer->max_len = desc->max_len;
     *out = layer;
     return MHA_OK;
@@ -115,6 +148,21 @@ void mha_layer_destroy(mha_layer *layer) {
 }
 
 int mha_layer_len(const mha_layer *layer) { return layer ? layer->len : 0; }
+
+int mha_layer_kv_heads(const mha_layer *layer) { return layer ? layer->h_kv : 0; }
+
+/* Query head i of h reads K/V group ⌊i·h_kv/h⌋: h/h_kv neighbouring query heads a group. */
+static int kv_group(int head, int heads, int kv_heads) {
+    return (int)((long long)head * kv_heads / heads);
+}
+
+mha_status mha_layer_kv_group(const mha_layer *layer, int head, int *group) {
+    if (!layer || !group) return mha_fail(MHA_ERR_NULL_ARGUMENT, "mha_layer_kv_group needs a layer and an output pointer");
+    if (head < 0 || head >= layer->h)
+        return mha_fail(MHA_ERR_HEAD_INDEX, "head %d does not exist: this layer has heads 0 to %d", head, layer->h - 1);
+    *group = kv_group(head, layer->h, layer->h_kv);
+    return MHA_OK;
+}
 
 void mha_layer_forget(mha_layer *layer) {
     if (layer) layer->len = 0;
@@ -159,6 +207,7 @@ static mha_status scores_overflow(int head, int row) {
 static mha_heads heads_of(const mha_layer *layer, const unsigned char *enabled, int plain) {
     return (mha_heads){
         .q = layer->q, .k = layer->k, .v = layer->v, .stride = layer->d,
+        .kv_heads = layer->h_kv, .kv_stride = layer->kvd,
         .heads = layer->h, .dk = layer->dk, .len = layer->len,
         .scale = (layer->flags & MHA_SCALE) ? (float)(1.0 / sqrt((double)layer->dk)) : 1.0f,
         .causal = (layer->flags & MHA_CAUSAL) != 0,
@@ -171,7 +220,7 @@ static mha_status check_input(const mha_layer *layer, const mha_input *in) {
     if (in->len > layer->max_len)
         return mha_fail(MHA_ERR_SEQ_TOO_LONG, "the sequence has %d tokens but this layer was created with maxLen %d",
                     in->len, layer->max_len);
-    const int L = in->len, d = layer->d;
+    const int L = in->len, d = layer->d, kvd = layer->kvd;
     const int projection = in->x != NULL;
     if (projection && (in->q || in->k || in->v))
         return mha_fail(MHA_ERR_BAD_INPUT, "give either x with wq, wk, wv (projection mode) or q, k, v, not both");
@@ -179,13 +228,13 @@ static mha_status check_input(const mha_layer *layer, const mha_input *in) {
         return mha_fail(MHA_ERR_BAD_INPUT, "projection mode needs all of wq, wk and wv");
     if (!projection && !(in->q && in->k && in->v))
         return mha_fail(MHA_ERR_BAD_INPUT, "give x with wq, wk, wv (projection mode) or all of q, k and v");
-    struct { const char *name; const float *a; int rows; } inputs[] = {
-        {"x", in->x, L},   {"wq", in->wq, d}, {"wk", in->wk, d}, {"wv", in->wv, d},
-        {"q", in->q, L},   {"k", in->k, L},   {"v", in->v, L},   {"wo", in->wo, d},
+    struct { const char *name; const float *a; int rows, cols; } inputs[] = {
+        {"x", in->x, L, d},   {"wq", in->wq, d, d}, {"wk", in->wk, d, kvd}, {"wv", in->wv, d, kvd},
+        {"q", in->q, L, d},   {"k", in->k, L, kvd}, {"v", in->v, L, kvd},   {"wo", in->wo, d, d},
     };
     for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++) {
         if (!inputs[i].a) continue;
-        mha_status status = check_finite(inputs[i].name, inputs[i].a, inputs[i].rows, d);
+        mha_status status = check_finite(inputs[i].name, inputs[i].a, inputs[i].rows, inputs[i].cols);
         if (status != MHA_OK) return status;
     }
     return MHA_OK;
@@ -194,25 +243,29 @@ static mha_status check_input(const mha_layer *layer, const mha_input *in) {
 /* Projection mode: Q, K, V = X·W_q, X·W_k, X·W_v, each checked for overflow. */
 static mha_status project_qkv(mha_layer *layer, const mha_input *in, int plain) {
     const int L = in->len, d = layer->d;
-    const struct { const char *name, *what, *hint; float *out; const float *w; } qkv[] = {
-        {"q", "q = x·wq", "use smaller numbers in x or wq", layer->q, in->wq},
-        {"k", "k = x·wk", "use smaller numbers in x or wk", layer->k, in->wk},
-        {"v", "v = x·wv", "use smaller numbers in x or wv", layer->v, in->wv},
+    const struct { const char *name, *what, *hint; float *out; const float *w; int n; } qkv[] = {
+        {"q", "q = x·wq", "use smaller numbers in x or wq", layer->q, in->wq, d},
+        {"k", "k = x·wk", "use smaller numbers in x or wk", layer->k, in->wk, layer->kvd},
+        {"v", "v = x·wv", "use smaller numbers in x or wv", layer->v, in->wv, layer->kvd},
     };
     for (int i = 0; i < 3; i++) {
-        if (plain) mha_matmul_plain(qkv[i].out, in->x, qkv[i].w, L, d, d);
-        else mha_project_fast(qkv[i].out, in->x, qkv[i].w, L, d, layer->scratch);
-        mha_status status = check_overflow(qkv[i].name, qkv[i].what, qkv[i].out, L, d, -1, qkv[i].hint);
+        if (plain) mha_matmul_plain(qkv[i].out, in->x, qkv[i].w, L, d, qkv[i].n);
+        else mha_project_fast(qkv[i].out, in->x, qkv[i].w, L, d, qkv[i].n, layer->scratch);
+        mha_status status = check_overflow(qkv[i].name, qkv[i].what, qkv[i].out, L, qkv[i].n, -1, qkv[i].hint);
         if (status != MHA_OK) return status;
     }
     return MHA_OK;
 }
 
-/* Part `part` (s·heads + i) of `heads`: head i of sequence s. */
-static mha_head_view head_view(const mha_heads *a, int part) {
-    const size_t at = (size_t)(part / a->heads) * a->seq_stride + (size_t)(part % a->heads) * a->dk;
-    return (mha_head_view){.q = a->q + at, .k = a->k + at, .v = a->v + at, .stride = a->stride, .len = a->len,
-                           .dk = a->dk, .scale = a->scale, .causal = a->causal, .from = a->from};
+/* Part `part` (s·heads + i) of `heads`: head i of sequence s, reading K/V group kv_group(i). Out of
+   line: inlined in each caller it cost the wasm 230 bytes gzipped, and it runs once a head. */
+static MHA_NOINLINE mha_head_view head_view(const mha_heads *a, int part) {
+    const size_t seq = (size_t)(part / a->heads) * a->seq_stride;
+    const int i = part % a->heads, group = a->kv_heads ? kv_group(i, a->heads, a->kv_heads) : i;
+    const size_t at = seq + (size_t)i * a->dk, kv_at = seq + (size_t)group * a->dk;
+    return (mha_head_view){.q = a->q + at, .k = a->k + kv_at, .v = a->v + kv_at, .stride = a->stride,
+                           .kv_stride = a->kv_stride, .len = a->len, .dk = a->dk, .scale = a->scale,
+                           .causal = a->causal, .from = a->from};
 }
 
 typedef struct heads_task {
@@ -272,7 +325,7 @@ mha_status mha_forward(mha_layer *layer, const mha_input *in) {
     if (status != MHA_OK) return status;
 
     const int L = in->len, d = layer->d, dk = layer->dk;
-    const size_t nd = (size_t)L * d;
+    const size_t nd = (size_t)L * d, nkv = (size_t)L * layer->kvd;
     /* Toy sizes (the lesson's 3 tokens × 4 dims) take the plain loops: there the
        kernels' packing and tile edges cost more than the arithmetic. */
     const int plain_products = (in->flags & MHA_PLAIN) || (double)L * d * d < TINY_PRODUCT;
@@ -283,13 +336,13 @@ mha_status mha_forward(mha_layer *layer, const mha_input *in) {
         status = project_qkv(layer, in, plain_products);
     } else { /* memmove: a caller may hand back one of the layer's own buffers */
         memmove(layer->q, in->q, nd * sizeof(float));
-        memmove(layer->k, in->k, nd * sizeof(float));
-        memmove(layer->v, in->v, nd * sizeof(float));
+        memmove(layer->k, in->k, nkv * sizeof(float));
+        memmove(layer->v, in->v, nkv * sizeof(float));
     }
     if (status == MHA_OK) status = attend_heads(layer, in, plain_heads);
     if (status == MHA_OK && in->wo) {
         if (plain_products) mha_matmul_plain(layer->output, layer->concat, in->wo, L, d, d);
-        else mha_project_fast(layer->output, layer->concat, in->wo, L, d, layer->scratch);
+        else mha_project_fast(layer->output, layer->concat, in->wo, L, d, d, layer->scratch);
         status = check_overflow("output", "output = concat·wo", layer->output, L, d, -1, "use smaller numbers in wo");
     } else if (status == MHA_OK) {
         memcpy(layer->output, layer->concat, nd * sizeof(float));

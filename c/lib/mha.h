@@ -18,6 +18,13 @@
    multiplied by W^O (d×d; NULL means the identity).
    Every intermediate stays in the layer so a page can draw it.
 
+   SHARED K AND V (multi-query and grouped-query attention)
+   With kv_heads = h_kv below h, K and V have h_kv heads of d_k columns
+   (L×(h_kv·d_k); W_k and W_v are d×(h_kv·d_k)) and query head i reads K/V
+   group ⌊i·h_kv/h⌋ (mha_layer_kv_group): h_kv = 1 is multi-query attention,
+   1 < h_kv < h grouped-query, h_kv = h (or 0) the multi-head attention above,
+   computed by the very same steps. h_kv must divide h (KV_HEADS_NOT_DIVISOR).
+
    EXAMPLE
        mha_desc desc = { .d_model = 4, .heads = 2, .max_len = 3 };
        mha_layer *layer;
@@ -101,6 +108,7 @@ typedef enum mha_status {
     MHA_ERR_NO_FORWARD,        /* a result was asked for before any forward */
     MHA_ERR_BAD_MODEL,         /* a model file (gpt.h) that is broken, misshaped or not finite */
     MHA_ERR_TOKEN_RANGE,       /* a token id < 0 or >= the model's vocabulary */
+    MHA_ERR_KV_HEADS_NOT_DIVISOR, /* kv_heads does not divide heads (or exceeds it) */
     MHA_STATUS_COUNT
 } mha_status;
 
@@ -112,6 +120,8 @@ typedef struct mha_desc {
     int d_model; /* width of one token vector, d */
     int heads;   /* h; must divide d_model */
     int max_len; /* longest sequence a forward will take, L_max */
+    int kv_heads;/* h_kv, the heads of K and V: divides heads; 0 = heads (plain
+                    multi-head), 1 = multi-query, between = grouped-query */
 } mha_desc;
 
 enum mha_flags {
@@ -125,8 +135,8 @@ enum mha_flags {
 typedef struct mha_input {
     int len;                     /* L, 1 .. max_len */
     const float *x;              /* projection mode: L×d ... */
-    const float *wq, *wk, *wv;   /* ... with d×d weights */
-    const float *q, *k, *v;      /* QKV mode: L×d each (x must be NULL) */
+    const float *wq, *wk, *wv;   /* ... with weights wq d×d, wk and wv d×(h_kv·d_k) */
+    const float *q, *k, *v;      /* QKV mode: q L×d, k and v L×(h_kv·d_k) (x must be NULL) */
     const float *wo;             /* d×d, NULL = identity */
     unsigned flags;              /* MHA_CAUSAL | MHA_SCALE | MHA_PLAIN */
     const unsigned char *enabled;/* h entries, 0 = head switched off; NULL = all on */
@@ -134,8 +144,8 @@ typedef struct mha_input {
 
 typedef enum mha_tensor_id {
     MHA_T_Q,          /* L×d   projected (or given) queries */
-    MHA_T_K,          /* L×d */
-    MHA_T_V,          /* L×d */
+    MHA_T_K,          /* L×(h_kv·d_k): L×d unless K/V heads are shared */
+    MHA_T_V,          /* L×(h_kv·d_k) */
     MHA_T_SCORES,     /* L×L   head's scaled scores before the mask (recomputed on request) */
     MHA_T_ATTENTION,  /* L×L   head's softmax weights; masked entries exactly 0 */
     MHA_T_HEAD,       /* L×d_k head's output A_i·V_i (computed even when switched off) */
@@ -148,6 +158,9 @@ typedef struct mha_layer mha_layer;
 mha_status mha_layer_create(const mha_desc *desc, mha_layer **out);
 void       mha_layer_destroy(mha_layer *layer); /* NULL is fine */
 int        mha_layer_len(const mha_layer *layer); /* L of the last forward, 0 before */
+int        mha_layer_kv_heads(const mha_layer *layer); /* h_kv (h when not shared), 0 for NULL */
+/* The K/V group query head `head` reads, ⌊head·h_kv/h⌋ (head itself when h_kv = h). */
+mha_status mha_layer_kv_group(const mha_layer *layer, int head, int *group);
 
 mha_status mha_forward(mha_layer *layer, const mha_input *in);
 /* Drops the last forward's results, as a failed forward does (NO_FORWARD until
@@ -159,6 +172,17 @@ mha_status mha_tensor(mha_layer *layer, mha_tensor_id id, int head, const float 
    naive = h · 3 · d²  (h full sets of W_q, W_k, W_v)
    split = 3 · d² + d² (split W_q, W_k, W_v, plus W^O) */
 mha_status mha_param_count(int d_model, int heads, double *naive, double *split);
+
+/* The bill of a layer whose K and V have kv_heads heads (0 = heads), each
+   weight counted apart, and the key-value cache a token costs: what a page
+   shows for multi-query and grouped-query attention. */
+typedef struct mha_param_bill {
+    double naive, split;   /* as mha_param_count (split = wq + wk + wv + wo) */
+    double wq, wk, wv, wo; /* d², d·h_kv·d_k, d·h_kv·d_k, d² */
+    double kv_cache_bytes; /* per token and layer: 2 · h_kv · d_k · bytes_per_value */
+} mha_param_bill;
+/* bytes_per_value: 4 for float32 (this core's storage), 2 for float16; 1 to 64. */
+mha_status mha_param_bill_count(int d_model, int heads, int kv_heads, int bytes_per_value, mha_param_bill *bill);
 
 /* Threads sharing each forward, the caller included: 1 to MHA_MAX_THREADS
    (BAD_SIZE otherwise, or above 1 in a build without threads; OUT_OF_MEMORY

@@ -5,6 +5,14 @@
 
 #include "mha.h"
 
+/* A function kept out of line: one copy of code that runs once a call, not one
+   in each caller (every byte of the wasm is downloaded with each widget). */
+#if defined(__GNUC__)
+#define MHA_NOINLINE __attribute__((noinline))
+#else
+#define MHA_NOINLINE
+#endif
+
 /* Records the status, the sentence mha_last_error() returns and no place, and
    returns `status`: the one place every module says why a call failed. */
 #if defined(__GNUC__)
@@ -21,6 +29,10 @@ mha_status mha_fail_at(mha_status status, mha_error_place place, const char *fmt
 /* d_model and heads positive, and heads divides d_model; else BAD_SIZE or HEADS_NOT_DIVISOR. */
 mha_status mha_check_heads(int d_model, int heads);
 
+/* kv_heads from 0 (= heads) to heads, dividing heads; else BAD_SIZE or
+   KV_HEADS_NOT_DIVISOR. Returns the status; *out gets h_kv (heads for 0). */
+mha_status mha_check_kv_heads(int heads, int kv_heads, int *out);
+
 /* The index of the first NaN or infinity in a[0..n), or -1 (SIMD). */
 ptrdiff_t mha_first_non_finite(const float *a, size_t n);
 
@@ -33,6 +45,7 @@ void mha_matmul_plain(float *out, const float *a, const float *b, int rows, int 
 typedef struct mha_head_view {
     const float *q, *k, *v;
     int stride, len, dk; /* d, L, d_k */
+    int kv_stride;       /* floats between rows of k and v; 0: stride (K/V heads not shared) */
     float scale;         /* 1/√d_k, or 1 */
     int causal;          /* row r sees columns c <= r only */
     int from;            /* the first query row computed (0: all); att's and out's rows before it are left as they are */
@@ -44,6 +57,9 @@ typedef struct mha_heads {
     const float *q, *k, *v;       /* sequence 0's first row */
     int stride;                   /* floats from one row of q, k, v to the next */
     size_t seq_stride;            /* and from one sequence to the next */
+    int kv_heads, kv_stride;      /* K/V heads shared by groups of query heads (head i reads group
+                                     i·kv_heads/heads, at column group·d_k of k and v, rows kv_stride
+                                     apart); 0 and 0: heads and stride, one K/V head a query head */
     int heads, dk, len, from;     /* query rows from .. L-1 are computed, as in mha_head_view */
     float scale;
     int causal;
@@ -79,8 +95,9 @@ int mha_attend_fast(const mha_head_view *head, float *att, float *out, float *sc
 void mha_scores_plain(const mha_head_view *head, float *scores);
 void mha_scores_fast(const mha_head_view *head, float *scores, float *scratch);
 
-/* out (L×d) = x (L×d) · w (d×d) with the fast kernels. */
-void mha_project_fast(float *out, const float *x, const float *w, int L, int d, float *scratch);
+/* out (L×n) = x (L×d) · w (d×n), n <= d, with the fast kernels (n = d: the
+   square projections; n = h_kv·d_k: K and V when their heads are shared). */
+void mha_project_fast(float *out, const float *x, const float *w, int L, int d, int n, float *scratch);
 
 /* out (rows×n, rows ldo apart) = (accumulate ? out : 0) + a (rows×k, rows lda
    apart) · B, with the fast kernels. B (k×n) is b row-major with rows ldb

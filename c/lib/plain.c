@@ -23,9 +23,10 @@ void mha_matmul_plain(float *out, const float *a, const float *b, int rows, int 
    Returns 0 when one of them is not finite (float32 overflowed). */
 static int score_row(const mha_head_view *head, int r, int cols, float *row) {
     const float *qr = head->q + (size_t)r * head->stride;
+    const size_t kv_stride = (size_t)(head->kv_stride ? head->kv_stride : head->stride);
     int finite = 1;
     for (int c = 0; c < cols; c++) {
-        const float *kc = head->k + (size_t)c * head->stride;
+        const float *kc = head->k + (size_t)c * kv_stride;
         float dot = 0.0f;
         for (int j = 0; j < head->dk; j++) dot += qr[j] * kc[j];
         row[c] = dot * head->scale;
@@ -36,6 +37,7 @@ static int score_row(const mha_head_view *head, int r, int cols, float *row) {
 
 int mha_attend_plain(const mha_head_view *head, float *a, float *out, int out_stride) {
     const int L = head->len, dk = head->dk;
+    const size_t kv_stride = (size_t)(head->kv_stride ? head->kv_stride : head->stride);
     for (int r = head->from; r < L; r++) {
         float *row = a + (size_t)r * L;
         const int visible = head->causal ? r + 1 : L; /* the masked half is never computed */
@@ -52,7 +54,7 @@ int mha_attend_plain(const mha_head_view *head, float *a, float *out, int out_st
         memset(o, 0, (size_t)dk * sizeof *o);
         for (int c = 0; c < visible; c++) {
             const float w = row[c];
-            const float *vc = head->v + (size_t)c * head->stride;
+            const float *vc = head->v + (size_t)c * kv_stride;
             for (int j = 0; j < dk; j++) o[j] += w * vc[j];
         }
     }

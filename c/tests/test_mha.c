@@ -104,7 +104,7 @@ static void test_param_count(void) {
 
 static void test_bad_input(void) {
     mha_layer *layer = NULL;
-    mha_desc bad[] = {{768, 7, 4}, {0, 1, 4}, {4, -2, 4}, {4, 2, 0}, {4096, 64, 65536}};
+    mha_desc bad[] = {{768, 7, 4, 0}, {0, 1, 4, 0}, {4, -2, 4, 0}, {4, 2, 0, 0}, {4096, 64, 65536, 0}};
     mha_status want[] = {MHA_ERR_HEADS_NOT_DIVISOR, MHA_ERR_BAD_SIZE, MHA_ERR_BAD_SIZE, MHA_ERR_BAD_SIZE,
                          MHA_ERR_TOO_LARGE};
     for (int i = 0; i < 5; i++) {
@@ -212,6 +212,85 @@ static void test_overflow(void) {
     mha_layer_destroy(layer);
 }
 
+/* K/V heads shared by groups of query heads: each query head's results are those of plain multi-head
+   attention whose K and V repeat each group's columns for every head of the group, bit for bit. */
+static void test_kv_heads(void) {
+    mha_layer *layer = NULL;
+    const mha_desc bad[] = {{8, 4, 4, 3}, {8, 4, 4, 8}, {8, 4, 4, -1}};
+    const mha_status want[] = {MHA_ERR_KV_HEADS_NOT_DIVISOR, MHA_ERR_KV_HEADS_NOT_DIVISOR, MHA_ERR_BAD_SIZE};
+    const char *says[] = {"kvHeads 3 does not divide heads 4", "kvHeads 8 does not divide heads 4", "kvHeads must be"};
+    for (int i = 0; i < 3; i++) {
+        CHECK(mha_layer_create(&bad[i], &layer) == want[i] && layer == NULL, "bad kv desc %d: %s", i, mha_last_error());
+        CHECK(strstr(mha_last_error(), says[i]) != NULL, "message: %s", mha_last_error());
+    }
+    CHECK(strcmp(mha_status_name(MHA_ERR_KV_HEADS_NOT_DIVISOR), "KV_HEADS_NOT_DIVISOR") == 0, "status name");
+
+    enum { L = 70, D = 64, H = 8 };
+    static float q[L * D], k[L * D], v[L * D], k_rep[L * D], v_rep[L * D];
+    unsigned seed = 12345;
+    for (int i = 0; i < L * D; i++) {
+        seed = seed * 1103515245u + 12345u, q[i] = (float)((seed >> 8) % 2001) / 1000.0f - 1.0f;
+        seed = seed * 1103515245u + 12345u, k[i] = (float)((seed >> 8) % 2001) / 1000.0f - 1.0f;
+        seed = seed * 1103515245u + 12345u, v[i] = (float)((seed >> 8) % 2001) / 1000.0f - 1.0f;
+    }
+    const int kv_choices[] = {1, 2, 4, 8};
+    for (int c = 0; c < 4; c++) {
+        const int kv = kv_choices[c], dk = D / H, kvd = kv * dk;
+        for (int r = 0; r < L; r++)
+            for (int i = 0; i < H; i++)
+                for (int j = 0; j < dk; j++) {
+                    const int g = i * kv / H;
+                    k_rep[r * D + i * dk + j] = k[r * kvd + g * dk + j];
+                    v_rep[r * D + i * dk + j] = v[r * kvd + g * dk + j];
+                }
+        for (int flags = 0; flags < 8; flags++) {
+            mha_layer *shared = NULL, *full = NULL;
+            CHECK(mha_layer_create(&(mha_desc){D, H, L, kv}, &shared) == MHA_OK, "create kv %d: %s", kv, mha_last_error());
+            CHECK(mha_layer_create(&(mha_desc){D, H, L, 0}, &full) == MHA_OK, "create: %s", mha_last_error());
+            CHECK(mha_layer_kv_heads(shared) == kv && mha_layer_kv_heads(full) == H, "kv heads");
+            mha_input in = {.len = L, .q = q, .k = k, .v = v, .flags = (unsigned)flags};
+            mha_input in_full = {.len = L, .q = q, .k = k_rep, .v = v_rep, .flags = (unsigned)flags};
+            CHECK(mha_forward(shared, &in) == MHA_OK, "forward kv %d: %s", kv, mha_last_error());
+            CHECK(mha_forward(full, &in_full) == MHA_OK, "forward: %s", mha_last_error());
+            for (int i = 0; i < H; i++) {
+                int group = -1;
+                CHECK(mha_layer_kv_group(shared, i, &group) == MHA_OK && group == i * kv / H, "group of %d", i);
+                const mha_tensor_id ids[] = {MHA_T_ATTENTION, MHA_T_HEAD, MHA_T_SCORES};
+                const size_t n[] = {(size_t)L * L, (size_t)L * dk, (size_t)L * L};
+                for (int t = 0; t < 3; t++) {
+                    const float *a = NULL, *b = NULL;
+                    CHECK(mha_tensor(shared, ids[t], i, &a) == MHA_OK, "tensor %d of head %d", t, i);
+                    const float *a_copy = a; /* the scores buffer is shared: compare before asking the other */
+                    static float keep[L * L];
+                    memcpy(keep, a_copy, n[t] * sizeof *keep);
+                    CHECK(mha_tensor(full, ids[t], i, &b) == MHA_OK, "tensor %d of head %d", t, i);
+                    CHECK(memcmp(keep, b, n[t] * sizeof *b) == 0, "kv %d flags %d head %d tensor %d: same bits", kv, flags,
+                          i, t);
+                }
+            }
+            const float *a = NULL, *b = NULL;
+            mha_tensor(shared, MHA_T_OUTPUT, 0, &a), mha_tensor(full, MHA_T_OUTPUT, 0, &b);
+            CHECK(memcmp(a, b, sizeof q) == 0, "kv %d flags %d: same output", kv, flags);
+            mha_tensor(shared, MHA_T_K, 0, &a);
+            CHECK(memcmp(a, k, (size_t)L * kvd * sizeof *k) == 0, "K is L×(h_kv·d_k)");
+            int group;
+            CHECK(mha_layer_kv_group(shared, H, &group) == MHA_ERR_HEAD_INDEX, "group of a head past the last");
+            mha_layer_destroy(shared);
+            mha_layer_destroy(full);
+        }
+    }
+
+    mha_param_bill bill;
+    CHECK(mha_param_bill_count(4096, 32, 8, 2, &bill) == MHA_OK, "bill: %s", mha_last_error());
+    CHECK(bill.wq == 4096.0 * 4096 && bill.wk == 4096.0 * 1024 && bill.wv == bill.wk && bill.wo == bill.wq &&
+              bill.split == 2 * 4096.0 * 4096 + 2 * 4096.0 * 1024 && bill.kv_cache_bytes == 2.0 * 8 * 128 * 2,
+          "GQA bill: %.0f %.0f %.0f", bill.split, bill.wk, bill.kv_cache_bytes);
+    CHECK(mha_param_bill_count(768, 12, 0, 4, &bill) == MHA_OK && bill.split == 2359296.0 &&
+              bill.kv_cache_bytes == 2.0 * 768 * 4, "MHA bill");
+    CHECK(mha_param_bill_count(768, 12, 5, 4, &bill) == MHA_ERR_KV_HEADS_NOT_DIVISOR, "bill kv 5");
+    CHECK(mha_param_bill_count(768, 12, 1, 0, &bill) == MHA_ERR_BAD_SIZE, "bill 0 bytes");
+}
+
 int test_mha(void) {
     test_lesson_table();
     test_wo_and_ablation();
@@ -219,5 +298,6 @@ int test_mha(void) {
     test_param_count();
     test_bad_input();
     test_overflow();
+    test_kv_heads();
     return failures;
 }

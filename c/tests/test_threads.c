@@ -53,13 +53,13 @@ static void layer_same_bits(unsigned flags) {
     const unsigned char enabled[H] = {1, 0, 1, 1};
     const mha_input in = {.len = L, .x = x, .wq = w[0], .wk = w[1], .wv = w[2], .wo = w[3], .flags = flags, .enabled = enabled};
     mha_layer *before = NULL; /* created on one thread, used on three */
-    CHECK(mha_layer_create(&(mha_desc){D, H, L}, &before) == MHA_OK, "create: %s", mha_last_error());
+    CHECK(mha_layer_create(&(mha_desc){D, H, L, 0}, &before) == MHA_OK, "create: %s", mha_last_error());
     size_t n = 0, m = 0;
     float *one = layer_result(before, &in, &n);
     for (int threads = 2; threads <= 3; threads++) {
         CHECK(mha_set_threads(threads) == MHA_OK && mha_threads() == threads, "set %d threads: %s", threads, mha_last_error());
         mha_layer *after = NULL;
-        CHECK(mha_layer_create(&(mha_desc){D, H, L}, &after) == MHA_OK, "create: %s", mha_last_error());
+        CHECK(mha_layer_create(&(mha_desc){D, H, L, 0}, &after) == MHA_OK, "create: %s", mha_last_error());
         float *many = layer_result(after, &in, &m), *again = layer_result(before, &in, &m);
         CHECK(one && many && again && m == n && !memcmp(one, many, n * sizeof *one) && !memcmp(one, again, n * sizeof *one),
               "flags %u: %d threads give other bits than 1", flags, threads);
@@ -77,7 +77,7 @@ static void failure_same_place(void) {
     float *q = random_matrix((size_t)L * D, 1), *k = random_matrix((size_t)L * D, 1), *v = random_matrix((size_t)L * D, 1);
     for (int c = 2 * D / H; c < 3 * D / H; c++) q[5 * D + c] = 3e38f, k[c] = 1e20f;
     mha_layer *layer = NULL;
-    CHECK(mha_layer_create(&(mha_desc){D, H, L}, &layer) == MHA_OK, "create: %s", mha_last_error());
+    CHECK(mha_layer_create(&(mha_desc){D, H, L, 0}, &layer) == MHA_OK, "create: %s", mha_last_error());
     for (int threads = 1; threads <= 3; threads++) {
         mha_set_threads(threads);
         const mha_input in = {.len = L, .q = q, .k = k, .v = v};

@@ -15,7 +15,7 @@
    call can write past what JS allocated. */
 typedef union wasm_results {
     int error_place[3];      /* head, row, column */
-    double param_count[2];   /* naive, split */
+    mha_param_bill param_bill; /* naive, split, wq, wk, wv, wo, kv_cache_bytes: 7 doubles */
     double loader_copy[2];   /* the copy's offset in the file, its length */
     int gpt_config[6];       /* layers, heads, d_model, context, vocab, max_tokens */
     double evaluation[6];    /* loss, accuracy, then loss and accuracy of targets 0 and 1 */
@@ -42,11 +42,12 @@ EMSCRIPTEN_KEEPALIVE const char *wasm_last_error_place(wasm_results *out) {
 enum slot { SLOT_X_OR_Q, SLOT_K, SLOT_V, SLOT_WQ, SLOT_WK, SLOT_WV, SLOT_WO, SLOT_ENABLED, SLOT_COUNT };
 typedef struct js_layer {
     mha_layer *layer;
-    void *staging[SLOT_COUNT]; /* X_OR_Q, K, V: max_len×d floats; WQ..WO: d×d floats; ENABLED: h bytes */
+    void *staging[SLOT_COUNT]; /* X_OR_Q, K, V: max_len×d floats; WQ..WO: d×d floats; ENABLED: h bytes
+                                  (K, V, WK and WV use their first L×h_kv·d_k or d×h_kv·d_k) */
 } js_layer;
 
-EMSCRIPTEN_KEEPALIVE js_layer *wasm_layer_create(int d_model, int heads, int max_len) {
-    mha_desc desc = {d_model, heads, max_len};
+EMSCRIPTEN_KEEPALIVE js_layer *wasm_layer_create(int d_model, int heads, int max_len, int kv_heads) {
+    mha_desc desc = {d_model, heads, max_len, kv_heads};
     mha_layer *layer = NULL;
     if (mha_layer_create(&desc, &layer) != MHA_OK) return NULL;
     const size_t nd = (size_t)max_len * d_model, dd = (size_t)d_model * d_model;
@@ -77,7 +78,6 @@ EMSCRIPTEN_KEEPALIVE void wasm_layer_destroy(js_layer *js) {
 EMSCRIPTEN_KEEPALIVE mha_layer *wasm_layer_core(js_layer *js) { return js->layer; }
 EMSCRIPTEN_KEEPALIVE int wasm_layer_len(mha_layer *layer) { return mha_layer_len(layer); }
 EMSCRIPTEN_KEEPALIVE void wasm_layer_forget(mha_layer *layer) { mha_layer_forget(layer); }
-
 /* Where JS writes input `slot` (0 for a slot that does not exist). */
 EMSCRIPTEN_KEEPALIVE void *wasm_layer_staging(js_layer *js, int slot) {
     return slot >= 0 && slot < SLOT_COUNT ? js->staging[slot] : NULL;
@@ -108,8 +108,8 @@ EMSCRIPTEN_KEEPALIVE const float *wasm_tensor(mha_layer *layer, int id, int head
     return out;
 }
 
-EMSCRIPTEN_KEEPALIVE int wasm_param_count(int d_model, int heads, wasm_results *out) {
-    return mha_param_count(d_model, heads, &out->param_count[0], &out->param_count[1]);
+EMSCRIPTEN_KEEPALIVE int wasm_param_bill(int d_model, int heads, int kv_heads, int bytes_per_value, wasm_results *out) {
+    return mha_param_bill_count(d_model, heads, kv_heads, bytes_per_value, &out->param_bill);
 }
 
 EMSCRIPTEN_KEEPALIVE np_random *wasm_random_create(unsigned seed) {

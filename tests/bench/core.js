@@ -27,7 +27,8 @@
 // Every result is checked against the float64 reference before timing. Prints median
 // time, GFLOP/s (dense count: 8·L·d² + 4·L²·d) and ratios, and writes JSON.
 //
-// Then GPT-2 small's whole forward beside ONNX Runtime Web's (tests/bench/gpt2-ort.js, with --quick when given).
+// Then grouped-query and multi-query layers against MHA with the same query heads (tests/bench/gqa.js), and
+// GPT-2 small's whole forward beside ONNX Runtime Web's (tests/bench/gpt2-ort.js, with --quick when given).
 //
 //   node tests/bench/core.js [--quick] [--rounds N] [--threads N] [--up-to L] [--out FILE] [--no-chromium] [--no-gpt2]
 // --up-to L keeps the shapes of at most L tokens (the small ones alone: --up-to 128).
@@ -43,6 +44,7 @@ import { referenceAttention } from '../reference.js';
 import { seededRandom, randomMatrix } from '../seeded.js';
 import { createPlainAttention } from './plain.js';
 import { openChromiumBench } from './chromium.js';
+import { KV_SHAPES, benchSharedKV, printSharedKV } from './gqa.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -441,8 +443,12 @@ if (heap) {
     `the layer's buffers: ${(heap.layerBufferBytes / 2 ** 20).toFixed(1)} MiB`);
 }
 
+// Grouped-query and multi-query layers against MHA with the same query heads (tests/bench/gqa.js).
+const sharedKV = benchSharedKV(mha, { rounds, batchSeconds, shapes: KV_SHAPES.filter(([L]) => L <= Number(option('--up-to', Infinity))) });
+printSharedKV(sharedKV);
+
 mkdirSync(path.dirname(outFile), { recursive: true });
-writeFileSync(outFile, `${JSON.stringify({ machine, threads, wasmSize, expError, heap, rounds, scaling, targets, results }, null, 2)}\n`);
+writeFileSync(outFile, `${JSON.stringify({ machine, threads, wasmSize, expError, heap, rounds, scaling, targets, results, sharedKV }, null, 2)}\n`);
 console.log(`wrote ${path.relative(process.cwd(), outFile)}`);
 
 if (!args.includes('--no-gpt2')) {

@@ -1,6 +1,6 @@
 // Compiled (never run) by tests/types.test.js: the shipped declarations must describe the real API.
 import { fmaAvailable, loadAttention, MHAError } from 'multihead-attention-lesson';
-import type { Model, ModelConfig, PoemModel } from 'multihead-attention-lesson';
+import type { Model, ModelConfig, ParamBill, PoemModel } from 'multihead-attention-lesson';
 import { MultiHeadAttentionElement, defineMultiHeadAttention } from 'multihead-attention-lesson/widget';
 
 async function lesson(): Promise<number> {
@@ -10,6 +10,15 @@ async function lesson(): Promise<number> {
   layer.forward({ x: new Float32Array(4), wq: [], wk: [], wv: [], wo: new Float64Array(16), plain: true });
   const weights: Float32Array = layer.attention(0);
   const { naive, split }: { naive: number; split: number } = mha.paramCount({ dModel: 768, heads: 12 });
+  // Grouped-query attention: 4 K/V heads shared by 12 query heads; its bill and a token's cache in float16.
+  const gqa = mha.createLayer({ dModel: 768, heads: 12, maxLen: 8, kvHeads: 4 });
+  const group: number = gqa.kvGroup(11) + gqa.kvHeads + gqa.kvWidth;
+  const { wk, kvCacheBytes }: ParamBill = mha.paramCount({ dModel: 768, heads: 12, kvHeads: 4, bytesPerValue: 2 });
+  try {
+    mha.createLayer({ dModel: 768, heads: 12, maxLen: 8, kvHeads: 5 });
+  } catch (error) {
+    if (error instanceof MHAError && error.code === 'KV_HEADS_NOT_DIVISOR') return group + wk + kvCacheBytes;
+  }
   const normals: Float64Array = mha.randomState(10).randn(3, 8);
   const trainer = mha.createTrainer({ heads: 2 });
   trainer.step(10);

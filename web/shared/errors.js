@@ -9,13 +9,13 @@ const spaced = (text) => (/[\x21-\x7e]$/.test(text) ? `${text} ` : text);
 const MATRIX_NAMES = { q: 'q', k: 'k', v: 'v', x: 'X', wq: 'W_q', wk: 'W_k', wv: 'W_v', wo: 'Wᴼ' };
 const matrixName = (name) => MATRIX_NAMES[name] ?? name;
 
-const FIELDS_ZH = { dModel: 'd_model', heads: '头数 h', seed: '种子', weightScale: '权重大小' };
+const FIELDS_ZH = { dModel: 'd_model', heads: '头数 h', kvHeads: 'K/V 头数 h_kv', seed: '种子', weightScale: '权重大小' };
 const STAGES_ZH = { scores: '打分', attention: 'softmax 配比', 'head output': '头输出', concat: 'Concat', output: '输出', logits: '下一个词元的打分' };
 // The core leaves out `column` when a whole row is meant.
 const placeZh = (row, column) => `第 ${row + 1} 行${column === undefined ? '' : `第 ${column + 1} 列`}`;
 const cellZh = (name, row, column) => `${matrixName(name)} ${placeZh(row, column)}`;
 
-const FIELDS_EN = { dModel: 'd_model', heads: 'The head count h', seed: 'The seed', weightScale: 'The weight size' }; // each begins a sentence
+const FIELDS_EN = { dModel: 'd_model', heads: 'The head count h', kvHeads: 'h_kv', seed: 'The seed', weightScale: 'The weight size' }; // each begins a sentence
 const STAGES_EN = { scores: 'The scores', attention: 'The softmax weights', 'head output': 'A head output', concat: 'The concat', output: 'The output', logits: 'The next-token scores' };
 const placeEn = (row, column) => `row ${row + 1}${column === undefined ? '' : `, column ${column + 1}`}`;
 const cellEn = (name, row, column) => `${matrixName(name)} ${placeEn(row, column)}`;
@@ -24,6 +24,7 @@ export const ERROR_TEXT = {
   zh: {
     errors: {
       HEADS_NOT_DIVISOR: '头数必须能整除 d_model。',
+      KV_HEADS_NOT_DIVISOR: 'K/V 头数 h_kv 必须能整除头数 h。',
       BAD_SIZE: '尺寸必须是正整数。',
       TOO_LARGE: '太大了，算不了。',
       OUT_OF_MEMORY: '内存不够了，换小一点的尺寸试试。',
@@ -50,6 +51,8 @@ export const ERROR_TEXT = {
       TOO_LARGE: ({ name, value, max }) => `${FIELDS_ZH[name]} = ${shown(value)} 太大了，这里最多 ${max}。`,
       HEADS_NOT_DIVISOR: ({ heads, dModel, below, above }) =>
         `头数 h = ${heads} 不能整除 d_model = ${dModel}，没法让每个头分到同样多的维。最接近的可选值是 ${above ? `${below} 或 ${above}` : below}。`,
+      KV_HEADS_NOT_DIVISOR: ({ kvHeads, heads }) =>
+        `K/V 头数 h_kv = ${kvHeads} 不能整除头数 h = ${heads}：每个 K/V 头要由同样多的查询头共用。`,
       BAD_ARGUMENT: ({ name, value, min, max }) => name in FIELDS_ZH && `${spaced(FIELDS_ZH[name])}必须是 ${min} 到 ${max} 之间的整数${Number.isNaN(value) ? '' : `，现在是 ${shown(value)}`}。`,
       OUT_OF_RANGE: ({ name, row, column, value, min, max }, { cellName = cellZh }) =>
         `${spaced(row === undefined ? FIELDS_ZH[name] : cellName(name, row, column))}是 ${shown(value)}，只能在 ${shown(min)} 到 ${shown(max)} 之间。`,
@@ -63,6 +66,7 @@ export const ERROR_TEXT = {
   en: {
     errors: {
       HEADS_NOT_DIVISOR: 'The head count must divide d_model.',
+      KV_HEADS_NOT_DIVISOR: 'h_kv must divide the head count h.',
       BAD_SIZE: 'Sizes must be positive whole numbers.',
       TOO_LARGE: 'Too large to compute.',
       OUT_OF_MEMORY: 'Out of memory; try smaller sizes.',
@@ -88,6 +92,8 @@ export const ERROR_TEXT = {
       TOO_LARGE: ({ name, value, max }) => `${FIELDS_EN[name]} = ${shown(value)} is too large; at most ${max} here.`,
       HEADS_NOT_DIVISOR: ({ heads, dModel, below, above }) =>
         `h = ${heads} does not divide d_model = ${dModel}, so the heads cannot get equal slices. The nearest head counts that do: ${above ? `${below} or ${above}` : below}.`,
+      KV_HEADS_NOT_DIVISOR: ({ kvHeads, heads }) =>
+        `h_kv = ${kvHeads} does not divide h = ${heads}: each K/V head must serve as many query heads as the others.`,
       BAD_ARGUMENT: ({ name, value, min, max }) => name in FIELDS_EN && `${FIELDS_EN[name]} must be a whole number from ${min} to ${max}${Number.isNaN(value) ? '' : `; it is ${shown(value)}`}.`,
       OUT_OF_RANGE: ({ name, row, column, value, min, max }, { cellName = cellEn }) =>
         `${row === undefined ? FIELDS_EN[name] : cellName(name, row, column)} is ${shown(value)}; it must be from ${shown(min)} to ${shown(max)}.`,

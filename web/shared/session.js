@@ -8,13 +8,13 @@ export function createSession(mha) {
   return {
     mha,
     /** The layer for `use` at this size: the one held, or a new one (the old one freed). */
-    layer(use, { dModel, heads, maxLen }) {
-      const key = `${dModel}/${heads}/${maxLen}`;
+    layer(use, { dModel, heads, maxLen, kvHeads = heads }) {
+      const key = `${dModel}/${heads}/${maxLen}/${kvHeads}`;
       const held = layers.get(use);
       if (held?.key === key) return held.layer;
       held?.layer.dispose();
       layers.delete(use);
-      const layer = mha.createLayer({ dModel, heads, maxLen });
+      const layer = mha.createLayer({ dModel, heads, maxLen, kvHeads });
       layers.set(use, { key, layer });
       return layer;
     },

@@ -6,7 +6,7 @@ export type Matrix = Float32Array | Float64Array | ArrayLike<number> | number[][
 export type MHAErrorCode =
   | 'NULL_ARGUMENT' | 'BAD_SIZE' | 'HEADS_NOT_DIVISOR' | 'TOO_LARGE' | 'OUT_OF_MEMORY'
   | 'SEQ_TOO_LONG' | 'NOT_FINITE' | 'BAD_INPUT' | 'HEAD_INDEX' | 'NO_FORWARD'
-  | 'BAD_MODEL' | 'TOKEN_RANGE' | 'BAD_LENGTH' | 'BAD_ARGUMENT' | 'DISPOSED' | 'LOAD_FAILED';
+  | 'BAD_MODEL' | 'TOKEN_RANGE' | 'KV_HEADS_NOT_DIVISOR' | 'BAD_LENGTH' | 'BAD_ARGUMENT' | 'DISPOSED' | 'LOAD_FAILED';
 
 /** Where a NOT_FINITE failure was found: an input ('q', 'wk', …) or a stage that overflowed float32. */
 export interface MHAErrorPlace {
@@ -24,12 +24,18 @@ export interface MHAErrorOption {
   suggestion?: string;
 }
 
+/** KV_HEADS_NOT_DIVISOR: the K/V head count asked for and the heads it must divide. */
+export interface MHAErrorKVHeads {
+  kvHeads: number;
+  heads: number;
+}
+
 /** Thrown for every bad input; `code` is stable, `message` names the values involved. */
 export class MHAError extends Error {
   readonly name: 'MHAError';
   readonly code: MHAErrorCode;
-  /** NOT_FINITE: where; BAD_ARGUMENT for an unknown option: which. */
-  readonly details?: MHAErrorPlace | MHAErrorOption;
+  /** NOT_FINITE: where; BAD_ARGUMENT for an unknown option: which; KV_HEADS_NOT_DIVISOR: the two counts. */
+  readonly details?: MHAErrorPlace | MHAErrorOption | MHAErrorKVHeads;
 }
 
 interface ForwardOptions {
@@ -74,7 +80,7 @@ export interface Results {
   scores(head: number): Float32Array;
   /** Head i's output A_i·V_i, L×d_k. */
   headOutput(head: number): Float32Array;
-  /** The projected (or given) Q, K, V, L×d_model. */
+  /** The projected (or given) Q, K, V: Q L×d_model, K and V L×(kvHeads·d_k), L×d_model unless K/V heads are shared. */
   q(): Float32Array;
   k(): Float32Array;
   v(): Float32Array;
@@ -88,11 +94,28 @@ export interface Layer extends Results {
   readonly dModel: number;
   readonly heads: number;
   readonly dK: number;
+  /** K/V heads: heads (multi-head), 1 (multi-query), or a divisor of heads between (grouped-query). */
+  readonly kvHeads: number;
+  /** Columns of K and V: kvHeads·d_k. */
+  readonly kvWidth: number;
   readonly maxLen: number;
+  /** The K/V group query head `head` reads: ⌊head·kvHeads/heads⌋. */
+  kvGroup(head: number): number;
   /** L of the last forward; 0 before the first, and after one that was refused (its results are gone: NO_FORWARD). */
   readonly length: number;
   forward(input: ProjectionInput | QKVInput): this;
   dispose(): void;
+}
+
+/** A layer's parameters, each weight apart, and the key-value cache one token costs it. */
+export interface ParamBill {
+  naive: number;
+  split: number;
+  wq: number;
+  wk: number;
+  wv: number;
+  wo: number;
+  kvCacheBytes: number;
 }
 
 /** numpy's legacy np.random.RandomState(seed). */
@@ -295,11 +318,18 @@ export interface Attention {
    * (under about a million multiply-adds, as the lesson's sizes) runs on the single-threaded core: the same
    * numbers, without shared memory's slower copies.
    */
-  createLayer(desc: { dModel: number; heads: number; maxLen: number }): Layer;
+  createLayer(desc: {
+    dModel: number; heads: number; maxLen: number;
+    /** Heads of K and V, dividing heads (default heads; 1 is multi-query attention): wk, wv, k and v are then kvHeads·d_k wide. */
+    kvHeads?: number;
+  }): Layer;
   /** A trainer for the two-view task (previous token + first token); see Trainer. */
   createTrainer(options: TrainerOptions): Trainer;
-  /** naive = h·3·d², split = 3·d² + d². */
-  paramCount(shape: { dModel: number; heads: number }): { naive: number; split: number };
+  /**
+   * naive = h·3·d², split = wq + wk + wv + wo (3·d² + d² unless K/V heads are shared: wk = wv = d·kvHeads·d_k),
+   * kvCacheBytes = 2·kvHeads·d_k·bytesPerValue, a token's keys and values per layer (bytesPerValue default 4).
+   */
+  paramCount(shape: { dModel: number; heads: number; kvHeads?: number; bytesPerValue?: number }): ParamBill;
   randomState(seed: number): RandomState;
   /** Current size of the wasm heap in bytes (both heaps' when the single-threaded core runs beside the threaded one). */
   memoryBytes(): number;

@@ -1,7 +1,7 @@
 // What loadAttention resolves to: one loaded core (with the single-threaded one beside a threaded core), which
 // makes the layers, trainers and models. Each kind lives in its own module; this class hands them the core.
 import { MHAError, checkOptions, coreError, intArg } from './checks.js';
-import { createLayer } from './layer.js';
+import { createLayer, kvDetails } from './layer.js';
 import { randomState } from './random.js';
 import { createTrainer } from './trainer.js';
 
@@ -87,13 +87,18 @@ export class Attention {
     return modelLoader('loadPoemModel')(this, options);
   }
 
-  /** The lesson's bill: naive = h·3·d², split = 3·d² + d². */
+  /**
+   * The lesson's bill: naive = h·3·d², split = 3·d² + d², and with K/V heads shared (kvHeads, default heads)
+   * each weight apart, wq and wo d², wk and wv d·kvHeads·d_k (split is their sum), and kvCacheBytes: what one
+   * token's keys and values take in a cache, per layer, 2·kvHeads·d_k·bytesPerValue (default 4, float32; 2
+   * for float16).
+   */
   paramCount(options) {
-    const { dModel, heads } = checkOptions('paramCount', options, ['dModel', 'heads']);
-    const status = this.#core._wasm_param_count(intArg('d_model', dModel), intArg('heads', heads), this.#scratch);
-    if (status) throw this.lastError();
-    const [naive, split] = new Float64Array(this.#core.HEAPF64.buffer, this.#scratch, 2);
-    return { naive, split };
+    const { dModel, heads, kvHeads = 0, bytesPerValue = 4 } = checkOptions('paramCount', options, ['dModel', 'heads', 'kvHeads', 'bytesPerValue']);
+    const args = [intArg('d_model', dModel), intArg('heads', heads), intArg('kvHeads', kvHeads, 0), intArg('bytesPerValue', bytesPerValue)];
+    if (this.#core._wasm_param_bill(...args, this.#scratch)) throw kvDetails(this.lastError(), heads, kvHeads);
+    const [naive, split, wq, wk, wv, wo, kvCacheBytes] = new Float64Array(this.#core.HEAPF64.buffer, this.#scratch, 7);
+    return { naive, split, wq, wk, wv, wo, kvCacheBytes };
   }
 
   /** numpy's legacy np.random.RandomState(seed), giving numpy's exact doubles. */

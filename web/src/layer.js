@@ -15,12 +15,18 @@ const LAYER_FORWARD_OPTIONS = ['x', 'wq', 'wk', 'wv', 'q', 'k', 'v', 'wo', 'caus
  * single-threaded core `single`.
  */
 export function createLayer(core, single, options) {
-  const { dModel, heads, maxLen } = checkOptions('createLayer', options, ['dModel', 'heads', 'maxLen']);
-  const args = [intArg('d_model', dModel), intArg('heads', heads), intArg('maxLen', maxLen)];
+  const { dModel, heads, maxLen, kvHeads = 0 } = checkOptions('createLayer', options, ['dModel', 'heads', 'maxLen', 'kvHeads']);
+  const args = [intArg('d_model', dModel), intArg('heads', heads), intArg('maxLen', maxLen), intArg('kvHeads', kvHeads, 0)];
   const runsOn = single && !core._wasm_layer_may_thread(args[0], args[2]) ? single : core;
   const ptr = runsOn._wasm_layer_create(...args);
-  if (!ptr) throw coreError(runsOn);
-  return new Layer(runsOn, ptr, { dModel, heads, maxLen });
+  if (!ptr) throw kvDetails(coreError(runsOn), heads, kvHeads);
+  return new Layer(runsOn, ptr, { dModel, heads, maxLen, kvHeads: kvHeads || heads });
+}
+
+/** KV_HEADS_NOT_DIVISOR with the values it names, { kvHeads, heads }, for a page to say in its language. */
+export function kvDetails(error, heads, kvHeads) {
+  if (error.code === 'KV_HEADS_NOT_DIVISOR') error.details = { kvHeads, heads };
+  return error;
 }
 
 /**
@@ -56,12 +62,18 @@ export class ForwardViews {
     return this.#view(TENSOR.q, 0, this.#rows() * this.dModel);
   }
 
+  /** The keys, L×(kvHeads·dK): L×dModel unless K/V heads are shared. */
   k() {
-    return this.#view(TENSOR.k, 0, this.#rows() * this.dModel);
+    return this.#view(TENSOR.k, 0, this.#rows() * this.kvWidth);
   }
 
   v() {
-    return this.#view(TENSOR.v, 0, this.#rows() * this.dModel);
+    return this.#view(TENSOR.v, 0, this.#rows() * this.kvWidth);
+  }
+
+  /** Columns of K and V: kvHeads·dK (dModel when every head has its own). */
+  get kvWidth() {
+    return (this.kvHeads ?? this.heads) * this.dK;
   }
 
   /** The heads side by side, L×dModel; a switched-off head gives zeros. */
@@ -90,7 +102,7 @@ class Layer extends ForwardViews {
   #ptr; // the export layer's handle: the core's layer plus staging for the inputs
   #layer; // the core's layer, whose tensors we read
 
-  constructor(core, ptr, { dModel, heads, maxLen }) {
+  constructor(core, ptr, { dModel, heads, maxLen, kvHeads }) {
     super((id, head, count) => tensorView(this.#lifetime.core(), this.#layer, id, head, count, this.heads, 'layer'), () => this.length);
     this.#lifetime = new Lifetime(this, 'this layer was disposed; create a new one with createLayer', destroyLayer, core, ptr);
     this.#ptr = ptr;
@@ -98,6 +110,8 @@ class Layer extends ForwardViews {
     this.dModel = dModel;
     this.heads = heads;
     this.dK = dModel / heads;
+    /** K/V heads: heads (multi-head), 1 (multi-query) or a divisor between (grouped-query). */
+    this.kvHeads = kvHeads;
     this.maxLen = maxLen;
     /** L of the last forward (0 before the first, and after one that was refused). */
     this.length = 0;
@@ -124,7 +138,7 @@ class Layer extends ForwardViews {
       checkOptions('forward', options, LAYER_FORWARD_OPTIONS);
     // Every input is read and checked into memory of our own first: an array's getter may run any code,
     // even dispose this layer or grow the heap, and must not find us half-way through the wasm memory.
-    const d = this.dModel;
+    const d = this.dModel, kvd = this.kvWidth;
     const projection = x != null;
     if (projection && (q != null || k != null || v != null)) {
       throw new MHAError('BAD_INPUT', 'give either x with wq, wk, wv (projection mode) or q, k, v, not both');
@@ -137,8 +151,8 @@ class Layer extends ForwardViews {
     if (first.length % d !== 0) throw this.#tooLong(name, first.length, NaN);
     const L = first.length / d;
     const inputs = projection
-      ? [[SLOT.xOrQ, first], [SLOT.wq, weight('wq', wq, d)], [SLOT.wk, weight('wk', wk, d)], [SLOT.wv, weight('wv', wv, d)]]
-      : [[SLOT.xOrQ, first], [SLOT.k, sameLength('k', k, first.length)], [SLOT.v, sameLength('v', v, first.length)]];
+      ? [[SLOT.xOrQ, first], [SLOT.wq, weight('wq', wq, d)], [SLOT.wk, weight('wk', wk, d, kvd)], [SLOT.wv, weight('wv', wv, d, kvd)]]
+      : [[SLOT.xOrQ, first], [SLOT.k, sameRows('k', k, L, kvd, d)], [SLOT.v, sameRows('v', v, L, kvd, d)]];
     if (wo != null) inputs.push([SLOT.wo, weight('wo', wo, d)]);
     const heads = enabledHeads(enabled, this.heads);
     const flags = (causal ? FLAG.causal : 0) | (scale ? FLAG.scale : 0) | (plain ? FLAG.plain : 0);
@@ -146,7 +160,9 @@ class Layer extends ForwardViews {
     const core = this.#lifetime.core(); // a getter above may have disposed it
     for (const [slot, values] of inputs) {
       // A Float32Array view of the wasm heap is detached if a getter above grew the heap.
-      if (values.length !== (slot === SLOT.wq || slot === SLOT.wk || slot === SLOT.wv || slot === SLOT.wo ? d * d : L * d)) {
+      const rows = slot === SLOT.xOrQ || slot === SLOT.k || slot === SLOT.v ? L : d;
+      const cols = slot === SLOT.k || slot === SLOT.v || slot === SLOT.wk || slot === SLOT.wv ? kvd : d;
+      if (values.length !== rows * cols) {
         throw new MHAError('BAD_ARGUMENT', 'an input array was detached while the inputs were read (the wasm heap grew); pass copies');
       }
       core.HEAPF32.set(values, this.#staging(slot) / 4);
@@ -156,6 +172,11 @@ class Layer extends ForwardViews {
     this.length = core._wasm_layer_len(this.#layer); // 0 after a forward that failed half-way
     if (status) throw coreError(core);
     return this;
+  }
+
+  /** The K/V group query head i reads: ⌊i·kvHeads/heads⌋, as mha_layer_kv_group (c/lib/mha.h) computes it. */
+  kvGroup(i) {
+    return Math.floor(indexArg('head', i, this.heads, 'layer') * this.kvHeads / this.heads);
   }
 
   /** Frees the layer's buffers; later calls throw DISPOSED. */
@@ -177,20 +198,21 @@ class Layer extends ForwardViews {
   }
 }
 
-function weight(name, value, d) {
-  if (value == null) throw new MHAError('BAD_INPUT', `projection mode needs ${name} (d_model × d_model)`);
-  const w = toFloat32(name, value, d * d);
-  if (w.length !== d * d) {
-    throw new MHAError('BAD_LENGTH', `${name} must be d_model × d_model = ${d}×${d} = ${d * d} numbers, got ${w.length}`);
+/** A d × cols weight: d × d, or d × kvHeads·d_k for wk and wv when K/V heads are shared. */
+function weight(name, value, d, cols = d) {
+  if (value == null) throw new MHAError('BAD_INPUT', `projection mode needs ${name}`);
+  const w = toFloat32(name, value, d * cols);
+  if (w.length !== d * cols) {
+    throw new MHAError('BAD_LENGTH', `${name} must be d_model × ${cols < d ? 'kvHeads·d_k' : 'd_model'} = ${d}×${cols} = ${d * cols} numbers, got ${w.length}`);
   }
   return w;
 }
 
-function sameLength(name, value, length) {
+/** k or v: q's L rows, each `width` numbers (d_model, or kvHeads·d_k when K/V heads are shared). */
+function sameRows(name, value, L, width, d) {
   if (value == null) throw new MHAError('BAD_INPUT', `QKV mode needs q, k and v; ${name} is missing`);
-  const a = toFloat32(name, value, Math.max(length, 1));
-  if (a.length !== length) {
-    throw new MHAError('BAD_LENGTH', `q, k and v must have the same size: q has ${length} numbers, ${name} has ${a.length}`);
-  }
+  const mismatch = (count) => new MHAError('BAD_LENGTH', `${name} must be q's ${L} rows of ${width} numbers (${L * width}): q has ${L * d} numbers, ${name} has ${count}`);
+  const a = toFloat32(name, value, Math.max(L * width, 1), mismatch);
+  if (a.length !== L * width) throw mismatch(a.length);
   return a;
 }

@@ -12,7 +12,7 @@ import { createSession, snapshot } from '../shared/session.js';
 import { LESSON_EXAMPLE, identity } from '../shared/lesson.js';
 import { hFor, vh, vdoc, show, elementCount } from '../ui/dom.js';
 import { inSlices, mayAdd } from '../ui/slices.js';
-import { parseState, dataToAttribute } from './parse.js';
+import { parseState, dataToAttribute, shareKV } from './parse.js';
 import { viewParts, viewsBox, renderSummary, renderNotice, renderError } from './render.js';
 import { buildControls, controlsKey } from './controls.js';
 import { adoptStyles } from './styles.js';
@@ -21,7 +21,7 @@ import { STRINGS, languageOf } from './strings.js';
 
 const DATA = ['tokens', 'q', 'k', 'v', 'wo'];
 const FLAGS = ['causal', 'editable', 'compact'];
-const ATTRIBUTES = [...DATA, 'heads', ...FLAGS, 'scale', 'view', 'lang'];
+const ATTRIBUTES = [...DATA, 'heads', 'kv-heads', ...FLAGS, 'scale', 'view', 'lang'];
 const TAG = 'multi-head-attention';
 
 // In Node (unit tests, server-side imports) there is no HTMLElement; the class still loads.
@@ -69,7 +69,7 @@ export class MultiHeadAttentionElement extends Base {
 
   connectedCallback() {
     // A property set before this class was defined sits on the instance; route it through the setter.
-    for (const name of ['tokens', 'q', 'k', 'v', 'wo', 'heads', 'causal', 'scale', 'editable', 'compact', 'view']) {
+    for (const name of ['tokens', 'q', 'k', 'v', 'wo', 'heads', 'kvHeads', 'causal', 'scale', 'editable', 'compact', 'view']) {
       if (Object.prototype.hasOwnProperty.call(this, name)) {
         const value = this[name];
         delete this[name];
@@ -164,6 +164,14 @@ export class MultiHeadAttentionElement extends Base {
   }
   set heads(value) {
     this.#setText('heads', value);
+  }
+  /** K/V heads shared by groups of query heads (kv-heads); the head count when not shared. */
+  get kvHeads() {
+    const state = this.#current().state;
+    return state ? state.kvHeads ?? state.heads : null;
+  }
+  set kvHeads(value) {
+    this.#setText('kv-heads', value);
   }
   get causal() {
     return this.hasAttribute('causal');
@@ -302,10 +310,12 @@ export class MultiHeadAttentionElement extends Base {
   #compute() {
     const state = this.#parsed.state;
     try {
-      const layer = this.#session.layer('widget', { dModel: state.d, heads: state.heads, maxLen: state.L });
-      layer.forward({ q: state.q, k: state.k, v: state.v, wo: state.wo ?? undefined, causal: state.causal, scale: state.scale });
+      const { heads } = state, kvHeads = state.kvHeads ?? heads;
+      const layer = this.#session.layer('widget', { dModel: state.d, heads, maxLen: state.L, kvHeads });
+      const [k, v] = [state.k, state.v].map((m) => shareKV(m, heads, kvHeads));
+      layer.forward({ q: state.q, k: k.core, v: v.core, wo: state.wo ?? undefined, causal: state.causal, scale: state.scale });
       // Copy now: the core's arrays are views that the next call on any layer may invalidate.
-      this.#snap = { ...snapshot(layer, { scaled: state.scale }), wo: (state.wo ?? identity(state.d)).flat() };
+      this.#snap = { ...snapshot(layer, { scaled: state.scale }), wo: (state.wo ?? identity(state.d)).flat(), kv: [k.shown, v.shown] };
       const { attention, scores, headOutputs, output, concat } = this.#snap;
       this.#result = { attention: attention.map((a) => a.slice()), output: output.slice(), concat: concat.slice(), scores: scores.map((s) => s.slice()), headOutputs: headOutputs.map((o) => o.slice()) };
       this.#lastWarning = '';

@@ -4,6 +4,7 @@ import { STRINGS, languageOf } from './strings.js';
 import { lessonExample } from '../shared/lesson.js';
 import { HEAD_CHOICES } from '../training/strings.js';
 import { clipText } from '../shared/clip.js';
+import { ERROR_TEXT } from '../shared/errors.js';
 
 export const VIEWS = ['heatmaps', 'pipeline', 'lines', 'full', 'train'];
 export const MAX_TOKENS = 32;
@@ -29,6 +30,22 @@ class ParseError {
     this.code = code;
     this.message = message;
   }
+}
+
+/**
+ * K or V (L × d rows) shared by groups of heads / kvHeads query heads: `core`, L × kvHeads·d_k, each group's
+ * column the mean of its heads' (as Ainslie et al., 2023, make a multi-head model grouped-query), and `shown`,
+ * L × d, each head's columns holding its group's, for the drawings.
+ */
+export function shareKV(m, heads, kvHeads) {
+  if (kvHeads === heads) return { core: m, shown: m };
+  const dK = m[0].length / heads, size = heads / kvHeads;
+  const core = m.map((row) => Array.from({ length: kvHeads * dK }, (_, j) => {
+    let sum = 0;
+    for (let i = 0; i < size; i++) sum += row[((j / dK | 0) * size + i) * dK + j % dK];
+    return sum / size;
+  }));
+  return { core, shown: core.map((row) => Array.from(m[0], (_, j) => row[(j / dK / size | 0) * dK + j % dK])) };
 }
 
 /**
@@ -99,6 +116,15 @@ function build(attrs, lang, t) {
     if (d % heads !== 0) throw new ParseError('HEADS_NOT_DIVISOR', t.HEADS_NOT_DIVISOR(heads, d));
   }
 
+  // kv-heads: K/V heads shared by groups of query heads (shareKV), or null: every head its own, whatever h a learner
+  // picks. The core checks that it divides h.
+  let kvHeads = null;
+  const kvText = String(attrs['kv-heads'] ?? '').trim();
+  if (kvText && !training) {
+    kvHeads = /^\d+$/.test(kvText) ? Number(kvText) : NaN;
+    if (!(kvHeads >= 1)) throw new ParseError('BAD_SIZE', ERROR_TEXT[lang].errorDetails.BAD_SIZE({ name: 'kvHeads', value: Number(kvText) }));
+  }
+
   return {
     tokens,
     labels, // what is written of each token
@@ -108,6 +134,7 @@ function build(attrs, lang, t) {
     v,
     wo,
     heads,
+    kvHeads,
     L,
     d,
     dK: d / heads,

@@ -85,8 +85,8 @@ function pipelineFigure(doc, state, snap, t, shown, width) {
     shownHeads: shown,
     maxWidth: width,
     q: snap.q,
-    k: state.k.flat(),
-    v: state.v.flat(),
+    k: (snap.kv?.[0] ?? state.k).flat(), // what each head read: under kv-heads its group's shared K and V
+    v: (snap.kv?.[1] ?? state.v).flat(),
     scores: snap.scores,
     attention: snap.attention,
     headOutputs: snap.headOutputs,

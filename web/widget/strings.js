@@ -17,8 +17,8 @@ export const STRINGS = {
     dims: (from, to) => (from === to ? `维 ${from}` : `维 ${from}–${to}`),
     weightsOf: (h) => `头 ${h + 1} 的配比表（行 = 查询词，列 = 被看的词）`,
     weightsLegend: FIGURE_LABELS.zh.weightLegend,
-    summary: ({ L, d, heads, dK, causal, scale }) =>
-      `${L} 个词 · d_model = ${d} · h = ${heads} · d_k = ${dK} · ${causal ? '因果掩码 开' : '因果掩码 关'} · ${scale ? '÷√d_k' : '不缩放'}`,
+    summary: ({ L, d, heads, kvHeads, dK, causal, scale }) =>
+      `${L} 个词 · d_model = ${d} · h = ${heads}${kvHeads ? ` · h_kv = ${kvHeads}` : ''} · d_k = ${dK} · ${causal ? '因果掩码 开' : '因果掩码 关'} · ${scale ? '÷√d_k' : '不缩放'}`,
     query: FIGURE_LABELS.zh.query,
     focusLabel: '只看一个查询词的连线',
     focusAll: '全部',
@@ -67,8 +67,8 @@ export const STRINGS = {
     dims: (from, to) => (from === to ? `dim ${from}` : `dims ${from}–${to}`),
     weightsOf: (h) => `Head ${h + 1} attention weights (rows: queries, columns: the tokens they look at)`,
     weightsLegend: FIGURE_LABELS.en.weightLegend,
-    summary: ({ L, d, heads, dK, causal, scale }) =>
-      `${L} tokens · d_model = ${d} · h = ${heads} · d_k = ${dK} · causal mask ${causal ? 'on' : 'off'} · ${scale ? '÷√d_k' : 'no scaling'}`,
+    summary: ({ L, d, heads, kvHeads, dK, causal, scale }) =>
+      `${L} tokens · d_model = ${d} · h = ${heads}${kvHeads ? ` · h_kv = ${kvHeads}` : ''} · d_k = ${dK} · causal mask ${causal ? 'on' : 'off'} · ${scale ? '÷√d_k' : 'no scaling'}`,
     query: FIGURE_LABELS.en.query,
     focusLabel: "Show one query token's lines",
     focusAll: 'all',
