@@ -11,6 +11,9 @@ import { billFacts, billView } from '../web/page/sections/bill.js';
 import { ablationFigures } from '../web/page/sections/ablation.js';
 import { splitNumbers, splitLines } from '../web/page/sections/split.js';
 import { questionFacts, questionsView } from '../web/page/sections/questions.js';
+import { programTwoMaps } from '../web/page/sections/code.js';
+import { programTwoOutput } from '../web/page/lesson-programs.js';
+import { defaultState } from '../web/page/state.js';
 import { runHand } from '../web/page/core.js';
 import { defaultHand } from '../web/hand/limits.js';
 import { show } from '../web/ui/dom.js';
@@ -81,4 +84,16 @@ test('§6 the closing questions answered with the core\'s numbers, in both langu
     assert.equal(view.querySelectorAll('dt').length, TEXT[lang].questions.items.length);
     assert.match(view.textContent, /2,359,296/, 'GPT-2\'s split bill, from the core');
   }
+});
+
+test('§6 program 2\'s weight tables drawn beside its output: one heatmap a head, the core\'s weights', () => {
+  const { result } = programTwoOutput(mha, defaultState().demo.seed2);
+  const view = shown(programTwoMaps(result));
+  matchGolden('views/program-2-maps.html', view);
+  const maps = view.querySelectorAll('figure');
+  assert.equal(maps.length, result.heads);
+  maps.forEach((map, head) => {
+    const drawn = [...map.querySelectorAll('g.cell')].map((cell) => Number(cell.dataset.value));
+    drawn.forEach((value, i) => assert.ok(Math.abs(value - result.attention[head][i]) < 1e-6, `A[${head}] cell ${i}`));
+  });
 });

@@ -34,6 +34,16 @@ function programBox(id, t) {
 }
 
 /** §6: the lesson's two numpy programs as it gives them, and what they print, from the core. */
+/** Program 2's weight tables as heatmaps, one a head, beside what it prints: a pure view (virtual nodes) of its result. */
+export const programTwoMaps = (result) => range(result.heads).map((head) => {
+  const tokens = range(result.L).map(String);
+  return figure({
+    caption: `A[${head}]`,
+    svg: heatmap(vdoc, { values: result.attention[head], rows: result.L, cols: result.L, rowLabels: tokens, colLabels: tokens, title: `A[${head}]`, cell: 40 }),
+    table: { values: result.attention[head], rows: result.L, cols: result.L, rowLabels: tokens, colLabels: tokens },
+  });
+});
+
 export function codeSection(ctx, frame) {
   const t = ctx.text.code;
   const one = programBox('program-1', t);
@@ -72,16 +82,6 @@ export function codeSection(ctx, frame) {
     if (screen) child.dataset.screen = String(screen);
   }
 
-  /** Program 2's two weight tables as heatmaps, beside what it prints. */
-  const heatmaps = (r) => range(r.heads).map((head) => {
-    const tokens = range(r.L).map(String);
-    return figure({
-      caption: `A[${head}]`,
-      svg: heatmap(vdoc, { values: r.attention[head], rows: r.L, cols: r.L, rowLabels: tokens, colLabels: tokens, title: `A[${head}]`, cell: 40 }),
-      table: { values: r.attention[head], rows: r.L, cols: r.L, rowLabels: tokens, colLabels: tokens },
-    });
-  });
-
   // What Python prints ends with a newline; a <pre> shows the lines without it.
   const printed = (text) => text.replace(/\n$/, '');
 
@@ -104,7 +104,7 @@ export function codeSection(ctx, frame) {
         checkSeed(seed2);
         const { text, result } = programTwoOutput(ctx.mha, seed2);
         fill(outB, printed(text));
-        show(mapsB, heatmaps(result));
+        show(mapsB, programTwoMaps(result));
         fill(errorB, []);
       } catch (error) {
         fill(errorB, errorBox(ctx.text, error));
