@@ -310,12 +310,15 @@ export async function drawAllParts(page, scope) {
   }
 }
 
-/** Runs axe-core in the page and returns its violations with impact 'serious' or 'critical'. */
-export async function seriousAxeViolations(page) {
+/**
+ * Runs axe-core in the page (on the part `selector` picks, or the whole document) and returns its violations with
+ * impact 'serious' or 'critical'.
+ */
+export async function seriousAxeViolations(page, selector = null) {
   // axe-core's own long tasks in the page are the test's, not the page's: the probe leaves them out.
   const result = await excusedFromProbe(page, 'axe-core', async () => {
     await page.addScriptTag({ path: axePath });
-    return page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+    return page.evaluate((selector) => window.axe.run(selector ?? document, { resultTypes: ['violations'] }), selector);
   });
   return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }

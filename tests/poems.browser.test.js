@@ -3,7 +3,7 @@
 // (computed again here, in Node or in the page); zh and en; 375 px; keyboard; axe-core.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowserAndServer, openPage, lessonDrawn, seriousAxeViolations, axePath, scrollSettled, longTasksOver, excusedFromProbe } from './browser.js';
+import { startBrowserAndServer, openPage, lessonDrawn, seriousAxeViolations, scrollSettled, longTasksOver, excusedFromProbe } from './browser.js';
 import { loadAttention } from '../web/src/attention.js';
 import { evaluationWindows } from '../web/poems/baselines.js';
 import { TILE_LEVELS, FUTURE_COLOR, weightColor } from '../web/draw/index.js';
@@ -457,9 +457,7 @@ test('in English at 375 px: nothing overflows, every control is reached with the
   await lossShown(page, 'poem-loss-now');
   await tabUntil('#poem-continue');
   // This section only: at 375 px other sections' wide code blocks have findings of their own.
-  await page.addScriptTag({ path: axePath });
-  const result = await page.evaluate(() => window.axe.run('#poems-section', { resultTypes: ['violations'] }));
-  assert.deepEqual(result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes[0]?.target}`), []);
+  assert.deepEqual((await seriousAxeViolations(page, '#poems-section')).map((v) => `${v.id}: ${v.nodes[0]?.target}`), []);
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -528,9 +526,7 @@ test('guided examples set a poem, a head and a position; the card says what swit
       await inView(page, '#poem-roles');
       const bars = await page.$eval('#poem-bars', (figure) => getComputedStyle(figure).display !== 'none');
       assert.equal(bars, width === 375, `${lang} ${width}: the row's bars show on a phone only`);
-      await page.addScriptTag({ path: axePath });
-      const result = await page.evaluate(() => window.axe.run('#poems-section', { resultTypes: ['violations'] }));
-      assert.deepEqual(result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${lang} ${width}: ${v.id}: ${v.nodes[0]?.target}`), []);
+      assert.deepEqual((await seriousAxeViolations(page, '#poems-section')).map((v) => `${lang} ${width}: ${v.id}: ${v.nodes[0]?.target}`), []);
     }
   }
   assert.deepEqual(errors, []);
