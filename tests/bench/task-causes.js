@@ -31,9 +31,17 @@ const only = process.argv[2]; // a word of the scenarios' names, to run those al
 const scenarios = [
   { name: 'the lesson page, 1280 px', path: '', width: 1280, ready: lessonDrawn },
   { name: 'the lesson page, 375 px', path: '', width: 375, ready: lessonDrawn },
-  { name: 'the lesson page, 1280 px, English, then Chinese', path: '?lang=en', width: 1280, ready: lessonDrawn, then: async (page) => {
+  { name: 'the lesson page, 1280 px, English, then Chinese with §7 on the screen', path: '?lang=en', width: 1280, ready: lessonDrawn, then: async (page) => {
+    await page.locator('#views-section').scrollIntoViewIfNeeded();
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 500)));
     await page.click('#lang-switch');
     await page.waitForFunction(() => document.documentElement.lang === 'zh-CN' && document.documentElement.dataset.lesson === 'drawn');
+  } },
+  { name: 'the lesson page, 1280 px, narrowed to 375 px and back', path: '', width: 1280, ready: lessonDrawn, then: async (page) => {
+    for (const width of [375, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 300))));
+    }
   } },
   { name: '§10, 1280 px: the poetry model scrolled to, then two lines continued', path: `?pt=${encodeURIComponent('白日依山尽，黄河入海流。\n')}`, width: 1280, ready: lessonDrawn, then: async (page) => {
     await page.locator('#poems-section').scrollIntoViewIfNeeded();
