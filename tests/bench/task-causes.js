@@ -50,6 +50,19 @@ const scenarios = [
     await page.click('#poem-continue');
     await page.waitForSelector('#poem-added', { timeout: 60000 });
   } },
+  { name: '§10 with two heads off: English, then 375 px and back', path: '?phead=5&ppos=8&poff=1.1,1.4', width: 1280, ready: lessonDrawn, then: async (page) => {
+    const settle = () => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 300))));
+    await page.locator('#poems-section').scrollIntoViewIfNeeded();
+    await page.waitForSelector('#poem-loss-all[data-value]:not([data-value=""])', { timeout: 180000 });
+    await settle();
+    await page.click('#lang-switch');
+    await page.waitForSelector('#poem-loss-all[data-value]:not([data-value=""])', { timeout: 180000 });
+    for (const width of [375, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.locator('#poem-roles').scrollIntoViewIfNeeded();
+      await settle();
+    }
+  } },
   { name: '200 widgets', path: 'bench-tasks-many.html', width: 1100, ready: widgetsDrawn },
   { name: 'the widget at its largest, view="full", then heads 9-16', path: 'bench-tasks-full.html', width: 1100, ready: widgetsDrawn, then: (page) => page.evaluate(async () => {
     const el = document.querySelector('multi-head-attention');
