@@ -66,44 +66,161 @@ export async function openPage(browser, url, { viewport = { width: 1280, height:
 }
 
 /**
- * openPage's `init` for longTasksOver and probeOnClose: gathers the duration of every task over 50 ms
- * that holds the page's main thread (the browser's own "long task"), from the start of the page.
+ * openPage's `init` for longTasksOver and probeOnClose: gathers every task over 50 ms that holds the page's
+ * main thread (the browser's own "long task"), from the start of the page, and times the probe's calibration
+ * workload in the page all along: three runs as it starts (to warm up, not counted), then one every
+ * CALIBRATION_EVERY_MS, each in a task of its own (about 6 % of the main thread on a quiet machine).
  */
 export function watchLongTasks() {
   window.longTasks = [];
   window.everyLongTask = [];
+  window.probeRuns = [];
+  window.probeExcused = [];
+  const timed = []; // every run of the calibration workload, the warm-up's too: [start, end]
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
+      // A task holding a run of the calibration workload is the probe's own, not the page's.
+      if (timed.some(([start, end]) => start >= entry.startTime - 1 && end <= entry.startTime + entry.duration + 1)) continue;
       window.longTasks.push(Math.round(entry.duration));
-      window.everyLongTask.push(Math.round(entry.duration));
+      window.everyLongTask.push({ ms: Math.round(entry.duration), at: Math.round(entry.startTime) });
     }
   }).observe({ type: 'longtask', buffered: true });
+  // The calibration workload: a fixed piece of the kind of work the page's scripts do (float arithmetic over a
+  // typed array, small objects made and sorted, strings). Its time says how fast this machine runs the page now.
+  const work = () => {
+    const values = new Float64Array(8192);
+    let sum = 0;
+    for (let round = 0; round < 16; round++) {
+      for (let i = 0; i < values.length; i++) values[i] = Math.exp(-((i + round) % 97) / 31) * (values[(i * 31) & 8191] + 1);
+      const objects = [];
+      for (let i = 0; i < 1500; i++) objects.push({ key: `k${(i * 7919) % 1021}`, value: values[(i * 13) & 8191] });
+      objects.sort((a, b) => a.value - b.value || (a.key < b.key ? -1 : 1));
+      sum += objects[0].value + objects[objects.length - 1].key.length;
+    }
+    return sum;
+  };
+  if (window !== window.top) return; // a frame's tasks are its page's: timed there
+  const EVERY_MS = 100; // CALIBRATION_EVERY_MS
+  let warming = 3;
+  const run = () => {
+    const at = performance.now();
+    work();
+    const ms = performance.now() - at;
+    timed.push([at, at + ms]);
+    if (warming > 0) warming--;
+    else window.probeRuns.push({ at: Math.round(at), ms });
+    setTimeout(run, warming > 0 ? 0 : EVERY_MS);
+  };
+  setTimeout(run);
 }
+
+/** How often (ms) watchLongTasks times the calibration workload in the page. */
+export const CALIBRATION_EVERY_MS = 100;
 
 /**
  * The probe the browser tests of the page, the widget and §10's poems run on every page they open, before
- * closing it: any task of the page's over this bound fails the test. The issue asks for 100 ms, and PROBE_TASK_MS=100
- * runs them so. On a shared 2-core machine at load 10–13 from other work, the pages' longest tasks were
- * 66–701 ms (23 of 31 pages over 100 ms) and the widget's 0–368 ms (13 of 27 over 100 ms, the most at its
- * largest, view="full"), so the bound is 1 s: what still tells a busy machine from the seconds-long holds
- * fixed before (1.8–9 s).
+ * closing it: any task of the page's over its bound fails the test. The bound is the 100 ms the issue asks for
+ * (PROBE_TASK_MS sets another), scaled by how much slower than a quiet machine this one ran at that moment,
+ * measured in the same page: the mean time of the calibration workload's three runs before the task and three
+ * after it (watchLongTasks times one every CALIBRATION_EVERY_MS), over its time on a quiet machine
+ * (QUIET_CALIBRATION_MS), is the slowdown, at least 1 (a faster machine keeps the 100 ms). Speed is compared within one run, as a ratio, never against a
+ * time measured elsewhere. Before the page's first draw was cut into tasks (web/page/main.js), the pages' longest
+ * tasks on a shared 2-core machine at load 2–5 were 50–428 ms (the 428 ms printing), the widget's 0–250 ms and
+ * §10's 51–194 ms; tests/README.md gives them after, with the slowdowns measured beside them.
  */
-export const PROBE_TASK_MS = Number(process.env.PROBE_TASK_MS) || 1000;
+export const PROBE_TASK_MS = Number(process.env.PROBE_TASK_MS) || 100;
+
+/**
+ * The calibration workload's time (ms) in Chromium on a quiet machine: the lowest of 35 runs in 4 pages on the
+ * 2-core VM these tests were measured on (load average 3, so a run no other process interrupted; their median
+ * was 8.2 ms), as watchLongTasks times them.
+ */
+export const QUIET_CALIBRATION_MS = 5.7;
+
+/**
+ * The long tasks of `page` since `from` (performance.now() in the page), each with its bound: { ms, at, bound,
+ * ratio, calibration (the mean of the nearest runs, ms) }, and those excused (excusedFromProbe), { ms, why }.
+ * The page needs watchLongTasks.
+ */
+export async function probedTasks(page, from = 0) {
+  const { tasks, runs, excused } = await page.evaluate((from) => {
+    const excusedBy = (task) => window.probeExcused.find(({ start, end }) => task.at >= start && task.at <= end);
+    const own = window.everyLongTask.filter((task) => task.at >= from);
+    return {
+      tasks: own.filter((task) => !excusedBy(task)),
+      excused: own.filter(excusedBy).map((task) => ({ ms: task.ms, why: excusedBy(task).why })),
+      runs: window.probeRuns,
+    };
+  }, from);
+  return {
+    excused,
+    runs: runs.length,
+    tasks: tasks.map((task) => {
+      // The three runs before the task and the three after it (fewer at the page's ends).
+      const before = runs.filter((run) => run.at < task.at).slice(-3);
+      const after = runs.filter((run) => run.at >= task.at).slice(0, 3);
+      // Their mean, not their median: a long task is stretched by the moments another process holds the core as
+      // much as by the usual share, and a run that such a moment stretched says so.
+      const nearest = [...before, ...after].map((run) => run.ms);
+      const calibration = nearest.length ? nearest.reduce((a, b) => a + b, 0) / nearest.length : QUIET_CALIBRATION_MS;
+      const ratio = Math.max(1, calibration / QUIET_CALIBRATION_MS);
+      return { ...task, calibration, ratio, bound: Math.round(PROBE_TASK_MS * ratio) };
+    }),
+  };
+}
+
+/** A task over its bound, said whole: "a task of 240 ms, over its bound of 130 ms (100 ms × 1.30: the calibration workload took 19.5 ms then, 15 ms on a quiet machine)". */
+export const describeTask = ({ ms, bound, ratio, calibration }) =>
+  `a task of ${ms} ms, over its bound of ${bound} ms (${PROBE_TASK_MS} ms × ${ratio.toFixed(2)}: the calibration workload took ${calibration.toFixed(1)} ms then, ${QUIET_CALIBRATION_MS} ms on a quiet machine)`;
+
+/** The tasks of `page` since `from` over their bounds (probedTasks), said whole (describeTask); [] when none. */
+export async function tasksOverProbe(page, from = 0) {
+  return (await probedTasks(page, from)).tasks.filter((task) => task.ms > task.bound).map(describeTask);
+}
+
+/**
+ * Runs `action` (a function returning a promise) with the page's tasks in that time left out of the probe, for
+ * `why`: only what the page cannot cut (printing: the browser lays out and paints the whole page for paper in one
+ * task), or what a test itself runs in the page (building hostile values). PROBE_LOG prints them apart.
+ */
+export async function excusedFromProbe(page, why, action) {
+  const start = await page.evaluate(() => performance.now());
+  try {
+    return await action();
+  } finally {
+    await page.evaluate(([start, why]) => (window.probeExcused ??= []).push({ start, end: performance.now(), why }), [start, why]);
+  }
+}
 
 /**
  * Makes `context.close()` run the probe on `page` first (the page needs watchLongTasks): it closes the
- * context either way, then throws, naming them, if the page had a task over PROBE_TASK_MS since it opened.
+ * context either way, then throws if the page had a task over its bound (probedTasks) since it opened, naming
+ * each such task's time, its bound and the calibration that made it.
  */
 export function probeOnClose(context, page) {
   const close = context.close.bind(context);
   context.close = async (...args) => {
-    const tasks = page.isClosed() ? [] : await page.evaluate(() => window.everyLongTask ?? []);
     const url = page.isClosed() ? '' : page.url();
-    await close(...args);
-    // PROBE_LOG=1 prints every page's long tasks, to measure the bound, and fails none.
-    if (process.env.PROBE_LOG) console.error('PROBE', JSON.stringify({ url: url.slice(0, 120), tasks }));
-    const over = tasks.filter((duration) => duration > PROBE_TASK_MS);
-    if (over.length && !process.env.PROBE_LOG) throw new Error(`${url}: tasks of ${over.join(', ')} ms held the page, over the ${PROBE_TASK_MS} ms the probe allows`);
+    let probed = null;
+    try {
+      if (!page.isClosed()) probed = await probedTasks(page);
+    } finally {
+      await close(...args);
+    }
+    if (!probed) return;
+    const { tasks, excused, runs } = probed;
+    // PROBE_LOG=1 prints every page's long tasks with their bounds, to measure them, and fails none.
+    if (process.env.PROBE_LOG) {
+      const longest = tasks.reduce((a, b) => (b.ms > (a?.ms ?? 0) ? b : a), null);
+      const ratios = tasks.map((task) => task.ratio);
+      console.error('PROBE', JSON.stringify({
+        url: url.slice(0, 120), tasks: tasks.map((task) => task.ms), longest: longest?.ms ?? 0, boundOfLongest: longest?.bound ?? PROBE_TASK_MS,
+        ratios: ratios.length ? [Math.min(...ratios), Math.max(...ratios)].map((r) => Number(r.toFixed(2))) : [], over: tasks.filter((t) => t.ms > t.bound).map((t) => `${t.ms}>${t.bound}`), runs, excused,
+      }));
+      return;
+    }
+    const over = tasks.filter((task) => task.ms > task.bound);
+    if (over.length) throw new Error(`${url}: ${over.map(describeTask).join('; ')} held the page`);
   };
 }
 
@@ -193,10 +310,16 @@ export async function drawAllParts(page, scope) {
   }
 }
 
-/** Runs axe-core in the page and returns its violations with impact 'serious' or 'critical'. */
-export async function seriousAxeViolations(page) {
-  await page.addScriptTag({ path: axePath });
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+/**
+ * Runs axe-core in the page (on the part `selector` picks, or the whole document) and returns its violations with
+ * impact 'serious' or 'critical'.
+ */
+export async function seriousAxeViolations(page, selector = null) {
+  // axe-core's own long tasks in the page are the test's, not the page's: the probe leaves them out.
+  const result = await excusedFromProbe(page, 'axe-core', async () => {
+    await page.addScriptTag({ path: axePath });
+    return page.evaluate((selector) => window.axe.run(selector ?? document, { resultTypes: ['violations'] }), selector);
+  });
   return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 

@@ -4,7 +4,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { startBrowserAndServer, openPage, lessonDrawn, viewsDrawn, HANG_MS, seriousAxeViolations, ensureArtifactsDir, touchDrag, scrollSettled, drawnNear, longTasksOver, PROBE_TASK_MS } from './browser.js';
+import { startBrowserAndServer, openPage, lessonDrawn, viewsDrawn, HANG_MS, seriousAxeViolations, ensureArtifactsDir, touchDrag, scrollSettled, drawnNear, longTasksOver, tasksOverProbe, excusedFromProbe } from './browser.js';
 
 let env;
 before(async () => {
@@ -612,7 +612,7 @@ describe('the page as it opens, in Chinese at 1280 px: one page load', () => {
     const { page } = lesson;
     await page.locator('#views-section').scrollIntoViewIfNeeded();
     await scrollSettled(page);
-    await longTasksOver(page, 0);
+    const from = await page.evaluate(() => performance.now());
     const { near, built } = await page.evaluate(async () => {
       const before = [...document.querySelector('main').children];
       const near = before.filter((node) => {
@@ -633,8 +633,9 @@ describe('the page as it opens, in Chinese at 1280 px: one page load', () => {
     assert.match(await page.textContent('#views-section h2'), /[A-Za-z]/);
     // Built and drawn in one task, the sections took 237–468 ms here after the page was drawn (0.4–1.5 s in
     // the issue); a task each, the first (the header, one section and the page's layout) took 63–208 ms, and
-    // once 411 ms, on a shared 2-core machine at load 10–13: the check above counts, this one has the probe's bound.
-    assert.deepEqual(await longTasksOver(page, PROBE_TASK_MS), [], `no task over ${PROBE_TASK_MS} ms`);
+    // once 411 ms, on a shared 2-core machine at load 10–13: the check above counts, this one has the probe's bound
+    // (100 ms, scaled by the machine's slowdown measured then: tests/browser.js).
+    assert.deepEqual(await tasksOverProbe(page, from), []);
     await page.waitForFunction(() => location.search.includes('lang=en'));
     await page.click('#lang-switch');
     await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
@@ -866,7 +867,9 @@ test('printing draws the parts waiting off screen first, so the printed page sho
     const values = (selector) => [...document.querySelectorAll(`${selector} svg g.cell`)].map((c) => Number(c.dataset.value));
     window.printed = { waiting: [...document.querySelectorAll('[data-pending]')].map((node) => node.id), concat: values('#concat-figure'), ablation: values('#ablation-concat') };
   }));
-  await page.pdf({ path: `${ensureArtifactsDir()}page-print.pdf` });
+  // Printing lays out and paints the whole page for paper in one task of the browser's (0.3–0.5 s here, the page's
+  // own beforeprint 20–25 ms of it): the probe leaves it out.
+  await excusedFromProbe(page, 'printing', () => page.pdf({ path: `${ensureArtifactsDir()}page-print.pdf` }));
   const printed = await page.evaluate(() => window.printed);
   assert.deepEqual(printed.waiting, [], 'nothing waits in print');
   assert.notDeepEqual(printed.concat, before);
