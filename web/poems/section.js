@@ -24,6 +24,21 @@ const TYPED_TEXT_MAX = 1024;
 /** A typed text cut to TYPED_TEXT_MAX characters, never reading past twice as many code units. */
 const keptText = (value) => Array.from(value.slice(0, 2 * TYPED_TEXT_MAX)).slice(0, TYPED_TEXT_MAX).join('');
 
+/**
+ * A paste longer than the box keeps is put in by the page, cut first: the browser's own taking of a pasted
+ * megabyte into a text box held the page 80–260 ms before any input event. A shorter one is left to the
+ * browser (its undo stack included).
+ */
+function pasteKept(event) {
+  const pasted = event.clipboardData?.getData('text/plain') ?? '';
+  if (pasted.length <= TYPED_TEXT_MAX) return;
+  event.preventDefault();
+  const box = event.target;
+  const before = box.value.slice(0, box.selectionStart);
+  box.value = keptText(before + pasted.slice(0, 2 * TYPED_TEXT_MAX) + box.value.slice(box.selectionEnd));
+  box.dispatchEvent(new Event('input', { bubbles: true }));
+}
+
 /** The part's pickers and progress (UI-only state): loading, measuring, generation. */
 export const initialPoemPicks = () => ({
   load: null, // { received, total } while downloading, 'building', 'ready' or { failed: code }
@@ -191,7 +206,7 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
   function buildControls() {
     const { layers, heads } = store.poems.model.config;
     const textId = uniqueId('poem-text');
-    const text = h('textarea', { id: textId, rows: 4, spellcheck: 'false', oninput: (e) => ctx.set((s) => (s.poems.text = keptText(e.target.value))) });
+    const text = h('textarea', { id: textId, rows: 4, spellcheck: 'false', onpaste: pasteKept, oninput: (e) => ctx.set((s) => (s.poems.text = keptText(e.target.value))) });
     const menu = h('select', { id: 'poem-menu', onchange: (e) => ctx.set((s) => Object.assign(s.poems, { poem: Number(e.target.value), text: null })) },
       store.poems.card.heldOut.poems.map(({ title, author }, i) => h('option', { value: i }, [t.poemOption(title, author)])));
     const toggles = [];
