@@ -82,7 +82,7 @@ const SHIPPED = [
   'web/widget/README.md',
   'web/widget/widget.d.ts',
 ];
-// The poetry model (web/poems/poems.safetensors, F16, 2.75 MB, and its 34 kB card) is most of the package:
+// The poetry model (web/poems/poems.safetensors, F16, 2.75 MB, and its 46 kB card) is most of the package:
 // weights hardly compress, so it adds 2.55 MB to the tarball and 2.78 MB unpacked. The rest stays under the
 // old bounds of 250 kB and 680 kB.
 // The threaded core (mha-core-mt.*, for cross-origin isolated pages) adds 60 kB to the tarball, 165 kB unpacked;
@@ -90,8 +90,10 @@ const SHIPPED = [
 const MAX_TARBALL_BYTES = 250_000 + 2_650_000 + 60_000 + 100_000;
 // The wasm core grew by 35 kB with the GPT-2 model; the modules the page and widget share add 14 kB; the API's
 // split into modules by job (web/src/) 7 kB of headers, imports and their README lines; the widget's runs of
-// heads drawn a slice a frame (web/ui/drawn-heads.js) and README's rows on hostile input 12 kB more.
-const MAX_UNPACKED_BYTES = 680_000 + 2_850_000 + 165_000 + 220_000 + 20_000;
+// heads drawn a slice a frame (web/ui/drawn-heads.js) and README's rows on hostile input 12 kB more. The card
+// grew by 12 kB with the heads' roles on the fresh test set and the writer's repetition, and K/V heads shared by
+// groups (kvHeads: the API, its checks, types and README) added 4 kB.
+const MAX_UNPACKED_BYTES = 680_000 + 2_850_000 + 165_000 + 220_000 + 20_000 + 16_000;
 
 const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
 const files = pack.files.map((file) => file.path).sort();
