@@ -277,14 +277,29 @@ static void draw_tokens(np_random *rng, int *out, size_t n, int vocab) {
     }
 }
 
+/* W_k or W_v of shared K/V heads: the d×d draws the multi-head model makes, of
+   which group g keeps the columns of its first query head, g·h/h_kv. `full`
+   holds d×d floats (the gradients, zeroed after). */
+static void fill_shared(mha_trainer *tr, float *w, float *full, double scale) {
+    const int d = tr->d, dk = tr->dk, kvd = tr->kvd;
+    fill_randn(&tr->rng, full, (size_t)d * d, scale);
+    for (int r = 0; r < d; r++)
+        for (int g = 0; g < tr->h_kv; g++)
+            memcpy(w + (size_t)r * kvd + (size_t)g * dk, full + (size_t)r * d + (size_t)(g * tr->h / tr->h_kv) * dk,
+                   (size_t)dk * sizeof *w);
+}
+
 /* Everything a seed decides, in a fixed order: E, P, W_q, W_k, W_v, W^O, U
-   (b = 0), the evaluation set, the example, then the training batches. */
+   (b = 0), the evaluation set, the example, then the training batches. Shared
+   K/V heads draw what the multi-head model draws (fill_shared), so one seed
+   gives MHA, GQA and MQA the same data and the same other weights. */
 static void initialise(mha_trainer *tr) {
     np_random_seed(&tr->rng, tr->desc.seed);
     const double init = tr->desc.init_scale, mat = 1.0 / sqrt((double)tr->d);
     for (int id = 0; id < MHA_TP_COUNT; id++) {
         const double scale = id <= MHA_TP_POSITION ? init : mat;
         if (id == MHA_TP_BIAS) memset(param(tr, id), 0, tr->size[id] * sizeof(float));
+        else if ((id == MHA_TP_WK || id == MHA_TP_WV) && tr->kvd < tr->d) fill_shared(tr, param(tr, id), tr->grads, scale);
         else fill_randn(&tr->rng, param(tr, id), tr->size[id], scale);
     }
     memset(tr->grads, 0, tr->n_params * sizeof(float));

@@ -28,7 +28,10 @@
    the example layer), and the parameters are vocab·d + seq_len·d + 2·d² +
    2·d·h_kv·d_k + d·2·vocab + 2·vocab. The backward gives a shared group the
    sum of the gradients of the query heads that read it. kv_heads 0 (or h) is
-   the multi-head model above, bit for bit.
+   the multi-head model above, bit for bit. A seed draws the same numbers for
+   every kv_heads: W_k and W_v are drawn d×d and group g keeps the columns of
+   its first query head, g·h/h_kv, so MHA, GQA and MQA of one seed start from
+   the same other weights and see the same evaluation set, example and batches.
    Sequences are uniformly random tokens drawn from np_random (numpy's legacy
    RandomState), so a seed fixes everything: the initial weights, the held-out
    evaluation set, the example sentence and every training batch.

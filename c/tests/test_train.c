@@ -356,6 +356,35 @@ static void test_determinism(void) {
     mha_trainer_destroy(b);
     mha_trainer_destroy(c);
     mha_trainer_destroy(e);
+
+    /* One seed, any kv_heads: the same example and other weights, and each K/V group starts as
+       the multi-head model's K/V head of the group's first query head */
+    desc = mha_train_default_desc(4);
+    desc.seed = 77;
+    mha_trainer *full;
+    CHECK(mha_trainer_create(&desc, &full) == MHA_OK, "create MHA");
+    for (int kv_heads = 1; kv_heads <= 2 && full; kv_heads++) {
+        desc.kv_heads = kv_heads;
+        mha_trainer *shared;
+        CHECK(mha_trainer_create(&desc, &shared) == MHA_OK, "create kv_heads %d", kv_heads);
+        if (!shared) break;
+        CHECK(memcmp(mha_trainer_example(full), mha_trainer_example(shared), 8 * sizeof(int)) == 0, "kv_heads %d: same example", kv_heads);
+        for (int id = 0; id < MHA_TP_COUNT; id++) {
+            int rows, cols, kv_cols;
+            float *pf, *ps;
+            mha_trainer_param(full, id, &pf, NULL, &rows, &cols);
+            mha_trainer_param(shared, id, &ps, NULL, NULL, &kv_cols);
+            int same = 1;
+            for (int r = 0; r < rows; r++)
+                for (int col = 0; col < kv_cols; col++) {
+                    const int group = col / 2, from = kv_cols == cols ? col : group * 4 / kv_heads * 2 + col % 2;
+                    same &= memcmp(&ps[r * kv_cols + col], &pf[r * cols + from], sizeof(float)) == 0;
+                }
+            CHECK(same, "kv_heads %d: block %s drawn as MHA's", kv_heads, block_names[id]);
+        }
+        mha_trainer_destroy(shared);
+    }
+    mha_trainer_destroy(full);
 }
 
 static void expect_create_error(mha_train_desc desc, mha_status want, const char *fragment) {
