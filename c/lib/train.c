@@ -175,24 +175,17 @@ static void forward(mha_trainer *tr, const int *tokens, int count, const unsigne
     mha_matmul_plain(tr->k, tr->x, param(tr, MHA_TP_WK), N, d, kvd);
     mha_matmul_plain(tr->v, tr->x, param(tr, MHA_TP_WV), N, d, kvd);
 
-    /* Every sequence's heads, with the plain loops, into their columns of the concat. */
-    if (kvd == d) {
+    /* Every sequence's heads, with the plain loops, into their columns of the concat: one sequence a
+       call, since q's rows and k's and v's (kvd wide) start at other places of their sequences. */
+    for (int s = 0; s < count; s++) {
         const mha_heads heads = {
-            .q = tr->q, .k = tr->k, .v = tr->v, .stride = d, .seq_stride = (size_t)L * d, .heads = h, .dk = dk, .len = L,
-            .scale = tr->scale, .causal = tr->causal, .att = tr->att, .concat = tr->concat, .enabled = enabled, .plain = 1,
+            .q = tr->q + (size_t)s * L * d, .k = tr->k + (size_t)s * L * kvd, .v = tr->v + (size_t)s * L * kvd,
+            .stride = d, .kv_heads = tr->h_kv, .kv_stride = kvd, .heads = h, .dk = dk, .len = L, .scale = tr->scale,
+            .causal = tr->causal, .att = tr->att + (size_t)s * h * L * L, .concat = tr->concat + (size_t)s * L * d,
+            .enabled = enabled, .plain = 1,
         };
-        if (mha_attend_heads(&heads, count, 0, tr->scratch, 0) >= 0)
+        if (mha_attend_heads(&heads, 1, 0, tr->scratch, 0) >= 0)
             st->loss[0] = NAN; /* scores overflowed: the step reports NOT_FINITE */
-    } else { /* K and V are narrower than Q, so a sequence's rows of them start elsewhere: one sequence a call */
-        for (int s = 0; s < count; s++) {
-            const mha_heads heads = {
-                .q = tr->q + (size_t)s * L * d, .k = tr->k + (size_t)s * L * kvd, .v = tr->v + (size_t)s * L * kvd,
-                .stride = d, .kv_heads = tr->h_kv, .kv_stride = kvd, .heads = h, .dk = dk, .len = L,
-                .scale = tr->scale, .causal = tr->causal, .att = tr->att + (size_t)s * h * L * L,
-                .concat = tr->concat + (size_t)s * L * d, .enabled = enabled, .plain = 1,
-            };
-            if (mha_attend_heads(&heads, 1, 0, tr->scratch, 0) >= 0) st->loss[0] = NAN;
-        }
     }
     mha_matmul_plain(tr->y, tr->concat, param(tr, MHA_TP_WO), N, d, d);
     mha_matmul_plain(tr->logits, tr->y, param(tr, MHA_TP_READOUT), N, d, n_out);

@@ -30,4 +30,4 @@ export const fusedUrls = {
   threaded: new URL('./mha-core-mt-fma.wasm', import.meta.url).href,
 };
 
-export const coreBuild = 'c9037b3bb066f321'; // the build of the wasm this glue calls: web/src/load.js checks it
+export const coreBuild = '14f9959c6645f481'; // the build of the wasm this glue calls: web/src/load.js checks it
