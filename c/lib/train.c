@@ -112,10 +112,12 @@ static mha_status check_desc(const mha_train_desc *desc) {
     return mha_check_reals(reals, sizeof reals / sizeof *reals);
 }
 
-/* ---- small dense kernels, row-major ---- */
+/* ---- small dense kernels, row-major ----
+   Out of line: inlined at their ten call sites they cost the wasm about 700 bytes gzipped,
+   every widget's download, and each runs once a step. */
 
 /* out (m×n) = aᵀ · b, with a rows×m and b rows×n (a weight's gradient). */
-static void mm_tn(float *restrict out, const float *restrict a, const float *restrict b, int rows, int m, int n) {
+static MHA_NOINLINE void mm_tn(float *restrict out, const float *restrict a, const float *restrict b, int rows, int m, int n) {
     memset(out, 0, (size_t)m * n * sizeof *out);
     for (int r = 0; r < rows; r++) {
         const float *arow = a + (size_t)r * m, *brow = b + (size_t)r * n;
@@ -128,7 +130,7 @@ static void mm_tn(float *restrict out, const float *restrict a, const float *res
 }
 
 /* out (rows×n) (+)= a (rows×m) · bᵀ, with b n×m (back through a weight). */
-static void mm_nt(float *restrict out, const float *restrict a, const float *restrict b, int rows, int m, int n, int accumulate) {
+static MHA_NOINLINE void mm_nt(float *restrict out, const float *restrict a, const float *restrict b, int rows, int m, int n, int accumulate) {
     for (int i = 0; i < rows; i++) {
         const float *arow = a + (size_t)i * m;
         float *o = out + (size_t)i * n;
