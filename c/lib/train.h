@@ -22,6 +22,14 @@
    half the width each take one view. Every h has the same parameters:
        vocab·d + seq_len·d + 4·d² + d·2·vocab + 2·vocab.
 
+   Sequences are uniformly random tokens drawn from np_random (numpy's legacy
+   RandomState), so a seed fixes everything: the initial weights, the held-out
+   evaluation set, the example sentence and every training batch.
+
+   One step = one fresh batch of `batch` sequences, forward, backward (the
+   analytic gradient of every parameter block: E, P, W_q, W_k, W_v, W^O, U, b,
+   through softmax, mask and scale), and one Adam update.
+
    SHARED K AND V
    kv_heads = h_kv below h shares K and V as mha.h does: W_k and W_v are
    d×(h_kv·d_k), query head i reads K/V group ⌊i·h_kv/h⌋ (mha_layer_kv_group of
@@ -32,13 +40,6 @@
    every kv_heads: W_k and W_v are drawn d×d and group g keeps the columns of
    its first query head, g·h/h_kv, so MHA, GQA and MQA of one seed start from
    the same other weights and see the same evaluation set, example and batches.
-   Sequences are uniformly random tokens drawn from np_random (numpy's legacy
-   RandomState), so a seed fixes everything: the initial weights, the held-out
-   evaluation set, the example sentence and every training batch.
-
-   One step = one fresh batch of `batch` sequences, forward, backward (the
-   analytic gradient of every parameter block: E, P, W_q, W_k, W_v, W^O, U, b,
-   through softmax, mask and scale), and one Adam update.
 
    EXAMPLE
        mha_train_desc desc = mha_train_default_desc(2);   // h = 2, the defaults
