@@ -176,6 +176,7 @@ static void fuzz_trainer(program *p) {
     desc.flags = next_byte(p) & 7;
     desc.lr = next_float(p);
     desc.seed = next_byte(p);
+    desc.kv_heads = (int)(next_byte(p) % 6) - 1; /* -1 .. 4: 0 is as many as heads */
     mha_trainer *tr = NULL;
     mha_status status = mha_trainer_create(&desc, &tr);
     check_failure(status);
@@ -199,7 +200,12 @@ static void fuzz_trainer(program *p) {
             for (int i = 0; i < L; i++) tokens[i] = (int)(next_byte(p) % (unsigned)(desc.vocab + 4)) - 2;
             check_failure(mha_trainer_set_example(tr, tokens));
             break;
-        case 3: check_failure(mha_trainer_example_layer(tr, on, &layer)); break;
+        case 3:
+            status = mha_trainer_example_layer(tr, on, &layer);
+            check_failure(status);
+            if (status == MHA_OK && mha_layer_kv_heads(layer) != (desc.kv_heads ? desc.kv_heads : h))
+                fail("the example layer's K/V heads are not the trainer's");
+            break;
         default: check_failure(mha_trainer_example_predict(tr, on, tokens)); break;
         }
     }

@@ -40,9 +40,11 @@ void mha_embed_backward(float *dE, float *dP, const float *dx, const int *tokens
 }
 
 void mha_attend_backward(const mha_head_view *head, const float *restrict att, const float *restrict dout, int dout_stride,
-                         float *restrict dq, float *restrict dkey, float *restrict dv, int grad_stride, float *restrict scratch) {
+                         float *restrict dq, float *restrict dkey, float *restrict dv, int grad_stride, int kv_grad_stride,
+                         float *restrict scratch) {
     const int L = head->len, dk = head->dk;
     const size_t in = (size_t)head->stride, out = (size_t)grad_stride;
+    const size_t kv_in = head->kv_stride ? (size_t)head->kv_stride : in, kv_out = kv_grad_stride ? (size_t)kv_grad_stride : out;
     const float *restrict q = head->q, *restrict k = head->k, *restrict v = head->v;
     float *restrict ds = scratch;
     for (int r = 0; r < L; r++) {
@@ -51,7 +53,7 @@ void mha_attend_backward(const mha_head_view *head, const float *restrict att, c
         /* dA[r][c] = dH[r]·V[c]; dS = A ⊙ (dA - Σ A dA), times the scale */
         float dot_sum = 0.0f;
         for (int c = 0; c < visible; c++) {
-            const float *vc = v + c * in;
+            const float *vc = v + c * kv_in;
             float dot = 0.0f;
             for (int j = 0; j < dk; j++) dot += dh[j] * vc[j];
             ds[c] = dot;
@@ -61,8 +63,8 @@ void mha_attend_backward(const mha_head_view *head, const float *restrict att, c
         float *dqr = dq + r * out;
         for (int c = 0; c < visible; c++) {
             const float weight = arow[c], g = weight * (ds[c] - dot_sum) * head->scale;
-            const float *kc = k + c * in;
-            float *dkc = dkey + c * out, *dvc = dv + c * out;
+            const float *kc = k + c * kv_in;
+            float *dkc = dkey + c * kv_out, *dvc = dv + c * kv_out;
             for (int j = 0; j < dk; j++) { /* restrict: no overlap to check for, so this vectorises */
                 dqr[j] += g * kc[j];
                 dkc[j] += g * qr[j];

@@ -65,13 +65,18 @@ void mha_embed_backward(float *dE, float *dP, const float *dx, const int *tokens
 /* One head's attention backward: A = softmax(mask(Q_i·K_iᵀ·scale)) as the
    forward left it in att (L×L, masked entries 0), and dout = d loss / d A·V_i
    (L×d_k, rows dout_stride apart). Adds d loss / d Q_i, K_i, V_i into dq, dk
-   and dv (each L×d_k at the head's first column, rows grad_stride apart).
+   and dv (each L×d_k at the head's first column; dq's rows grad_stride apart,
+   dk's and dv's kv_grad_stride apart, 0 meaning grad_stride).
    head gives Q_i, K_i, V_i, L, d_k, the scale and the mask, as for the forward
-   (its `from` must be 0). scratch holds L floats. No buffer may overlap
+   (its `from` must be 0; K_i's and V_i's rows kv_stride apart when it is set).
+   With K/V heads shared, call it for each query head of a group on the
+   group's dk and dv: they add up to the group's gradient, the sum over the
+   query heads that read it. scratch holds L floats. No buffer may overlap
    another (restrict), but dq, dk and dv may be columns of one matrix: q|k|v's
    gradient, as gpt_train.c keeps it. */
 void mha_attend_backward(const mha_head_view *head, const float *restrict att, const float *restrict dout, int dout_stride,
-                         float *restrict dq, float *restrict dk, float *restrict dv, int grad_stride, float *restrict scratch);
+                         float *restrict dq, float *restrict dk, float *restrict dv, int grad_stride, int kv_grad_stride,
+                         float *restrict scratch);
 
 /* ---- read-out ---- */
 

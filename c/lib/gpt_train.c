@@ -184,7 +184,7 @@ static void attention_backward_part(void *task, int part, int parts, float *ds) 
     const mha_head_view head = {.q = qkv, .k = qkv + d, .v = qkv + 2 * d, .stride = 3 * d, .len = T, .dk = dk,
                                 .scale = (float)(1.0 / sqrt((double)dk)), .causal = 1};
     const float *att = w->att + (((size_t)t->l * S + s) * h + i) * T * T, *dout = tr->dnorm + (size_t)s * T * d + (size_t)i * dk;
-    mha_attend_backward(&head, att, dout, d, dqkv, dqkv + d, dqkv + 2 * d, 3 * d, ds);
+    mha_attend_backward(&head, att, dout, d, dqkv, dqkv + d, dqkv + 2 * d, 3 * d, 0, ds);
 }
 
 static void attention_backward(gpt_trainer *tr, int l) {

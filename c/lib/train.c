@@ -15,6 +15,7 @@
 struct mha_trainer {
     mha_train_desc desc;
     int V, L, d, h, dk, B, n_eval, n_out; /* n_out = 2·V logits per position */
+    int h_kv, kvd;     /* K/V heads and K's and V's width h_kv·d_k (h and d when not shared) */
     float scale;
     int causal;
     np_random rng;
@@ -33,10 +34,12 @@ struct mha_trainer {
     mha_layer *layer;  /* the example, through mha_forward */
 
     /* activations of up to B sequences, N = B·L rows */
-    float *x, *q, *k, *v, *concat, *y; /* N×d */
+    float *x, *q, *concat, *y;         /* N×d */
+    float *k, *v;                      /* N×kvd */
     float *att;                        /* B·h·L·L */
     float *logits;                     /* N×2V; after the forward: dloss/dlogits */
-    float *dy, *dconcat, *dq, *dkey, *dv, *dx; /* N×d */
+    float *dy, *dconcat, *dq, *dx;     /* N×d */
+    float *dkey, *dv;                  /* N×kvd */
     float *scratch;                    /* L·d_k: a head's output (forward), a row of L (backward) */
     void *block;                       /* the one allocation */
 };
@@ -60,15 +63,21 @@ static mha_status check_range(const char *name, int value, int lo, int hi) {
     return MHA_OK;
 }
 
-/* The costs of train.h, from the sizes alone, so create can check them first. */
+/* K's and V's width h_kv·d_k, of a desc check_desc accepted (d_model when kv_heads is 0). */
+static int kv_width(const mha_train_desc *desc) {
+    return (desc->kv_heads ? desc->kv_heads : desc->heads) * (desc->d_model / desc->heads);
+}
+
+/* The costs of train.h, from the sizes alone, so create can check them first. W_k and
+   W_v are d×kvd: their products cost 2·d·kvd each, where W_q's and W^O's cost 2·d². */
 static double sequence_cost(const mha_train_desc *desc) {
-    const double d = desc->d_model, L = desc->seq_len, V = desc->vocab, h = desc->heads;
-    return L * (8 * d * d + 4 * L * d + 4 * V * d) + 32 * L * (L * h + 2 * V + d);
+    const double d = desc->d_model, L = desc->seq_len, V = desc->vocab, h = desc->heads, kvd = kv_width(desc);
+    return L * (4 * d * d + 4 * d * kvd + 4 * L * d + 4 * V * d) + 32 * L * (L * h + 2 * V + d);
 }
 
 static double param_count(const mha_train_desc *desc) {
-    const double V = desc->vocab, L = desc->seq_len, d = desc->d_model;
-    return V * d + L * d + 4 * d * d + d * 2 * V + 2 * V;
+    const double V = desc->vocab, L = desc->seq_len, d = desc->d_model, kvd = kv_width(desc);
+    return V * d + L * d + 2 * d * d + 2 * d * kvd + d * 2 * V + 2 * V;
 }
 
 enum { CALL_COST = 3000 };
@@ -91,6 +100,8 @@ static mha_status check_desc(const mha_train_desc *desc) {
         (status = check_range("evalCount", desc->eval_count, 1, 1 << 16)) ||
         (status = mha_check_heads(desc->d_model, desc->heads)))
         return status;
+    int h_kv;
+    if ((status = mha_check_kv_heads(desc->heads, desc->kv_heads, &h_kv))) return status;
     if (desc->flags & ~(unsigned)(MHA_CAUSAL | MHA_SCALE))
         return mha_fail(MHA_ERR_BAD_INPUT, "flags may only combine MHA_CAUSAL (1) and MHA_SCALE (2), got %u", desc->flags);
     const mha_real_range reals[] = {
@@ -101,10 +112,12 @@ static mha_status check_desc(const mha_train_desc *desc) {
     return mha_check_reals(reals, sizeof reals / sizeof *reals);
 }
 
-/* ---- small dense kernels, row-major ---- */
+/* ---- small dense kernels, row-major ----
+   Out of line: inlined at their ten call sites they cost the wasm about 700 bytes gzipped,
+   every widget's download, and each runs once a step. */
 
 /* out (m×n) = aᵀ · b, with a rows×m and b rows×n (a weight's gradient). */
-static void mm_tn(float *restrict out, const float *restrict a, const float *restrict b, int rows, int m, int n) {
+static MHA_NOINLINE void mm_tn(float *restrict out, const float *restrict a, const float *restrict b, int rows, int m, int n) {
     memset(out, 0, (size_t)m * n * sizeof *out);
     for (int r = 0; r < rows; r++) {
         const float *arow = a + (size_t)r * m, *brow = b + (size_t)r * n;
@@ -117,7 +130,7 @@ static void mm_tn(float *restrict out, const float *restrict a, const float *res
 }
 
 /* out (rows×n) (+)= a (rows×m) · bᵀ, with b n×m (back through a weight). */
-static void mm_nt(float *restrict out, const float *restrict a, const float *restrict b, int rows, int m, int n, int accumulate) {
+static MHA_NOINLINE void mm_nt(float *restrict out, const float *restrict a, const float *restrict b, int rows, int m, int n, int accumulate) {
     for (int i = 0; i < rows; i++) {
         const float *arow = a + (size_t)i * m;
         float *o = out + (size_t)i * n;
@@ -141,11 +154,14 @@ typedef struct stats {
     long count; /* predictions per target */
 } stats;
 
-/* The head whose columns of q, k and v start at `column` (s·L·d + i·d_k for
-   sequence s, head i), as the core's attention reads it. */
-static mha_head_view head_at(const mha_trainer *tr, size_t column) {
-    return (mha_head_view){.q = tr->q + column, .k = tr->k + column, .v = tr->v + column, .stride = tr->d,
-                           .len = tr->L, .dk = tr->dk, .scale = tr->scale, .causal = tr->causal};
+/* Head i of sequence s as the core's attention reads it: its columns of q (at
+   s·L·d + i·d_k) and its K/V group's columns of k and v (at s·L·kvd + group·d_k,
+   rows kvd apart). */
+static mha_head_view head_at(const mha_trainer *tr, int s, int i) {
+    const size_t column = (size_t)s * tr->L * tr->d + (size_t)i * tr->dk;
+    const size_t kv_column = (size_t)s * tr->L * tr->kvd + (size_t)(i * tr->h_kv / tr->h) * tr->dk;
+    return (mha_head_view){.q = tr->q + column, .k = tr->k + kv_column, .v = tr->v + kv_column, .stride = tr->d,
+                           .kv_stride = tr->kvd, .len = tr->L, .dk = tr->dk, .scale = tr->scale, .causal = tr->causal};
 }
 
 static int target_of(const int *seq, int r, int target) { return target == 0 ? seq[r > 0 ? r - 1 : 0] : seq[0]; }
@@ -154,20 +170,25 @@ static int target_of(const int *seq, int r, int target) { return target == 0 ? s
    Leaves every activation the backward needs, and dloss/dlogits in tr->logits
    for the loss averaged over count·L·2 predictions. */
 static void forward(mha_trainer *tr, const int *tokens, int count, const unsigned char *enabled, stats *st, int *pred) {
-    const int L = tr->L, d = tr->d, h = tr->h, dk = tr->dk, V = tr->V, n_out = tr->n_out;
+    const int L = tr->L, d = tr->d, h = tr->h, dk = tr->dk, V = tr->V, n_out = tr->n_out, kvd = tr->kvd;
     const int N = count * L;
     mha_embed(tr->x, param(tr, MHA_TP_TOKEN), param(tr, MHA_TP_POSITION), tokens, L, count, L, 0, d);
     mha_matmul_plain(tr->q, tr->x, param(tr, MHA_TP_WQ), N, d, d);
-    mha_matmul_plain(tr->k, tr->x, param(tr, MHA_TP_WK), N, d, d);
-    mha_matmul_plain(tr->v, tr->x, param(tr, MHA_TP_WV), N, d, d);
+    mha_matmul_plain(tr->k, tr->x, param(tr, MHA_TP_WK), N, d, kvd);
+    mha_matmul_plain(tr->v, tr->x, param(tr, MHA_TP_WV), N, d, kvd);
 
-    /* Every sequence's heads, with the plain loops, into their columns of the concat. */
-    const mha_heads heads = {
-        .q = tr->q, .k = tr->k, .v = tr->v, .stride = d, .seq_stride = (size_t)L * d, .heads = h, .dk = dk, .len = L,
-        .scale = tr->scale, .causal = tr->causal, .att = tr->att, .concat = tr->concat, .enabled = enabled, .plain = 1,
-    };
-    if (mha_attend_heads(&heads, count, 0, tr->scratch, 0) >= 0)
-        st->loss[0] = NAN; /* scores overflowed: the step reports NOT_FINITE */
+    /* Every sequence's heads, with the plain loops, into their columns of the concat: one sequence a
+       call, since q's rows and k's and v's (kvd wide) start at other places of their sequences. */
+    for (int s = 0; s < count; s++) {
+        const mha_heads heads = {
+            .q = tr->q + (size_t)s * L * d, .k = tr->k + (size_t)s * L * kvd, .v = tr->v + (size_t)s * L * kvd,
+            .stride = d, .kv_heads = tr->h_kv, .kv_stride = kvd, .heads = h, .dk = dk, .len = L, .scale = tr->scale,
+            .causal = tr->causal, .att = tr->att + (size_t)s * h * L * L, .concat = tr->concat + (size_t)s * L * d,
+            .enabled = enabled, .plain = 1,
+        };
+        if (mha_attend_heads(&heads, 1, 0, tr->scratch, 0) >= 0)
+            st->loss[0] = NAN; /* scores overflowed: the step reports NOT_FINITE */
+    }
     mha_matmul_plain(tr->y, tr->concat, param(tr, MHA_TP_WO), N, d, d);
     mha_matmul_plain(tr->logits, tr->y, param(tr, MHA_TP_READOUT), N, d, n_out);
 
@@ -195,7 +216,7 @@ static void forward(mha_trainer *tr, const int *tokens, int count, const unsigne
 /* ---- backward: gradients of the mean loss into tr->grads ---- */
 
 static void backward(mha_trainer *tr, const int *tokens, int count, const unsigned char *enabled) {
-    const int L = tr->L, d = tr->d, h = tr->h, dk = tr->dk, n_out = tr->n_out;
+    const int L = tr->L, d = tr->d, h = tr->h, n_out = tr->n_out, kvd = tr->kvd;
     const int N = count * L;
     const float *dz = tr->logits;
 
@@ -210,22 +231,23 @@ static void backward(mha_trainer *tr, const int *tokens, int count, const unsign
     mm_nt(tr->dconcat, tr->dy, param(tr, MHA_TP_WO), N, d, d, 0);
 
     memset(tr->dq, 0, (size_t)N * d * sizeof(float));
-    memset(tr->dkey, 0, (size_t)N * d * sizeof(float));
-    memset(tr->dv, 0, (size_t)N * d * sizeof(float));
+    memset(tr->dkey, 0, (size_t)N * kvd * sizeof(float));
+    memset(tr->dv, 0, (size_t)N * kvd * sizeof(float));
+    /* A shared K/V group's gradient is the sum over the query heads that read it: each adds its part in turn. */
     for (int s = 0; s < count; s++)
         for (int i = 0; i < h; i++) {
             if (enabled && !enabled[i]) continue; /* a head switched off passes no gradient */
-            const size_t column = (size_t)s * L * d + (size_t)i * dk;
-            const mha_head_view head = head_at(tr, column);
-            mha_attend_backward(&head, tr->att + ((size_t)s * h + i) * L * L, tr->dconcat + column, d, tr->dq + column,
-                                tr->dkey + column, tr->dv + column, d, tr->scratch);
+            const mha_head_view head = head_at(tr, s, i);
+            const size_t q_at = (size_t)(head.q - tr->q), kv_at = (size_t)(head.k - tr->k);
+            mha_attend_backward(&head, tr->att + ((size_t)s * h + i) * L * L, tr->dconcat + q_at, d, tr->dq + q_at,
+                                tr->dkey + kv_at, tr->dv + kv_at, d, kvd, tr->scratch);
         }
     mm_tn(grad(tr, MHA_TP_WQ), tr->x, tr->dq, N, d, d);
-    mm_tn(grad(tr, MHA_TP_WK), tr->x, tr->dkey, N, d, d);
-    mm_tn(grad(tr, MHA_TP_WV), tr->x, tr->dv, N, d, d);
+    mm_tn(grad(tr, MHA_TP_WK), tr->x, tr->dkey, N, d, kvd);
+    mm_tn(grad(tr, MHA_TP_WV), tr->x, tr->dv, N, d, kvd);
     mm_nt(tr->dx, tr->dq, param(tr, MHA_TP_WQ), N, d, d, 0);
-    mm_nt(tr->dx, tr->dkey, param(tr, MHA_TP_WK), N, d, d, 1);
-    mm_nt(tr->dx, tr->dv, param(tr, MHA_TP_WV), N, d, d, 1);
+    mm_nt(tr->dx, tr->dkey, param(tr, MHA_TP_WK), N, kvd, d, 1);
+    mm_nt(tr->dx, tr->dv, param(tr, MHA_TP_WV), N, kvd, d, 1);
 
     float *dE = grad(tr, MHA_TP_TOKEN), *dP = grad(tr, MHA_TP_POSITION);
     memset(dE, 0, tr->size[MHA_TP_TOKEN] * sizeof *dE);
@@ -250,14 +272,29 @@ static void draw_tokens(np_random *rng, int *out, size_t n, int vocab) {
     }
 }
 
+/* W_k or W_v of shared K/V heads: the d×d draws the multi-head model makes, of
+   which group g keeps the columns of its first query head, g·h/h_kv. `full`
+   holds d×d floats (the gradients, zeroed after). */
+static void fill_shared(mha_trainer *tr, float *w, float *full, double scale) {
+    const int d = tr->d, dk = tr->dk, kvd = tr->kvd;
+    fill_randn(&tr->rng, full, (size_t)d * d, scale);
+    for (int r = 0; r < d; r++)
+        for (int g = 0; g < tr->h_kv; g++)
+            memcpy(w + (size_t)r * kvd + (size_t)g * dk, full + (size_t)r * d + (size_t)(g * tr->h / tr->h_kv) * dk,
+                   (size_t)dk * sizeof *w);
+}
+
 /* Everything a seed decides, in a fixed order: E, P, W_q, W_k, W_v, W^O, U
-   (b = 0), the evaluation set, the example, then the training batches. */
+   (b = 0), the evaluation set, the example, then the training batches. Shared
+   K/V heads draw what the multi-head model draws (fill_shared), so one seed
+   gives MHA, GQA and MQA the same data and the same other weights. */
 static void initialise(mha_trainer *tr) {
     np_random_seed(&tr->rng, tr->desc.seed);
     const double init = tr->desc.init_scale, mat = 1.0 / sqrt((double)tr->d);
     for (int id = 0; id < MHA_TP_COUNT; id++) {
         const double scale = id <= MHA_TP_POSITION ? init : mat;
         if (id == MHA_TP_BIAS) memset(param(tr, id), 0, tr->size[id] * sizeof(float));
+        else if ((id == MHA_TP_WK || id == MHA_TP_WV) && tr->kvd < tr->d) fill_shared(tr, param(tr, id), tr->grads, scale);
         else fill_randn(&tr->rng, param(tr, id), tr->size[id], scale);
     }
     memset(tr->grads, 0, tr->n_params * sizeof(float));
@@ -279,11 +316,12 @@ mha_status mha_trainer_create(const mha_train_desc *desc, mha_trainer **out) {
     if (status != MHA_OK) return status;
 
     const double V = desc->vocab, L = desc->seq_len, d = desc->d_model, h = desc->heads, B = desc->batch;
-    const double n_params = param_count(desc);
+    const double n_params = param_count(desc), kvd = kv_width(desc);
     const double N = B * L;
     const double floats = 5 * n_params      /* params, grads, Adam m and v, backup */
                         + L * d             /* example_x */
-                        + 12 * N * d        /* x q k v concat y dy dconcat dq dk dv dx */
+                        + 8 * N * d         /* x q concat y dy dconcat dq dx */
+                        + 4 * N * kvd       /* k v dk dv */
                         + B * h * L * L     /* attention */
                         + N * 2 * V         /* logits */
                         + L * d / h;        /* scratch */
@@ -322,6 +360,8 @@ mha_status mha_trainer_create(const mha_train_desc *desc, mha_trainer **out) {
     tr->d = desc->d_model;
     tr->h = desc->heads;
     tr->dk = desc->d_model / desc->heads;
+    tr->h_kv = desc->kv_heads ? desc->kv_heads : desc->heads;
+    tr->kvd = kv_width(desc);
     tr->B = desc->batch;
     tr->n_eval = desc->eval_count;
     tr->n_out = 2 * desc->vocab;
@@ -330,15 +370,15 @@ mha_status mha_trainer_create(const mha_train_desc *desc, mha_trainer **out) {
     tr->block = block;
 
     const size_t sizes[MHA_TP_COUNT] = {
-        (size_t)tr->V * tr->d, (size_t)tr->L * tr->d, (size_t)tr->d * tr->d, (size_t)tr->d * tr->d,
-        (size_t)tr->d * tr->d, (size_t)tr->d * tr->d, (size_t)tr->d * tr->n_out, (size_t)tr->n_out,
+        (size_t)tr->V * tr->d, (size_t)tr->L * tr->d, (size_t)tr->d * tr->d, (size_t)tr->d * tr->kvd,
+        (size_t)tr->d * tr->kvd, (size_t)tr->d * tr->d, (size_t)tr->d * tr->n_out, (size_t)tr->n_out,
     };
     for (int id = 0; id < MHA_TP_COUNT; id++) {
         tr->offset[id] = tr->n_params;
         tr->size[id] = sizes[id];
         tr->n_params += sizes[id];
     }
-    const size_t np = tr->n_params, Nd = (size_t)tr->B * tr->L * tr->d;
+    const size_t np = tr->n_params, rows = (size_t)tr->B * tr->L;
     float *p = block;
     tr->params = p;  p += np;
     tr->grads = p;   p += np;
@@ -348,7 +388,10 @@ mha_status mha_trainer_create(const mha_train_desc *desc, mha_trainer **out) {
     tr->example_x = p; p += (size_t)tr->L * tr->d;
     float **acts[] = {&tr->x, &tr->q, &tr->k, &tr->v, &tr->concat, &tr->y,
                       &tr->dy, &tr->dconcat, &tr->dq, &tr->dkey, &tr->dv, &tr->dx};
-    for (size_t i = 0; i < sizeof acts / sizeof *acts; i++, p += Nd) *acts[i] = p;
+    for (size_t i = 0; i < sizeof acts / sizeof *acts; i++) {
+        *acts[i] = p;
+        p += rows * (acts[i] == &tr->k || acts[i] == &tr->v || acts[i] == &tr->dkey || acts[i] == &tr->dv ? tr->kvd : tr->d);
+    }
     tr->att = p;     p += (size_t)tr->B * tr->h * tr->L * tr->L;
     tr->logits = p;  p += (size_t)tr->B * tr->L * tr->n_out;
     tr->scratch = p; p += (size_t)tr->L * tr->dk;
@@ -357,7 +400,7 @@ mha_status mha_trainer_create(const mha_train_desc *desc, mha_trainer **out) {
     tr->eval_tokens = ip;  ip += (size_t)tr->n_eval * tr->L;
     tr->example = ip;
 
-    mha_desc layer_desc = {.d_model = tr->d, .heads = tr->h, .max_len = tr->L};
+    mha_desc layer_desc = {.d_model = tr->d, .heads = tr->h, .max_len = tr->L, .kv_heads = tr->h_kv};
     status = mha_layer_create(&layer_desc, &tr->layer);
     if (status != MHA_OK) {
         mha_trainer_destroy(tr);

@@ -9,6 +9,7 @@
        x_r     = E[t_r] + P[r]                      token + position embedding (d)
        y       = MultiHead(x)                       the layer of mha.h: W_q, W_k, W_v,
                                                     h heads, scale, causal mask, W^O
+                                                    (K/V heads shared when kv_heads < h)
        z_r     = y_r · U + b                        read-out: 2·vocab logits per position
        loss    = mean cross-entropy of both targets at every position
 
@@ -20,6 +21,7 @@
    positions and the read-out gets a blend it cannot take apart; two heads of
    half the width each take one view. Every h has the same parameters:
        vocab·d + seq_len·d + 4·d² + d·2·vocab + 2·vocab.
+
    Sequences are uniformly random tokens drawn from np_random (numpy's legacy
    RandomState), so a seed fixes everything: the initial weights, the held-out
    evaluation set, the example sentence and every training batch.
@@ -27,6 +29,17 @@
    One step = one fresh batch of `batch` sequences, forward, backward (the
    analytic gradient of every parameter block: E, P, W_q, W_k, W_v, W^O, U, b,
    through softmax, mask and scale), and one Adam update.
+
+   SHARED K AND V
+   kv_heads = h_kv below h shares K and V as mha.h does: W_k and W_v are
+   d×(h_kv·d_k), query head i reads K/V group ⌊i·h_kv/h⌋ (mha_layer_kv_group of
+   the example layer), and the parameters are vocab·d + seq_len·d + 2·d² +
+   2·d·h_kv·d_k + d·2·vocab + 2·vocab. The backward gives a shared group the
+   sum of the gradients of the query heads that read it. kv_heads 0 (or h) is
+   the multi-head model above, bit for bit. A seed draws the same numbers for
+   every kv_heads: W_k and W_v are drawn d×d and group g keeps the columns of
+   its first query head, g·h/h_kv, so MHA, GQA and MQA of one seed start from
+   the same other weights and see the same evaluation set, example and batches.
 
    EXAMPLE
        mha_train_desc desc = mha_train_default_desc(2);   // h = 2, the defaults
@@ -87,6 +100,7 @@ typedef struct mha_train_desc {
     int seq_len;    /* L, at least 2 */
     int d_model;    /* d */
     int heads;      /* h; must divide d_model */
+    int kv_heads;   /* h_kv, K/V heads: divides heads; 0 = heads, 1 = multi-query */
     int batch;      /* sequences per step */
     int eval_count; /* sequences in the held-out evaluation set */
     unsigned flags; /* MHA_CAUSAL | MHA_SCALE (mha.h) */
@@ -96,7 +110,7 @@ typedef struct mha_train_desc {
     float init_scale; /* embeddings ~ N(0, init_scale²); matrices ~ N(0, 1/d) */
 } mha_train_desc;
 
-/* The default task for h heads: vocab 16, L 8, d 8, batch 32, eval 256,
+/* The default task for h heads (kv_heads 0: as many): vocab 16, L 8, d 8, batch 32, eval 256,
    causal + scale, seed 0, lr 0.01, betas 0.9 / 0.999, eps 1e-8, init 1. */
 mha_train_desc mha_train_default_desc(int heads);
 
@@ -104,8 +118,8 @@ typedef enum mha_train_param { /* parameter blocks, row-major */
     MHA_TP_TOKEN,    /* E   vocab × d */
     MHA_TP_POSITION, /* P   L × d */
     MHA_TP_WQ,       /* d × d */
-    MHA_TP_WK,       /* d × d */
-    MHA_TP_WV,       /* d × d */
+    MHA_TP_WK,       /* d × h_kv·d_k (d × d unless K/V heads are shared) */
+    MHA_TP_WV,       /* d × h_kv·d_k */
     MHA_TP_WO,       /* d × d (W^O) */
     MHA_TP_READOUT,  /* U   d × 2·vocab: columns 0..vocab-1 target PREVIOUS, then FIRST */
     MHA_TP_BIAS,     /* b   2·vocab */
@@ -137,7 +151,8 @@ void       mha_trainer_reset(mha_trainer *tr);
 
 /* The work of one training step (forward and backward over a batch) and of one
    evaluation (a forward of every held-out sequence), estimated in operations:
-   a sequence's forward is L · (8·d² + 4·L·d + 4·vocab·d) flops of matrix products
+   a sequence's forward is L · (4·d² + 4·d·h_kv·d_k + 4·L·d + 4·vocab·d) flops of matrix products
+   (8·d² in the first two terms unless K/V heads are shared)
    plus 32 for every softmax weight, logit and embedding entry, L · (L·h + 2·vocab + d)
    (an exp and its bookkeeping: measured in wasm, shapes made of those ran up to 30
    times slower a flop); a step is 3 such forwards a sequence, plus 30 a parameter

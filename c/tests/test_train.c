@@ -17,7 +17,7 @@ static const char *const block_names[MHA_TP_COUNT] = {"E", "P", "Wq", "Wk", "Wv"
 /* ---- an independent float64 forward of the same model (plain loops, no shared code) ---- */
 
 typedef struct ref_model {
-    int V, L, d, h;
+    int V, L, d, h, h_kv; /* h_kv: K/V heads (h when not shared) */
     unsigned flags;
     double *p[MHA_TP_COUNT];
     int size[MHA_TP_COUNT];
@@ -25,7 +25,8 @@ typedef struct ref_model {
 
 static ref_model ref_from(mha_trainer *tr) {
     const mha_train_desc *desc = mha_trainer_desc(tr);
-    ref_model m = {desc->vocab, desc->seq_len, desc->d_model, desc->heads, desc->flags, {0}, {0}};
+    ref_model m = {desc->vocab, desc->seq_len, desc->d_model, desc->heads, desc->kv_heads ? desc->kv_heads : desc->heads,
+                   desc->flags, {0}, {0}};
     for (int id = 0; id < MHA_TP_COUNT; id++) {
         float *values;
         int rows, cols;
@@ -41,9 +42,10 @@ static void ref_free(ref_model *m) {
     for (int id = 0; id < MHA_TP_COUNT; id++) free(m->p[id]);
 }
 
-/* Mean cross-entropy over count sequences; att (h·L·L) gets the last sequence's weights. */
+/* Mean cross-entropy over count sequences; att (h·L·L) gets the last sequence's weights.
+   K and V are L×kvd (kvd = h_kv·d_k), query head hd reading group hd·h_kv/h. */
 static double ref_loss(const ref_model *m, const int *tokens, int count, const unsigned char *enabled, double *att) {
-    const int V = m->V, L = m->L, d = m->d, h = m->h, dk = d / h;
+    const int V = m->V, L = m->L, d = m->d, h = m->h, dk = d / h, kvd = m->h_kv * dk;
     const double scale = (m->flags & MHA_SCALE) ? 1.0 / sqrt((double)dk) : 1.0;
     double *x = malloc(sizeof(double) * (size_t)L * d * 5), *q = x + L * d, *k = q + L * d, *v = k + L * d, *c = v + L * d;
     double *y = malloc(sizeof(double) * (size_t)d), *z = malloc(sizeof(double) * (size_t)2 * V), *w = malloc(sizeof(double) * (size_t)L);
@@ -54,21 +56,27 @@ static double ref_loss(const ref_model *m, const int *tokens, int count, const u
             for (int j = 0; j < d; j++) x[r * d + j] = m->p[MHA_TP_TOKEN][t[r] * d + j] + m->p[MHA_TP_POSITION][r * d + j];
         for (int r = 0; r < L; r++)
             for (int j = 0; j < d; j++) {
-                double a = 0, b = 0, e = 0;
+                double a = 0;
+                for (int i = 0; i < d; i++) a += x[r * d + i] * m->p[MHA_TP_WQ][i * d + j];
+                q[r * d + j] = a;
+            }
+        for (int r = 0; r < L; r++)
+            for (int j = 0; j < kvd; j++) {
+                double b = 0, e = 0;
                 for (int i = 0; i < d; i++) {
-                    a += x[r * d + i] * m->p[MHA_TP_WQ][i * d + j];
-                    b += x[r * d + i] * m->p[MHA_TP_WK][i * d + j];
-                    e += x[r * d + i] * m->p[MHA_TP_WV][i * d + j];
+                    b += x[r * d + i] * m->p[MHA_TP_WK][i * kvd + j];
+                    e += x[r * d + i] * m->p[MHA_TP_WV][i * kvd + j];
                 }
-                q[r * d + j] = a, k[r * d + j] = b, v[r * d + j] = e;
+                k[r * kvd + j] = b, v[r * kvd + j] = e;
             }
         for (int hd = 0; hd < h; hd++)
             for (int r = 0; r < L; r++) {
+                const int g = hd * m->h_kv / h; /* the K/V group this query head reads */
                 const int visible = (m->flags & MHA_CAUSAL) ? r + 1 : L;
                 double max = -INFINITY, sum = 0;
                 for (int col = 0; col < visible; col++) {
                     double dot = 0;
-                    for (int j = 0; j < dk; j++) dot += q[r * d + hd * dk + j] * k[col * d + hd * dk + j];
+                    for (int j = 0; j < dk; j++) dot += q[r * d + hd * dk + j] * k[col * kvd + g * dk + j];
                     w[col] = dot * scale;
                     if (w[col] > max) max = w[col];
                 }
@@ -80,7 +88,7 @@ static double ref_loss(const ref_model *m, const int *tokens, int count, const u
                 const int on = !enabled || enabled[hd];
                 for (int j = 0; j < dk; j++) {
                     double o = 0;
-                    for (int col = 0; col < visible; col++) o += w[col] * v[col * d + hd * dk + j];
+                    for (int col = 0; col < visible; col++) o += w[col] * v[col * kvd + g * dk + j];
                     c[r * d + hd * dk + j] = on ? o : 0.0;
                 }
             }
@@ -131,8 +139,8 @@ static void gradient_check(mha_train_desc desc, int count, int train_steps, cons
     CHECK(fabs(ref - loss) <= 1e-5 * (1 + fabs(ref)), "float32 loss %.9f vs float64 loss %.9f", loss, ref);
 
     char line[512];
-    int used = snprintf(line, sizeof line, "train gradcheck V%d L%d d%d h%d n%d %s%s%s%s:", desc.vocab, desc.seq_len,
-                        desc.d_model, desc.heads, count, (desc.flags & MHA_CAUSAL) ? "causal" : "no-mask",
+    int used = snprintf(line, sizeof line, "train gradcheck V%d L%d d%d h%d kv%d n%d %s%s%s%s:", desc.vocab, desc.seq_len,
+                        desc.d_model, desc.heads, desc.kv_heads ? desc.kv_heads : desc.heads, count, (desc.flags & MHA_CAUSAL) ? "causal" : "no-mask",
                         (desc.flags & MHA_SCALE) ? "+scale" : "", enabled ? " ablated" : "", train_steps ? " trained" : "");
     double shape_worst = 0;
     for (int id = 0; id < MHA_TP_COUNT; id++) {
@@ -166,8 +174,14 @@ static void gradient_check(mha_train_desc desc, int count, int train_steps, cons
 
 static mha_train_desc shape(int V, int L, int d, int h, int batch, unsigned flags) {
     mha_train_desc desc = mha_train_default_desc(h);
+    desc.kv_heads = 0;
     desc.vocab = V, desc.seq_len = L, desc.d_model = d, desc.batch = batch, desc.flags = flags, desc.eval_count = 4;
     desc.init_scale = 1.5f; /* sharper softmax rows than the default */
+    return desc;
+}
+
+static mha_train_desc kv(mha_train_desc desc, int kv_heads) {
+    desc.kv_heads = kv_heads;
     return desc;
 }
 
@@ -181,7 +195,17 @@ static void test_gradients(void) {
     gradient_check(shape(6, 5, 8, 2, 2, CS), 2, 0, (const unsigned char[]){1, 0});
     gradient_check(shape(16, 8, 8, 2, 4, CS), 4, 40, NULL); /* the default task's shape, after training */
     gradient_check(shape(16, 8, 8, 4, 4, MHA_SCALE), 3, 40, NULL);
-    CHECK(shapes_checked == 8, "the gradient check ran on %d of 8 shapes", shapes_checked);
+    /* K/V heads shared: multi-query (1) and grouped-query (a divisor between), so a group's gradient
+       is checked as the sum over the query heads that read it */
+    gradient_check(kv(shape(7, 6, 8, 4, 2, CS), 1), 2, 0, NULL);
+    gradient_check(kv(shape(7, 6, 8, 4, 2, CS), 2), 2, 0, NULL);
+    gradient_check(kv(shape(6, 5, 12, 6, 2, MHA_SCALE), 3), 2, 0, NULL);
+    gradient_check(kv(shape(6, 5, 12, 6, 2, MHA_CAUSAL), 2), 2, 0, NULL);
+    gradient_check(kv(shape(6, 5, 8, 4, 2, CS), 2), 2, 0, (const unsigned char[]){1, 0, 1, 1});
+    gradient_check(kv(shape(6, 5, 8, 4, 2, CS), 1), 2, 0, (const unsigned char[]){0, 1, 0, 1});
+    gradient_check(kv(shape(16, 8, 8, 4, 4, CS), 2), 4, 40, NULL); /* the default task's shape, GQA, trained */
+    gradient_check(kv(shape(16, 8, 8, 2, 4, CS), 1), 3, 40, NULL); /* and MQA */
+    CHECK(shapes_checked == 16, "the gradient check ran on %d of 16 shapes", shapes_checked);
     printf("train gradient check: max relative error %.2e over %d shapes x %d blocks (tolerance 1e-04)\n", worst_error,
            shapes_checked, MHA_TP_COUNT);
 }
@@ -189,8 +213,9 @@ static void test_gradients(void) {
 /* ---- the example through mha_forward agrees with the float64 forward ---- */
 
 static void test_agrees_with_mha_forward(void) {
-    for (int masked = 0; masked < 2; masked++) {
-        mha_train_desc desc = shape(9, 6, 8, 2, 2, masked ? MHA_CAUSAL | MHA_SCALE : MHA_SCALE);
+    for (int run = 0; run < 4; run++) { /* masked or not, each with its own K/V heads and shared (MQA) */
+        const int masked = run % 2;
+        mha_train_desc desc = kv(shape(9, 6, 8, 2, 2, masked ? MHA_CAUSAL | MHA_SCALE : MHA_SCALE), run < 2 ? 0 : 1);
         mha_trainer *tr;
         if (mha_trainer_create(&desc, &tr) != MHA_OK) {
             CHECK(0, "create: %s", mha_last_error());
@@ -214,7 +239,8 @@ static void test_agrees_with_mha_forward(void) {
             CHECK(mha_tensor(layer, MHA_T_ATTENTION, hd, &a) == MHA_OK, "tensor");
             for (int i = 0; i < 36; i++) worst = fmax(worst, fabs(a[i] - att[hd * 36 + i]));
         }
-        CHECK(worst < 1e-5, "mha_forward attention differs from the trainer's model by %.3g", worst);
+        CHECK(worst < 1e-5, "mha_forward attention differs from the trainer's model by %.3g (kv_heads %d)", worst, desc.kv_heads);
+        CHECK(!layer || mha_layer_kv_heads(layer) == (desc.kv_heads ? desc.kv_heads : 2), "the example layer shares K/V as the trainer does");
         ref_free(&m);
         mha_trainer_destroy(tr);
     }
@@ -308,9 +334,57 @@ static void test_determinism(void) {
         mha_trainer_reset(a);
         CHECK(memcmp(pa, pc, sizeof(float) * 64) != 0, "another seed, other weights");
     }
+    /* kv_heads = heads is the multi-head trainer, bit for bit */
+    desc.seed = 1234, desc.kv_heads = 4;
+    mha_trainer *e;
+    CHECK(mha_trainer_create(&desc, &e) == MHA_OK, "create kv_heads = heads");
+    if (e) {
+        float le;
+        mha_trainer_reset(a);
+        mha_trainer_step(a, 30, &la);
+        mha_trainer_step(e, 30, &le);
+        CHECK(memcmp(&la, &le, sizeof la) == 0, "kv_heads = heads: loss %.9g, MHA's %.9g", le, la);
+        for (int id = 0; id < MHA_TP_COUNT; id++) {
+            int rows, cols;
+            float *pe;
+            mha_trainer_param(a, id, &pa, NULL, &rows, &cols);
+            mha_trainer_param(e, id, &pe, NULL, NULL, NULL);
+            CHECK(memcmp(pa, pe, sizeof(float) * (size_t)rows * cols) == 0, "kv_heads = heads: block %s identical", block_names[id]);
+        }
+    }
     mha_trainer_destroy(a);
     mha_trainer_destroy(b);
     mha_trainer_destroy(c);
+    mha_trainer_destroy(e);
+
+    /* One seed, any kv_heads: the same example and other weights, and each K/V group starts as
+       the multi-head model's K/V head of the group's first query head */
+    desc = mha_train_default_desc(4);
+    desc.seed = 77;
+    mha_trainer *full;
+    CHECK(mha_trainer_create(&desc, &full) == MHA_OK, "create MHA");
+    for (int kv_heads = 1; kv_heads <= 2 && full; kv_heads++) {
+        desc.kv_heads = kv_heads;
+        mha_trainer *shared;
+        CHECK(mha_trainer_create(&desc, &shared) == MHA_OK, "create kv_heads %d", kv_heads);
+        if (!shared) break;
+        CHECK(memcmp(mha_trainer_example(full), mha_trainer_example(shared), 8 * sizeof(int)) == 0, "kv_heads %d: same example", kv_heads);
+        for (int id = 0; id < MHA_TP_COUNT; id++) {
+            int rows, cols, kv_cols;
+            float *pf, *ps;
+            mha_trainer_param(full, id, &pf, NULL, &rows, &cols);
+            mha_trainer_param(shared, id, &ps, NULL, NULL, &kv_cols);
+            int same = 1;
+            for (int r = 0; r < rows; r++)
+                for (int col = 0; col < kv_cols; col++) {
+                    const int group = col / 2, from = kv_cols == cols ? col : group * 4 / kv_heads * 2 + col % 2;
+                    same &= memcmp(&ps[r * kv_cols + col], &pf[r * cols + from], sizeof(float)) == 0;
+                }
+            CHECK(same, "kv_heads %d: block %s drawn as MHA's", kv_heads, block_names[id]);
+        }
+        mha_trainer_destroy(shared);
+    }
+    mha_trainer_destroy(full);
 }
 
 static void expect_create_error(mha_train_desc desc, mha_status want, const char *fragment) {
@@ -341,6 +415,12 @@ static void test_errors(void) {
     expect_create_error(desc, MHA_ERR_BAD_INPUT, "flags");
     desc = mha_train_default_desc(64), desc.d_model = 1024, desc.vocab = 4096, desc.batch = 4096, desc.seq_len = 256;
     expect_create_error(desc, MHA_ERR_TOO_LARGE, "MB");
+    desc = mha_train_default_desc(4), desc.kv_heads = 3;
+    expect_create_error(desc, MHA_ERR_KV_HEADS_NOT_DIVISOR, "kvHeads 3 does not divide heads 4");
+    desc.kv_heads = 8;
+    expect_create_error(desc, MHA_ERR_KV_HEADS_NOT_DIVISOR, "kvHeads 8 does not divide heads 4");
+    desc.kv_heads = -1;
+    expect_create_error(desc, MHA_ERR_BAD_SIZE, "kvHeads");
     CHECK(mha_trainer_create(NULL, NULL) == MHA_ERR_NULL_ARGUMENT, "NULL desc");
 
     desc = mha_train_default_desc(2);
@@ -395,6 +475,29 @@ static void test_call_cost(void) {
     CHECK(mha_trainer_steps(tr) == 0, "none taken");
     CHECK(mha_trainer_step(tr, (int)(MHA_TRAIN_MAX_CALL_COST / per_step), NULL) == MHA_OK, "as many as fit: %s", mha_last_error());
     mha_trainer_destroy(tr);
+
+    /* Shared K/V heads: W_k and W_v are d×kvd, so their products and parameters shrink by the same
+       d·(d - kvd) each, and nothing else changes; kv_heads = heads costs what 0 does, to the bit. */
+    for (int kv_heads = 1; kv_heads <= 4; kv_heads *= 2) {
+        mha_trainer *mha_tr, *gqa;
+        desc = mha_train_default_desc(4);
+        CHECK(mha_trainer_create(&desc, &mha_tr) == MHA_OK, "MHA");
+        desc.kv_heads = kv_heads;
+        CHECK(mha_trainer_create(&desc, &gqa) == MHA_OK, "kv_heads %d: %s", kv_heads, mha_last_error());
+        if (!mha_tr || !gqa) return;
+        const double d = 8, kvd = kv_heads * 2, saved = d * (d - kvd), L = 8, B = 32, E = 256;
+        CHECK(mha_trainer_param_count(mha_tr) - mha_trainer_param_count(gqa) == 2 * saved, "kv_heads %d: %d parameters",
+              kv_heads, mha_trainer_param_count(gqa));
+        CHECK(mha_trainer_step_cost(mha_tr) - mha_trainer_step_cost(gqa) == 3 * B * L * 4 * saved + 30 * 2 * saved,
+              "kv_heads %d: a step costs %.0f, MHA's %.0f", kv_heads, mha_trainer_step_cost(gqa), mha_trainer_step_cost(mha_tr));
+        CHECK(mha_trainer_evaluate_cost(mha_tr) - mha_trainer_evaluate_cost(gqa) == E * L * 4 * saved,
+              "kv_heads %d: an evaluation costs %.0f", kv_heads, mha_trainer_evaluate_cost(gqa));
+        int rows, cols;
+        mha_trainer_param(gqa, MHA_TP_WK, NULL, NULL, &rows, &cols);
+        CHECK(rows == 8 && cols == kvd, "W_k is %dx%d", rows, cols);
+        mha_trainer_destroy(mha_tr);
+        mha_trainer_destroy(gqa);
+    }
 }
 
 /* A confidently wrong model has a large but finite loss (no exp underflow to log 0). */

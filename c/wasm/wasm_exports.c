@@ -138,8 +138,9 @@ EMSCRIPTEN_KEEPALIVE void wasm_free(void *p) { free(p); }
 
 /* Every field not given here keeps mha_train_default_desc's value. */
 EMSCRIPTEN_KEEPALIVE mha_trainer *wasm_trainer_create(int heads, int d_model, int seq_len, int vocab, int batch,
-                                                      int eval_count, int flags, unsigned seed, float lr) {
+                                                      int eval_count, int flags, unsigned seed, float lr, int kv_heads) {
     mha_train_desc desc = mha_train_default_desc(heads);
+    desc.kv_heads = kv_heads;
     desc.d_model = d_model;
     desc.seq_len = seq_len;
     desc.vocab = vocab;

@@ -23,10 +23,13 @@ async function lesson(): Promise<number> {
   const trainer = mha.createTrainer({ heads: 2 });
   trainer.step(10);
   const headOne: Float32Array = trainer.attention(0);
+  // Multi-query training: one K/V head for both query heads.
+  const mqa = mha.createTrainer({ heads: 2, kvHeads: 1 });
+  const shared: number = mqa.kvGroup(1) + mqa.kvHeads + mqa.kvWidth + mqa.weights().wk.length;
   try {
     mha.createLayer({ dModel: 768, heads: 7, maxLen: 4 });
   } catch (error) {
-    if (error instanceof MHAError && error.code === 'HEADS_NOT_DIVISOR') return 0;
+    if (error instanceof MHAError && error.code === 'HEADS_NOT_DIVISOR') return shared;
   }
   layer.dispose();
   // A worker is handed the page's compiled core instead of fetching the wasm again.

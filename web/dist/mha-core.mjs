@@ -30,4 +30,4 @@ export const fusedUrls = {
   threaded: new URL('./mha-core-mt-fma.wasm', import.meta.url).href,
 };
 
-export const coreBuild = '4b50b48cfaed98ef'; // the build of the wasm this glue calls: web/src/load.js checks it
+export const coreBuild = 'e84bfe277e51ac78'; // the build of the wasm this glue calls: web/src/load.js checks it

@@ -129,6 +129,13 @@ export interface RandomState {
 export interface TrainerOptions {
   /** h: 1, 2, 4, … must divide dModel. */
   heads: number;
+  /**
+   * Heads of K and V, dividing heads (default heads; 1 is multi-query attention, between grouped-query): wk and wv
+   * are then dModel × kvHeads·dK, and query head i reads K/V group kvGroup(i). One seed gives every kvHeads the same
+   * data and the same other weights (each group's wk and wv start as the multi-head model's of its first query head).
+   * KV_HEADS_NOT_DIVISOR, with details { kvHeads, heads }, when it does not divide heads.
+   */
+  kvHeads?: number;
   /** Default 8. */
   dModel?: number;
   /** L, default 8. */
@@ -172,10 +179,12 @@ export interface TrainerWeights {
   tokenEmbedding: Float32Array;
   /** seqLen × dModel. */
   positionEmbedding: Float32Array;
-  /** dModel × dModel each. */
+  /** dModel × dModel. */
   wq: Float32Array;
+  /** dModel × kvHeads·dK each (dModel × dModel unless K/V heads are shared). */
   wk: Float32Array;
   wv: Float32Array;
+  /** dModel × dModel. */
   wo: Float32Array;
   /** dModel × 2·vocab: previous-token logits, then first-token logits. */
   readout: Float32Array;
@@ -191,6 +200,12 @@ export interface TrainerWeights {
  */
 export interface Trainer extends Results {
   readonly heads: number;
+  /** K/V heads: heads (multi-head), 1 (multi-query), or a divisor of heads between (grouped-query). */
+  readonly kvHeads: number;
+  /** Columns of K and V: kvHeads·dK. */
+  readonly kvWidth: number;
+  /** The K/V group query head `head` reads: ⌊head·kvHeads/heads⌋. */
+  kvGroup(head: number): number;
   readonly dModel: number;
   readonly dK: number;
   readonly seqLen: number;
@@ -199,7 +214,7 @@ export interface Trainer extends Results {
   readonly lr: number;
   readonly batch: number;
   readonly evalCount: number;
-  /** All parameters; the same for every h at one dModel. */
+  /** All parameters; the same for every h at one dModel, fewer by 2·dModel·(dModel − kvHeads·dK) with shared K/V heads. */
   readonly paramCount: number;
   /** Steps since creation or reset. */
   readonly steps: number;

@@ -36,10 +36,17 @@ export function kvDetails(error, heads, kvHeads) {
 export class ForwardViews {
   #view; // (tensor id, head, count) → a checked, fresh view
   #rows; // () → L of the forward
+  #owner; // 'layer' or 'trainer', for HEAD_INDEX's sentence
 
-  constructor(view, rows) {
+  constructor(view, rows, owner) {
     this.#view = view;
     this.#rows = rows;
+    this.#owner = owner;
+  }
+
+  /** The K/V group query head i reads: ⌊i·kvHeads/heads⌋, as mha_layer_kv_group (c/lib/mha.h) computes it. */
+  kvGroup(i) {
+    return Math.floor(indexArg('head', i, this.heads, this.#owner) * this.kvHeads / this.heads);
   }
 
   /** Head i's softmax weights, L×L; masked entries are exactly 0. */
@@ -103,7 +110,7 @@ class Layer extends ForwardViews {
   #layer; // the core's layer, whose tensors we read
 
   constructor(core, ptr, { dModel, heads, maxLen, kvHeads }) {
-    super((id, head, count) => tensorView(this.#lifetime.core(), this.#layer, id, head, count, this.heads, 'layer'), () => this.length);
+    super((id, head, count) => tensorView(this.#lifetime.core(), this.#layer, id, head, count, this.heads, 'layer'), () => this.length, 'layer');
     this.#lifetime = new Lifetime(this, 'this layer was disposed; create a new one with createLayer', destroyLayer, core, ptr);
     this.#ptr = ptr;
     this.#layer = core._wasm_layer_core(ptr);
@@ -172,11 +179,6 @@ class Layer extends ForwardViews {
     this.length = core._wasm_layer_len(this.#layer); // 0 after a forward that failed half-way
     if (status) throw coreError(core);
     return this;
-  }
-
-  /** The K/V group query head i reads: ⌊i·kvHeads/heads⌋, as mha_layer_kv_group (c/lib/mha.h) computes it. */
-  kvGroup(i) {
-    return Math.floor(indexArg('head', i, this.heads, 'layer') * this.kvHeads / this.heads);
   }
 
   /** Frees the layer's buffers; later calls throw DISPOSED. */

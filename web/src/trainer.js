@@ -1,7 +1,7 @@
 // The Trainer of createTrainer (c/lib/train.h, exported by c/wasm/wasm_exports.c): a small model that learns, in the
 // wasm heap, which view each head takes.
 import { MHAError, arrayLength, checkOptions, coreError, describe, enabledHeads, intArg, seedArg, tokenIds } from './checks.js';
-import { FLAG, ForwardViews, tensorView } from './layer.js';
+import { FLAG, ForwardViews, kvDetails, tensorView } from './layer.js';
 import { Lifetime } from './lifetime.js';
 
 // The parameter blocks of c/lib/train.h's mha_train_param, in its order.
@@ -21,21 +21,22 @@ function trainerScratch(core, heads, seqLen) {
 
 /** A Trainer on `core`, its options checked; the defaults are the API's (see Attention.createTrainer). */
 export function createTrainer(core, options) {
-  const { heads, dModel = 8, seqLen = 8, vocab = 16, seed = 0, lr = 0.01, batch = 32, evalCount = 256, causal = true, scale = true } =
-    checkOptions('createTrainer', options, ['heads', 'dModel', 'seqLen', 'vocab', 'seed', 'lr', 'batch', 'evalCount', 'causal', 'scale']);
+  const { heads, kvHeads = 0, dModel = 8, seqLen = 8, vocab = 16, seed = 0, lr = 0.01, batch = 32, evalCount = 256, causal = true, scale = true } =
+    checkOptions('createTrainer', options, ['heads', 'kvHeads', 'dModel', 'seqLen', 'vocab', 'seed', 'lr', 'batch', 'evalCount', 'causal', 'scale']);
   const args = [intArg('heads', heads), intArg('dModel', dModel), intArg('seqLen', seqLen), intArg('vocab', vocab),
     intArg('batch', batch), intArg('evalCount', evalCount)];
+  intArg('kvHeads', kvHeads, 0);
   seedArg(seed);
   if (typeof lr !== 'number') throw new MHAError('BAD_ARGUMENT', `lr must be a number, got ${describe(lr)}`);
   const flags = (causal ? FLAG.causal : 0) | (scale ? FLAG.scale : 0);
-  const ptr = core._wasm_trainer_create(...args, flags, seed, lr);
-  if (!ptr) throw coreError(core);
+  const ptr = core._wasm_trainer_create(...args, flags, seed, lr, kvHeads);
+  if (!ptr) throw kvDetails(coreError(core), heads, kvHeads);
   const scratch = core._wasm_malloc(trainerScratch(core, heads, seqLen).bytes);
   if (!scratch) {
     core._wasm_trainer_destroy(ptr);
     throw new MHAError('OUT_OF_MEMORY', 'not enough memory for a trainer');
   }
-  return new Trainer(core, ptr, scratch, { heads, dModel, seqLen, vocab, seed, lr, batch, evalCount, causal: Boolean(causal), scale: Boolean(scale) });
+  return new Trainer(core, ptr, scratch, { heads, kvHeads: kvHeads || heads, dModel, seqLen, vocab, seed, lr, batch, evalCount, causal: Boolean(causal), scale: Boolean(scale) });
 }
 
 function destroyTrainer(core, ptr, scratch) {
@@ -57,7 +58,7 @@ class Trainer extends ForwardViews {
   #layer = 0;
 
   constructor(core, ptr, scratch, options) {
-    super((id, head, count) => tensorView(this.#lifetime.core(), this.#exampleLayer(), id, head, count, this.heads, 'trainer'), () => this.seqLen);
+    super((id, head, count) => tensorView(this.#lifetime.core(), this.#exampleLayer(), id, head, count, this.heads, 'trainer'), () => this.seqLen, 'trainer');
     this.#lifetime = new Lifetime(this, 'this trainer was disposed; create a new one with createTrainer', destroyTrainer, core, ptr, scratch);
     this.#ptr = ptr;
     this.#scratch = scratch;
@@ -141,7 +142,8 @@ class Trainer extends ForwardViews {
 
   /**
    * The current weights, row-major Float32Array views: tokenEmbedding (vocab × dModel),
-   * positionEmbedding (seqLen × dModel), wq, wk, wv, wo (dModel × dModel), readout (dModel × 2·vocab:
+   * positionEmbedding (seqLen × dModel), wq and wo (dModel × dModel), wk and wv (dModel × kvHeads·dK: dModel × dModel
+   * unless K/V heads are shared), readout (dModel × 2·vocab:
    * the previous-token logits, then the first-token logits), readoutBias (2·vocab).
    */
   weights() {

@@ -3,15 +3,17 @@
 // (web/dist/train-worker.js); train-host.js starts it, or runs the same host in its own thread when
 // workers are unavailable.
 //
-// Messages in:  { type: 'init', heads, seed?, example?, stepsPerTick?, maxSteps?, wasm? }
-//                 (wasm: the page's compiled core, a WebAssembly.Module; the worker then fetches nothing)
+// Messages in:  { type: 'init', heads, kvHeads?, seed?, example?, stepsPerTick?, maxSteps?, wasm? }
+//                 (kvHeads: K/V heads shared by groups of query heads, a divisor of heads; default heads.
+//                 wasm: the page's compiled core, a WebAssembly.Module; the worker then fetches nothing)
 //               { type: 'start' } { type: 'pause' } { type: 'reset' }
 //               { type: 'speed', stepsPerTick } { type: 'dispose' }
-// Messages out: { type: 'ready', heads, dK, seqLen, vocab, paramCount, example, maxSteps }
+// Messages out: { type: 'ready', heads, kvHeads, kvGroups, dK, seqLen, vocab, paramCount, example, maxSteps }
+//                 (kvGroups[i]: the K/V group query head i reads)
 //               { type: 'progress', steps, loss, eval, attention: Float32Array[] (one L×L per head),
 //                 predict, running, done }
 //               { type: 'ablation', steps, all, off: [evaluation with head i switched off] }
-//               { type: 'error', code, message }
+//               { type: 'error', code, message, details? } (details: KV_HEADS_NOT_DIVISOR's { kvHeads, heads })
 import { loadAttention } from '../src/shared-core.js';
 
 /** Evaluate and redraw about this often (ms) while running. */
@@ -86,9 +88,10 @@ export function createTrainingHost(post) {
         trainer = null;
         if (message.stepsPerTick) stepsPerTick = message.stepsPerTick;
         if (message.maxSteps) maxSteps = message.maxSteps;
-        trainer = mha.createTrainer({ heads: message.heads, seed: message.seed ?? 0 });
+        trainer = mha.createTrainer({ heads: message.heads, kvHeads: message.kvHeads, seed: message.seed ?? 0 });
         if (message.example) trainer.setExample(message.example);
-        post({ type: 'ready', heads: trainer.heads, dK: trainer.dK, seqLen: trainer.seqLen, vocab: trainer.vocab, paramCount: trainer.paramCount, example: trainer.example, maxSteps });
+        const kvGroups = Array.from({ length: trainer.heads }, (_, i) => trainer.kvGroup(i));
+        post({ type: 'ready', heads: trainer.heads, kvHeads: trainer.kvHeads, kvGroups, dK: trainer.dK, seqLen: trainer.seqLen, vocab: trainer.vocab, paramCount: trainer.paramCount, example: trainer.example, maxSteps });
         progress();
         break;
       }
