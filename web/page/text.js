@@ -7,6 +7,7 @@ import { PIPELINE_TEXT } from '../pipeline/strings.js';
 import { POEMS_TEXT } from '../poems/strings.js';
 import { GPT2_TEXT } from '../gpt2/strings.js';
 import { REAL_HEADS_TEXT } from '../real-heads/strings.js';
+import { GQA_TEXT } from '../gqa/strings.js';
 import { grouped } from '../ui/section.js';
 
 // §5 gives each shape for the hand example and for section 1's sizes (GPT-2's by default); `bill` is
@@ -60,6 +61,7 @@ export const TEXT = {
       poems: '十、真实模型里的头',
       quiz: '十一、检索练习',
       share: '十二、分享与导出',
+      gqa: '十三、多头之后：共用 K 和 V 的头（MQA、GQA）',
     },
     bill: {
       lead: '改动最小的想法谁都想得到：要几种眼光，就多装几套眼镜——h 套互不相干的 W_Q、W_K、W_V，每套都是完整的 d_model × d_model，各算各的注意力，输出再拼起来。论文的办法则是把 d_model 维切成 h 段，每个头只拿 d_k = d_model ÷ h 维，最后用一个 Wᴼ（d_model × d_model）把各头的结果融合（下一节细说）。先别急着写代码，改一改下面的数，算算两种做法的账。',
@@ -105,6 +107,7 @@ export const TEXT = {
       next: '切分不改参数总量：h 套小眼镜加起来仍是 3 × d_model²，再加 Wᴼ 的 d_model²。下一节就拿「猫吃鱼」亲手切一遍。',
     },
     hand: HAND_TEXT.zh,
+    gqa: GQA_TEXT.zh,
     // Pointing at a cell of a figure (ui/explore.js).
     explain: {
       hint: '想知道图里某个数是怎么来的？把鼠标移到它上面，或点一下、用 Tab 键聚焦后按方向键：算式会用当前的数写出来，它用到的格子会被框出。',
@@ -353,6 +356,7 @@ export const TEXT = {
       poems: '10. Real heads in a trained model',
       quiz: '11. Retrieval practice',
       share: '12. Share and export',
+      gqa: '13. After multi-head attention: heads that share K and V (MQA, GQA)',
     },
     bill: {
       lead: 'The smallest change anyone would think of: for more ways of looking, wear more pairs of glasses — h independent sets of W_Q, W_K, W_V, each a complete d_model × d_model, each running attention on its own, their outputs joined. The paper instead cuts the d_model dimensions into h slices, gives each head d_k = d_model ÷ h of them, and merges the heads with one Wᴼ (d_model × d_model), as the next section shows. Before writing any code, change the numbers below and compare the two bills.',
@@ -398,6 +402,7 @@ export const TEXT = {
       next: 'Splitting does not change the total: the h small pairs of glasses still add up to 3 × d_model², plus d_model² for Wᴼ. The next section splits 猫吃鱼 by hand.',
     },
     hand: HAND_TEXT.en,
+    gqa: GQA_TEXT.en,
     // Pointing at a cell of a figure (ui/explore.js).
     explain: {
       hint: 'Wonder where a number in a figure comes from? Point at it, tap it, or Tab to a figure and use the arrow keys: its arithmetic is written out with the live numbers, and the cells it uses are outlined.',
