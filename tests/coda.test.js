@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { loadAttention } from '../web/src/attention.js';
 import { createSession } from '../web/shared/session.js';
 import { defaultHand } from '../web/hand/limits.js';
-import { exampleFacts, meanPooled, billFacts, groupFacts, shownPercent } from '../web/gqa/facts.js';
+import { exampleFacts, meanPooled, billFacts, groupFacts, questionFacts, shownPercent } from '../web/gqa/facts.js';
 import { GQA_TEXT, bytesText } from '../web/gqa/strings.js';
 import { seededRandom } from './seeded.js';
 
@@ -185,4 +185,25 @@ test('the groups: which query heads read which K/V head, and the core\'s error f
   assert.deepEqual(groupFacts(session, { heads: 4, kvHeads: 1 }).groups, [[0, 1, 2, 3]]);
   assert.deepEqual(groupFacts(session, { heads: 12, kvHeads: 4 }).divisors, [1, 2, 3, 4, 6, 12]);
   for (const kvHeads of [3, 5, 8]) assert.throws(() => groupFacts(session, { heads: 4, kvHeads }), (error) => error.code === 'KV_HEADS_NOT_DIVISOR');
+});
+
+test('the two questions: GPT-2 small with MQA caches 6 KiB a word (by hand), and head 1\'s shared weight is the core\'s', () => {
+  const [cache, weight] = questionFacts(mha, session, defaultHand());
+  // By hand: one K/V head of d_k = 768 / 12 = 64, K and V, 4 bytes, 12 layers: 2·64·4·12 = 6,144 bytes = 6 KiB.
+  assert.equal(cache.answer, (2 * 64 * 4 * 12) / 1024);
+  assert.equal(cache.answer, 6);
+  // 猫's row with the shared K: q [1,1] against [1,0], [0,1], [0.5,0.5] scores 1 each: a third to 鱼.
+  assert.deepEqual(weight.words, ['猫', '鱼']);
+  assert.ok(Math.abs(weight.answer - 1 / 3) < 1e-6);
+  const random = seededRandom(7);
+  for (let n = 0; n < 200; n++) {
+    const hand = randomHand(random);
+    const [, asked] = questionFacts(mha, session, hand);
+    const L = hand.tokens.length;
+    const layer = mha.createLayer({ dModel: 4, heads: 2, kvHeads: 1, maxLen: 8 });
+    layer.forward({ q: hand.q, k: meanPooled(hand.k, { heads: 2, kvHeads: 1, dK: 2 }), v: meanPooled(hand.v, { heads: 2, kvHeads: 1, dK: 2 }), causal: hand.causal, scale: hand.scale });
+    assert.equal(asked.answer, layer.attention(0)[L - 1]);
+    assert.deepEqual(asked.words, [hand.tokens[0], hand.tokens[L - 1]]);
+    layer.dispose();
+  }
 });

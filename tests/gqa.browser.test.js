@@ -100,4 +100,35 @@ describe('§13 follows the live state', () => {
     assert.match(await page.textContent('#gqa-groups-kind'), /multi-query attention/);
     assert.deepEqual(errors, []);
   });
+
+  test('the two questions are checked by the core: right, wrong, revealed, and the weight follows §3', async () => {
+    const { page, errors } = lesson;
+    await page.fill('#gqa-q-cache', '72');
+    await page.click('#gqa-q-cache-check');
+    await settle(page);
+    assert.equal(await page.getAttribute('#gqa-q-cache-result', 'data-said'), 'wrong');
+    await page.fill('#gqa-q-cache', '6');
+    await page.click('#gqa-q-cache-check');
+    await settle(page);
+    assert.equal(await page.textContent('#gqa-q-cache-result'), 'Right: the core computes 6.');
+    // §3 was edited above (q[猫] dimension 1 is −2): the answer is the core's for those numbers, not the lesson's 0.33.
+    await page.click('#gqa-q-weight-reveal');
+    await settle(page);
+    const revealed = await page.textContent('#gqa-q-weight-result');
+    const [, shown] = revealed.match(/computes (\d\.\d\d)\./);
+    const weights = await weightsOf(page, 0);
+    assert.equal(shown, weights[2], 'head 1 on the first row, the last word');
+    assert.match(await page.textContent('#gqa-q-weight-prompt'), /“鱼” on “猫”'s row/);
+    await page.fill('#gqa-q-weight', shown);
+    await page.click('#gqa-q-weight-check');
+    await settle(page);
+    assert.equal(await page.getAttribute('#gqa-q-weight-result', 'data-said'), 'right');
+    // A new edit in §3: the check found on the old numbers no longer shows.
+    await page.click('.drag-number[data-matrix="q"][data-row="0"][data-col="0"]');
+    await page.fill('#entry-range', '2');
+    await settle(page);
+    await drawnNear(page, '#gqa-section');
+    await page.waitForFunction(() => document.querySelector('#gqa-q-weight-result').textContent === '');
+    assert.deepEqual(errors, []);
+  });
 });

@@ -113,3 +113,18 @@ export function groupFacts(session, { heads, kvHeads }) {
   for (const head of range(heads)) groups[layer.kvGroup(head)].push(head);
   return { heads, kvHeads: layer.kvHeads, groups, divisors: range(heads).map((i) => i + 1).filter((d) => heads % d === 0) };
 }
+
+/**
+ * The coda's two questions, each answered by the core when the learner checks: GPT-2 small's K/V cache for a
+ * word over its 12 layers with one K/V head (MQA), in KiB; and, on §3's live numbers with K and V shared,
+ * the weight head 1 gives the last word on the first word's row. `{ key, answer, tolerance, words }`.
+ */
+export function questionFacts(mha, session, hand) {
+  const gpt2 = BILL_MODELS.find((model) => model.key === 'gpt2');
+  const { kvCacheBytes } = mha.paramCount({ dModel: gpt2.dModel, heads: gpt2.heads, kvHeads: 1, bytesPerValue: gpt2.bytesPerValue });
+  const { gqa, L, tokens } = exampleFacts(session, hand);
+  return [
+    { key: 'cache', answer: (kvCacheBytes * gpt2.layers) / 1024, tolerance: 1e-9 },
+    { key: 'weight', answer: gqa.attention[0][L - 1], tolerance: 0.015, words: [tokens[0], tokens[L - 1]] },
+  ];
+}

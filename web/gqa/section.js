@@ -2,7 +2,7 @@ import { h, show, fill } from '../ui/dom.js';
 import { numberField } from '../ui/controls.js';
 import { section, errorBox } from '../ui/section.js';
 import { createSession } from '../shared/session.js';
-import { exampleFacts, billFacts, groupFacts, MAX_CONTEXT } from './facts.js';
+import { exampleFacts, billFacts, groupFacts, questionFacts, MAX_CONTEXT } from './facts.js';
 import { exampleView, billView, groupsView } from './views.js';
 
 const MAX_HEADS = 16;
@@ -21,6 +21,30 @@ export function gqaSection(ctx, frame) {
   const bill = h('div', { id: 'gqa-bill', 'aria-live': 'polite' });
   const groups = h('div', { id: 'gqa-pipeline', 'aria-live': 'polite' });
   const divisors = h('p', { class: 'muted', id: 'gqa-divisors' });
+  // The two questions: typed answers stay in their boxes; what a check found is UI state (ctx.ui.gqa.answers).
+  const asked = ['cache', 'weight'];
+  const shownAnswer = (fact) => (fact.key === 'cache' ? String(Number(fact.answer.toFixed(6))) : fact.answer.toFixed(2));
+  const questionParts = Object.fromEntries(asked.map((key) => {
+    const id = `gqa-q-${key}`;
+    const input = h('input', { type: 'number', step: 'any', id, inputmode: 'decimal', style: 'width:7em' });
+    return [key, {
+      input,
+      prompt: h('p', { class: 'gqa-question', id: `${id}-prompt` }),
+      result: h('p', { class: 'gqa-result', id: `${id}-result`, 'aria-live': 'polite' }),
+      label: h('label', { for: id }, [t.questions[key].label]),
+    }];
+  }));
+  const facts = () => questionFacts(ctx.mha, session, ctx.state.hand);
+  // An outcome is kept with the §3 numbers it was checked on: once they change, it no longer shows.
+  const handNow = () => JSON.stringify(ctx.state.hand);
+  const answer = (key, outcome) => ctx.setUi((ui) => (ui.gqa = { ...ui.gqa, answers: { ...ui.gqa.answers, [key]: { ...outcome, hand: handNow() } } }));
+  const check = (key) => {
+    const typed = questionParts[key].input.valueAsNumber;
+    if (Number.isNaN(typed)) return answer(key, { said: 'empty' });
+    const fact = facts().find((f) => f.key === key);
+    answer(key, { said: Math.abs(typed - fact.answer) <= fact.tolerance ? 'right' : 'wrong', answer: shownAnswer(fact) });
+  };
+  const reveal = (key) => answer(key, { said: 'revealed', answer: shownAnswer(facts().find((f) => f.key === key)) });
   const setPick = (key) => (value) => ctx.setUi((ui) => (ui.gqa = { ...ui.gqa, [key]: value }));
   const node = section(frame.id, frame.title, [
     h('div', { 'data-screen': 1 }, [h('p', {}, [t.lead]), h('p', {}, [t.why])]),
@@ -44,6 +68,17 @@ export function gqaSection(ctx, frame) {
       divisors,
       groupsError,
       groups,
+      h('h3', {}, [t.questionsTitle]),
+      ...asked.map((key) => h('div', { class: 'gqa-ask' }, [
+        questionParts[key].prompt,
+        h('div', { class: 'controls' }, [
+          questionParts[key].label,
+          questionParts[key].input,
+          h('button', { type: 'button', id: `gqa-q-${key}-check`, onclick: () => check(key) }, [t.check]),
+          h('button', { type: 'button', id: `gqa-q-${key}-reveal`, onclick: () => reveal(key) }, [t.reveal]),
+        ]),
+        questionParts[key].result,
+      ])),
     ]),
   ]);
   return {
@@ -55,6 +90,15 @@ export function gqaSection(ctx, frame) {
         fill(exampleStale, ctx.handError ? [h('p', {}, [t.stale]), errorBox(ctx.text, ctx.handError)] : null);
         example.classList.toggle('stale', Boolean(ctx.handError));
         if (!ctx.handError) show(example, exampleView(t, exampleFacts(session, ctx.state.hand)));
+      }
+      const answers = picks().answers ?? {};
+      const said = { right: (a) => t.right(a.answer), wrong: (a, key) => (key === 'weight' ? t.wrongWeight : t.wrong), revealed: (a) => t.answerIs(a.answer), empty: () => t.unanswered };
+      for (const key of asked) {
+        const words = ctx.state.hand.tokens;
+        questionParts[key].prompt.textContent = t.questions[key].prompt([words[0], words.at(-1)]);
+        const outcome = key === 'weight' && answers[key]?.hand !== handNow() ? null : answers[key];
+        questionParts[key].result.textContent = outcome ? said[outcome.said](outcome, key) : '';
+        questionParts[key].result.dataset.said = outcome?.said ?? '';
       }
       if (areas.has('gqa')) {
         const { heads, kvHeads, context } = picks();
