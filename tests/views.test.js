@@ -17,6 +17,7 @@ import { show } from '../web/ui/dom.js';
 import { createSession } from '../web/shared/session.js';
 import { exampleFacts, billFacts as codaBillFacts, groupFacts } from '../web/gqa/facts.js';
 import { exampleView, billView as codaBillView, groupsView } from '../web/gqa/views.js';
+import { GQA_TEXT } from '../web/gqa/strings.js';
 import { matchGolden } from './golden.js';
 
 const mha = await loadAttention();
@@ -92,7 +93,7 @@ test('§13 the coda: 猫吃鱼 with one shared K and V, the bill for MHA, GQA an
   const bill = codaBillFacts(mha, 1024);
   const groups = groupFacts(session, { heads: 4, kvHeads: 2 });
   for (const lang of ['zh', 'en']) {
-    const t = TEXT[lang].gqa;
+    const t = GQA_TEXT[lang];
     const example = shown(exampleView(t, facts));
     matchGolden(`views/gqa-example-${lang}.html`, example);
     // The shared K is the mean of the heads' K columns; the weights drawn are the core's.

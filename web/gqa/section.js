@@ -4,6 +4,7 @@ import { section, errorBox } from '../ui/section.js';
 import { createSession } from '../shared/session.js';
 import { exampleFacts, billFacts, groupFacts, questionFacts, MAX_CONTEXT } from './facts.js';
 import { exampleView, billView, groupsView } from './views.js';
+import { GQA_TEXT } from './strings.js';
 
 const MAX_HEADS = 16;
 
@@ -12,7 +13,8 @@ const MAX_HEADS = 16;
  * bill of parameters and K/V cache, and which query heads read which K/V head for an h and h_kv picked here.
  */
 export function gqaSection(ctx, frame) {
-  const t = ctx.text.gqa;
+  // The coda's words come with its module, not in the page's first view (its title alone is in TEXT.sections).
+  const t = GQA_TEXT[ctx.lang];
   const picks = () => ctx.ui.gqa;
   const session = createSession(ctx.mha);
   const example = h('div', { id: 'gqa-example' });

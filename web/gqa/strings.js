@@ -1,5 +1,6 @@
-// What §13, the coda (heads that share K and V: MQA, GQA), says, Chinese first and English second (the
-// page's TEXT.{zh,en}.gqa). The sentences about the worked example are made from facts.js's facts alone.
+// What §13, the coda (heads that share K and V: MQA, GQA), says, Chinese first and English second: loaded with
+// the coda's module, so not merged into web/page/text.js (which holds only its title) nor in the first view.
+// The sentences about the worked example are made from facts.js's facts alone.
 
 /** Bytes in the binary units a memory bill uses: 16 B, 72 KiB, 2 GiB (one decimal when not whole). */
 export function bytesText(bytes) {

@@ -7,7 +7,6 @@ import { PIPELINE_TEXT } from '../pipeline/strings.js';
 import { POEMS_TEXT } from '../poems/strings.js';
 import { GPT2_TEXT } from '../gpt2/strings.js';
 import { REAL_HEADS_TEXT } from '../real-heads/strings.js';
-import { GQA_TEXT } from '../gqa/strings.js';
 import { grouped } from '../ui/section.js';
 
 // §5 gives each shape for the hand example and for section 1's sizes (GPT-2's by default); `bill` is
@@ -107,7 +106,6 @@ export const TEXT = {
       next: '切分不改参数总量：h 套小眼镜加起来仍是 3 × d_model²，再加 Wᴼ 的 d_model²。下一节就拿「猫吃鱼」亲手切一遍。',
     },
     hand: HAND_TEXT.zh,
-    gqa: GQA_TEXT.zh,
     // Pointing at a cell of a figure (ui/explore.js).
     explain: {
       hint: '想知道图里某个数是怎么来的？把鼠标移到它上面，或点一下、用 Tab 键聚焦后按方向键：算式会用当前的数写出来，它用到的格子会被框出。',
@@ -402,7 +400,6 @@ export const TEXT = {
       next: 'Splitting does not change the total: the h small pairs of glasses still add up to 3 × d_model², plus d_model² for Wᴼ. The next section splits 猫吃鱼 by hand.',
     },
     hand: HAND_TEXT.en,
-    gqa: GQA_TEXT.en,
     // Pointing at a cell of a figure (ui/explore.js).
     explain: {
       hint: 'Wonder where a number in a figure comes from? Point at it, tap it, or Tab to a figure and use the arrow keys: its arithmetic is written out with the live numbers, and the cells it uses are outlined.',
