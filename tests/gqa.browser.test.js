@@ -132,3 +132,20 @@ describe('§13 follows the live state', () => {
     assert.deepEqual(errors, []);
   });
 });
+
+test('while §3 refuses its numbers, the coda says so with the coded sentence and draws no example', async () => {
+  const { page, errors, context } = await openPage(env.browser, `${env.baseUrl}?lang=en&q=9,1,0,0;0,2,0,2;0,0,1,1`, { baseUrl: env.baseUrl });
+  try {
+    await lessonDrawn(page);
+    await drawnNear(page, '#gqa-section');
+    await page.waitForSelector('#gqa-example-stale .error');
+    assert.equal(await page.getAttribute('#gqa-example-stale .error', 'data-code'), await page.getAttribute('#hand .error', 'data-code'));
+    assert.match(await page.textContent('#gqa-example-stale'), /Section 3's inputs cannot be computed/);
+    assert.equal(await page.$('#gqa-change'), null);
+    // The bill and the groups do not read §3: they are drawn all the same.
+    await page.waitForSelector('#gqa-bill-modern');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
