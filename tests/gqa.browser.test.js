@@ -94,6 +94,11 @@ describe('§13 follows the live state', () => {
     assert.equal(await page.getAttribute('#gqa-groups-error .error', 'data-code'), 'KV_HEADS_NOT_DIVISOR');
     assert.match(await page.textContent('#gqa-groups-error .error'), /h_kv = 3 does not divide h = 8/);
     assert.equal(await page.$$eval('#gqa-groups .gqa-group', (groups) => groups.length), 0);
+    // A number the box cannot take is refused beside it, and the groups stay as they were.
+    await page.fill('#gqa-h', '40');
+    await settle(page);
+    assert.match(await page.textContent('#gqa-h-hint'), /Only whole numbers from 1 to 16; it stays 8\./);
+    await page.fill('#gqa-h', '8');
     await page.fill('#gqa-h-kv', '1');
     await settle(page);
     assert.equal(await page.$('#gqa-groups-error .error'), null);

@@ -48,6 +48,12 @@ export function gqaSection(ctx, frame) {
   };
   const reveal = (key) => answer(key, { said: 'revealed', answer: shownAnswer(facts().find((f) => f.key === key)) });
   const setPick = (key) => (value) => ctx.setUi((ui) => (ui.gqa = { ...ui.gqa, [key]: value }));
+  // A box refuses what is no whole number in its range; h_kv takes any such number, so that one not dividing h
+  // shows the core's sentence.
+  const whole = (key, max) => ({
+    min: 1, max, notANumber: ctx.text.notANumber, onInput: setPick(key), current: () => picks()[key],
+    refuse: (typed) => (Number.isInteger(typed) && typed >= 1 && typed <= max ? null : t.wholeRange(1, max, picks()[key])),
+  });
   const node = section(frame.id, frame.title, [
     h('div', { 'data-screen': 1 }, [h('p', {}, [t.lead]), h('p', {}, [t.why])]),
     h('div', { class: 'gqa-part', 'data-screen': 2 }, [h('h3', {}, [t.exampleTitle]), h('p', { class: 'muted' }, [t.exampleLead]), exampleStale, example]),
@@ -55,7 +61,7 @@ export function gqaSection(ctx, frame) {
       h('h3', {}, [t.billTitle]),
       h('p', { class: 'muted' }, [t.billLead]),
       h('div', { class: 'controls' }, [
-        numberField({ label: t.context, value: picks().context, min: 1, max: MAX_CONTEXT, id: 'gqa-context', notANumber: ctx.text.notANumber, onInput: setPick('context') }),
+        numberField({ label: t.context, value: picks().context, id: 'gqa-context', width: 8, ...whole('context', MAX_CONTEXT) }),
       ]),
       bill,
       h('p', { class: 'muted' }, [t.billNote]),
@@ -64,8 +70,8 @@ export function gqaSection(ctx, frame) {
       h('h3', {}, [t.groupsTitle]),
       h('p', { class: 'muted' }, [t.groupsLead]),
       h('div', { class: 'controls' }, [
-        numberField({ label: t.heads, value: picks().heads, min: 1, max: MAX_HEADS, id: 'gqa-h', notANumber: ctx.text.notANumber, onInput: setPick('heads') }),
-        numberField({ label: t.kvHeads, value: picks().kvHeads, min: 1, max: MAX_HEADS, id: 'gqa-h-kv', notANumber: ctx.text.notANumber, onInput: setPick('kvHeads') }),
+        numberField({ label: t.heads, value: picks().heads, id: 'gqa-h', ...whole('heads', MAX_HEADS) }),
+        numberField({ label: t.kvHeads, value: picks().kvHeads, id: 'gqa-h-kv', ...whole('kvHeads', MAX_HEADS) }),
       ]),
       divisors,
       groupsError,
