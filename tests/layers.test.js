@@ -32,10 +32,11 @@ function dependencies(file) {
 
 const BELOW_ROOMS = ['ui', 'shared', 'draw', 'src'];
 const ALLOWED = {
-  page: ['page', 'hand', 'pipeline', 'training', 'real-heads', 'poems', 'gpt2', ...BELOW_ROOMS],
+  page: ['page', 'hand', 'pipeline', 'training', 'real-heads', 'poems', 'gpt2', 'gqa', ...BELOW_ROOMS],
   widget: ['widget', 'training', ...BELOW_ROOMS],
   hand: ['hand', ...BELOW_ROOMS],
   pipeline: ['pipeline', ...BELOW_ROOMS],
+  gqa: ['gqa', ...BELOW_ROOMS],
   training: ['training', ...BELOW_ROOMS],
   // §10 is one frame (web/real-heads/) over two models that know nothing of each other; both measure and
   // draw their heads with web/heads/, which knows neither model: each hands its own data in.

@@ -137,7 +137,7 @@ for (const [width, height] of [[1920, 1080], [1280, 720]]) {
           const now = await shown(page);
           assert.equal(now.sections.length, 1, `one part at a time: ${now.sections}`);
           assert.ok(now.title.startsWith(PART_NUMBERS[lang][part - 1]), `the bar names part ${part}: ${now.title}`);
-          assert.ok(now.position.startsWith(`${part} / 12`), now.position);
+          assert.ok(now.position.startsWith(`${part} / 13`), now.position);
           const { outside, small, code } = await measure(page, width === 1920 ? 24 : 0);
           assert.deepEqual(outside, [], `part ${part}, screen ${screen}: figures off the screen`);
           assert.deepEqual(small, [], `part ${part}, screen ${screen}: numbers under 24 px`);
@@ -153,7 +153,7 @@ for (const [width, height] of [[1920, 1080], [1280, 720]]) {
   }
 }
 
-test('lesson mode at 1920 × 1080: parts 七 to 十二 fit the screen too, §10\'s enlarged head included', async () => {
+test('lesson mode at 1920 × 1080: parts 七 to 十二 and the coda 十三 fit the screen too, §10\'s enlarged head included', async () => {
   const { page, errors, context } = await load('?present=1&part=7', { viewport: { width: 1920, height: 1080 } });
   try {
     const seen = [];
@@ -166,6 +166,8 @@ test('lesson mode at 1920 × 1080: parts 七 to 十二 fit the screen too, §10\
         if (screen === '2') await page.waitForSelector('#poem-big svg'); // the enlarged head: a figure, measured below
         await screenSettled(page);
       }
+      // The coda's module comes when it is near, or once the page is idle.
+      if (part === 'gqa-section') await page.waitForSelector('#gqa-change p:not(.pause-title)', { state: 'attached', timeout: HANG_MS });
       seen.push(`${part} ${screen}`);
       const box = await page.$eval('.current-part', (node) => { const { bottom, right } = node.getBoundingClientRect(); return { bottom, right }; });
       assert.ok(box.bottom <= 1080 + 1 && box.right <= 1920 + 1, `${part}, screen ${screen}: ${JSON.stringify(box)}`);
@@ -173,7 +175,7 @@ test('lesson mode at 1920 × 1080: parts 七 to 十二 fit the screen too, §10\
       if (await page.isDisabled('#lesson-next')) break;
       await page.keyboard.press('PageDown');
     }
-    assert.deepEqual(seen, ['views-section 1', 'ablation-section 1', 'train-section 1', 'poems-section 1', 'poems-section 2', 'poems-section 3', 'poems-section 4', 'quiz-section 1', 'share-section 1']);
+    assert.deepEqual(seen, ['views-section 1', 'ablation-section 1', 'train-section 1', 'poems-section 1', 'poems-section 2', 'poems-section 3', 'poems-section 4', 'quiz-section 1', 'share-section 1', 'gqa-section 1', 'gqa-section 2', 'gqa-section 3', 'gqa-section 4']);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
@@ -185,7 +187,7 @@ test('P opens lesson mode at the part in view; the keys and buttons move, the ad
   try {
     assert.equal(await presenting(page), false);
     const normal = await looks(page);
-    assert.ok(normal.intro >= 1 && normal.leads >= 8 && normal.notes >= 1 && normal.headings === 12, JSON.stringify(normal));
+    assert.ok(normal.intro >= 1 && normal.leads >= 8 && normal.notes >= 1 && normal.headings === 13, JSON.stringify(normal));
     assert.equal(normal.hint, 1, 'the footer says how to switch it on');
     assert.equal((await shown(page)).bar, false);
 
@@ -196,7 +198,7 @@ test('P opens lesson mode at the part in view; the keys and buttons move, the ad
     assert.deepEqual((await shown(page)).sections, ['pipeline-section']);
 
     // The clicker's keys and the keyboard's, through the screens of a part and across parts.
-    const moves = [['PageDown', '5', null], ['ArrowRight', '5', '2'], ['ArrowLeft', '5', null], ['PageUp', '4', null], ['ArrowLeft', '3', '3'], ['End', '12', null], ['Home', null, null]];
+    const moves = [['PageDown', '5', null], ['ArrowRight', '5', '2'], ['ArrowLeft', '5', null], ['PageUp', '4', null], ['ArrowLeft', '3', '3'], ['End', '13', '4'], ['Home', null, null]];
     for (const [key, part, screen] of moves) {
       await page.keyboard.press(key);
       await addressSays(page, { part, screen });
@@ -206,7 +208,7 @@ test('P opens lesson mode at the part in view; the keys and buttons move, the ad
     await page.click('#lesson-next');
     await page.click('#lesson-next');
     await addressSays(page, { part: '3', screen: '2' });
-    assert.match((await shown(page)).position, /^3 \/ 12 · 2\/3$/);
+    assert.match((await shown(page)).position, /^3 \/ 13 · 2\/3$/);
 
     // Where an arrow key edits a number, moves a slider or a cursor, it is not a move.
     await page.keyboard.press('ArrowLeft');
@@ -240,7 +242,7 @@ test('P opens lesson mode at the part in view; the keys and buttons move, the ad
     await page.goto(`${env.baseUrl}?present=1&part=5&screen=2`);
     await lessonDrawn(page);
     assert.deepEqual((await shown(page)).sections, ['formula-section']);
-    assert.match((await shown(page)).position, /^5 \/ 12 · 2\/2$/);
+    assert.match((await shown(page)).position, /^5 \/ 13 · 2\/2$/);
     // A screen past the part's last shows the last, and moves on from there.
     await page.goto(`${env.baseUrl}?present=1&part=7&screen=3`);
     await lessonDrawn(page);
@@ -396,7 +398,7 @@ test('lesson mode, §10: a guide button shows the screen holding the head it enl
   }
 });
 
-test('?present=1 at 375 px (English): the bar fits a phone, axe-core finds nothing serious; ?present=yes and part=13 are ignored', async () => {
+test('?present=1 at 375 px (English): the bar fits a phone, axe-core finds nothing serious; ?present=yes and part=14 are ignored', async () => {
   const { page, errors, context } = await load('?lang=en&present=1&part=3', { viewport: { width: 375, height: 812 } });
   try {
     assert.equal(await presenting(page), true);
@@ -412,11 +414,11 @@ test('?present=1 at 375 px (English): the bar fits a phone, axe-core finds nothi
   } finally {
     await context.close();
   }
-  for (const query of ['?present=yes&part=3', '?present=1&part=13&screen=9']) {
+  for (const query of ['?present=yes&part=3', '?present=1&part=14&screen=9']) {
     const hostile = await load(query);
     try {
       const now = await shown(hostile.page);
-      assert.deepEqual(now.sections.length, query.includes('yes') ? 12 : 1, query);
+      assert.deepEqual(now.sections.length, query.includes('yes') ? 13 : 1, query);
       if (!query.includes('yes')) assert.equal(now.sections[0], 'bill', 'a part past the last opens the first');
       assert.deepEqual(hostile.errors, []);
     } finally {

@@ -17,6 +17,10 @@ import { defaultState } from '../web/page/state.js';
 import { runHand } from '../web/page/core.js';
 import { defaultHand } from '../web/hand/limits.js';
 import { show } from '../web/ui/dom.js';
+import { createSession } from '../web/shared/session.js';
+import { exampleFacts, billFacts as codaBillFacts, groupFacts } from '../web/gqa/facts.js';
+import { exampleView, billView as codaBillView, groupsView } from '../web/gqa/views.js';
+import { GQA_TEXT } from '../web/gqa/strings.js';
 import { matchGolden } from './golden.js';
 
 const mha = await loadAttention();
@@ -96,4 +100,37 @@ test('§6 program 2\'s weight tables drawn beside its output: one heatmap a head
     const drawn = [...map.querySelectorAll('g.cell')].map((cell) => Number(cell.dataset.value));
     drawn.forEach((value, i) => assert.ok(Math.abs(value - result.attention[head][i]) < 1e-6, `A[${head}] cell ${i}`));
   });
+});
+
+test('§13 the coda: 猫吃鱼 with one shared K and V, the bill for MHA, GQA and MQA, and the groups, in both languages', () => {
+  const session = createSession(mha);
+  const facts = exampleFacts(session, defaultHand());
+  const bill = codaBillFacts(mha, 1024);
+  const groups = groupFacts(session, { heads: 4, kvHeads: 2 });
+  for (const lang of ['zh', 'en']) {
+    const t = GQA_TEXT[lang];
+    const example = shown(exampleView(t, facts));
+    matchGolden(`views/gqa-example-${lang}.html`, example);
+    // The shared K is the mean of the heads' K columns; the weights drawn are the core's.
+    const k = [...example.querySelectorAll('#gqa-k-shared g.cell')].map((cell) => Number(cell.dataset.value));
+    assert.deepEqual(k, [1, 0, 0, 1, 0.5, 0.5]);
+    const weights = [...example.querySelectorAll('#gqa-head-0-weights g.cell')].map((cell) => Number(cell.dataset.value));
+    weights.forEach((value, i) => assert.ok(Math.abs(value - facts.gqa.attention[0][i]) < 1e-6));
+    assert.equal(example.querySelectorAll('#gqa-change p').length, 3, 'the title and two sentences');
+
+    const billBox = shown(codaBillView(t, bill));
+    matchGolden(`views/gqa-bill-${lang}.html`, billBox);
+    // Every figure is the core's paramCount, written in full or in binary units.
+    const modern = bill.find((model) => model.key === 'modern');
+    const gqaRow = billBox.querySelector('#gqa-bill-modern tr[data-kind="gqa"]');
+    assert.equal(Number(gqaRow.querySelectorAll('td')[1].dataset.value), mha.paramCount({ dModel: 4096, heads: 32, kvHeads: 8 }).wq);
+    assert.equal(gqaRow.querySelector('td[data-col="per-token"]').textContent, '128 KiB');
+    assert.equal(Number(gqaRow.querySelector('td[data-col="context"]').dataset.value), modern.rows[1].perToken * 1024);
+    assert.equal(billBox.querySelectorAll('#gqa-bill-lesson tbody tr').length, 2, 'h = 2: MHA and MQA only');
+
+    const groupsBox = shown(groupsView(t, groups));
+    matchGolden(`views/gqa-groups-${lang}.html`, groupsBox);
+    assert.deepEqual([...groupsBox.querySelectorAll('.gqa-group')].map((g) => g.querySelectorAll('.gqa-query').length), [2, 2]);
+  }
+  session.dispose();
 });

@@ -1,4 +1,4 @@
-// The page teaches as the lesson does, in Chromium: its parts numbered 一 to 六 as the lesson's, the bill's
+// The page teaches as the lesson does, in Chromium: its parts numbered 一 to 六 as the lesson's (and the coda 十三), the bill's
 // hidden waste and §2's three steps priced with the bill's live numbers, §3's "停一秒" callout following an
 // edited number, and §6's two programs as the lesson gives them, printing what Python prints, with copy buttons.
 import { test, describe, before, after } from 'node:test';
@@ -40,7 +40,9 @@ describe('in Chinese at 1280 px: one page load', () => {
     const { page } = lesson;
     const shown = await headings(page);
     assert.deepEqual(shown.slice(0, 6).map(([id]) => id), ['bill', 'split-section', 'hand', 'pipeline-section', 'formula-section', 'code-section']);
-    assert.deepEqual(shown.map(([, title]) => title.split('、')[0]), ['一', '二', '三', '四', '五', '六', '七', '八', '九', '十', '十一', '十二']);
+    // The lesson's twelve parts, then the coda past its end (§13: heads that share K and V).
+    assert.deepEqual(shown.map(([, title]) => title.split('、')[0]), ['一', '二', '三', '四', '五', '六', '七', '八', '九', '十', '十一', '十二', '十三']);
+    assert.equal(shown.at(-1)[0], 'gqa-section');
     assert.deepEqual(await page.$$eval('nav .toc a', (links) => links.map((a) => a.getAttribute('href').slice(1))), shown.map(([id]) => id));
     assert.equal(await page.textContent('h1'), '多头注意力 —— 一个头一种眼光');
     assert.equal(await page.textContent('.kicker'), 'Transformer 实现机制 · 第 10 课');

@@ -154,10 +154,10 @@ test('from the core: the lesson\'s 猫 row is 50% on 鱼 in head 1 and 33% × 3 
   assert.deepEqual(facts.self, { word: '吃', weight: '0.67', topWeight: '0.67', topWords: ['吃'], selfTop: true, dK: 4, causal: false, scaled: true });
 });
 
-test('the first six parts carry the lesson\'s numbers, 一 to 六, and the page\'s own follow from 七', () => {
-  const order = ['bill', 'split', 'hand', 'pipeline', 'formula', 'code', 'views', 'ablation', 'train', 'poems', 'quiz', 'share'];
+test('the first six parts carry the lesson\'s numbers, 一 to 六, and the page\'s own follow from 七 (the coda, past the lesson, is 十三)', () => {
+  const order = ['bill', 'split', 'hand', 'pipeline', 'formula', 'code', 'views', 'ablation', 'train', 'poems', 'quiz', 'share', 'gqa'];
   for (const lang of ['zh', 'en']) assert.deepEqual(Object.keys(TEXT[lang].sections), order, lang);
-  const numerals = ['一', '二', '三', '四', '五', '六', '七', '八', '九', '十', '十一', '十二'];
+  const numerals = ['一', '二', '三', '四', '五', '六', '七', '八', '九', '十', '十一', '十二', '十三'];
   order.forEach((key, i) => {
     assert.ok(TEXT.zh.sections[key].startsWith(`${numerals[i]}、`), TEXT.zh.sections[key]);
     assert.ok(TEXT.en.sections[key].startsWith(`${i + 1}. `), TEXT.en.sections[key]);

@@ -12,6 +12,7 @@ import { SLICE_MS } from '../ui/slices.js';
 import { SECTIONS } from './registry.js';
 import { wideScreen } from '../pipeline/section.js';
 import { initialViewPicks } from './sections/views.js';
+import { initialGqaPicks } from '../gqa/picks.js';
 import { lessonMode } from './lesson-mode.js';
 import { recapFacts } from './recap.js';
 
@@ -23,6 +24,7 @@ const ui = {
   symbol: null, // the formula symbol whose part of the pipeline is lit
   wide: wideScreen(), // the pipeline lies flat on wide screens
   views: initialViewPicks(), // the views' pickers: focused word, hidden heads, first head drawn, picked head
+  gqa: initialGqaPicks(), // §13's h, h_kv and context length
   realHeads: undefined, // §10's: whose heads, and each model's picks (set as its code comes in)
 };
 
@@ -46,6 +48,7 @@ const WATCHED = {
   'views-picks': (s, u) => u.views,
   poems: (s) => s.poems,
   'real-heads-picks': (s, u) => u.realHeads,
+  gqa: (s, u) => u.gqa,
 };
 const AREAS = [...Object.keys(WATCHED), 'url'];
 const kept = new Map(); // ctx.keep's

@@ -31,4 +31,6 @@ export const SECTIONS = [
   { key: 'poems', id: 'poems-section', load: () => import('../real-heads/section.js').then((module) => module.realHeadsSection) },
   { key: 'quiz', id: 'quiz-section', make: quizSection },
   { key: 'share', id: 'share-section', make: shareSection },
+  // The coda, past the lesson's twelve parts: what courses teach after multi-head attention.
+  { key: 'gqa', id: 'gqa-section', load: () => import('../gqa/section.js').then((module) => module.gqaSection) },
 ];

@@ -15,8 +15,11 @@ export const WEIGHT_SCALE = { min: 0.05, max: 1.5, step: 0.05 };
 export const POEM_TEXT_MAX = 256;
 /** A link names at most this many switched-off heads of the poetry model, in layers and heads up to this number (it has 3 × 8). */
 export const POEM_OFF_MAX = 32;
-/** The lesson's parts, one a section, that lesson mode shows a screen at a time; a part has at most MAX_SCREENS screens. */
-export const PARTS = 12;
+/**
+ * The lesson's parts, one a section, that lesson mode shows a screen at a time; a part has at most MAX_SCREENS screens.
+ * Twelve of the lesson and §13, the coda past it (heads that share K and V): one for each entry of registry.js.
+ */
+export const PARTS = 13;
 export const MAX_SCREENS = 4;
 
 export function defaultState() {

@@ -60,6 +60,7 @@ export const TEXT = {
       poems: '十、真实模型里的头',
       quiz: '十一、检索练习',
       share: '十二、分享与导出',
+      gqa: '十三、多头之后：共用 K 和 V 的头（MQA、GQA）',
     },
     bill: {
       lead: '改动最小的想法谁都想得到：要几种眼光，就多装几套眼镜——h 套互不相干的 W_Q、W_K、W_V，每套都是完整的 d_model × d_model，各算各的注意力，输出再拼起来。论文的办法则是把 d_model 维切成 h 段，每个头只拿 d_k = d_model ÷ h 维，最后用一个 Wᴼ（d_model × d_model）把各头的结果融合（下一节细说）。先别急着写代码，改一改下面的数，算算两种做法的账。',
@@ -353,6 +354,7 @@ export const TEXT = {
       poems: '10. Real heads in a trained model',
       quiz: '11. Retrieval practice',
       share: '12. Share and export',
+      gqa: '13. After multi-head attention: heads that share K and V (MQA, GQA)',
     },
     bill: {
       lead: 'The smallest change anyone would think of: for more ways of looking, wear more pairs of glasses — h independent sets of W_Q, W_K, W_V, each a complete d_model × d_model, each running attention on its own, their outputs joined. The paper instead cuts the d_model dimensions into h slices, gives each head d_k = d_model ÷ h of them, and merges the heads with one Wᴼ (d_model × d_model), as the next section shows. Before writing any code, change the numbers below and compare the two bills.',

@@ -1,0 +1,128 @@
+import { h, show, fill } from '../ui/dom.js';
+import { numberField } from '../ui/controls.js';
+import { section, errorBox } from '../ui/section.js';
+import { createSession } from '../shared/session.js';
+import { exampleFacts, billFacts, groupFacts, questionFacts, MAX_CONTEXT } from './facts.js';
+import { exampleView, billView, groupsView } from './views.js';
+import { GQA_TEXT } from './strings.js';
+
+const MAX_HEADS = 16;
+
+/**
+ * §13, the coda: heads that share K and V (MQA, GQA). 猫吃鱼 with one shared K/V head beside §3's two, the
+ * bill of parameters and K/V cache, and which query heads read which K/V head for an h and h_kv picked here.
+ */
+export function gqaSection(ctx, frame) {
+  // The coda's words come with its module, not in the page's first view (its title alone is in TEXT.sections).
+  const t = GQA_TEXT[ctx.lang];
+  const picks = () => ctx.ui.gqa;
+  const session = createSession(ctx.mha);
+  const example = h('div', { id: 'gqa-example' });
+  const exampleStale = h('div', { id: 'gqa-example-stale' });
+  const groupsError = h('div', { id: 'gqa-groups-error' });
+  const bill = h('div', { id: 'gqa-bill', 'aria-live': 'polite' });
+  const groups = h('div', { id: 'gqa-pipeline', 'aria-live': 'polite' });
+  const divisors = h('p', { class: 'muted', id: 'gqa-divisors' });
+  // The two questions: typed answers stay in their boxes; what a check found is UI state (ctx.ui.gqa.answers).
+  const asked = ['cache', 'weight'];
+  const shownAnswer = (fact) => (fact.key === 'cache' ? String(Number(fact.answer.toFixed(6))) : fact.answer.toFixed(2));
+  const questionParts = Object.fromEntries(asked.map((key) => {
+    const id = `gqa-q-${key}`;
+    const input = h('input', { type: 'number', step: 'any', id, inputmode: 'decimal', style: 'width:7em' });
+    return [key, {
+      input,
+      prompt: h('p', { class: 'gqa-question', id: `${id}-prompt` }),
+      result: h('p', { class: 'gqa-result', id: `${id}-result`, 'aria-live': 'polite' }),
+      label: h('label', { for: id }, [t.questions[key].label]),
+    }];
+  }));
+  const facts = () => questionFacts(ctx.mha, session, ctx.state.hand);
+  // An outcome is kept with the §3 numbers it was checked on: once they change, it no longer shows.
+  const handNow = () => JSON.stringify(ctx.state.hand);
+  const answer = (key, outcome) => ctx.setUi((ui) => (ui.gqa = { ...ui.gqa, answers: { ...ui.gqa.answers, [key]: { ...outcome, hand: handNow() } } }));
+  const check = (key) => {
+    const typed = questionParts[key].input.valueAsNumber;
+    if (Number.isNaN(typed)) return answer(key, { said: 'empty' });
+    const fact = facts().find((f) => f.key === key);
+    answer(key, { said: Math.abs(typed - fact.answer) <= fact.tolerance ? 'right' : 'wrong', answer: shownAnswer(fact) });
+  };
+  const reveal = (key) => answer(key, { said: 'revealed', answer: shownAnswer(facts().find((f) => f.key === key)) });
+  const setPick = (key) => (value) => ctx.setUi((ui) => (ui.gqa = { ...ui.gqa, [key]: value }));
+  // A box refuses what is no whole number in its range; h_kv takes any such number, so that one not dividing h
+  // shows the core's sentence.
+  const whole = (key, max) => ({
+    min: 1, max, notANumber: ctx.text.notANumber, onInput: setPick(key), current: () => picks()[key],
+    refuse: (typed) => (Number.isInteger(typed) && typed >= 1 && typed <= max ? null : t.wholeRange(1, max, picks()[key])),
+  });
+  const node = section(frame.id, frame.title, [
+    h('div', { 'data-screen': 1 }, [h('p', {}, [t.lead]), h('p', {}, [t.why])]),
+    h('div', { class: 'gqa-part', 'data-screen': 2 }, [h('h3', {}, [t.exampleTitle]), h('p', { class: 'muted' }, [t.exampleLead]), exampleStale, example]),
+    h('div', { class: 'gqa-part', 'data-screen': 3 }, [
+      h('h3', {}, [t.billTitle]),
+      h('p', { class: 'muted' }, [t.billLead]),
+      h('div', { class: 'controls' }, [
+        numberField({ label: t.context, value: picks().context, id: 'gqa-context', width: 8, ...whole('context', MAX_CONTEXT) }),
+      ]),
+      bill,
+      h('p', { class: 'muted' }, [t.billNote]),
+    ]),
+    h('div', { class: 'gqa-part', 'data-screen': 4 }, [
+      h('h3', {}, [t.groupsTitle]),
+      h('p', { class: 'muted' }, [t.groupsLead]),
+      h('div', { class: 'controls' }, [
+        numberField({ label: t.heads, value: picks().heads, id: 'gqa-h', ...whole('heads', MAX_HEADS) }),
+        numberField({ label: t.kvHeads, value: picks().kvHeads, id: 'gqa-h-kv', ...whole('kvHeads', MAX_HEADS) }),
+      ]),
+      divisors,
+      groupsError,
+      groups,
+      h('h3', {}, [t.questionsTitle]),
+      ...asked.map((key) => h('div', { class: 'gqa-ask' }, [
+        questionParts[key].prompt,
+        h('div', { class: 'controls' }, [
+          questionParts[key].label,
+          questionParts[key].input,
+          h('button', { type: 'button', id: `gqa-q-${key}-check`, onclick: () => check(key) }, [t.check]),
+          h('button', { type: 'button', id: `gqa-q-${key}-reveal`, onclick: () => reveal(key) }, [t.reveal]),
+        ]),
+        questionParts[key].result,
+      ])),
+    ]),
+  ]);
+  return {
+    node,
+    reads: ['hand', 'gqa'],
+    update(areas) {
+      if (areas.has('hand')) {
+        // While §3 refuses its inputs, the last example stays, greyed, under the reason.
+        fill(exampleStale, ctx.handError ? [h('p', {}, [t.stale]), errorBox(ctx.text, ctx.handError)] : null);
+        example.classList.toggle('stale', Boolean(ctx.handError));
+        if (!ctx.handError) show(example, exampleView(t, exampleFacts(session, ctx.state.hand)));
+      }
+      const answers = picks().answers ?? {};
+      const said = { right: (a) => t.right(a.answer), wrong: (a, key) => (key === 'weight' ? t.wrongWeight : t.wrong), revealed: (a) => t.answerIs(a.answer), empty: () => t.unanswered };
+      for (const key of asked) {
+        const words = ctx.state.hand.tokens;
+        questionParts[key].prompt.textContent = t.questions[key].prompt([words[0], words.at(-1)]);
+        const outcome = key === 'weight' && answers[key]?.hand !== handNow() ? null : answers[key];
+        questionParts[key].result.textContent = outcome ? said[outcome.said](outcome, key) : '';
+        questionParts[key].result.dataset.said = outcome?.said ?? '';
+      }
+      if (areas.has('gqa')) {
+        const { heads, kvHeads, context } = picks();
+        show(bill, billView(t, billFacts(ctx.mha, context)));
+        divisors.textContent = t.divisors(Array.from({ length: heads }, (_, i) => i + 1).filter((d) => heads % d === 0));
+        try {
+          show(groups, groupsView(t, groupFacts(session, { heads, kvHeads })));
+          fill(groupsError, null);
+        } catch (error) {
+          show(groups, []);
+          fill(groupsError, errorBox(ctx.text, error));
+        }
+      }
+    },
+    dispose() {
+      session.dispose();
+    },
+  };
+}
