@@ -22,8 +22,8 @@ function watchFirstFigure() {
     observer.disconnect();
     window.atFirstFigure = {
       time: performance.now(),
-      headings: ['#train-section h2', '#poems-section h2'].map((selector) => document.querySelector(selector)?.textContent ?? null),
-      built: ['#train-section .mha-train', '#poem-source'].filter((selector) => document.querySelector(selector)),
+      headings: ['#train-section h2', '#poems-section h2', '#gqa-section h2'].map((selector) => document.querySelector(selector)?.textContent ?? null),
+      built: ['#train-section .mha-train', '#poem-source', '#gqa-example'].filter((selector) => document.querySelector(selector)),
     };
   });
   observer.observe(document, { childList: true, subtree: true });
@@ -53,17 +53,17 @@ for (const lang of ['zh', 'en']) {
   });
 }
 
-test('§9 and §10 are their headings at first; their code comes after the first figure, and they are built once the page says it is drawn', async () => {
+test('§9, §10 and §13 are their headings at first; their code comes after the first figure, and they are built once the page says it is drawn', async () => {
   const { page, context, errors } = await openPage(env.browser, env.baseUrl, { baseUrl: env.baseUrl, init: watchFirstFigure });
   await lessonDrawn(page);
   const first = await page.evaluate(() => window.atFirstFigure);
   assert.ok(first.headings.every((heading) => heading?.length > 0), `headings at the first figure: ${first.headings}`);
-  assert.deepEqual(first.built, [], 'neither section is built yet');
+  assert.deepEqual(first.built, [], 'none of them is built yet');
   const chunks = await sectionChunks(page);
-  assert.equal(chunks.length, 2, 'a chunk for §9, one for §10');
+  assert.equal(chunks.length, 3, 'a chunk each for §9, §10 and §13');
   for (const { name, startTime } of chunks) assert.ok(startTime > first.time, `${name} was fetched at ${startTime} ms, before the first figure at ${first.time} ms`);
   // data-lesson="drawn" waits for them: what a test or a printout finds next is built.
-  assert.ok(await page.$('#train-section .mha-train') && await page.$('#poem-source'), 'both built');
+  assert.ok(await page.$('#train-section .mha-train') && await page.$('#poem-source') && await page.$('#gqa-example'), 'all three built');
   assert.equal(await page.$('.poem-tile'), null, 'the poetry model itself still waits for its section');
   assert.deepEqual(errors, []);
   await context.close();
