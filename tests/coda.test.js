@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { loadAttention } from '../web/src/attention.js';
 import { createSession } from '../web/shared/session.js';
 import { defaultHand } from '../web/hand/limits.js';
-import { exampleFacts, meanPooled, billFacts, groupFacts, questionFacts, shownPercent } from '../web/gqa/facts.js';
+import { exampleFacts, meanPooled, billFacts, groupFacts, questionFacts } from '../web/gqa/facts.js';
+import { shownPercent } from '../web/draw/index.js';
 import { GQA_TEXT, bytesText } from '../web/gqa/strings.js';
 import { seededRandom } from './seeded.js';
 

@@ -11,4 +11,4 @@ export { compose } from './compose.js';
 export { lossCurve } from './loss.js';
 export { rowBars, textWeights } from './bars.js';
 export { HEAD_COLORS, headColor, weightColor, signedColor, textColorFor } from './color.js';
-export { formatNumber, SVG_NS } from './svg.js';
+export { formatNumber, shownPercent, SVG_NS } from './svg.js';

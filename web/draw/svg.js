@@ -51,6 +51,9 @@ export function formatNumber(value, digits = 2) {
   return /^-0\.?0*$/.test(text) ? text.slice(1) : text;
 }
 
+/** A weight as formatNumber writes it in a cell (two decimals), in whole percent (0.4235 → 42): what a sentence beside the figure may say. */
+export const shownPercent = (weight) => Math.round(Number(weight.toFixed(2)) * 100);
+
 /** Accepts a flat row-major array (with rows/cols) or nested rows; returns a getter (r, c) => value. */
 export function matrixGetter(values, cols) {
   if (values.length && typeof values[0] === 'object' && values[0] !== null && 'length' in values[0]) {

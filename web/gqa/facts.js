@@ -3,8 +3,8 @@
 // MHA, GQA and MQA, and which query heads read which K/V head. Pure data in, plain facts out; the words
 // are in strings.js, the drawing in views.js.
 import { snapshot } from '../shared/session.js';
-
-const range = (n) => Array.from({ length: n }, (_, i) => i);
+import { range } from '../ui/section.js';
+import { shownPercent } from '../draw/index.js';
 
 /** The coda's worked example: the lesson's h = 2, whatever §3's h, and one K/V head shared by both. */
 export const EXAMPLE_HEADS = 2;
@@ -24,9 +24,6 @@ export function meanPooled(matrix, { heads, kvHeads, dK }) {
     return sum / size;
   }));
 }
-
-/** A weight as the heatmaps write it, in whole percent (0.4235 → 42). */
-export const shownPercent = (weight) => Math.round(Number(weight.toFixed(2)) * 100);
 
 /**
  * The worked example's facts. `session` is a shared/session.js session on the core; `hand` §3's state (its
@@ -67,7 +64,10 @@ export function exampleFacts(session, hand) {
     const named = cells.filter((cell) => Math.abs(cell.to - cell.from) === largest).map(({ row, col, from, to }) => ({ row: hand.tokens[row], col: hand.tokens[col], from, to, points: to - from }));
     return { ...named[0], ties: named.slice(1) };
   });
-  const same = (result) => range(heads).every((head) => shown(result, head).every((x, i) => x === shown(result, 0)[i]));
+  const same = (result) => {
+    const first = shown(result, 0);
+    return range(heads).every((head) => shown(result, head).every((x, i) => x === first[i]));
+  };
   return {
     heads, kvHeads, dK, L, tokens: hand.tokens, handHeads: hand.heads, causal: hand.causal, scaled: hand.scale,
     kShared, vShared, mha, gqa, moved, sameNow: same(gqa), sameBefore: same(mha),
@@ -111,8 +111,11 @@ export function groupFacts(session, { heads, kvHeads }) {
   const layer = session.layer('coda-groups', { dModel: heads, heads, kvHeads, maxLen: 1 });
   const groups = range(layer.kvHeads).map(() => []);
   for (const head of range(heads)) groups[layer.kvGroup(head)].push(head);
-  return { heads, kvHeads: layer.kvHeads, groups, divisors: range(heads).map((i) => i + 1).filter((d) => heads % d === 0) };
+  return { heads, kvHeads: layer.kvHeads, groups, divisors: divisorsOf(heads) };
 }
+
+/** The K/V head counts h allows: its divisors. */
+export const divisorsOf = (heads) => range(heads).map((i) => i + 1).filter((d) => heads % d === 0);
 
 /**
  * The coda's two questions, each answered by the core when the learner checks: GPT-2 small's K/V cache for a

@@ -2,7 +2,7 @@ import { h, show, fill } from '../ui/dom.js';
 import { numberField } from '../ui/controls.js';
 import { section, errorBox } from '../ui/section.js';
 import { createSession } from '../shared/session.js';
-import { exampleFacts, billFacts, groupFacts, questionFacts, MAX_CONTEXT } from './facts.js';
+import { exampleFacts, billFacts, groupFacts, questionFacts, divisorsOf, MAX_CONTEXT } from './facts.js';
 import { exampleView, billView, groupsView } from './views.js';
 import { GQA_TEXT } from './strings.js';
 
@@ -111,7 +111,7 @@ export function gqaSection(ctx, frame) {
       if (areas.has('gqa')) {
         const { heads, kvHeads, context } = picks();
         show(bill, billView(t, billFacts(ctx.mha, context)));
-        divisors.textContent = t.divisors(Array.from({ length: heads }, (_, i) => i + 1).filter((d) => heads % d === 0));
+        divisors.textContent = t.divisors(divisorsOf(heads));
         try {
           show(groups, groupsView(t, groupFacts(session, { heads, kvHeads })));
           fill(groupsError, null);

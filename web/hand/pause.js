@@ -6,9 +6,9 @@
 // whole percentage. Two words whose weights show the same are tied, and two heads whose rows show the
 // same numbers are one view: a sentence never tells apart what the figures beside it show as equal.
 
-const range = (n) => Array.from({ length: n }, (_, i) => i);
-/** A weight as the heatmaps write it, in whole percent (0.4235 → 42). */
-export const shownPercent = (weight) => Math.round(Number(weight.toFixed(2)) * 100);
+import { range } from '../ui/section.js';
+import { shownPercent } from '../draw/index.js';
+
 /** The places holding the largest of these numbers (several on a tie). */
 const topPlaces = (numbers) => range(numbers.length).filter((i) => numbers[i] === Math.max(...numbers));
 

@@ -358,7 +358,7 @@ function footer() {
 // Lesson mode (?present=1, or P): one part of the lesson a screen, for a projector.
 const lesson = lessonMode(ctx, () => sections.map((section) => section.node));
 
-// Each registry entry's maker: its own, or a frame that fetches its module (§9 and §10, far below the first screen).
+// Each registry entry's maker: its own, or a frame that fetches its module (the sections far below the first screen).
 const MAKERS = SECTIONS.map((entry) => entry.make ?? lazySection(entry.load));
 
 /**

@@ -5,8 +5,7 @@
 import { BOUNDARY_ID } from './vocabulary.js';
 import { HEAD_ROLES, headTallies, tallyHead, tallyScores } from '../heads/roles.js';
 import { layerHead } from '../heads/heads.js';
-
-const HAN = /^\p{Script=Han}$/u;
+import { HAN } from './verse.js';
 
 /**
  * Which tokens are separators (punctuation marks and the line break) and which are characters, from the

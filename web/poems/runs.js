@@ -5,9 +5,8 @@ import { BOUNDARY_ID, UNKNOWN_ID } from './vocabulary.js';
 import { roleQueries, tokenKinds } from './head-roles.js';
 import { headRoles } from '../heads/roles.js';
 import { everyHeadAttention } from '../heads/heads.js';
-import { FIRST_CLOSE, SECOND_CLOSE } from './verse.js';
+import { CLAUSE_LENGTHS, FIRST_CLOSE, HAN, SECOND_CLOSE } from './verse.js';
 
-const HAN = /^\p{Script=Han}$/u;
 
 // Where loadPoemModel looks by default (web/poems/ beside web/src/; /poems/ from the bundle in /dist/).
 const MODEL_URL = new URL('../poems/poems.safetensors', import.meta.url);
@@ -111,6 +110,13 @@ export const WRITER = Object.freeze({
 /** Subtracted from a character's logit (its score before the softmax) for each time it already occurs in the poem, under the repetition rule. */
 export const REPEAT_PENALTY = 1.5;
 
+/** The logits less REPEAT_PENALTY for each earlier use of a character in the poem (`counts`: id → uses). */
+function penalised(logits, counts) {
+  const scores = Float32Array.from(logits);
+  for (const [id, times] of counts) scores[id] -= REPEAT_PENALTY * times;
+  return scores;
+}
+
 /**
  * Continues a text one character at a time: the likeliest one (temperature 0), or one drawn from the
  * softmax of logits ÷ temperature with numpy's seeded generator, so a seed always gives the same
@@ -152,7 +158,8 @@ export class Continuation {
     const { context, vocabSize } = model.config;
     const end = performance.now() + ms;
     while (!this.finished && performance.now() < end) {
-      const rule = this.verse ? this.#verseRule() : { allowed: this.#allowed(this.ids.at(-1)) };
+      const form = this.verse ? this.#form() : null;
+      const rule = form ? this.#verseRule(form) : { allowed: this.#allowed(this.ids.at(-1)) };
       if (rule.end) {
         this.ended = true;
         continue;
@@ -164,7 +171,7 @@ export class Continuation {
       const window = this.ids.slice(-context);
       model.forward(window, { disabled: this.off });
       const logits = model.logits().subarray((window.length - 1) * vocabSize, window.length * vocabSize);
-      const next = this.#choose(this.repetition && this.verse ? this.#penalised(logits) : logits, rule.allowed);
+      const next = this.#choose(this.repetition && form ? penalised(logits, form.counts) : logits, rule.allowed);
       if (next === BOUNDARY_ID) this.ended = true;
       else if (next < 0) this.stopped = true; // nothing allowed (a vocabulary without ， or 。): stop, never write -1
       else {
@@ -216,8 +223,7 @@ export class Continuation {
    * What the verse rules let come next: { allowed } (a test of ids), or { end: true } where the poem must end
    * here, or { stop: true } where a continuation past the end has written its clauses.
    */
-  #verseRule() {
-    const { done, run, length, rhymes, last } = this.#form();
+  #verseRule({ done, run, length, rhymes, last }) {
     const { first, second, lineBreak } = this.marks;
     const close = done % 2 ? second : first;
     const character = (id) => this.character[id] === 1;
@@ -225,8 +231,9 @@ export class Continuation {
       const atRhyme = this.repetition && done % 2 === 1 && length !== null && run === length - 1;
       const char = atRhyme ? (id) => character(id) && !rhymes.has(id) : character;
       if (length === null) {
-        if (run >= 7) return { allowed: (id) => id === close };
-        return { allowed: run === 5 ? (id) => character(id) || id === close : character };
+        const [shortest, longest] = CLAUSE_LENGTHS;
+        if (run >= longest) return { allowed: (id) => id === close };
+        return { allowed: run === shortest ? (id) => character(id) || id === close : character };
       }
       return { allowed: run < length ? char : (id) => id === close };
     }
@@ -238,13 +245,6 @@ export class Continuation {
     const mayEnd = !this.pastTheEnd && atStop;
     if (lineStart || !coupletClosed) return { allowed: (id) => character(id) || (mayEnd && lineStart && id === BOUNDARY_ID) };
     return { allowed: (id) => id === lineBreak || (mayEnd && id === BOUNDARY_ID) };
-  }
-
-  /** The logits less REPEAT_PENALTY for each earlier use of a character in the poem. */
-  #penalised(logits) {
-    const scores = Float32Array.from(logits);
-    for (const [id, times] of this.#form().counts) scores[id] -= REPEAT_PENALTY * times;
-    return scores;
   }
 
   #choose(scores, allowed) {

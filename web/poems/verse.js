@@ -4,7 +4,8 @@
 // Pure: text in, numbers out. The measures are the same for the model's poems and for real ones (the card's
 // `repetition`, web/poems/card-measures.js; tests/poems.test.js).
 
-const HAN = /^\p{Script=Han}$/u;
+/** One Han character: what a clause is made of (a token of the poetry model's vocabulary, or a character of text). */
+export const HAN = /^\p{Script=Han}$/u;
 /** What closes a couplet's first clause and its second. */
 export const FIRST_CLOSE = '，';
 export const SECOND_CLOSE = '。';
