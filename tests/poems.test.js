@@ -11,13 +11,13 @@ import { loadAttention } from '../web/src/attention.js';
 import { evaluationWindows } from '../web/poems/baselines.js';
 import { heldOutLoss } from '../web/poems/evaluate.js';
 import { measureHeadRoles, roleQueries, tokenKinds } from '../web/poems/head-roles.js';
-import { HEAD_ROLES } from '../web/heads/roles.js';
+import { HEAD_ROLES, labelRole } from '../web/heads/roles.js';
 import { heldOutPoems, TANG300_PATH } from '../web/poems/build/tang300.js';
 import { MODEL_PATH, SAMPLE_OPENINGS } from '../web/poems/build/train.js';
 import { BUILD_DIR } from '../web/poems/build/corpus.js';
 import { clauseLengthModel, countingLosses, kneserNey3 } from '../web/poems/build/kneser-ney.js';
-import { Continuation, WRITER } from '../web/poems/runs.js';
-import { writePoem } from '../web/poems/card-measures.js';
+import { Continuation, fittingText, WRITER } from '../web/poems/runs.js';
+import { GUIDED_ROLES, writePoem } from '../web/poems/card-measures.js';
 import { clausesOf, regularVerse, repetitionMeasures, rhymeCharacters, POEM_CLAUSES } from '../web/poems/verse.js';
 import { headSteps, heaviestKey } from '../web/heads/head-figures.js';
 import { EXPLAIN_WORDS } from '../web/shared/figure-labels.js';
@@ -116,6 +116,27 @@ test('head roles measured again match the card; a previous-character head ≥ 0.
   assert.ok(best('previous') >= 0.8, `best previous-character score ${best('previous')}`);
   assert.ok(best('parallel') >= 2 * roles.chance.parallel, `best 对仗 score ${best('parallel')}, chance ${roles.chance.parallel}`);
   assert.ok(best('parallelNext') >= 3 * roles.chance.parallelNext, `best 对仗-ahead score ${best('parallelNext')}, chance ${roles.chance.parallelNext}`);
+});
+
+test('the guided examples: heads the page names for their role, each at the held-out place it puts the most weight on', () => {
+  const { fresh } = card.headRoles;
+  const labels = fresh.heads.map((scores) => labelRole(scores, fresh.chance));
+  const kinds = tokenKinds(vocabulary);
+  // The first three roles (in GUIDED_ROLES' order) that name a head, none left out.
+  const named = GUIDED_ROLES.filter((role) => labels.includes(role)).slice(0, 3);
+  assert.deepEqual(card.guided.map(({ role }) => role), named);
+  for (const { role, layer, head, index, poem, position, weight } of card.guided) {
+    assert.equal(index, layer * model.config.heads + head);
+    assert.equal(labels[index], role, `layer ${layer} head ${head}`);
+    const rivals = fresh.heads.filter((_, i) => labels[i] === role).map((scores) => scores[role]);
+    assert.equal(fresh.heads[index][role], Math.max(...rivals), 'the strongest head of its role');
+    const ids = [0, ...encode(fittingText(writer, card.heldOut.poems[poem].body))];
+    const weights = model.forward(ids).attention(layer, head);
+    const [, columns] = roleQueries(ids, kinds)[role].find(([row]) => row === position);
+    const measured = columns.reduce((sum, column) => sum + weights[position * ids.length + column], 0);
+    assert.ok(Math.abs(measured - weight) < 1e-4, `${role}: ${measured} vs the card's ${weight}`);
+    assert.ok(weight >= 0.5, `${role}: a guided example shows its role plainly (${weight})`);
+  }
 });
 
 test('head roles look where their definitions say, on a couplet', () => {

@@ -31,10 +31,10 @@ import { BUILD_DIR, scriptOptions } from './corpus.js';
 import { writeCardMeasures } from './card-measures.js';
 import { evaluationWindows } from '../baselines.js';
 import { clauseLengthModel, countingLosses, kneserNey3, poemBootstrap } from './kneser-ney.js';
-import { Continuation, fittingText } from '../runs.js';
+import { Continuation } from '../runs.js';
 import { heldOutLoss, heldOutLossByPoem, windowLosses } from '../evaluate.js';
 import { measureHeadRoles, roleQueries, tokenKinds } from '../head-roles.js';
-import { HEAD_ROLES, clearRole } from '../../heads/roles.js';
+import { HEAD_ROLES } from '../../heads/roles.js';
 import { BOUNDARY_ID, buildVocabulary, encodePoems, encoder, UNKNOWN_ID } from '../vocabulary.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -241,40 +241,6 @@ export function headAblations(model, poems, kinds) {
   };
 }
 
-/** A guided example's position is at least this far into its poem, where there is something to look back at. */
-const GUIDED_FROM_ROW = 8;
-/** The roles a guided example may show, most telling first. */
-const GUIDED_ROLES = ['parallel', 'previous', 'copying', 'lineStart', 'parallelNext', 'self', 'back2', 'back3', 'punctuation', 'first'];
-
-/**
- * Up to three guided examples for the page: for each of the first roles in GUIDED_ROLES that a head clearly
- * plays (clearRole on the held-out poems), that head, and the held-out poem and position (as the page shows
- * the poem: its lines that fit the context, after BOUNDARY) where it puts the most weight where the role says,
- * from GUIDED_FROM_ROW on.
- */
-export function guidedExamples(model, heldOut, kinds, roles) {
-  const { heads } = model.config;
-  const examples = [];
-  for (const role of GUIDED_ROLES) {
-    if (examples.length === 3) break;
-    const clear = roles.heads.filter(({ scores }) => clearRole(scores, roles.chance) === role);
-    if (!clear.length) continue;
-    const { layer, head } = clear.reduce((a, b) => (b.scores[role] > a.scores[role] ? b : a));
-    let best = { weight: -1 };
-    heldOut.forEach(({ ids: poemIds, body }, poem) => {
-      const ids = [BOUNDARY_ID, ...poemIds.slice(0, [...fittingText({ model }, body)].length)];
-      const weights = model.forward(ids).attention(layer, head);
-      for (const [row, columns] of roleQueries(ids, kinds)[role]) {
-        if (row < GUIDED_FROM_ROW) continue;
-        const weight = columns.reduce((sum, column) => sum + weights[row * ids.length + column], 0);
-        if (weight > best.weight) best = { role, layer, head, index: layer * heads + head, poem, position: row, weight: round(weight) };
-      }
-    });
-    examples.push(best);
-  }
-  return examples;
-}
-
 /**
  * The card: what the model is, what it was trained on and how, and what it measures on the held-out poems
  * of 唐诗三百首 and on the fresh test set of 全唐诗 (its loss beside counting baselines, with intervals, and every
@@ -299,7 +265,6 @@ export async function makeCard({ file, vocabulary, heldOut, freshTest, stream, s
     const windows = poems.flatMap((ids) => evaluationWindows(ids, context).map(({ input }) => input));
     const roles = measureHeadRoles(model, windows, kinds);
     const ablation = headAblations(model, poems, kinds);
-    const guided = guidedExamples(model, heldOut, kinds, roles);
     const best = Object.fromEntries(HEAD_ROLES.map(({ name }) => {
       const top = roles.heads.reduce((a, b) => (b.scores[name] > a.scores[name] ? b : a));
       return [name, { layer: top.layer, head: top.head, score: round(top.scores[name]), chance: round(roles.chance[name]) }];
@@ -358,7 +323,6 @@ export async function makeCard({ file, vocabulary, heldOut, freshTest, stream, s
       freshTest: { rule: summary.freshTest.rule, poems: freshTest.length, targets: fresh.targets, loss: fresh.loss, ratio: fresh.ratio },
       samples,
       ablation: { kinds: TARGET_KINDS, ...ablation },
-      guided,
       headRoles: {
         definitions: Object.fromEntries(HEAD_ROLES.map(({ name, explains }) => [name, explains])),
         chance: mapValues(roles.chance, round), rows: roles.rows, best,
