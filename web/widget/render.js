@@ -52,11 +52,6 @@ function heatmapFigure(doc, drawn, t, head, cell) {
   ]);
 }
 
-/** A head's weights as a table for screen readers (hidden from the eye; named by its caption). */
-function weightsTable(doc, values, L, tokens, caption) {
-  return tableFor(doc, { values, rows: L, cols: L, rowLabels: tokens, colLabels: tokens, caption });
-}
-
 function legendFigure(doc, t, id) {
   return hFor(doc)('figure', { class: 'legend wide', 'aria-hidden': 'true' }, [legend(doc, { scale: 'weights', title: t.weightsLegend, width: 180, id })]);
 }
@@ -137,7 +132,8 @@ export function viewParts(doc, state, snap, { width = 640, id = 'mha', focus = n
     // Each map and its table are parts of their own: a table of 32 × 32 weights costs its frame as much as the map.
     for (const head of shown) {
       part(`heatmap-${head}`, () => heatmapFigure(doc, drawn, t, head, cell));
-      part(`table-${head}`, () => weightsTable(doc, snap.attention[head], L, state.labels, t.weightsOf(head)));
+      // Its weights as a table for screen readers (hidden from the eye; named by its caption), the words written whole.
+      part(`table-${head}`, () => tableFor(doc, { values: snap.attention[head], rows: L, cols: L, rowLabels: state.labels, colLabels: state.labels, caption: t.weightsOf(head) }));
     }
     part('legend', () => legendFigure(doc, t, `${id}-legend`));
   }
