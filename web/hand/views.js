@@ -1,21 +1,13 @@
 // §3's views: pure functions from the core's forward of the hand example (a shared/session.js snapshot
 // with its words, as page/core.js's runHand makes it) and the words `t` (TEXT[lang].hand) to virtual nodes
 // (web/ui/README.md, rule 5); section.js mounts them, tests/views.test.js holds their goldens. The figures
-// the widget shows too (a head's map, the concat, the output) are drawn here for both.
+// the widget shows too (a head's map, the concat, the output) are maps.js's.
 import { vh, vdoc } from '../ui/dom.js';
 import { figure, sliceColumns, range } from '../ui/section.js';
 import { entryText } from '../ui/drag-number.js';
-import { heatmap, matrixView, legend, headColor } from '../draw/index.js';
+import { matrixView, legend, headColor } from '../draw/index.js';
+import { headMap, concatMap, outputMap } from './maps.js';
 import { symmetricDomain } from '../draw/color.js';
-
-/** One head's L × L map (its dot products, scaled scores or weights), the words on both axes; options go to heatmap(). */
-export const headMap = (doc, { L, tokens }, values, options) => heatmap(doc, { values, rows: L, cols: L, rowLabels: tokens, colLabels: tokens, ...options });
-
-/** The concat, L × d_model, its columns coloured by the head they came from; options go to matrixView(). */
-export const concatMap = (doc, { L, dModel, dK, tokens, concat }, options) => matrixView(doc, { values: concat, rows: L, cols: dModel, rowLabels: tokens, headOf: (c) => Math.floor(c / dK), ...options });
-
-/** The output, L × d_model, coloured by value: Wᴼ has mixed the heads; options go to matrixView(). */
-export const outputMap = (doc, { L, dModel, tokens, output }, options) => matrixView(doc, { values: output, rows: L, cols: dModel, rowLabels: tokens, fill: 'signed', ...options });
 
 /** Draws afresh: what the views draw with when no mount keeps its drawings (ui/section.js keptDrawings). */
 const fresh = (name, inputs, draw) => draw();

@@ -60,11 +60,8 @@ export function sliceColumns(values, rows, cols, start, width) {
 
 export const range = (n) => Array.from({ length: n }, (_, i) => i);
 
-// Marked pure (the annotation bundlers read), so that a bundle importing none of it, as the widget, drops it.
-const counts = /* @__PURE__ */ new Intl.NumberFormat('en-US');
-
 /** 21233664 → "21,233,664": big counts with thousands separators, the same in both languages. */
-export const grouped = (count) => counts.format(count);
+export const grouped = new Intl.NumberFormat('en-US').format;
 
 const isList = (value) => Array.isArray(value) || ArrayBuffer.isView(value);
 

@@ -137,7 +137,8 @@ export class MultiHeadAttentionElement extends Base {
   set tokens(value) {
     this.#setData('tokens', value);
   }
-  // q, k, v and wo, alike: a copy of the parsed matrix, set as its attribute is (on the prototype, as accessors written out).
+  // q, k, v and wo, made in one loop: each reads a copy of its parsed matrix and is set as its attribute is;
+  // accessors on the prototype, as written ones are.
   static {
     for (const name of ['q', 'k', 'v', 'wo']) {
       Object.defineProperty(this.prototype, name, {

@@ -1,10 +1,10 @@
 // State + a snapshot of the core's results → the widget's figures: a head's weights, the concat and the
-// output drawn by the same views as the page's §3 (web/hand/views.js), the rest with the shared drawing
+// output drawn as the page's §3 draws them (web/hand/maps.js), the rest with the shared drawing
 // functions of web/draw/ (which set every label with text nodes) and the shared h(). Pure: `doc` is
 // passed in, so this runs under linkedom in Node, and with vdoc in the element (which patches the result
 // into its shadow root).
 import { legend, pipeline, lineView, tableFor, headColor } from '../draw/index.js';
-import { headMap, concatMap, outputMap } from '../hand/views.js';
+import { headMap, concatMap, outputMap } from '../hand/maps.js';
 import { headDash } from '../draw/color.js';
 import { textWidth } from '../draw/svg.js';
 import { hFor } from '../ui/dom.js';
