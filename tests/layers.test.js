@@ -33,7 +33,8 @@ function dependencies(file) {
 const BELOW_ROOMS = ['ui', 'shared', 'draw', 'src'];
 const ALLOWED = {
   page: ['page', 'hand', 'pipeline', 'training', 'real-heads', 'poems', 'gpt2', 'gqa', ...BELOW_ROOMS],
-  widget: ['widget', 'training', ...BELOW_ROOMS],
+  // The widget draws a head's weights, the concat and the output as §3 does (web/hand/maps.js).
+  widget: ['widget', 'hand', 'training', ...BELOW_ROOMS],
   hand: ['hand', ...BELOW_ROOMS],
   pipeline: ['pipeline', ...BELOW_ROOMS],
   gqa: ['gqa', ...BELOW_ROOMS],

@@ -21,6 +21,10 @@ import { createSession } from '../web/shared/session.js';
 import { exampleFacts, billFacts as codaBillFacts, groupFacts } from '../web/gqa/facts.js';
 import { exampleView, billView as codaBillView, groupsView } from '../web/gqa/views.js';
 import { GQA_TEXT } from '../web/gqa/strings.js';
+import { signedDomainOf, legendsView, headCard, concatView, outputView, pauseView } from '../web/hand/views.js';
+import { lessonPauseFacts, handPauseFacts } from '../web/hand/pause.js';
+import { HAND_TEXT } from '../web/hand/strings.js';
+import { range } from '../web/ui/section.js';
 import { matchGolden } from './golden.js';
 
 const mha = await loadAttention();
@@ -133,4 +137,82 @@ test('§13 the coda: 猫吃鱼 with one shared K and V, the bill for MHA, GQA an
     assert.deepEqual([...groupsBox.querySelectorAll('.gqa-group')].map((g) => g.querySelectorAll('.gqa-query').length), [2, 2]);
   }
   session.dispose();
+});
+
+/** §3 as the page shows it: the keys, every head's card, the concat, the output and 停一秒, in one box. */
+function handShown(t, result, facts) {
+  const domain = signedDomainOf(result);
+  const box = document.createElement('div');
+  const part = (id, view) => {
+    const node = shown(view);
+    node.id = id;
+    box.append(node);
+    return node;
+  };
+  part('hand-legends', legendsView(t, domain));
+  part('heads', range(result.heads).map((head) => headCard(t, result, head, { domain })));
+  part('concat', concatView(t, result));
+  part('output', outputView(t, result, { domain }));
+  part('pause-text', pauseView(t, facts));
+  return box;
+}
+
+/** The values a figure's cells carry, in reading order. */
+const cellValues = (view, selector) => [...view.querySelectorAll(`${selector} g.cell`)].map((cell) => Number(cell.dataset.value));
+
+function assertSameNumbers(drawn, expected, what) {
+  assert.equal(drawn.length, expected.length, what);
+  drawn.forEach((value, i) => assert.ok(Math.abs(value - expected[i]) < 1e-6, `${what} cell ${i}: ${value} against ${expected[i]}`));
+}
+
+test('§3 by hand: 猫吃鱼 as the lesson gives it, then with h = 4 and the mask, every figure the core\'s, in both languages', () => {
+  const session = createSession(mha);
+  const lesson = lessonPauseFacts(session);
+  const states = [['lesson', defaultHand()], ['4-heads-masked', { ...defaultHand(), heads: 4, causal: true }]];
+  for (const [name, hand] of states) {
+    const result = runHand(mha, hand, { use: `views-hand-${name}` });
+    const facts = handPauseFacts(session, result, hand, lesson);
+    for (const lang of ['zh', 'en']) {
+      const view = handShown(HAND_TEXT[lang], result, facts);
+      matchGolden(`views/hand-${name}-${lang}.html`, view);
+      assert.equal(view.querySelectorAll('article.head-card').length, hand.heads);
+      for (let head = 0; head < hand.heads; head++) {
+        assertSameNumbers(cellValues(view, `svg[data-figure="weights"][data-head="${head}"]`), result.attention[head], `head ${head + 1}'s weights`);
+        assertSameNumbers(cellValues(view, `svg[data-figure="head"][data-head="${head}"]`), result.headOutputs[head], `head ${head + 1}'s output`);
+      }
+      assertSameNumbers(cellValues(view, 'svg[data-figure="concat"]'), result.concat, 'the concat');
+      assertSameNumbers(cellValues(view, 'svg[data-figure="output"]'), result.output, 'the output');
+    }
+  }
+  session.dispose();
+});
+
+test('§3 by hand: the lesson\'s own numbers in the figures and in 停一秒 (head 1 on 鱼 50%, head 2 33% × 3, lesson 8\'s 0.67)', () => {
+  const session = createSession(mha);
+  const hand = defaultHand();
+  const result = runHand(mha, hand, { use: 'views-hand-lesson' });
+  const facts = handPauseFacts(session, result, hand, lessonPauseFacts(session));
+  const zh = handShown(HAND_TEXT.zh, result, facts);
+  // Head 1's row for 猫, as the lesson prints it: [0.25, 0.25, 0.50].
+  assert.deepEqual([...zh.querySelectorAll('svg[data-figure="weights"][data-head="0"] g.cell')].slice(0, 3).map((cell) => cell.textContent), ['0.25', '0.25', '0.50']);
+  const pause = zh.querySelector('#pause-text').textContent;
+  assert.match(pause, /头 1 盯上了“鱼”（50%）/);
+  assert.match(pause, /33% × 3/);
+  assert.match(pause, /0\.67/);
+  // The scaled scores are the dot products ÷ √d_k; with scaling off the card says so instead.
+  assert.equal(zh.querySelectorAll('svg[data-figure="scores"]').length, 2);
+  const unscaled = runHand(mha, { ...hand, scale: false }, { use: 'views-hand-unscaled' });
+  const off = handShown(HAND_TEXT.en, unscaled, handPauseFacts(session, unscaled, { ...hand, scale: false }, lessonPauseFacts(session)));
+  assert.equal(off.querySelectorAll('svg[data-figure="scores"]').length, 0);
+  assert.equal(off.querySelectorAll('p.scaled-off').length, 2);
+  session.dispose();
+});
+
+test('§3 by hand: a head switched off is greyed in its card and its concat columns, from the forward\'s own switches', () => {
+  const hand = { ...defaultHand(), off: [1] };
+  const result = runHand(mha, hand, { use: 'views-hand-off' });
+  const view = shown(headCard(HAND_TEXT.en, result, 1, { domain: signedDomainOf(result) }));
+  assert.match(view.querySelector('article').getAttribute('class'), /\boff\b/);
+  const concat = shown(concatView(HAND_TEXT.en, result));
+  assert.match(concat.querySelector('.head-band').textContent, /h2 ✕/);
 });

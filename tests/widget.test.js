@@ -216,8 +216,12 @@ test('arrays are accepted as well as text', () => {
   assert.deepEqual(parseState({ ...lesson, q: [new Float32Array([1, 1, 0, 0]), [0, 2, 0, 2], [0, 0, 1, 1]] }).state.q, LESSON_EXAMPLE.q);
 });
 
-// Results as the core gives them for the lesson (h = 2, mask off), to draw without wasm.
+// Results as the core gives them for the lesson (h = 2, mask off), to draw without wasm: a shared/session.js snapshot's fields.
 const snap = {
+  L: 3,
+  dModel: 4,
+  heads: 2,
+  dK: 2,
   q: LESSON_EXAMPLE.q.flat(),
   scores: [[0.71, 0.71, 1.41, 1.41, 0.71, 0.71, 0, 0, 0], [0, 0, 0, 0, 1.41, 0, 0.71, 0.71, 0]],
   attention: [[0.25, 0.25, 0.5, 0.11, 0.45, 0.45, 0.33, 0.33, 0.33], [0.33, 0.33, 0.33, 0.16, 0.67, 0.16, 0.4, 0.4, 0.2]],

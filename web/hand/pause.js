@@ -8,6 +8,8 @@
 
 import { range } from '../ui/section.js';
 import { shownPercent } from '../draw/index.js';
+import { snapshot } from '../shared/session.js';
+import { HAND_D_MODEL, HAND_MAX_TOKENS, defaultHand } from './limits.js';
 
 /** The places holding the largest of these numbers (several on a tie). */
 const topPlaces = (numbers) => range(numbers.length).filter((i) => numbers[i] === Math.max(...numbers));
@@ -105,4 +107,25 @@ export function pauseFacts(result, single, lesson = null, changes = []) {
     changes,
     changed: changes.length > 0,
   };
+}
+
+/** `hand`'s q, k and v through `heads` heads, on `session`'s layer for `use`: the callout's other forwards. */
+function forward(session, use, hand, heads) {
+  const layer = session.layer(use, { dModel: HAND_D_MODEL, heads, maxLen: HAND_MAX_TOKENS });
+  layer.forward({ q: hand.q, k: hand.k, v: hand.v, causal: hand.causal, scale: hand.scale });
+  return { ...snapshot(layer, { scaled: hand.scale, causal: hand.causal }), tokens: hand.tokens };
+}
+
+/** The callout's facts for the lesson's own numbers, which it compares an edited example with. */
+export function lessonPauseFacts(session) {
+  const lesson = defaultHand();
+  return pauseFacts(forward(session, 'lesson', lesson, lesson.heads), forward(session, 'lesson-single', lesson, 1));
+}
+
+/**
+ * The callout's facts for `hand`, whose forward is `result`: lesson 8's single head run on the same q, k
+ * and v, and what changed from the lesson (`lesson`: lessonPauseFacts').
+ */
+export function handPauseFacts(session, result, hand, lesson) {
+  return pauseFacts(result, forward(session, 'single', hand, 1), lesson, handChanges(hand, defaultHand()));
 }

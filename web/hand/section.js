@@ -1,26 +1,22 @@
-import { h, vh, vdoc, fill, show } from '../ui/dom.js';
+import { h, fill, show } from '../ui/dom.js';
 import { checkbox, numberField, uniqueId } from '../ui/controls.js';
-import { section, figure, errorBox, sliceColumns, range, keptDrawings, partsNearScreen } from '../ui/section.js';
-import { dragNumber, entryText } from '../ui/drag-number.js';
+import { section, errorBox, range, keptDrawings, partsNearScreen } from '../ui/section.js';
+import { dragNumber } from '../ui/drag-number.js';
 import { holdTouchUntilSideways } from '../ui/touch.js';
-import { heatmap, matrixView, legend, headColor } from '../draw/index.js';
-import { symmetricDomain } from '../draw/color.js';
+import { headColor } from '../draw/index.js';
 import { HAND_D_MODEL, HAND_MAX_TOKENS, HAND_BOUNDS, MAX_TOKEN_CHARS, defaultHand, tokenName } from './limits.js';
 import { cellExplorer } from '../ui/explore.js';
 import { explainCell, explanationText, cellTitle } from '../shared/explain.js';
 import { EXPLAIN_WORDS } from '../shared/figure-labels.js';
-import { createSession, snapshot } from '../shared/session.js';
-import { pauseFacts, handChanges } from './pause.js';
+import { createSession } from '../shared/session.js';
+import { lessonPauseFacts, handPauseFacts } from './pause.js';
+import { signedDomainOf, legendsView, headCard, concatView, outputView, pauseView } from './views.js';
 import { handEntryName } from './strings.js';
 
-/** Marks a figure drawn with vdoc with the matrix it shows, for ui/explore.js to explain its cells. */
-function explorable(figure, head, svg) {
-  svg.attrs['data-figure'] = figure;
-  if (head !== null) svg.attrs['data-head'] = String(head);
-  return svg;
-}
-
-/** §3: the hand example — editable q/k/v, per-head slices, scores, softmax, head outputs, concat, Wᴼ. */
+/**
+ * §3: the hand example — editable q/k/v, per-head slices, scores, softmax, head outputs, concat, Wᴼ. The mount:
+ * the editors and their events here; what the figures and 停一秒 show, views.js.
+ */
 export function handSection(ctx, frame) {
   const t = ctx.text.hand;
   const editors = h('div', { class: 'qkv-editors', 'data-screen': 1 });
@@ -41,13 +37,7 @@ export function handSection(ctx, frame) {
   let shownCards = []; // the virtual head cards last shown, one per head
   // The callout's other forwards: lesson 8's single head on the same q, k, v, and the lesson's own numbers.
   const session = createSession(ctx.mha);
-  const forward = (use, hand, heads) => {
-    const layer = session.layer(use, { dModel: HAND_D_MODEL, heads, maxLen: HAND_MAX_TOKENS });
-    layer.forward({ q: hand.q, k: hand.k, v: hand.v, causal: hand.causal, scale: hand.scale });
-    return { ...snapshot(layer, { scaled: hand.scale, causal: hand.causal }), tokens: hand.tokens };
-  };
-  const lessonHand = defaultHand();
-  const lessonFacts = pauseFacts(forward('lesson', lessonHand, lessonHand.heads), forward('lesson-single', lessonHand, 1));
+  const lessonFacts = lessonPauseFacts(session);
 
   const headChoice = h('fieldset', { class: 'choice' }, [
     h('legend', {}, [t.headsLabel]),
@@ -217,59 +207,14 @@ export function handSection(ctx, frame) {
 
   /** Draws the heads, the concat and the output: those near the screen, or all of them when `everywhere`. */
   function drawHeads(result, everywhere) {
-    const { tokens, L, dModel, heads, dK } = result;
-    const rows = { rows: L, rowLabels: tokens };
-    const dims = (head) => range(dK).map((c) => String(head * dK + c));
-    const off = ctx.state.hand.off;
-    // One scale for every cell coloured by value (scores, scaled scores, output), written on the key,
-    // so equal colours mean equal numbers across the section.
-    const scaledScores = ctx.state.hand.scale ? result.scores : [];
-    const signedDomain = symmetricDomain([...result.dots, ...scaledScores, [result.output]].flatMap((m) => Array.from(m)));
-    show(legendsBox, [
-      legend(vdoc, { scale: 'weights', title: t.weightLegend, id: 'hand-weights' }),
-      legend(vdoc, { scale: 'signed', domain: signedDomain, title: t.signedLegend, id: 'hand-signed' }),
-    ]);
-    const { causal } = ctx.state.hand;
+    const domain = signedDomainOf(result);
+    show(legendsBox, legendsView(t, domain));
     // Every figure below is made from the hand state alone: it is the version a part shows.
     const near = { anyway: everywhere, version: JSON.stringify(ctx.state.hand) };
     const cardNodes = [...headsBox.children];
-    const cards = range(heads).map((head) => {
-      if (!everywhere && cardNodes[head] && !nearScreen.draws(cardNodes[head], near)) return shownCards[head];
-      const color = headColor(head);
-      const headOff = off.includes(head);
-      const slice = (name, values) => {
-        const sliced = sliceColumns(values, L, dModel, head * dK, dK);
-        return drawing(`${name}-${head}`, [sliced, tokens, dK, headOff], () => figure({
-          caption: t.slice(name),
-          // The slices copy the editors' entries: written as the editors write them (1, not 1.00).
-          svg: explorable(name, head, matrixView(vdoc, { values: sliced, ...rows, cols: dK, colLabels: dims(head), headOf: () => head, disabledHeads: off, format: entryText, title: `${t.headTitle(head)} · ${t.slice(name)}`, cell: 40 })),
-        }));
-      };
-      // With the mask on, the scores it will hide are faded and struck through.
-      const masked = causal ? (r, c) => c > r : null;
-      const square = (caption, values, scale, id, name) => drawing(id, [values, tokens, caption, scale === 'signed' ? [signedDomain, causal] : null], () => figure({
-        id,
-        caption,
-        svg: explorable(name, head, heatmap(vdoc, { values, ...rows, cols: L, colLabels: tokens, scale, domain: scale === 'signed' ? signedDomain : null, masked: scale === 'signed' ? masked : null, title: `${t.headTitle(head)} · ${caption}`, cell: 42 })),
-        table: { values, rows: L, cols: L, rowLabels: tokens, colLabels: tokens, caption: `${t.headTitle(head)} · ${caption}`, corner: t.rowHeader },
-      }));
-      const scaled = ctx.state.hand.scale ? result.scores[head] : null;
-      return vh('article', { class: `head-card${headOff ? ' off' : ''}`, 'data-head': head, style: `--head:${color}` }, [
-        vh('h3', {}, [vh('span', { class: 'swatch', style: `background:${color}`, 'aria-hidden': 'true' }), t.headTitle(head), vh('small', {}, [' · ', dK > 1 ? t.headDims(head * dK, head * dK + dK - 1) : t.headDim(head * dK)])]),
-        vh('div', { class: 'fig-row' }, [slice('q', result.q), slice('k', result.k), slice('v', result.v)]),
-        vh('div', { class: 'fig-row' }, [
-          square(t.dots, result.dots[head], 'signed', `head-${head}-dots`, 'dots'),
-          scaled ? square(t.scaled(dK), scaled, 'signed', `head-${head}-scaled`, 'scores') : vh('p', { class: 'muted scaled-off' }, [t.scaledOff]),
-          square(t.weights, result.attention[head], 'weights', `head-${head}-weights`, 'weights'),
-          drawing(`head-${head}-output`, [result.headOutputs[head], tokens, dK], () => figure({
-            id: `head-${head}-output`,
-            caption: t.headOutput,
-            svg: explorable('head', head, matrixView(vdoc, { values: result.headOutputs[head], ...rows, cols: dK, colLabels: dims(head), headOf: () => head, title: `${t.headTitle(head)} · ${t.headOutput}`, cell: 44 })),
-            table: { values: result.headOutputs[head], rows: L, cols: dK, rowLabels: tokens, colLabels: dims(head), corner: t.rowHeader },
-          })),
-        ]),
-      ]);
-    });
+    const cards = range(result.heads).map((head) => (!everywhere && cardNodes[head] && !nearScreen.draws(cardNodes[head], near)
+      ? shownCards[head]
+      : headCard(t, result, head, { domain, drawing })));
     show(headsBox, cards);
     shownCards = cards;
     // Every card is watched from when it is first made, whether in a full draw or the first draw after a
@@ -278,19 +223,8 @@ export function handSection(ctx, frame) {
     nearScreen.unwatch(...cardNodes.filter((card) => !card.isConnected));
     nearScreen.watch(...made);
     for (const card of everywhere ? headsBox.children : made) nearScreen.draws(card, { ...near, anyway: true });
-    const allDims = range(dModel).map(String);
-    if (nearScreen.draws(concatBox, near)) show(concatBox, drawing('concat', [result.concat, tokens, dK, off], () => figure({
-      id: 'concat-figure',
-      caption: `Concat · L×d_model = ${L}×${dModel}`,
-      svg: explorable('concat', null, matrixView(vdoc, { values: result.concat, ...rows, cols: dModel, colLabels: allDims, headOf: (c) => Math.floor(c / dK), disabledHeads: off, title: t.concatTitle })),
-      table: { values: result.concat, rows: L, cols: dModel, rowLabels: tokens, colLabels: allDims, corner: t.rowHeader },
-    })));
-    if (nearScreen.draws(outputBox, near)) show(outputBox, drawing('output', [result.output, tokens, signedDomain], () => figure({
-      id: 'output-figure',
-      caption: `${t.outputTitle} · ${L}×${dModel}`,
-      svg: explorable('output', null, matrixView(vdoc, { values: result.output, ...rows, cols: dModel, colLabels: allDims, fill: 'signed', domain: signedDomain, title: t.outputTitle })),
-      table: { values: result.output, rows: L, cols: dModel, rowLabels: tokens, colLabels: allDims, corner: t.rowHeader },
-    })));
+    if (nearScreen.draws(concatBox, near)) show(concatBox, concatView(t, result, { drawing }));
+    if (nearScreen.draws(outputBox, near)) show(outputBox, outputView(t, result, { domain, drawing }));
   }
 
   /** Shows the state's numbers, words and switches in the editors (after a drag, a typed value, a reset). */
@@ -354,8 +288,8 @@ export function handSection(ctx, frame) {
       if (ctx.hand) drawHeads(ctx.hand, areas.has('structure') || ctx.drawingEverything);
       // Stop for a second: the heads compared on the first word, from the same forward as the figures.
       if (ctx.hand && !ctx.handError) {
-        const facts = pauseFacts(ctx.hand, forward('single', ctx.state.hand, 1), lessonFacts, handChanges(ctx.state.hand, lessonHand));
-        fill(pauseText, t.pause(facts).map((sentence) => h('p', {}, [sentence])));
+        const facts = handPauseFacts(session, ctx.hand, ctx.state.hand, lessonFacts);
+        show(pauseText, pauseView(t, facts));
         pauseText.dataset.changed = String(facts.changed);
       }
       node.classList.toggle('stale', Boolean(ctx.handError));

@@ -9,6 +9,7 @@ import { loadAttention, runHand, randomDraws, runRandom } from './core.js';
 import { checkHand, checkViews } from './checks.js';
 import { errorBox, section as sectionFrame } from '../ui/section.js';
 import { SLICE_MS } from '../ui/slices.js';
+import { areaWatcher, redrawLoop, drawParts } from '../ui/redraw.js';
 import { SECTIONS } from './registry.js';
 import { wideScreen } from '../pipeline/section.js';
 import { initialViewPicks } from './sections/views.js';
@@ -111,21 +112,13 @@ const ctx = {
   },
 };
 
-const fingerprint = () => Object.fromEntries(Object.entries(WATCHED).map(([area, read]) => [area, JSON.stringify(read(ctx.state, ui))]));
-let seen = fingerprint();
-
+const changedAreas = areaWatcher(WATCHED, ctx.state, ui);
 /** The areas whose values differ from when this was last asked. */
-function noteChanges() {
-  const now = fingerprint();
-  const changed = AREAS.filter((area) => area in now && now[area] !== seen[area]);
-  seen = now;
-  return changed;
-}
+const noteChanges = () => changedAreas(ctx.state, ui);
 
 let sections = [];
-let dirty = new Set();
-let scheduled = false;
 let urlTimer = 0;
+const loop = redrawLoop(render);
 
 /**
  * Marks areas as changed and redraws once at the end of the current task, so the input's effect is on
@@ -133,12 +126,8 @@ let urlTimer = 0;
  * within one task share a single redraw.
  */
 function invalidate(...areas) {
-  for (const area of areas) dirty.add(area);
   if (areas.includes('url')) scheduleUrl();
-  if (!scheduled) {
-    scheduled = true;
-    queueMicrotask(render);
-  }
+  loop.invalidate(...areas);
 }
 
 /** Writes the state into the address bar, at most a few times a second while dragging. */
@@ -252,10 +241,7 @@ const visibility = new IntersectionObserver((entries) => {
 let undrawn = new Set(); // areas computed in an earlier task whose figures are still to be drawn
 
 /** Redraws what changed (see invalidate); `whole`: every section that is to be drawn now, in this task (printing). */
-function render({ whole = false } = {}) {
-  scheduled = false;
-  const computed = dirty;
-  dirty = new Set();
+function render(computed, { whole = false } = {}) {
   const started = performance.now();
   compute(computed);
   const timings = { core: performance.now() - started };
@@ -275,27 +261,18 @@ function render({ whole = false } = {}) {
   // Printing draws them all at once (whole).
   const sliced = drawEverything && !whole;
   const order = sliced ? [...sections.filter((s) => s.visible), ...sections.filter((s) => !s.visible)] : sections;
-  let left = false; // a section the first draw has still to draw, in a later task
-  for (const section of order) {
-    const touched = section.reads.filter((area) => areas.has(area));
-    // Drawn wherever it is: every section in the first draw, and one just come in (fillIn).
-    const everywhere = drawEverything || section.fresh;
-    section.fresh = false;
-    if (!touched.length && !((section.visible || everywhere) && section.pending.size)) continue;
-    // Sections off screen only remember what changed (marked data-pending), and catch up as they scroll into view;
-    // in the first draw, those past the slice's time wait for the next slice.
-    if ((!section.visible && !everywhere) || (sliced && performance.now() - started > SLICE_MS)) {
-      for (const dep of touched) section.pending.add(dep);
-      section.node.toggleAttribute('data-pending', true);
-      left ||= everywhere;
-      continue;
-    }
-    const sectionStart = performance.now();
-    section.update(new Set([...areas, ...section.pending]));
-    section.pending.clear();
-    section.node.removeAttribute('data-pending');
-    timings[section.node.id] = performance.now() - sectionStart;
-  }
+  // Sections off screen only remember what changed (marked data-pending), and catch up as they scroll into view;
+  // every section is drawn wherever it is in the first draw, and one just come in (fillIn); in the first draw,
+  // those past the slice's time wait for the next slice. `left`: one the first draw has still to draw.
+  const left = drawParts(order, areas, {
+    everywhere: drawEverything,
+    inTime: () => !sliced || performance.now() - started <= SLICE_MS,
+    update(section, sectionAreas) {
+      const sectionStart = performance.now();
+      section.update(sectionAreas);
+      timings[section.node.id] = performance.now() - sectionStart;
+    },
+  });
   if (left) {
     requestAnimationFrame(() => setTimeout(() => invalidate('catch-up')));
   } else {
@@ -469,7 +446,7 @@ async function start() {
     clearTimeout(urlTimer);
     writeUrl();
     drawAll();
-    render({ whole: true });
+    loop.flush({ whole: true });
   });
 }
 

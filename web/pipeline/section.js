@@ -15,21 +15,9 @@ export const wideScreen = () => window.innerWidth >= 700;
  * in lesson mode, lying flat, at the projector's sizes (see draw/pipeline.js).
  */
 export function pipelineSvg(ctx, doc, { step = 0, highlight = [], title, orientation = wideScreen() ? 'horizontal' : 'vertical', sizes = ctx.state.present && orientation === 'horizontal' ? PROJECTOR_SIZES : undefined }) {
-  const result = ctx.hand;
   return pipeline(doc, {
-    tokens: result.tokens,
-    dModel: result.dModel,
-    heads: result.heads,
-    q: result.q,
-    k: result.k,
-    v: result.v,
-    scores: result.scores,
-    attention: result.attention,
-    headOutputs: result.headOutputs,
-    concat: result.concat,
+    ...ctx.hand, // the forward's snapshot, as the widget's pipeline draws it
     wo: ctx.state.hand.wo.flat(),
-    output: result.output,
-    enabled: result.enabled,
     step,
     highlight,
     orientation,

@@ -12,6 +12,7 @@ import { createSession, snapshot } from '../shared/session.js';
 import { LESSON_EXAMPLE, identity } from '../shared/lesson.js';
 import { hFor, vh, vdoc, show, elementCount } from '../ui/dom.js';
 import { inSlices, mayAdd } from '../ui/slices.js';
+import { redrawLoop } from '../ui/redraw.js';
 import { parseState, dataToAttribute, shareKV } from './parse.js';
 import { viewParts, viewsBox, renderSummary, renderNotice, renderError } from './render.js';
 import { buildControls, controlsKey } from './controls.js';
@@ -45,7 +46,8 @@ export class MultiHeadAttentionElement extends Base {
   #snap = null;
   #result = null;
   #controls = null;
-  #queued = false;
+  // One update a task, at its end, however many attributes the task changed (the page's redraw loop).
+  #redraw = redrawLoop(() => this.#update().catch((error) => this.#broke(error)));
   #reflecting = false;
   #lastWarning = '';
   #width = 0;
@@ -135,29 +137,20 @@ export class MultiHeadAttentionElement extends Base {
   set tokens(value) {
     this.#setData('tokens', value);
   }
-  get q() {
-    return this.#matrix('q');
-  }
-  set q(value) {
-    this.#setData('q', value);
-  }
-  get k() {
-    return this.#matrix('k');
-  }
-  set k(value) {
-    this.#setData('k', value);
-  }
-  get v() {
-    return this.#matrix('v');
-  }
-  set v(value) {
-    this.#setData('v', value);
-  }
-  get wo() {
-    return this.#matrix('wo');
-  }
-  set wo(value) {
-    this.#setData('wo', value);
+  // q, k, v and wo, made in one loop: each reads a copy of its parsed matrix and is set as its attribute is;
+  // accessors on the prototype, as written ones are.
+  static {
+    for (const name of ['q', 'k', 'v', 'wo']) {
+      Object.defineProperty(this.prototype, name, {
+        get() {
+          return this.#current().state?.[name]?.map((row) => row.slice()) ?? null;
+        },
+        set(value) {
+          this.#setData(name, value);
+        },
+        configurable: true,
+      });
+    }
   }
   get heads() {
     return this.#current().state?.heads ?? null;
@@ -226,10 +219,6 @@ export class MultiHeadAttentionElement extends Base {
     }
   }
 
-  #matrix(name) {
-    return this.#current().state?.[name]?.map((row) => row.slice()) ?? null;
-  }
-
   /** The attributes as parsed: parsed once after each change, so getters cost no JSON parsing. */
   #current() {
     if (this.#parsed) return this.#parsed;
@@ -243,13 +232,8 @@ export class MultiHeadAttentionElement extends Base {
   // ---- rendering --------------------------------------------------------------------------------
 
   #schedule() {
-    if (this.#queued) return;
-    this.#queued = true;
     this.#unsettle();
-    queueMicrotask(() => {
-      this.#queued = false;
-      this.#update().catch((error) => this.#fail('INTERNAL', String(error?.message ?? error), error));
-    });
+    this.#redraw.invalidate();
   }
 
   async #update() {
@@ -258,7 +242,7 @@ export class MultiHeadAttentionElement extends Base {
     try {
       parsed = this.#current();
     } catch (error) {
-      return this.#fail('INTERNAL', String(error?.message ?? error), error);
+      return this.#broke(error);
     }
     if (parsed.error) return this.#fail(parsed.error.code, parsed.error.message);
 
@@ -275,7 +259,7 @@ export class MultiHeadAttentionElement extends Base {
       return this.#fail('LOAD_FAILED', message, error);
     }
     // Attributes may have changed while the core loaded; a newer update is then already queued.
-    if (this.#queued || this.#parsed !== parsed || !this.isConnected) return undefined;
+    if (this.#redraw.queued || this.#parsed !== parsed || !this.isConnected) return undefined;
     this.#session ??= createSession(mha);
     if (parsed.state.view === 'train') {
       this.#showTraining(parsed.state);
@@ -323,7 +307,7 @@ export class MultiHeadAttentionElement extends Base {
     } catch (error) {
       const t = STRINGS[state.lang];
       if (error?.name === 'MHAError') this.#fail(error.code, `${t.coreError}: ${errorSentence(ERROR_TEXT[state.lang], error)}`);
-      else this.#fail('INTERNAL', String(error?.message ?? error), error);
+      else this.#broke(error);
       return false;
     }
   }
@@ -344,7 +328,7 @@ export class MultiHeadAttentionElement extends Base {
     let waiting = null; // a figure drawn but not shown: it did not fit in the slice's elements
     const step = () => {
       // An attribute changed since: the update it queued draws instead.
-      if (this.#queued || !this.#parsed?.state) return false;
+      if (this.#redraw.queued || !this.#parsed?.state) return false;
       if (!parts) {
         if (compute && !this.#compute()) return false;
         ({ parts, figures, summary } = this.#drawn() ?? {});
@@ -363,13 +347,13 @@ export class MultiHeadAttentionElement extends Base {
         // Patched in place: the focused button or slider stays the same element, so it keeps the focus.
         show(this.#box, [...summary, viewsBox(vdoc, state, figures), this.#controls?.element]);
       } catch (error) {
-        this.#fail('INTERNAL', String(error?.message ?? error), error);
+        this.#broke(error);
         return false;
       }
       this.#figures = figures.filter(Boolean);
       if (next < parts.length) return true;
       this.#drawing = null;
-      if (!this.#queued) this.#done();
+      if (!this.#redraw.queued) this.#done();
       return false;
     };
     this.#drawing = inSlices(step);
@@ -405,7 +389,7 @@ export class MultiHeadAttentionElement extends Base {
         this.#controls = null;
       }
     } catch (error) {
-      this.#fail('INTERNAL', String(error?.message ?? error), error);
+      this.#broke(error);
       return undefined;
     }
     // Set only when it changes: the browser restyles everything inside on each write.
@@ -467,6 +451,11 @@ export class MultiHeadAttentionElement extends Base {
     if (!this.#compute()) return;
     this.#draw();
     this.dispatchEvent(new CustomEvent('mha-change', { detail: this.#result, bubbles: true, composed: true }));
+  }
+
+  /** A bug of the widget's own, shown as any error is. */
+  #broke(error) {
+    return this.#fail('INTERNAL', String(error?.message ?? error), error);
   }
 
   /** Shows an inline error (a sentence; its code in data-code and the warning), warns once per distinct error, clears the result. */

@@ -1,8 +1,10 @@
-// State + a snapshot of the core's results → the widget's figures, built with the shared drawing
+// State + a snapshot of the core's results → the widget's figures: a head's weights, the concat and the
+// output drawn as the page's §3 draws them (web/hand/maps.js), the rest with the shared drawing
 // functions of web/draw/ (which set every label with text nodes) and the shared h(). Pure: `doc` is
 // passed in, so this runs under linkedom in Node, and with vdoc in the element (which patches the result
 // into its shadow root).
-import { heatmap, legend, pipeline, lineView, matrixView, tableFor, headColor } from '../draw/index.js';
+import { legend, pipeline, lineView, tableFor, headColor } from '../draw/index.js';
+import { headMap, concatMap, outputMap } from '../hand/maps.js';
 import { headDash } from '../draw/color.js';
 import { textWidth } from '../draw/svg.js';
 import { hFor } from '../ui/dom.js';
@@ -42,57 +44,41 @@ function heatmapLayout(tokens, heads, width, compact) {
   return cell;
 }
 
-function heatmapFigure(doc, state, snap, t, head, cell) {
+function heatmapFigure(doc, drawn, t, head, cell) {
   const h = hFor(doc);
-  const { tokens, L, dK } = state;
   return h('figure', { class: `heatmap h${head % 8}`, 'data-head': head }, [
-    headCaption(h, t, head, dK),
-    heatmap(doc, { values: snap.attention[head], rows: L, cols: L, rowLabels: tokens, colLabels: tokens, cell, showNumbers: cell >= 26, title: t.weightsOf(head), accent: headColor(head) }),
+    headCaption(h, t, head, drawn.dK),
+    headMap(doc, drawn, drawn.attention[head], { cell, showNumbers: cell >= 26, title: t.weightsOf(head), accent: headColor(head) }),
   ]);
-}
-
-/** A head's weights as a table for screen readers (hidden from the eye; named by its caption). */
-function weightsTable(doc, state, snap, t, head) {
-  const { tokens, L } = state;
-  return tableFor(doc, { values: snap.attention[head], rows: L, cols: L, rowLabels: tokens, colLabels: tokens, caption: t.weightsOf(head) });
 }
 
 function legendFigure(doc, t, id) {
   return hFor(doc)('figure', { class: 'legend wide', 'aria-hidden': 'true' }, [legend(doc, { scale: 'weights', title: t.weightsLegend, width: 180, id })]);
 }
 
-function linesFigure(doc, state, snap, t, shown, focus, onFocus) {
+function linesFigure(doc, drawn, t, shown, focus, onFocus) {
   const h = hFor(doc);
   // Heads 9 to 16 repeat the 8 colours with dashed lines, and their swatches are dashed to match.
   const key = h('p', { class: 'key' }, shown.map((head) => h('span', { class: `h${head % 8}` }, [h('span', { class: headDash(head) ? 'swatch dashed' : 'swatch' }), t.head(head)])));
   // Buttons to keep one query token's lines (the others fade), or all of them.
-  const buttons = onFocus && h('div', { class: 'focus', role: 'group', 'aria-label': t.focusLabel }, [null, ...state.tokens.map((_, i) => i)].map((index) => h('button', {
+  const buttons = onFocus && h('div', { class: 'focus', role: 'group', 'aria-label': t.focusLabel }, [null, ...drawn.tokens.map((_, i) => i)].map((index) => h('button', {
     type: 'button', 'data-focus': index === null ? '' : index, 'aria-pressed': String(focus === index), onclick: () => onFocus(index),
-  }, [index === null ? t.focusAll : state.tokens[index]])));
+  }, [index === null ? t.focusAll : drawn.tokens[index]])));
   return h('figure', { class: 'lines' }, [
     h('p', { class: 'note' }, [t.linesTitle]),
     key,
     buttons,
-    lineView(doc, { tokens: state.tokens, attention: snap.attention, visibleHeads: shown, focus, title: t.linesTitle, queryLabel: t.query, keyLabel: t.key }),
+    lineView(doc, { tokens: drawn.tokens, attention: drawn.attention, visibleHeads: shown, focus, title: t.linesTitle, queryLabel: t.query, keyLabel: t.key }),
   ]);
 }
 
-function pipelineFigure(doc, state, snap, t, shown, width) {
+function pipelineFigure(doc, state, drawn, t, shown, width) {
   const svg = pipeline(doc, {
-    tokens: state.tokens,
-    dModel: state.d,
-    heads: state.heads,
+    ...drawn, // the forward's snapshot, as the page's §4 draws it
     shownHeads: shown,
     maxWidth: width,
-    q: snap.q,
-    k: (snap.kv?.[0] ?? state.k).flat(), // what each head read: under kv-heads its group's shared K and V
-    v: (snap.kv?.[1] ?? state.v).flat(),
-    scores: snap.scores,
-    attention: snap.attention,
-    headOutputs: snap.headOutputs,
-    concat: snap.concat,
-    wo: snap.wo,
-    output: snap.output,
+    k: (drawn.kv?.[0] ?? state.k).flat(), // what each head read: under kv-heads its group's shared K and V
+    v: (drawn.kv?.[1] ?? state.v).flat(),
     labels: t.pipeline,
     title: t.pipelineTitle,
   });
@@ -108,26 +94,15 @@ function pipelineFigure(doc, state, snap, t, shown, width) {
 }
 
 /**
- * concat (columns coloured by head) or, after Wᴼ has mixed the heads, the output (coloured by value); the
- * numbers are left out when the matrix, shrunk to `width`, would have cells under 14 px (too small to read).
+ * concat (concatMap: columns coloured by head) or, after Wᴼ has mixed the heads, the output (outputMap: coloured
+ * by value); the numbers are left out when the matrix, shrunk to `width`, would have cells under 14 px (too small to read).
  */
-function matrixFigure(doc, state, values, title, className, byHead, width) {
+function matrixFigure(doc, drawn, draw, title, className, width) {
   const h = hFor(doc);
-  const cell = Math.max(22, Math.min(40, Math.floor(320 / state.d)));
+  const { dModel } = drawn;
   return h('figure', { class: className }, [
     h('p', { class: 'note' }, [title]),
-    matrixView(doc, {
-      values,
-      rows: state.L,
-      cols: state.d,
-      rowLabels: state.tokens,
-      headOf: byHead ? (c) => Math.floor(c / state.dK) : () => null,
-      headLabel: (head) => `h${head + 1}`,
-      fill: byHead ? 'head' : 'signed',
-      cell,
-      showNumbers: width / state.d >= 14,
-      title,
-    }),
+    draw(doc, drawn, { cell: Math.max(22, Math.min(40, Math.floor(320 / dModel))), showNumbers: width / dModel >= 14, title }),
   ]);
 }
 
@@ -142,9 +117,8 @@ function matrixFigure(doc, state, values, title, className, byHead, width) {
  */
 export function viewParts(doc, state, snap, { width = 640, id = 'mha', focus = null, onFocus = null, firstHead = 0, onMoveHeads = () => {} } = {}) {
   const t = STRINGS[state.lang];
-  // One long token would otherwise widen every label column and shrink the figures to fit.
-  const drawn = { ...state, tokens: state.labels.map((label) => clipText(label, DRAWN_TOKEN_CHARS)) };
-  const labelled = { ...state, tokens: state.labels };
+  // The forward with its words as drawn: one long token would otherwise widen every label column and shrink the figures to fit.
+  const drawn = { ...snap, tokens: state.labels.map((label) => clipText(label, DRAWN_TOKEN_CHARS)) };
   const { L, heads } = state;
   const show = (name) => state.view === name || state.view === 'full';
   const count = drawnHeadCount(L);
@@ -157,17 +131,18 @@ export function viewParts(doc, state, snap, { width = 640, id = 'mha', focus = n
     const cell = heatmapLayout(drawn.tokens, shown.length, width, state.compact);
     // Each map and its table are parts of their own: a table of 32 × 32 weights costs its frame as much as the map.
     for (const head of shown) {
-      part(`heatmap-${head}`, () => heatmapFigure(doc, drawn, snap, t, head, cell));
-      part(`table-${head}`, () => weightsTable(doc, labelled, snap, t, head));
+      part(`heatmap-${head}`, () => heatmapFigure(doc, drawn, t, head, cell));
+      // Its weights as a table for screen readers (hidden from the eye; named by its caption), the words written whole.
+      part(`table-${head}`, () => tableFor(doc, { values: snap.attention[head], rows: L, cols: L, rowLabels: state.labels, colLabels: state.labels, caption: t.weightsOf(head) }));
     }
     part('legend', () => legendFigure(doc, t, `${id}-legend`));
   }
-  if (show('lines')) part('lines', () => linesFigure(doc, drawn, snap, t, shown, focus !== null && focus < L ? focus : null, onFocus));
+  if (show('lines')) part('lines', () => linesFigure(doc, drawn, t, shown, focus !== null && focus < L ? focus : null, onFocus));
   if (state.view === 'full') {
-    part('concat', () => matrixFigure(doc, drawn, snap.concat, t.concatTitle, 'concat', true, width));
-    if (state.wo) part('output', () => matrixFigure(doc, drawn, snap.output, t.outputTitle, 'output', false, width));
+    part('concat', () => matrixFigure(doc, drawn, concatMap, t.concatTitle, 'concat', width));
+    if (state.wo) part('output', () => matrixFigure(doc, drawn, outputMap, t.outputTitle, 'output', width));
   }
-  if (show('pipeline')) part('pipeline', () => pipelineFigure(doc, drawn, snap, t, shown, width));
+  if (show('pipeline')) part('pipeline', () => pipelineFigure(doc, state, drawn, t, shown, width));
   return parts;
 }
 
