@@ -1,0 +1,130 @@
+// The sections' views, continued from views.test.js: §4's pipeline, §5's notes, §7's figures, §11's cards and
+// §12's export, each a pure function from the core's numbers and the words to DOM, against a golden HTML snapshot
+// in tests/golden/views/ (UPDATE_GOLDEN=1 rewrites them), in both languages, with the numbers drawn checked
+// against the core's. The mounts that wire them to the page are tested in Chromium (page.browser.test.js).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseHTML } from 'linkedom';
+import { loadAttention } from '../web/src/attention.js';
+import { TEXT } from '../web/page/text.js';
+import { runHand, randomDraws, runRandom } from '../web/page/core.js';
+import { defaultHand } from '../web/hand/limits.js';
+import { show, vh } from '../web/ui/dom.js';
+import { pipelineView, stepWords } from '../web/pipeline/section.js';
+import { initialViewPicks, viewsPicks, viewsFigures } from '../web/page/sections/views.js';
+import { QUIZ_IDS, quizQuestions, quizCard, quizFinished } from '../web/page/sections/quiz.js';
+import { weightColor } from '../web/draw/color.js';
+import { matchGolden } from './golden.js';
+
+const mha = await loadAttention();
+const { document } = parseHTML('<!doctype html><html><body></body></html>');
+
+/** A view's virtual nodes shown in a box of linkedom's document, as the page shows them in its own. */
+const shown = (view) => show(document.createElement('div'), view);
+const cells = (node, selector) => [...node.querySelectorAll(selector)].map((cell) => Number(cell.dataset.value));
+const near = (drawn, expected, what) => {
+  assert.equal(drawn.length, expected.length, `${what}: as many cells as the core's`);
+  drawn.forEach((value, i) => assert.ok(Math.abs(value - expected[i]) < 1e-6, `${what} cell ${i}: ${value} against ${expected[i]}`));
+};
+
+const hand = defaultHand();
+const result = runHand(mha, hand, { use: 'views-2' });
+
+test('§4 the pipeline at step 4 (the softmax), its caption and counter, in both languages, from the core\'s run', () => {
+  for (const lang of ['zh', 'en']) {
+    const t = TEXT[lang].pipeline;
+    const { caption, counter } = stepWords(t, 4);
+    const view = shown([vh('span', { id: 'step-counter' }, [counter]), vh('p', { id: 'step-caption' }, [caption]), pipelineView(t, result, { wo: hand.wo, step: 4, orientation: 'horizontal', enter: true })]);
+    matchGolden(`views/pipeline-step-4-${lang}.html`, view);
+    assert.equal(view.querySelector('#step-counter').textContent, t.stepOf(4));
+    // Each head's weights are coloured as the core's are, and step 4's stage is the one fading in.
+    for (let head = 0; head < result.heads; head++) {
+      const fills = [...view.querySelectorAll(`g.stage[data-part="weights"][data-head="${head}"] rect[data-row]`)].map((cell) => cell.getAttribute('fill'));
+      assert.deepEqual(fills, Array.from(result.attention[head], (w) => weightColor(w)), `head ${head + 1}'s weights`);
+    }
+    assert.ok(view.querySelector('g.stage.active.enter[data-part="weights"]'), 'the lit stage fades in');
+  }
+  assert.equal(stepWords(TEXT.en.pipeline, 0).counter, TEXT.en.pipeline.overview);
+});
+
+test('§7 the lines and the grid: the lesson\'s 猫吃鱼, and a random model with one head picked, in both languages', () => {
+  const words = 'the cat ate the fish'.split(' ');
+  const draws = randomDraws(mha, { seed: 3, length: words.length, dModel: 16 });
+  draws.advance(Infinity);
+  const random = runRandom(mha, draws, { use: 'views-2-big', tokens: words, heads: 4, weightScale: 0.4, causal: true });
+  for (const lang of ['zh', 'en']) {
+    const t = TEXT[lang].views;
+    for (const [name, run, ui] of [['hand', result, initialViewPicks()], ['random-head-3', random, { ...initialViewPicks(), picked: 2, focus: 1 }]]) {
+      const picks = viewsPicks(ui, run);
+      const { lines, grid } = viewsFigures(t, run, picks, { width: 600, weightLegend: TEXT[lang].hand.weightLegend });
+      const view = shown([lines, grid]);
+      matchGolden(`views/views-${name}-${lang}.html`, view);
+      // Lines of the visible heads alone, each weighing what the core's weights do; a tile a head drawn.
+      const lineList = [...view.querySelectorAll('#lines-figure line[data-head]')];
+      assert.deepEqual([...new Set(lineList.map((line) => Number(line.dataset.head)))], picks.visibleHeads);
+      for (const line of lineList) {
+        const [head, from, to] = ['head', 'from', 'to'].map((key) => Number(line.dataset[key]));
+        assert.ok(Math.abs(Number(line.dataset.weight) - run.attention[head][from * run.L + to]) < 0.005, `${name}: line ${head}/${from}/${to}`);
+      }
+      assert.equal(view.querySelectorAll('#grid-figure g.tile').length, picks.shownHeads.length);
+    }
+  }
+  const picks = viewsPicks({ ...initialViewPicks(), picked: 2, focus: 9, hidden: [1, 7] }, random);
+  assert.deepEqual(picks.visibleHeads, [2], 'a picked head shows alone');
+  assert.equal(picks.focus, null, 'a word the sentence no longer has is not focused');
+  assert.deepEqual(picks.hidden, [1], 'nor a head the model no longer has hidden');
+});
+
+test('§11 every question revealed with the core\'s answer, and the finished card, in both languages', () => {
+  for (const lang of ['zh', 'en']) {
+    const text = TEXT[lang];
+    const questions = quizQuestions(mha, text, { hand, result });
+    assert.deepEqual(Object.keys(questions), QUIZ_IDS);
+    const answers = {};
+    const cards = QUIZ_IDS.map((id) => {
+      const { answer, why } = questions[id].solve();
+      answers[id] = answer;
+      return vh('form', { class: 'quiz-card', 'data-question': id }, quizCard(text, questions[id], { outcome: { kind: 'revealed', answer, why }, mayGoOn: true, returning: id === 'mask' }));
+    });
+    const view = shown([...cards, vh('form', { class: 'quiz-card' }, quizFinished(text.quiz, { total: 10, first: 7 }))]);
+    matchGolden(`views/quiz-revealed-${lang}.html`, view);
+    // The answers are the core's: GPT-2's two bills, its d_k, head 2's first row, the masked first word's weight.
+    const { naive, split } = mha.paramCount({ dModel: 768, heads: 12 });
+    assert.equal(answers.bill, String(naive / split));
+    assert.equal(answers.dk, '64');
+    assert.equal(answers.predict, `[${Array.from(result.attention[1].slice(0, 3), (w) => w.toFixed(2)).join(', ')}]`);
+    assert.equal(answers.mask, '1');
+    assert.equal(answers.concat, '4');
+    const card = (id) => view.querySelector(`form[data-question="${id}"]`);
+    assert.equal(card('predict').querySelectorAll('input').length, 3, 'a field a word');
+    assert.equal(card('ablation').querySelectorAll('input[type="checkbox"]').length, 4, 'a box a column of the concat');
+    assert.equal(card('mask').querySelectorAll('.quiz-returning').length, 1);
+    assert.equal(card('bill').querySelector('#quiz-next').hasAttribute('hidden'), false);
+  }
+});
+
+test('§11 a check\'s outcomes: the hint, right and wrong, and the core\'s error named as §3 names its entries', () => {
+  const text = TEXT.zh;
+  const question = quizQuestions(mha, text, { hand, result }).dk;
+  const said = (outcome, mayGoOn = false) => shown(quizCard(text, question, { outcome, mayGoOn })).querySelector('#quiz-feedback');
+  assert.equal(said({ kind: 'hint' }).className, 'feedback hint');
+  assert.equal(said({ kind: 'hint' }).textContent, text.quiz.pickFirst);
+  assert.equal(said({ kind: 'wrong' }).textContent, text.quiz.wrong);
+  assert.match(said({ kind: 'right', why: question.solve().why }).textContent, /768 ÷ 12 = 64/);
+  assert.equal(shown(quizCard(text, question, {})).querySelector('#quiz-next').hasAttribute('hidden'), true, 'no next question before a check');
+  // Numbers whose q·k overflows float32: the core refuses them, and the card says so in the page's words.
+  const huge = { ...hand, q: hand.q.map((row) => row.map(() => 3e20)), k: hand.k.map((row) => row.map(() => 3e20)) };
+  let error = null;
+  try {
+    runHand(mha, huge, { use: 'views-2-huge' });
+  } catch (caught) {
+    error = caught;
+  }
+  assert.ok(error, 'the core refuses the overflowing numbers');
+  const failing = quizQuestions(mha, text, { hand: huge, result: null, error }).predict;
+  assert.throws(() => failing.solve(), (thrown) => thrown === error);
+  const feedback = said({ kind: 'failed', error, cellName: (name, row, col) => `${name}[${row}][${col}]` }, true);
+  matchGolden('views/quiz-failed-zh.html', feedback);
+  assert.equal(feedback.querySelector('.error').dataset.code, error.code);
+  assert.equal(feedback.querySelector('#quiz-cannot-solve').textContent, text.quiz.cannotSolve);
+});
