@@ -14,6 +14,18 @@ import { pipelineView, stepWords } from '../web/pipeline/section.js';
 import { initialViewPicks, viewsPicks, viewsFigures } from '../web/page/sections/views.js';
 import { QUIZ_IDS, quizQuestions, quizCard, quizFinished } from '../web/page/sections/quiz.js';
 import { weightColor } from '../web/draw/color.js';
+import { openPoems, inputIds, runText, textRoles, Continuation, WRITER } from '../web/poems/runs.js';
+import { poemRolesView, lossView, continuationView, tokenLabel, nextLabel } from '../web/poems/views.js';
+import { labelRole } from '../web/heads/roles.js';
+import { topNext } from '../web/heads/next-tokens.js';
+import { headTile, enlargedHead, headSteps, heaviestKey, nextTokens, roleWord } from '../web/heads/head-figures.js';
+import { EXPLAIN_WORDS } from '../web/shared/figure-labels.js';
+import { gpt2RolesView, tokensView } from '../web/gpt2/views.js';
+import { gpt2Input, gpt2TokenLabel, isByteToken, characterRuns, isPunctuationToken } from '../web/gpt2/tokens.js';
+import { GPT2_TOKEN_LIMIT } from '../web/gpt2/source.js';
+import { everyHeadAttention } from '../web/heads/heads.js';
+import { gpt2File, randomWeights } from './gpt-reference.js';
+import { seededRandom } from './seeded.js';
 import { matchGolden } from './golden.js';
 
 const mha = await loadAttention();
@@ -127,4 +139,90 @@ test('§11 a check\'s outcomes: the hint, right and wrong, and the core\'s error
   matchGolden('views/quiz-failed-zh.html', feedback);
   assert.equal(feedback.querySelector('.error').dataset.code, error.code);
   assert.equal(feedback.querySelector('#quiz-cannot-solve').textContent, text.quiz.cannotSolve);
+});
+
+test('§10 the poetry model\'s heads on 床前明月光: tiles, a head enlarged, its four steps and roles, the next characters, the loss and the writer, in both languages', async () => {
+  const poems = await openPoems(mha, null);
+  const { card, vocabulary } = poems;
+  const { heads, dModel, vocabSize } = poems.model.config;
+  const text = '床前明月光，';
+  const ids = inputIds(poems, text);
+  const off = [[0, 1]];
+  const allOn = runText(poems, ids);
+  const run = runText(poems, ids, off);
+  const roles = textRoles(poems, run);
+  const named = card.headRoles.fresh.heads.map((scores) => labelRole(scores, card.headRoles.fresh.chance));
+  // Layer 2's head 4 (index 11), which the fresh test set names a 对仗 head; read at the comma, on the heaviest key.
+  const index = 11;
+  const row = ids.length - 1;
+  const weights = run.attention[index];
+  const key = heaviestKey(weights, ids.length, row);
+  // The held-out loss with every head on and with layer 1's head 2 off, as the card measured them.
+  const loss = { allOn: { loss: card.ablation.allOn.all }, now: { loss: card.ablation.allOn.all + card.ablation.heads[1].all } };
+  const writer = new Continuation(poems, mha, { ids, off: [], temperature: 0, seed: WRITER.seed, verse: true, repetition: true });
+  while (!writer.advance(1000));
+  for (const lang of ['zh', 'en']) {
+    const t = TEXT[lang].poems;
+    const labels = ids.map((id) => tokenLabel(t, vocabulary, id));
+    const top = (result) => topNext(result.logits, row, vocabSize).map(({ id, p }) => ({ id, p, label: nextLabel(t, vocabulary, id) }));
+    const prompt = labels.slice(1).join('');
+    const continuation = { prompt, added: writer.added.map((id) => vocabulary[id]).join(''), temperature: 0, seed: WRITER.seed, repetition: true, pastTheEnd: false, restarted: false, done: true, ended: writer.ended, count: writer.added.length, run: 1 };
+    const view = shown([
+      vh('div', { class: 'poem-tiles' }, [10, 11, 12].map((i) => headTile(t, { index: i, heads, picture: vh('canvas', {}), role: roleWord(t, named[i]), pressed: i === index }))),
+      vh('div', { id: 'big' }, enlargedHead(t, { prefix: 'poem', index, heads, weights, labels, row })),
+      vh('div', { id: 'steps' }, headSteps(t, EXPLAIN_WORDS[lang], { prefix: 'poem', index, heads, dModel, labels, row, key, qkv: run.qkv[Math.floor(index / heads)], weights })),
+      vh('div', { id: 'roles' }, poemRolesView(t, { index, heads, text: roles, heldOut: null, fresh: card.headRoles.fresh, label: named[index], ablation: card.ablation,
+        waiting: { text: t.heldOutWaiting(card.heldOut.poems.length, 3, 31), done: 3, total: 31 } })),
+      vh('div', { id: 'prediction' }, nextTokens(t, { prefix: 'poem', row, label: labels[row], allOn: top(allOn), now: top(run), offCount: off.length })),
+      vh('div', { id: 'loss' }, lossView(t, { ...loss, offCount: off.length, baselines: card.baselines })),
+      vh('div', { id: 'continuation' }, continuationView(t, continuation)),
+    ]);
+    matchGolden(`views/poems-heads-${lang}.html`, view);
+    // Every number drawn is the core's or the card's.
+    near(cells(view, '#poem-heatmap g.cell'), Array.from(weights), 'the enlarged head');
+    const core = view.querySelector('#poem-step-list [data-step="core"]');
+    assert.equal(Number(core.dataset.value), weights[row * ids.length + key]);
+    assert.equal(core.dataset.agrees, 'true', 'the softmax worked out agrees with the core\'s weight');
+    for (const score of view.querySelectorAll('.role-score[data-where="text"]')) {
+      const expected = roles.heads[index][score.dataset.role];
+      assert.equal(score.dataset.value, expected === null ? '' : String(expected), `the text's ${score.dataset.role}`);
+    }
+    assert.equal(view.querySelectorAll('.role-score[data-where="held-out"]').length, 0, 'the held-out column waits for its measure');
+    assert.equal(Number(view.querySelector('#poem-ablation').dataset.value), card.ablation.heads[index].all);
+    near([...view.querySelectorAll('#poem-top-all li')].map((li) => Number(li.dataset.p)), top(allOn).map(({ p }) => p), 'the next characters, all heads on');
+    near([...view.querySelectorAll('#poem-top-now li')].map((li) => Number(li.dataset.p)), top(run).map(({ p }) => p), 'with head 0·1 off');
+    assert.equal(Number(view.querySelector('#poem-loss-now').dataset.value), loss.now.loss);
+    assert.ok(view.querySelector('#poem-verdict').textContent.includes(t.roleNames.parallelNext), 'the verdict is the card\'s name for the head');
+    assert.equal(view.querySelector('#poem-added').textContent, continuation.added);
+    assert.ok(continuation.added.length > 0, 'the writer adds to the line');
+  }
+});
+
+test('§10 GPT-2\'s tokens and a head\'s roles, on a small random model in GPT-2\'s layout, in both languages', async () => {
+  const config = { layers: 2, heads: 2, dModel: 16, context: 80, vocab: 50257 };
+  const model = await mha.loadModel(gpt2File(config, randomWeights(config, seededRandom(31), { spread: 0.5 })));
+  // As the worker posts a run (web/gpt2/gpt2-worker.js): English, a comma, and 猫 as three byte tokens.
+  const ids = gpt2Input('Mr and Mrs 猫, Mr and Mrs', GPT2_TOKEN_LIMIT);
+  model.forward(ids);
+  const result = { ids, labels: ids.map(gpt2TokenLabel), byteTokens: ids.map(isByteToken), characters: characterRuns(ids), punctuation: ids.map(isPunctuationToken), attention: everyHeadAttention(model) };
+  const index = 2; // layer 2's head 1
+  const weights = result.attention[index];
+  const L = ids.length;
+  for (const lang of ['zh', 'en']) {
+    const words = { ...TEXT[lang].poems, ...TEXT[lang].gpt2 };
+    const view = shown([
+      vh('div', { id: 'tokens' }, tokensView(words, result, GPT2_TOKEN_LIMIT)),
+      vh('div', { id: 'roles' }, gpt2RolesView(words, { index, heads: config.heads, ids, punctuation: result.punctuation, weights })),
+    ]);
+    matchGolden(`views/gpt2-tokens-roles-${lang}.html`, view);
+    assert.deepEqual([...view.querySelectorAll('.gpt2-token')].map((token) => Number(token.dataset.id)), ids);
+    assert.match(view.querySelector('#gpt2-bytes').textContent, /⟨e7⟩ ⟨8c⟩ ⟨ab⟩ = +猫/);
+    // The previous-token score is the mean weight on the token before, from the second token on; the first token's likewise.
+    const mean = (pick) => Array.from({ length: L - 1 }, (_, r) => pick(r + 1)).reduce((sum, w) => sum + w, 0) / (L - 1);
+    const score = (role) => Number(view.querySelector(`.role-score[data-role="${role}"]`).dataset.value);
+    assert.ok(Math.abs(score('previous') - mean((r) => weights[r * L + r - 1])) < 1e-6);
+    assert.ok(Math.abs(score('first') - mean((r) => weights[r * L])) < 1e-6);
+    assert.deepEqual([...view.querySelectorAll('#roles tbody tr')].map((row) => row.dataset.role), ['previous', 'first', 'copying', 'punctuation']);
+  }
+  model.dispose();
 });
