@@ -26,6 +26,9 @@ import { GPT2_TOKEN_LIMIT } from '../web/gpt2/source.js';
 import { everyHeadAttention } from '../web/heads/heads.js';
 import { gpt2File, randomWeights } from './gpt-reference.js';
 import { seededRandom } from './seeded.js';
+import { formulaShape, formulaNotes } from '../web/page/sections/formula-notes.js';
+import { shareFacts, heatmapsFigure } from '../web/page/sections/share.js';
+import { defaultState, fromQuery } from '../web/page/state.js';
 import { matchGolden } from './golden.js';
 
 const mha = await loadAttention();
@@ -225,4 +228,48 @@ test('§10 GPT-2\'s tokens and a head\'s roles, on a small random model in GPT-2
     assert.deepEqual([...view.querySelectorAll('#roles tbody tr')].map((row) => row.dataset.role), ['previous', 'first', 'copying', 'punctuation']);
   }
   model.dispose();
+});
+
+test('§5 the symbols\' notes with the hand example\'s shapes, GPT-2\'s and head 1\'s first row from the core, in both languages', () => {
+  const gpt2 = defaultState().bill;
+  for (const lang of ['zh', 'en']) {
+    const t = TEXT[lang].formula;
+    const look = (name) => vh('button', { type: 'button', class: 'symbol', 'data-symbol': name }, [t.symbols[name][0]]);
+    const shape = formulaShape({ hand: result, bill: gpt2 });
+    const view = show(document.createElement('ol'), formulaNotes(t, shape, { focused: 'wq', look }));
+    matchGolden(`views/formula-notes-${lang}.html`, view);
+    assert.deepEqual([...view.querySelectorAll('li[data-symbol]')].map((li) => li.dataset.symbol), Object.keys(t.symbols), 'the lesson\'s reading order');
+    assert.equal(view.querySelector('li.lit').dataset.symbol, 'wq');
+    assert.match(view.querySelector('li[data-symbol="wq"]').textContent, /4×2.*768×64/);
+    // Head 1's first row, as the core computed it.
+    const row = Array.from(result.headOutputs[0].subarray(0, result.dK), (x) => String(Number(x.toFixed(2))));
+    assert.deepEqual(row, ['1.26', '0.25']);
+    assert.ok(view.querySelector('li[data-symbol="head"]').textContent.includes(`[${row.join(', ')}]`));
+    // A bill the page refuses, and §3's numbers the core refuses, leave their parts out.
+    const refused = formulaShape({ hand: result, handError: new Error('refused'), bill: { dModel: 768, heads: 7 } });
+    assert.equal(refused.bill, null);
+    assert.equal(refused.firstRow, null);
+    const plain = show(document.createElement('ol'), formulaNotes(t, refused, { look }));
+    assert.doesNotMatch(plain.textContent, /768×64|1\.26/);
+    assert.equal(plain.querySelectorAll('li.lit').length, 0);
+  }
+});
+
+test('§12 the link built from the state, what it leaves out of a long poem, and the heatmaps export, in both languages', () => {
+  const state = defaultState();
+  state.poems.text = '床前明月光'.repeat(60);
+  state.hand.heads = 1;
+  for (const lang of ['zh', 'en']) {
+    const text = TEXT[lang];
+    const facts = shareFacts(text.share, state, 'https://example.org/lesson/?x=1#quiz-section');
+    assert.ok(!facts.link.includes('#'), 'no section in the link');
+    assert.equal(facts.leftOut, text.share.leftOut['poems.text'](256));
+    const back = fromQuery(new URL(facts.link).searchParams);
+    assert.equal(Array.from(back.poems.text).length, 256, 'the link opens with the poem\'s first 256 characters');
+    assert.equal(back.hand.heads, 1);
+    assert.equal(shareFacts(text.share, defaultState(), 'https://example.org/lesson/').leftOut, '', 'nothing left out of the lesson\'s own state');
+    const figure = shown([vh('p', { id: 'share-left-out' }, [facts.leftOut]), heatmapsFigure(document, text, result)]);
+    matchGolden(`views/share-heatmaps-${lang}.html`, figure);
+    near(cells(figure, 'g.cell'), result.attention.flatMap((weights) => Array.from(weights)), 'the exported heatmaps');
+  }
 });
