@@ -237,13 +237,15 @@ export function quizSection(ctx, frame) {
     Object.assign(asked, { outcome, missed, mayGoOn: asked.mayGoOn || mayGoOn });
     drawCard();
   };
+  /** Calls action with the core's answer, or says why §3's numbers give none (the question comes back later). */
   const guarded = (action) => {
+    let solved;
     try {
-      action(questions()[asked.id].solve());
+      solved = questions()[asked.id].solve();
     } catch (error) {
-      // The question comes back later.
-      answered({ kind: 'failed', error, cellName: handEntryName(ctx.text.hand, ctx.state.hand.tokens) }, { missed: true });
+      return answered({ kind: 'failed', error, cellName: handEntryName(ctx.text.hand, ctx.state.hand.tokens) }, { missed: true });
     }
+    return action(solved);
   };
 
   function check() {
