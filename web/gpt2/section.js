@@ -3,8 +3,9 @@ import { uniqueId } from '../ui/controls.js';
 import { tileCanvases } from '../ui/section.js';
 import { layerHead, offKey, existingOff, offIndices, withHeadOff } from '../heads/heads.js';
 import { clearRole } from '../heads/roles.js';
-import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, rolesTable, nextTokens } from '../heads/head-figures.js';
-import { GPT2_ROLES, gpt2Roles } from './roles.js';
+import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, nextTokens } from '../heads/head-figures.js';
+import { gpt2Roles } from './roles.js';
+import { gpt2RolesView, tokensView } from './views.js';
 import { openGpt2File, GPT2_TOKEN_LIMIT } from './source.js';
 import { GPT2_EXAMPLES, GPT2_FILE_PAGE, GPT2_FILE_URL, GPT2_MIRROR_URL } from './examples.js';
 import { headRun, headRunNote } from '../ui/drawn-heads.js';
@@ -276,16 +277,6 @@ export function gpt2Part(ctx, { picks, pick }) {
     slice(0);
   }
 
-  /** The picked head's roles, measured on the sentence alone, which gives the verdict. */
-  function drawRoles(result, selected) {
-    const roles = gpt2Roles(result.ids, result.punctuation, [result.attention[selected]]);
-    show(controls.roles, rolesTable(words, {
-      prefix: 'gpt2', index: selected, heads: store.config.heads, roles: GPT2_ROLES.map(({ name }) => name),
-      columns: [{ title: t.textColumn, measured: { scores: roles.heads[0], chance: roles.chance, rows: roles.rows } }],
-      verdict: { role: clearRole(roles.heads[0], roles.chance) },
-    }));
-  }
-
   return {
     node,
     update() {
@@ -323,14 +314,7 @@ export function gpt2Part(ctx, { picks, pick }) {
       if (!result) return;
       if (controls.tokens.dataset.key !== result.key) {
         controls.tokens.dataset.key = result.key;
-        const count = result.ids.length;
-        const typed = count >= GPT2_TOKEN_LIMIT ? t.clipped(GPT2_TOKEN_LIMIT) : '';
-        const characters = result.characters.map(({ from, to, text: joined }) => `${result.labels.slice(from, to + 1).join(' ')} = ${joined}`);
-        fill(controls.tokens, [
-          h('p', { class: 'muted' }, [t.tokensTitle(count), ' ', typed]),
-          h('p', { class: 'gpt2-token-list' }, result.labels.map((label, i) => h('code', { class: 'gpt2-token', 'data-id': result.ids[i], 'data-bytes': String(result.byteTokens[i]) }, [label]))),
-          characters.length ? h('p', { class: 'muted', id: 'gpt2-bytes' }, [t.bytesNote, ...[...new Set(characters)].flatMap((pair) => [' ', h('code', {}, [pair])])]) : null,
-        ]);
+        show(controls.tokens, tokensView(words, result, GPT2_TOKEN_LIMIT));
       }
       // The head picked, or the run's first when it is not among the heads drawn.
       const selected = shown.includes(picks().head) ? picks().head : shown[0];
@@ -351,7 +335,7 @@ export function gpt2Part(ctx, { picks, pick }) {
       }
       controls.position.value = String(row);
       show(controls.big, enlargedHead(words, { prefix: 'gpt2', index: selected, heads, weights: result.attention[selected], labels, row }));
-      drawRoles(result, selected);
+      show(controls.roles, gpt2RolesView(words, { index: selected, heads, ids: result.ids, punctuation: result.punctuation, weights: result.attention[selected] }));
       show(controls.prediction, nextTokens(words, { prefix: 'gpt2', row, label: labels[row], allOn: result.top.all[row], now: result.top.now?.[row], offCount: off.length }));
     },
   };

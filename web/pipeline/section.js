@@ -11,30 +11,52 @@ const reducedMotion = () => window.matchMedia('(prefers-reduced-motion: reduce)'
 export const wideScreen = () => window.innerWidth >= 700;
 
 /**
- * The pipeline SVG of the hand example, drawn with `doc` (the real document for export, vdoc on the page);
- * in lesson mode, lying flat, at the projector's sizes (see draw/pipeline.js).
+ * The pipeline figure, a pure function of the hand example's core run `result` and its Wᴼ (`wo`, rows), drawn
+ * with `doc` (vdoc on the page, the real document for export): every stage lit up to `step`, the parts in
+ * `highlight` lit alone, in the figure's words `labels`; `sizes`, the projector's in lesson mode.
  */
-export function pipelineSvg(ctx, doc, { step = 0, highlight = [], title, orientation = wideScreen() ? 'horizontal' : 'vertical', sizes = ctx.state.present && orientation === 'horizontal' ? PROJECTOR_SIZES : undefined }) {
+export function pipelineFigure(doc, result, { wo, labels, step = 0, highlight = [], title, orientation = 'horizontal', sizes }) {
   return pipeline(doc, {
-    ...ctx.hand, // the forward's snapshot, as the widget's pipeline draws it
-    wo: ctx.state.hand.wo.flat(),
+    ...result, // the forward's snapshot, as the widget's pipeline draws it
+    wo: wo.flat(),
     step,
     highlight,
     orientation,
     sizes,
-    labels: ctx.text.pipeline.labels,
+    labels,
     title,
   });
 }
 
-/** Draws the pipeline into `box`; `enter` marks the lit stage so it fades in (the step just changed). */
-export function drawPipeline(ctx, box, { enter = false, ...options }) {
-  if (!ctx.hand) return;
-  const svg = pipelineSvg(ctx, vdoc, options);
+/** §4's words for `step`: the caption under the player and its counter. */
+export const stepWords = (t, step) => ({ caption: t.captions[step], counter: step === 0 ? t.overview : t.stepOf(step) });
+
+/**
+ * §4's figure as the page shows it (virtual nodes, rule 5 of ../ui/README.md): pipelineFigure in §4's words `t`,
+ * `enter` marking the lit stage so that it fades in (the step just changed).
+ */
+export function pipelineView(t, result, { wo, step = 0, highlight = [], title = t.figureTitle, orientation, sizes, enter = false }) {
+  const svg = pipelineFigure(vdoc, result, { wo, labels: t.labels, step, highlight, title, orientation, sizes });
   if (enter) {
     for (const stage of findAll(svg, (n) => /\bactive\b/.test(n.attrs.class ?? ''))) stage.attrs.class += ' enter';
   }
-  show(box, svg);
+  return svg;
+}
+
+/** The page's orientation and sizes for the pipeline: flat on a wide screen, at the projector's sizes in lesson mode. */
+function layout(ctx, orientation = wideScreen() ? 'horizontal' : 'vertical') {
+  return { orientation, sizes: ctx.state.present && orientation === 'horizontal' ? PROJECTOR_SIZES : undefined };
+}
+
+/** The pipeline SVG of the page's hand example, drawn with `doc` (the real document for export). */
+export function pipelineSvg(ctx, doc, { step = 0, highlight = [], title, orientation }) {
+  return pipelineFigure(doc, ctx.hand, { wo: ctx.state.hand.wo, labels: ctx.text.pipeline.labels, step, highlight, title, ...layout(ctx, orientation) });
+}
+
+/** Draws the page's pipeline into `box`; `enter` marks the lit stage so it fades in (the step just changed). */
+export function drawPipeline(ctx, box, { enter = false, step = 0, highlight = [], title }) {
+  if (!ctx.hand) return;
+  show(box, pipelineView(ctx.text.pipeline, ctx.hand, { wo: ctx.state.hand.wo, step, highlight, title, enter, ...layout(ctx) }));
 }
 
 // The pipeline's matrices as explain.js names them, and back.
@@ -127,8 +149,9 @@ export function pipelineSection(ctx, frame) {
     update(areas) {
       const step = ctx.state.step;
       drawPipeline(ctx, box, { step, title: t.figureTitle, enter: areas.has('step') && !areas.has('hand') && !reducedMotion() });
-      caption.textContent = t.captions[step];
-      counter.textContent = step === 0 ? t.overview : t.stepOf(step);
+      const words = stepWords(t, step);
+      caption.textContent = words.caption;
+      counter.textContent = words.counter;
       // At the ends a step button has nowhere to go; the keyboard's focus moves to the one that has.
       const focused = document.activeElement;
       backButton.disabled = step === 0;

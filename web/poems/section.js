@@ -3,17 +3,16 @@ import { numberField, uniqueId } from '../ui/controls.js';
 import { errorBox, partsNearScreen, keptDrawings, tileCanvases } from '../ui/section.js';
 import { legend } from '../draw/index.js';
 import { layerHead, offKey, existingOff, offIndices, withHeadOff } from '../heads/heads.js';
-import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, rolesTable, nextTokens, headSteps, heaviestKey, bringIntoView } from '../heads/head-figures.js';
+import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, nextTokens, headSteps, heaviestKey, bringIntoView } from '../heads/head-figures.js';
 import { EXPLAIN_WORDS } from '../shared/figure-labels.js';
 import { UNKNOWN_ID } from './vocabulary.js';
 import { loadPoems, inputIds, maxTextLength, fittingText, runText, textRoles, Continuation, firstLine, WRITER } from './runs.js';
-import { HEAD_ROLES, labelRole } from '../heads/roles.js';
+import { labelRole } from '../heads/roles.js';
 import { topNext } from '../heads/next-tokens.js';
 import { heldOutMeasurer } from './held-out.js';
+import { poemRolesView, lossView, continuationView, tokenLabel as tokenLabelOf, nextLabel as nextLabelOf } from './views.js';
 import { SEED_MAX } from '../shared/lesson.js';
 import { SLICE_MS } from '../ui/slices.js';
-/** A head whose switching off changes the held-out loss by less than this is not used, whatever it looks at. */
-const NOT_USED_NATS = 0.01;
 const TEMPERATURE = { min: 0, max: 1.5, step: 0.1 };
 /**
  * The most of a typed text the section keeps, in characters: past the 63 the model reads and the 256 a link
@@ -122,10 +121,8 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
     return Array.from(source).slice(0, maxTextLength(store.poems)).join('');
   }
 
-  /** How a token is shown: the poem's opening token named, the line break as ↵, a rare character as □. */
-  const tokenLabel = (id) => (id === 0 ? t.startToken : store.poems.vocabulary[id] === '\n' ? '↵' : id === 1 ? '□' : store.poems.vocabulary[id]);
-  /** A predicted token: the opening token there means the poem ends. */
-  const nextLabel = (id) => (id === 0 ? t.endToken : tokenLabel(id));
+  const tokenLabel = (id) => tokenLabelOf(t, store.poems.vocabulary, id);
+  const nextLabel = (id) => nextLabelOf(t, store.poems.vocabulary, id);
   const continuationText = (ids) => ids.map((id) => store.poems.vocabulary[id]).join('');
 
   /** Measures the held-out poems with every head on, then with the current heads off (off the main thread). */
@@ -368,54 +365,21 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
    * says it waits for the measure, and how far it has come.
    */
   function drawRoles(roles, heldOut, selected, off) {
-    const { heads } = store.poems.model.config;
     const held = heldOut?.roles;
-    const { fresh } = store.poems.card.headRoles;
     const progress = picks().heldOut;
     const measuring = !held && (progress?.key === offKey(off) ? progress : { done: 0, total: 0 });
-    show(controls.roles, drawing('roles', [roles, heldOut, selected, measuring], () => [
-      ...rolesTable(t, {
-        prefix: 'poem', index: selected, heads, roles: HEAD_ROLES.map(({ name }) => name),
-        columns: [
-          { title: t.textColumn, where: 'text', measured: { scores: roles.heads[selected], chance: roles.chance, rows: roles.rows } },
-          { title: t.heldOutColumn, where: 'held-out', measured: held && { scores: held.heads[selected], chance: held.chance } },
-          fresh && { title: t.freshColumn(fresh.poems), where: 'fresh', measured: { scores: fresh.heads[selected], chance: fresh.chance } },
-        ].filter(Boolean),
-        verdict: { role: headLabels()[selected] },
-        waiting: measuring && { text: t.heldOutWaiting(store.poems.card.heldOut.poems.length, measuring.done, measuring.total), ...measuring },
-      }),
-      ...ablationNote(selected),
-    ]));
-  }
-
-  /**
-   * What switching the head off costs on the held-out poems, by kind of target (the card's measure), and, for a
-   * head that looks somewhere clearly yet costs nothing, that attention is not use.
-   */
-  function ablationNote(selected) {
-    const { ablation } = store.poems.card;
-    const delta = ablation.heads[selected];
-    const role = headLabels()[selected];
-    const signed = (value) => `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(3)}`;
-    return [
-      vh('p', { id: 'poem-ablation', 'data-value': String(delta.all) }, [t.ablation(signed(delta.all), Object.fromEntries(ablation.kinds.map((kind) => [kind, signed(delta[kind])])))]),
-      role && Math.abs(delta.all) < NOT_USED_NATS ? vh('p', { id: 'poem-not-use', class: 'note' }, [t.notUse(t.roleNames[role])]) : null,
-    ];
+    const { card } = store.poems;
+    show(controls.roles, drawing('roles', [roles, heldOut, selected, measuring], () => poemRolesView(t, {
+      index: selected, heads: store.poems.model.config.heads, text: roles, heldOut: held, fresh: card.headRoles.fresh,
+      label: headLabels()[selected], ablation: card.ablation,
+      waiting: measuring && { text: t.heldOutWaiting(card.heldOut.poems.length, measuring.done, measuring.total), ...measuring },
+    })));
   }
 
   function drawLoss(off) {
-    const { baselines } = store.poems.card;
-    const allOn = store.heldOut.get('');
-    const now = off.length ? store.heldOut.get(offKey(off)) : null;
-    const value = (id, result) => vh('strong', { id, 'data-value': result ? String(result.loss) : '' }, [result ? result.loss.toFixed(3) : t.lossPending]);
-    const delta = allOn && now ? now.loss - allOn.loss : null;
-    show(controls.loss, [
-      vh('p', { class: 'poem-loss' }, [
-        t.lossAllOn, ' ', value('poem-loss-all', allOn), ` ${t.lossUnit}`,
-        ...(off.length ? [' · ', t.lossNow(off.length), ' ', value('poem-loss-now', now), delta === null ? '' : ` (${delta >= 0 ? '+' : '−'}${Math.abs(delta).toFixed(3)})`] : []),
-      ]),
-      vh('p', { class: 'muted' }, [t.lossBaselines(baselines.bigram.toFixed(3), baselines.kn3.toFixed(3), baselines.kn3ClauseLength.toFixed(3))]),
-    ]);
+    const allOn = store.heldOut.get('') ?? null;
+    const now = off.length ? store.heldOut.get(offKey(off)) ?? null : null;
+    show(controls.loss, lossView(t, { allOn, now, offCount: off.length, baselines: store.poems.card.baselines }));
   }
 
   function drawPrediction({ run, allOn }, labels, row, off) {
@@ -426,37 +390,18 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
     })));
   }
 
-  /**
-   * Where the model ended the poem, what a teacher may want next: a new poem from the text's first line, or the
-   * text written on regardless of the end.
-   */
-  function afterTheEnd({ prompt, count }) {
-    const line = firstLine(prompt);
-    const restart = () => {
-      ctx.set((s) => (s.poems.text = line));
-      continueText();
-    };
-    return [
-      vh('p', { id: 'poem-ended', class: 'muted' }, [count ? t.poemEnded : t.poemComplete]),
-      vh('div', { class: 'controls', id: 'poem-after-end' }, [
-        line !== prompt ? vh('button', { type: 'button', id: 'poem-restart', onclick: restart }, [t.restartFromFirstLine]) : null,
-        vh('button', { type: 'button', id: 'poem-past-end', onclick: () => continueText({ pastTheEnd: true }) }, [t.continuePastEnd]),
-      ]),
-    ];
-  }
-
   function drawContinuation() {
     const { continuation, temperature } = picks();
     if (controls.temperatureLabel.textContent !== t.temperature(temperature)) controls.temperatureLabel.textContent = t.temperature(temperature);
     if (Number(controls.temperature.value) !== temperature) controls.temperature.value = String(temperature);
     controls.repetition.checked = picks().repetition;
-    show(controls.continuation, continuation ? [
-      continuation.restarted ? vh('p', { id: 'poem-restarted', class: 'note' }, [t.restarted]) : null,
-      vh('p', { class: 'muted' }, [continuation.done ? t.continued(continuation.temperature, continuation.seed, continuation.pastTheEnd, continuation.repetition) : t.continuing(continuation.count)]),
-      vh('p', { class: 'poem-output' }, [continuation.prompt, vh('mark', { id: 'poem-added' }, [continuation.added])]),
-      ...(continuation.done && continuation.ended ? afterTheEnd(continuation) : []),
-      continuation.done && continuation.run > 1 ? vh('p', { id: 'poem-again', class: 'muted' }, [t.continuedAgain(continuation.run, continuation.temperature)]) : null,
-    ] : []);
+    show(controls.continuation, continuationView(t, continuation, {
+      restart: () => {
+        ctx.set((s) => (s.poems.text = firstLine(continuation.prompt)));
+        continueText();
+      },
+      pastTheEnd: () => continueText({ pastTheEnd: true }),
+    }));
   }
 
   return {

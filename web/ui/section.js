@@ -46,9 +46,18 @@ export function tileCanvases(capacity) {
  * the section labels it.
  */
 export function errorBox(text, error, context = {}) {
+  return errorIn(h, text, error, context);
+}
+
+/** errorBox as a virtual node, for a pure view. */
+export function errorView(text, error, context = {}) {
+  return errorIn(vh, text, error, context);
+}
+
+function errorIn(make, text, error, context) {
   const code = errorCode(error);
   if (code === 'UNEXPECTED') console.warn(error); // not one of the page's or the core's errors: a bug
-  return h('p', { class: 'error', role: 'alert', 'data-code': code }, [errorSentence(text, error, context)]);
+  return make('p', { class: 'error', role: 'alert', 'data-code': code }, [errorSentence(text, error, context)]);
 }
 
 /** Columns [start, start + width) of a flat L×cols matrix, as a flat L×width array. */

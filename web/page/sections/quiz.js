@@ -1,6 +1,6 @@
-import { h, fill } from '../../ui/dom.js';
+import { h, vh, show } from '../../ui/dom.js';
 import { uniqueId } from '../../ui/controls.js';
-import { section, errorBox, range, grouped } from '../../ui/section.js';
+import { section, errorView, range, grouped } from '../../ui/section.js';
 import { headWidth, runHand } from '../core.js';
 import { newDeck, currentQuestion, isReturning, moveOn, rightFirstTime } from '../quiz-deck.js';
 import { handEntryName } from '../../hand/strings.js';
@@ -16,31 +16,28 @@ const entropy = (weights, L) => range(L).reduce((sum, r) => sum - range(L).reduc
 /** Columns of an L × d matrix that are 0 in every row. */
 const zeroColumns = (m, L, d) => range(d).filter((c) => range(L).every((r) => m[r * d + c] === 0));
 
-/**
- * §11: retrieval practice, one question at a time. Every answer is computed from the live core when the
- * learner checks, never read from a stored key; a missed or revealed question comes back two questions
- * later (quiz-deck.js). The deck lives on ctx, so a language switch keeps the learner's place.
- */
-export function quizSection(ctx, frame) {
-  const t = ctx.text.quiz;
-  const handResult = () => {
-    if (ctx.handError) throw ctx.handError;
-    return ctx.hand;
-  };
-  const hand = () => ctx.state.hand;
-  const firstWord = () => hand().tokens[0];
-  const probe = (changes, options = {}) => runHand(ctx.mha, { ...hand(), ...changes }, { use: 'quiz-probe', ...options });
+/** The questions, in the order a fresh deck asks them. */
+export const QUIZ_IDS = ['bill', 'dk', 'split', 'predict', 'mask', 'scale', 'concat', 'wo', 'ablation', 'train'];
 
-  /**
-   * Each question: its prompt, its kind of answer ('number', 'numbers', 'choice' or 'pick-many') with
-   * the labels of its fields or options, and solve(), which asks the core and returns accept(value),
-   * the answer as shown on reveal, and the explanation shown with it.
-   */
-  const QUESTIONS = {
+/**
+ * §11's questions on the page's numbers: §3's state `hand` and its core run `result` (or the `error` the core
+ * gave for it). Each: its prompt, its kind of answer ('number', 'numbers', 'choice' or 'pick-many') with the
+ * labels of its fields or options, and solve(), which asks the core and returns accept(value), the answer as
+ * shown on reveal, and the explanation shown with it; it throws when §3's numbers give no answer.
+ */
+export function quizQuestions(mha, text, { hand, result, error = null }) {
+  const t = text.quiz;
+  const handResult = () => {
+    if (error) throw error;
+    return result;
+  };
+  const firstWord = () => hand.tokens[0];
+  const probe = (changes, options = {}) => runHand(mha, { ...hand, ...changes }, { use: 'quiz-probe', ...options });
+  return {
     bill: {
       kind: 'number', prompt: () => t.bill.prompt,
       solve: () => {
-        const { naive, split } = ctx.mha.paramCount({ dModel: 768, heads: 12 });
+        const { naive, split } = mha.paramCount({ dModel: 768, heads: 12 });
         const ratio = naive / split;
         return { accept: (v) => close(v, ratio, 0.01), answer: String(ratio), why: t.bill.why(grouped(naive), grouped(split), ratio) };
       },
@@ -48,29 +45,29 @@ export function quizSection(ctx, frame) {
     dk: {
       kind: 'number', prompt: () => t.dk.prompt,
       solve: () => {
-        const dK = headWidth(ctx.mha, 768, 12);
+        const dK = headWidth(mha, 768, 12);
         return { accept: (v) => v === dK, answer: String(dK), why: t.dk.why(768, 12, dK) };
       },
     },
     split: {
       kind: 'choice', prompt: () => t.split.prompt(firstWord()),
-      options: () => [...range(hand().heads).map((i) => ctx.text.hand.headTitle(i)), t.split.all, t.split.none],
+      options: () => [...range(hand.heads).map((i) => text.hand.headTitle(i)), t.split.all, t.split.none],
       solve: () => {
         const current = handResult();
-        const q = hand().q.map((row) => row.slice());
+        const q = hand.q.map((row) => row.slice());
         q[0][3] += 1;
         const moved = probe({}, { q }).attention;
-        const changed = range(hand().heads).filter((head) => moved[head].some((w, i) => !close(w, current.attention[head][i], 1e-6)));
-        const heads = hand().heads;
+        const changed = range(hand.heads).filter((head) => moved[head].some((w, i) => !close(w, current.attention[head][i], 1e-6)));
+        const heads = hand.heads;
         const [all, none] = [heads, heads + 1];
         const right = changed.length === 0 ? [none] : changed.length === heads ? [all, ...(heads === 1 ? [0] : [])] : changed.length === 1 ? changed : [];
-        const names = changed.map((head) => ctx.text.hand.headTitle(head)).join(', ') || t.split.nothing;
+        const names = changed.map((head) => text.hand.headTitle(head)).join(', ') || t.split.nothing;
         return { accept: (v) => right.includes(v), answer: names, why: t.split.why(names) };
       },
     },
     predict: {
-      kind: 'numbers', prompt: () => t.predict.prompt(hand().heads, firstWord()),
-      fields: () => hand().tokens.map((token) => `${firstWord()} → ${token}`),
+      kind: 'numbers', prompt: () => t.predict.prompt(hand.heads, firstWord()),
+      fields: () => hand.tokens.map((token) => `${firstWord()} → ${token}`),
       solve: () => {
         const result = handResult();
         const row = Array.from(result.attention[result.heads - 1].slice(0, result.L));
@@ -109,7 +106,7 @@ export function quizSection(ctx, frame) {
       kind: 'choice', prompt: () => t.wo.prompt, options: () => t.wo.options,
       solve: () => {
         handResult();
-        const r = probe({ wo: identity(hand().wo.length) });
+        const r = probe({ wo: identity(hand.wo.length) });
         const sum = r.headOutputs[0].map((_, i) => r.headOutputs.reduce((s, out) => s + out[i], 0));
         const right = [r.concat, r.headOutputs[0], sum].map((candidate, i) => (sameValues(r.output, candidate) ? i : -1)).filter((i) => i >= 0);
         const names = right.map((i) => t.wo.options[i]).join(', ');
@@ -118,7 +115,7 @@ export function quizSection(ctx, frame) {
     },
     ablation: {
       kind: 'pick-many', prompt: () => t.ablation.prompt,
-      options: () => range(hand().wo.length).map((c) => t.ablation.column(c)),
+      options: () => range(hand.wo.length).map((c) => t.ablation.column(c)),
       solve: () => {
         const result = handResult();
         const off = probe({}, { enabledOverride: range(result.heads).map((head) => head !== 0) });
@@ -136,133 +133,161 @@ export function quizSection(ctx, frame) {
     train: {
       kind: 'choice', prompt: () => t.train.prompt, options: () => t.train.options,
       solve: () => {
-        const one = ctx.mha.paramCount({ dModel: 8, heads: 1 }).split;
-        const four = ctx.mha.paramCount({ dModel: 8, heads: 4 }).split;
+        const one = mha.paramCount({ dModel: 8, heads: 1 }).split;
+        const four = mha.paramCount({ dModel: 8, heads: 4 }).split;
         const right = four > one ? 0 : four === one ? 1 : 2;
         return { accept: (v) => v === right, answer: t.train.options[right], why: t.train.why(grouped(one), grouped(four)) };
       },
     },
   };
-  const ids = Object.keys(QUESTIONS);
-  if (!ctx.quizDeck) ctx.quizDeck = newDeck(ids);
+}
+
+/** What a check or a reveal found, as the card says it: `outcome` { kind, why, answer, error, cellName }. */
+function feedbackView(text, outcome) {
+  const t = text.quiz;
+  if (!outcome) return vh('p', { class: 'feedback', id: 'quiz-feedback', 'aria-live': 'polite' });
+  const { kind, why, answer, error, cellName } = outcome;
+  // §3's numbers as they are give no answer: the error names their entries as §3 does, and the learner may go on.
+  const said = {
+    hint: () => [t.pickFirst],
+    right: () => [t.correct(why)],
+    wrong: () => [t.wrong],
+    revealed: () => [t.revealed(answer, why)],
+    failed: () => [errorView(text, error, { cellName }), vh('span', { id: 'quiz-cannot-solve' }, [t.cannotSolve])],
+  }[kind]();
+  return vh('p', { class: kind === 'failed' ? 'feedback' : `feedback ${kind}`, id: 'quiz-feedback', 'aria-live': 'polite' }, said);
+}
+
+/**
+ * §11's card, a pure view (virtual nodes) of `question` (one of quizQuestions'): whether it `returning` (missed
+ * before), its prompt, its empty fields (radio buttons named `name`), its buttons, and the `outcome` of the last
+ * check or reveal; the next button shows once the learner `mayGoOn`. `on` holds the buttons' handlers.
+ */
+export function quizCard(text, question, { returning = false, outcome = null, mayGoOn = false, name = 'quiz', on = {} }) {
+  const t = text.quiz;
+  const fields = () => {
+    if (question.kind === 'number') return [vh('input', { type: 'number', id: 'quiz-answer', step: 'any', inputmode: 'decimal', 'aria-labelledby': 'quiz-prompt' })];
+    if (question.kind === 'numbers') {
+      return question.fields().map((label, i) => vh('input', { type: 'number', step: 0.01, inputmode: 'decimal', class: 'short', id: `quiz-answer-${i}`, 'aria-label': label }));
+    }
+    const many = question.kind === 'pick-many';
+    const boxes = question.options().map((label, i) => vh('label', { for: `quiz-option-${i}`, class: 'option' }, [
+      vh('input', { type: many ? 'checkbox' : 'radio', name, id: `quiz-option-${i}`, value: i }),
+      ` ${label}`,
+    ]));
+    return [vh('div', { class: 'options', role: many ? 'group' : 'radiogroup', 'aria-labelledby': 'quiz-prompt' }, boxes)];
+  };
+  return [
+    returning ? vh('p', { class: 'quiz-returning' }, [t.returning]) : null,
+    vh('p', { class: 'quiz-prompt', id: 'quiz-prompt', tabindex: -1 }, [question.prompt()]),
+    vh('div', { class: 'answer' }, fields()),
+    vh('div', { class: 'quiz-buttons' }, [
+      vh('button', { type: 'submit', id: 'quiz-check' }, [t.check]),
+      vh('button', { type: 'button', id: 'quiz-reveal', onclick: on.reveal }, [t.reveal]),
+      vh('button', { type: 'button', id: 'quiz-next', hidden: !mayGoOn, onclick: on.next }, [t.next]),
+    ]),
+    feedbackView(text, outcome),
+  ];
+}
+
+/** The card once every question is answered: how many were right the first time, and a button to start again. */
+export function quizFinished(t, { total, first, onRestart }) {
+  return [
+    vh('p', { class: 'quiz-prompt', id: 'quiz-prompt', tabindex: -1 }, [t.finished(total, first)]),
+    vh('button', { type: 'button', id: 'quiz-restart', onclick: onRestart }, [t.restart]),
+  ];
+}
+
+/** The learner's answer in `card` to a question of `kind`, or null when nothing is filled in or chosen. */
+function readAnswer(card, kind) {
+  if (kind === 'number') {
+    const value = card.querySelector('#quiz-answer').valueAsNumber;
+    return Number.isFinite(value) ? value : null;
+  }
+  if (kind === 'numbers') {
+    const values = [...card.querySelectorAll('input[id^="quiz-answer-"]')].map((input) => input.valueAsNumber);
+    return values.every(Number.isFinite) ? values : null;
+  }
+  const chosen = [...card.querySelectorAll('.options input:checked')].map((input) => Number(input.value));
+  if (kind === 'pick-many') return chosen.length ? chosen : null;
+  return chosen[0] ?? null;
+}
+
+/**
+ * §11: retrieval practice, one question at a time. Every answer is computed from the live core when the
+ * learner checks, never read from a stored key; a missed or revealed question comes back two questions
+ * later (quiz-deck.js). The deck lives on ctx, so a language switch keeps the learner's place.
+ */
+export function quizSection(ctx, frame) {
+  const t = ctx.text.quiz;
+  const questions = () => quizQuestions(ctx.mha, ctx.text, { hand: ctx.state.hand, result: ctx.hand, error: ctx.handError });
+  if (!ctx.quizDeck) ctx.quizDeck = newDeck(QUIZ_IDS);
 
   const progress = h('p', { class: 'quiz-progress muted', id: 'quiz-progress', 'aria-live': 'polite' });
   const card = h('form', { class: 'quiz-card', id: 'quiz-card', novalidate: true, onsubmit: (event) => {
     event.preventDefault();
     check();
   } });
+  const name = uniqueId('quiz');
 
-  // What the learner has done with the question on screen.
-  let asked = null; // { id, prompt, read, missed, settled }
-  let feedback = null;
-  let nextButton = null;
+  // The question on screen and what the learner has done with it: { id, outcome, mayGoOn, missed }.
+  let asked = null;
 
-  const say = (kind, text) => {
-    feedback.className = `feedback ${kind}`;
-    fill(feedback, text);
+  const answered = (outcome, { missed = asked.missed, mayGoOn = true } = {}) => {
+    Object.assign(asked, { outcome, missed, mayGoOn: asked.mayGoOn || mayGoOn });
+    drawCard();
   };
+  /** Calls action with the core's answer, or says why §3's numbers give none (the question comes back later). */
   const guarded = (action) => {
+    let solved;
     try {
-      action();
+      solved = questions()[asked.id].solve();
     } catch (error) {
-      // §3's numbers as they are give no answer: the error names their entries as §3 does, and the learner
-      // may go on (the question comes back later).
-      feedback.className = 'feedback';
-      fill(feedback, [errorBox(ctx.text, error, { cellName: handEntryName(ctx.text.hand, ctx.state.hand.tokens) }), h('span', { id: 'quiz-cannot-solve' }, [t.cannotSolve])]);
-      asked.missed = true;
-      nextButton.hidden = false;
+      return answered({ kind: 'failed', error, cellName: handEntryName(ctx.text.hand, ctx.state.hand.tokens) }, { missed: true });
     }
+    return action(solved);
   };
 
   function check() {
     if (!asked) return;
-    const value = asked.read();
-    if (value === null) {
-      say('hint', t.pickFirst);
-      return;
-    }
-    guarded(() => {
-      const { accept, why } = QUESTIONS[asked.id].solve();
-      if (accept(value)) {
-        say('right', t.correct(why));
-        asked.settled = true;
-      } else {
-        asked.missed = true;
-        say('wrong', t.wrong);
-      }
-      nextButton.hidden = false;
-    });
+    const value = readAnswer(card, questions()[asked.id].kind);
+    if (value === null) return answered({ kind: 'hint' }, { mayGoOn: false });
+    guarded(({ accept, why }) => (accept(value) ? answered({ kind: 'right', why }) : answered({ kind: 'wrong' }, { missed: true })));
   }
 
-  function reveal() {
-    guarded(() => {
-      const { answer, why } = QUESTIONS[asked.id].solve();
-      asked.missed = true;
-      say('revealed', t.revealed(answer, why));
-      nextButton.hidden = false;
-    });
-  }
+  const reveal = () => guarded(({ answer, why }) => answered({ kind: 'revealed', answer, why }, { missed: true }));
 
   function next() {
     moveOn(ctx.quizDeck, { missed: asked.missed });
     showCard({ focus: true });
   }
 
-  /** The answer fields for a question; read() gives the answer, or null when nothing is filled in or chosen. */
-  function answerFields(question) {
-    const name = uniqueId('quiz');
-    if (question.kind === 'number') {
-      const input = h('input', { type: 'number', id: 'quiz-answer', step: 'any', inputmode: 'decimal', 'aria-labelledby': 'quiz-prompt' });
-      return { nodes: [input], read: () => (Number.isFinite(input.valueAsNumber) ? input.valueAsNumber : null) };
-    }
-    if (question.kind === 'numbers') {
-      const inputs = question.fields().map((label, i) => h('input', { type: 'number', step: 0.01, inputmode: 'decimal', class: 'short', id: `quiz-answer-${i}`, 'aria-label': label }));
-      return { nodes: inputs, read: () => (inputs.every((input) => Number.isFinite(input.valueAsNumber)) ? inputs.map((input) => input.valueAsNumber) : null) };
-    }
-    const many = question.kind === 'pick-many';
-    const boxes = question.options().map((label, i) => {
-      const input = h('input', { type: many ? 'checkbox' : 'radio', name, id: `quiz-option-${i}`, value: i });
-      return h('label', { for: `quiz-option-${i}`, class: 'option' }, [input, ` ${label}`]);
-    });
-    const group = h('div', { class: 'options', role: many ? 'group' : 'radiogroup', 'aria-labelledby': 'quiz-prompt' }, boxes);
-    const chosen = () => [...group.querySelectorAll('input:checked')].map((input) => Number(input.value));
-    return { nodes: [group], read: () => (many ? (chosen().length ? chosen() : null) : chosen()[0] ?? null) };
+  /** Draws the card of the question asked (its prompt follows §3's numbers), with what the learner did. */
+  function drawCard() {
+    const deck = ctx.quizDeck;
+    show(card, quizCard(ctx.text, questions()[asked.id], { returning: isReturning(deck), outcome: asked.outcome, mayGoOn: asked.mayGoOn, name, on: { reveal, next } }));
   }
 
   /** Shows the deck's current question (or the end of the deck), with empty fields. */
   function showCard({ focus = false } = {}) {
     const deck = ctx.quizDeck;
     const id = currentQuestion(deck);
-    fill(progress, t.progress(deck.done.length, deck.ids.length, deck.queue.length));
-    feedback = h('p', { class: 'feedback', id: 'quiz-feedback', 'aria-live': 'polite' });
+    progress.textContent = t.progress(deck.done.length, deck.ids.length, deck.queue.length);
+    // A new question starts with new fields, never the last one's typed or chosen answer.
+    show(card, []);
     if (id === null) {
       asked = null;
-      const again = h('button', { type: 'button', id: 'quiz-restart', onclick: () => {
-        ctx.quizDeck = newDeck(ids);
+      show(card, quizFinished(t, { total: deck.ids.length, first: rightFirstTime(deck), onRestart: () => {
+        ctx.quizDeck = newDeck(QUIZ_IDS);
         showCard({ focus: true });
-      } }, [t.restart]);
-      fill(card, [h('p', { class: 'quiz-prompt', id: 'quiz-prompt', tabindex: -1 }, [t.finished(deck.ids.length, rightFirstTime(deck))]), again]);
-      if (focus) again.focus();
+      } }));
+      if (focus) card.querySelector('#quiz-restart').focus();
       return;
     }
-    const question = QUESTIONS[id];
-    const prompt = h('p', { class: 'quiz-prompt', id: 'quiz-prompt', tabindex: -1 }, [question.prompt()]);
-    const fields = answerFields(question);
-    asked = { id, prompt, read: fields.read, missed: false, settled: false };
-    nextButton = h('button', { type: 'button', id: 'quiz-next', hidden: true, onclick: next }, [t.next]);
+    asked = { id, outcome: null, mayGoOn: false, missed: false };
     card.dataset.question = id;
-    fill(card, [
-      ...(isReturning(deck) ? [h('p', { class: 'quiz-returning' }, [t.returning])] : []),
-      prompt,
-      h('div', { class: 'answer' }, fields.nodes),
-      h('div', { class: 'quiz-buttons' }, [
-        h('button', { type: 'submit', id: 'quiz-check' }, [t.check]),
-        h('button', { type: 'button', id: 'quiz-reveal', onclick: reveal }, [t.reveal]),
-        nextButton,
-      ]),
-      feedback,
-    ]);
-    if (focus) prompt.focus();
+    drawCard();
+    if (focus) card.querySelector('#quiz-prompt').focus();
   }
 
   const node = section(frame.id, frame.title, [h('p', {}, [t.lead]), h('p', { class: 'muted', id: 'quiz-counting' }, [t.counting]), progress, card]);
@@ -272,7 +297,7 @@ export function quizSection(ctx, frame) {
     update(areas) {
       // A new head count or sentence length changes the fields; other edits only the wording.
       if (!asked || areas.has('structure') || areas.has('lang')) showCard();
-      else asked.prompt.textContent = QUESTIONS[asked.id].prompt();
+      else drawCard();
     },
   };
 }

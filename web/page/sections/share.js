@@ -5,6 +5,29 @@ import { shareLink, linkClips } from '../state.js';
 import { pipelineSvg } from '../../pipeline/section.js';
 import { heatmap, compose, legend } from '../../draw/index.js';
 
+/**
+ * What §12 shows of `state` (rule 5 of ../../ui/README.md): the link that opens it (built from the state, on the
+ * page's address `pageHref`, without a #section), and the sentence saying what it leaves out of a long text, in
+ * §12's words `t`.
+ */
+export function shareFacts(t, state, pageHref) {
+  return { link: shareLink(state, pageHref), leftOut: linkClips(state).map(({ path, kept }) => t.leftOut[path](kept)).join(' ') };
+}
+
+/**
+ * The heatmaps export: each head's weights of the hand example's core run `result`, side by side, over their key,
+ * drawn with `doc` (the page's document for a download, linkedom's in a test) in the page's words `text`.
+ */
+export function heatmapsFigure(doc, text, result) {
+  const title = text.share.heatmapsTitle;
+  const parts = range(result.heads).map((head) => heatmap(doc, {
+    values: result.attention[head], rows: result.L, cols: result.L, rowLabels: result.tokens, colLabels: result.tokens, title: text.hand.headTitle(head), colHeader: text.hand.headTitle(head),
+  }));
+  const row = compose(doc, { parts, title });
+  const key = legend(doc, { scale: 'weights', title: text.hand.weightLegend, steps: 40 });
+  return compose(doc, { parts: [row, key], direction: 'column', gap: 4, title, caption: title });
+}
+
 /** §12: the shareable link (the whole state is in the URL) and SVG/PNG export of the figures. */
 export function shareSection(ctx, frame) {
   const t = ctx.text.share;
@@ -13,8 +36,9 @@ export function shareSection(ctx, frame) {
   const leftOut = h('p', { class: 'muted', id: 'share-left-out' });
   /** The link, and what it leaves out of a long text. */
   function refresh() {
-    link.value = shareLink(ctx.state, location.href);
-    leftOut.textContent = linkClips(ctx.state).map(({ path, kept }) => t.leftOut[path](kept)).join(' ');
+    const facts = shareFacts(t, ctx.state, location.href);
+    link.value = facts.link;
+    leftOut.textContent = facts.leftOut;
   }
   refresh();
   const copyButton = h('button', { type: 'button', id: 'share-copy', onclick: async () => {
@@ -31,15 +55,7 @@ export function shareSection(ctx, frame) {
 
   /** A fresh full-size pipeline, every stage lit whatever the animation's step, wide layout, with its key. */
   const exportedPipeline = () => pipelineSvg(ctx, document, { step: 0, title: ctx.text.pipeline.figureTitle, orientation: 'horizontal' });
-  const heatmapsSvg = () => {
-    const r = ctx.hand;
-    const parts = range(r.heads).map((head) => heatmap(document, {
-      values: r.attention[head], rows: r.L, cols: r.L, rowLabels: r.tokens, colLabels: r.tokens, title: ctx.text.hand.headTitle(head), colHeader: ctx.text.hand.headTitle(head),
-    }));
-    const row = compose(document, { parts, title: t.heatmapsTitle });
-    const key = legend(document, { scale: 'weights', title: ctx.text.hand.weightLegend, steps: 40 });
-    return compose(document, { parts: [row, key], direction: 'column', gap: 4, title: t.heatmapsTitle, caption: t.heatmapsTitle });
-  };
+  const heatmapsSvg = () => heatmapsFigure(document, ctx.text, ctx.hand);
   const exportStatus = h('div');
   const exportButton = (label, figure, make, kind) => h('button', { type: 'button', id: `export-${figure}-${kind}`, onclick: async () => {
     fill(exportStatus, []);

@@ -16,16 +16,46 @@ const shapeOf = ({ heads, L }) => `${heads}/${L}`;
 
 /**
  * The pickers' choices as they apply to `result`: a run of heads chosen for another shape starts over at
- * head 0, and a focused word or hidden head the model no longer has counts for nothing.
+ * head 0, and a focused word or hidden head the model no longer has counts for nothing. With them, the heads
+ * drawn (`shownHeads`, a run of at most drawnHeadCount) and those whose lines show (`visibleHeads`).
  */
-function effectivePicks(picks, result) {
+export function viewsPicks(picks, result) {
+  const firstHead = picks.first?.shape === shapeOf(result) ? picks.first.head : 0;
+  const hidden = picks.hidden.filter((head) => head < result.heads);
+  const shownHeads = headRun(result.heads, drawnHeadCount(result.L), firstHead);
+  const solo = [picks.previewed, picks.picked].find((head) => head !== null && shownHeads.includes(head)) ?? null;
   return {
-    firstHead: picks.first?.shape === shapeOf(result) ? picks.first.head : 0,
-    hidden: picks.hidden.filter((head) => head < result.heads),
+    firstHead,
+    hidden,
     pickedHead: picks.picked,
-    previewedHead: picks.previewed,
     focus: picks.focus !== null && picks.focus < result.L ? picks.focus : null,
+    shownHeads,
+    visibleHeads: solo !== null ? [solo] : shownHeads.filter((head) => !hidden.includes(head)),
   };
+}
+
+/**
+ * §7's two figures, a pure view (virtual nodes) of a run `result` (the hand example's or a random model's) as
+ * viewsPicks reads the pickers: the lines of the visible heads and the grid of the heads drawn, `width` wide,
+ * with its key and the weights' legend (titled `weightLegend`).
+ */
+export function viewsFigures(t, result, { firstHead, shownHeads, visibleHeads, focus }, { width, weightLegend }) {
+  const lines = figure({
+    id: 'lines-figure',
+    caption: t.lines,
+    // Lines matched by head and words: one that comes or goes with the weights leaves the others be.
+    svg: keyBy(lineView(vdoc, { tokens: result.tokens, attention: result.attention, visibleHeads, focus, title: t.linesTitle, queryLabel: t.query, keyLabel: t.key, rowGap: result.L > 12 ? 24 : 32 }), ['data-head', 'data-from', 'data-to']),
+  });
+  const grid = figure({
+    id: 'grid-figure',
+    caption: t.grid,
+    svg: headGrid(vdoc, { tokens: result.tokens, attention: result.attention, enabled: result.enabled, first: firstHead, count: shownHeads.length, title: t.gridTitle, width }),
+  });
+  grid.append(
+    headKey(vdoc, { heads: shownHeads.length, first: firstHead, title: t.showHeads }),
+    legend(vdoc, { scale: 'weights', id: 'views-weights', title: weightLegend }),
+  );
+  return { lines, grid };
 }
 
 /** §7: the BertViz-style line view and the all-heads grid, for the hand example or a larger random model. */
@@ -169,26 +199,10 @@ export function viewsSection(ctx, frame) {
       // While numbers are still being drawn, the last figures stay as they are.
       if (result === drawnResult && !areas.has('views-picks') && !areas.has('resize')) return;
       drawnResult = result;
-      const { firstHead, hidden, pickedHead, previewedHead, focus } = effectivePicks(ctx.ui.views, result);
-      const shownHeads = headRun(result.heads, drawnHeadCount(result.L), firstHead);
-      buildPickers(result, shownHeads, { firstHead, hidden, pickedHead, focus });
-      const solo = [previewedHead, pickedHead].find((head) => head !== null && shownHeads.includes(head)) ?? null;
-      const visibleHeads = solo !== null ? [solo] : shownHeads.filter((head) => !hidden.includes(head));
-      show(linesBox, figure({
-        id: 'lines-figure',
-        caption: t.lines,
-        // Lines matched by head and words: one that comes or goes with the weights leaves the others be.
-        svg: keyBy(lineView(vdoc, { tokens: result.tokens, attention: result.attention, visibleHeads, focus, title: t.linesTitle, queryLabel: t.query, keyLabel: t.key, rowGap: result.L > 12 ? 24 : 32 }), ['data-head', 'data-from', 'data-to']),
-      }));
-      const grid = figure({
-        id: 'grid-figure',
-        caption: t.grid,
-        svg: headGrid(vdoc, { tokens: result.tokens, attention: result.attention, enabled: result.enabled, first: firstHead, count: shownHeads.length, title: t.gridTitle, width: wideScreen() ? 600 : Math.max(240, window.innerWidth - 56) }),
-      });
-      grid.append(
-        headKey(vdoc, { heads: shownHeads.length, first: firstHead, title: t.showHeads }),
-        legend(vdoc, { scale: 'weights', id: 'views-weights', title: ctx.text.hand.weightLegend }),
-      );
+      const picks = viewsPicks(ctx.ui.views, result);
+      buildPickers(result, picks.shownHeads, picks);
+      const { lines, grid } = viewsFigures(t, result, picks, { width: wideScreen() ? 600 : Math.max(240, window.innerWidth - 56), weightLegend: ctx.text.hand.weightLegend });
+      show(linesBox, lines);
       show(gridBox, grid);
     },
   };
