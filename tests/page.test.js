@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { defaultState, toQuery, fromQuery, shareLink, linkClips } from '../web/page/state.js';
 import { MAX_TOKEN_CHARS, HAND_MAX_TOKENS, HAND_D_MODEL } from '../web/hand/limits.js';
 import { newDeck, currentQuestion, isReturning, moveOn, rightFirstTime } from '../web/page/quiz-deck.js';
-import { viewName } from '../web/training/panel.js';
+import { viewName } from '../web/training/views.js';
 import { TRAIN_TEXT } from '../web/training/strings.js';
 import { checkHand, checkViews, checkBill, checkSeed, LessonError } from '../web/page/checks.js';
 import { errorSentence, errorCode } from '../web/shared/errors.js';

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
-import { headViews as views } from '../web/training/panel.js';
+import { headViews as views } from '../web/training/views.js';
 import { startBrowserAndServer, seriousAxeViolations, ensureArtifactsDir, HANG_MS } from './browser.js';
 
 const web = fileURLToPath(new URL('../web/', import.meta.url));
