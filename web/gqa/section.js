@@ -1,9 +1,12 @@
-import { h, show, fill } from '../ui/dom.js';
+import { h, vh, show, fill } from '../ui/dom.js';
 import { numberField } from '../ui/controls.js';
 import { section, errorBox } from '../ui/section.js';
+import { inSlices } from '../ui/slices.js';
+import { loadPoems } from '../poems/runs.js';
 import { createSession } from '../shared/session.js';
-import { exampleFacts, billFacts, groupFacts, questionFacts, divisorsOf, MAX_CONTEXT } from './facts.js';
-import { exampleView, billView, groupsView } from './views.js';
+import { exampleFacts, billFacts, groupFacts, questionFacts, divisorsOf, poemGroupFacts, MAX_CONTEXT } from './facts.js';
+import { exampleView, billView, groupsView, poemGroupsView } from './views.js';
+import { groupSizes, groupedMeasure } from './poem-groups.js';
 import { GQA_TEXT } from './strings.js';
 
 const MAX_HEADS = 16;
@@ -54,6 +57,38 @@ export function gqaSection(ctx, frame) {
     min: 1, max, notANumber: ctx.text.notANumber, onInput: setPick(key), current: () => picks()[key],
     refuse: (typed) => (Number.isInteger(typed) && typed >= 1 && typed <= max ? null : t.wholeRange(1, max, picks()[key])),
   });
+  // The poetry model made grouped-query: loaded when asked, measured a slice at a time (each ≤ SLICE_MS), the
+  // results kept for the page's life (a language switch builds the section again).
+  const store = ctx.keep('gqa-poems', () => ({ phase: 'idle', percent: 0, measuring: null, results: [], error: null }));
+  const poemsBox = h('div', { id: 'gqa-poems', 'aria-live': 'polite' });
+  const poemsButton = h('button', { type: 'button', id: 'gqa-poems-start', onclick: () => measurePoems() }, [t.poemsStart]);
+  const redraw = () => ctx.setUi((ui) => (ui.gqa = { ...ui.gqa, poems: (ui.gqa.poems ?? 0) + 1 }));
+  async function measurePoems() {
+    if (store.phase !== 'idle' && store.phase !== 'failed') return;
+    Object.assign(store, { phase: 'loading', percent: 0, results: [], error: null });
+    redraw();
+    try {
+      const poems = await loadPoems(ctx.mha, (got, total) => {
+        store.percent = total ? Math.floor((100 * got) / total) : 0;
+        redraw();
+      });
+      const bytes = new Uint8Array(await poems.file.arrayBuffer());
+      store.phase = 'measuring';
+      for (const kvHeads of groupSizes(poems.model.config.heads)) {
+        store.measuring = kvHeads;
+        redraw();
+        const measure = await groupedMeasure(ctx.mha, poems, bytes, kvHeads);
+        await new Promise((resolve) => inSlices(() => (measure.advance(4) ? (resolve(), false) : true)));
+        store.results.push(measure.result());
+      }
+      store.heads = poems.model.config.heads;
+      store.phase = 'done';
+      poems.model.dispose();
+    } catch (error) {
+      Object.assign(store, { phase: 'failed', error });
+    }
+    redraw();
+  }
   const node = section(frame.id, frame.title, [
     h('div', { 'data-screen': 1 }, [h('p', {}, [t.lead]), h('p', {}, [t.why])]),
     h('div', { class: 'gqa-part', 'data-screen': 2 }, [h('h3', {}, [t.exampleTitle]), h('p', { class: 'muted' }, [t.exampleLead]), exampleStale, example]),
@@ -88,6 +123,12 @@ export function gqaSection(ctx, frame) {
         questionParts[key].result,
       ])),
     ]),
+    h('div', { class: 'gqa-part', 'data-screen': 5 }, [
+      h('h3', {}, [t.poemsTitle]),
+      h('p', { class: 'muted' }, [t.poemsLead]),
+      h('div', { class: 'controls' }, [poemsButton]),
+      poemsBox,
+    ]),
   ]);
   return {
     node,
@@ -109,6 +150,12 @@ export function gqaSection(ctx, frame) {
         questionParts[key].result.dataset.said = outcome?.said ?? '';
       }
       if (areas.has('gqa')) {
+        poemsButton.disabled = store.phase === 'loading' || store.phase === 'measuring';
+        poemsButton.hidden = store.phase === 'done';
+        show(poemsBox, store.phase === 'done' ? poemGroupsView(t, poemGroupFacts(store.results, store.heads))
+          : store.phase === 'loading' ? vh('p', { class: 'muted' }, [t.poemsLoading(store.percent)])
+            : store.phase === 'measuring' ? vh('p', { class: 'muted' }, [t.poemsMeasuring(store.measuring)])
+              : store.phase === 'failed' ? errorBox(ctx.text, store.error) : []);
         const { heads, kvHeads, context } = picks();
         show(bill, billView(t, billFacts(ctx.mha, context)));
         divisors.textContent = t.divisors(divisorsOf(heads));
