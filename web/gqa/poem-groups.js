@@ -3,9 +3,10 @@
 // group's. Repeating the mean for every head of the group is the same model as a GQA layer with kvHeads K/V heads,
 // so the model's own forward measures it: only the file's c_attn tensors change (written as F32, so the means are
 // not rounded again to F16). Then the card's held-out measure (poems/evaluate.js) gives its loss and its heads'
-// roles, a slice at a time.
+// roles, a slice at a time. poem-groups-worker.js runs it off the page; the page itself where no worker starts.
 import { HeldOutPass } from '../poems/evaluate.js';
 import { labelRole } from '../heads/roles.js';
+import { SLICE_MS } from '../ui/slices.js';
 
 /** The K/V head counts measured for a model of `heads` heads: every divisor, from the model's own down to one. */
 export const groupSizes = (heads) => Array.from({ length: heads }, (_, i) => heads - i).filter((kv) => heads % kv === 0);
@@ -106,4 +107,19 @@ export async function groupedMeasure(mha, poems, bytes, kvHeads) {
     },
     dispose,
   };
+}
+
+/**
+ * Every h_kv of the model measured in turn (groupSizes): onMeasuring(kvHeads) as each begins, `pause()` awaited
+ * between slices of SLICE_MS. Resolves to groupedMeasure's results, the model's own first.
+ */
+export async function measureGroups(mha, poems, bytes, { onMeasuring, pause }) {
+  const results = [];
+  for (const kvHeads of groupSizes(poems.model.config.heads)) {
+    onMeasuring(kvHeads);
+    const measure = await groupedMeasure(mha, poems, bytes, kvHeads);
+    while (!measure.advance(SLICE_MS)) await pause();
+    results.push(measure.result());
+  }
+  return results;
 }

@@ -1,15 +1,17 @@
 import { h, vh, show, fill } from '../ui/dom.js';
 import { numberField } from '../ui/controls.js';
 import { section, errorBox } from '../ui/section.js';
-import { inSlices } from '../ui/slices.js';
-import { loadPoems } from '../poems/runs.js';
+import { startWorker } from '../shared/worker.js';
+import { fetchPoemFile, openPoems } from '../poems/runs.js';
 import { createSession } from '../shared/session.js';
 import { exampleFacts, billFacts, groupFacts, questionFacts, divisorsOf, poemGroupFacts, MAX_CONTEXT } from './facts.js';
 import { exampleView, billView, groupsView, poemGroupsView } from './views.js';
-import { groupSizes, groupedMeasure } from './poem-groups.js';
+import { measureGroups } from './poem-groups.js';
 import { GQA_TEXT } from './strings.js';
 
 const MAX_HEADS = 16;
+/** A worker that has not answered by then is given up, and the poetry model measured in the page. */
+const WORKER_ANSWER_MS = 10000;
 
 /**
  * §13, the coda: heads that share K and V (MQA, GQA). 猫吃鱼 with one shared K/V head beside §3's two, the
@@ -57,37 +59,56 @@ export function gqaSection(ctx, frame) {
     min: 1, max, notANumber: ctx.text.notANumber, onInput: setPick(key), current: () => picks()[key],
     refuse: (typed) => (Number.isInteger(typed) && typed >= 1 && typed <= max ? null : t.wholeRange(1, max, picks()[key])),
   });
-  // The poetry model made grouped-query: loaded when asked, measured a slice at a time (each ≤ SLICE_MS), the
-  // results kept for the page's life (a language switch builds the section again).
-  const store = ctx.keep('gqa-poems', () => ({ phase: 'idle', percent: 0, measuring: null, results: [], error: null }));
+  // The poetry model made grouped-query: fetched when asked, then rewritten and measured in a worker (here, a slice
+  // a task, where none starts); the results kept for the page's life (a language switch builds the section again).
+  const store = ctx.keep('gqa-poems', () => ({ phase: 'idle', percent: 0, measuring: null, results: [], heads: 0, error: null }));
   const poemsBox = h('div', { id: 'gqa-poems', 'aria-live': 'polite' });
   const poemsButton = h('button', { type: 'button', id: 'gqa-poems-start', onclick: () => measurePoems() }, [t.poemsStart]);
   const redraw = () => ctx.setUi((ui) => (ui.gqa = { ...ui.gqa, poems: (ui.gqa.poems ?? 0) + 1 }));
-  async function measurePoems() {
-    if (store.phase !== 'idle' && store.phase !== 'failed') return;
-    Object.assign(store, { phase: 'loading', percent: 0, results: [], error: null });
+  const failed = (error) => {
+    Object.assign(store, { phase: 'failed', error: { code: error?.code ?? 'UNEXPECTED', message: error?.message ?? String(error) } });
     redraw();
+  };
+  const measuring = (kvHeads) => {
+    Object.assign(store, { phase: 'measuring', measuring: kvHeads });
+    redraw();
+  };
+  const finished = (heads, results) => {
+    Object.assign(store, { phase: 'done', heads, results });
+    redraw();
+  };
+  async function measureHere(file) {
     try {
-      const poems = await loadPoems(ctx.mha, (got, total) => {
-        store.percent = total ? Math.floor((100 * got) / total) : 0;
-        redraw();
-      });
-      const bytes = new Uint8Array(await poems.file.arrayBuffer());
-      store.phase = 'measuring';
-      for (const kvHeads of groupSizes(poems.model.config.heads)) {
-        store.measuring = kvHeads;
-        redraw();
-        const measure = await groupedMeasure(ctx.mha, poems, bytes, kvHeads);
-        await new Promise((resolve) => inSlices(() => (measure.advance(4) ? (resolve(), false) : true)));
-        store.results.push(measure.result());
-      }
-      store.heads = poems.model.config.heads;
-      store.phase = 'done';
+      const poems = await openPoems(ctx.mha, file);
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      finished(poems.model.config.heads, await measureGroups(ctx.mha, poems, bytes, { onMeasuring: measuring, pause: () => new Promise((resolve) => setTimeout(resolve)) }));
       poems.model.dispose();
     } catch (error) {
-      Object.assign(store, { phase: 'failed', error });
+      failed(error);
     }
+  }
+  async function measurePoems() {
+    if (store.phase !== 'idle' && store.phase !== 'failed') return;
+    Object.assign(store, { phase: 'loading', percent: 0, error: null });
     redraw();
+    const file = await fetchPoemFile((got, total) => {
+      store.percent = total ? Math.floor((100 * got) / total) : 0;
+      redraw();
+    });
+    if (!file) return measureHere(null); // openPoems says why
+    const worker = startWorker(
+      () => new Worker(new URL('./poem-groups-worker.js', import.meta.url), { type: 'module' }),
+      (data) => {
+        if (data.type === 'measuring') return measuring(data.kvHeads);
+        worker.terminate();
+        if (data.type === 'result') finished(data.heads, data.results);
+        else failed(data);
+      },
+      () => measureHere(file),
+      failed,
+      WORKER_ANSWER_MS,
+    );
+    worker.post({ type: 'measure', file });
   }
   const node = section(frame.id, frame.title, [
     h('div', { 'data-screen': 1 }, [h('p', {}, [t.lead]), h('p', {}, [t.why])]),
