@@ -1,10 +1,12 @@
-// The 训练 (training) section, shared by the lesson page and the widget's view="train": pick h, start /
-// pause / reset, watch the loss fall and each head's attention on a fixed example sentence change as
-// training runs, then switch heads off one at a time (ablation). Training runs in a module Web Worker
-// (host.js) so dragging and scrolling stay smooth.
+// The 训练 (training) section, shared by the lesson page and the widget's view="train": pick h (and on the
+// page MHA, GQA or MQA), start / pause / reset, watch the loss fall and each head's attention on a fixed example
+// sentence change as training runs, then switch heads off one at a time (ablation). Training runs in a module
+// Web Worker (host.js) so dragging and scrolling stay smooth. What it shows is drawn by views.js; this module
+// keeps the state and wires the controls and the worker's messages to those views.
 //
 //   import { mountTraining } from './panel.js';
-//   const training = mountTraining(container, { lang: 'zh' });   // builds the section into container
+//   import * as compare from './compare.js';
+//   const training = mountTraining(container, { lang: 'zh', compare });   // builds the section into container
 //   training.start(); training.pause(); training.reset(); training.setHeads(4); training.setKvHeads(2);
 //   training.snapshot();   // the latest numbers: { heads, steps, loss, eval, attention, ablation, … }
 //   training.dispose();
