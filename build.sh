@@ -8,7 +8,7 @@
 #   native  c/build/test_native (the C unit tests), c/build/fuzz_api and c/build/fuzz_model (the fuzz
 #           harnesses' seeded drivers), all with gcc under ASan + UBSan.
 #   web     web/dist/page.js and its chunks, widget.js, widget.classic.js, the workers (train-, poems-,
-#           gpt2- and gpt2-hash-worker.js), katex/ and widget/, the folder a course copies to embed the
+#           poem-groups-, gpt2- and gpt2-hash-worker.js), katex/ and widget/, the folder a course copies to embed the
 #           widget (esbuild, web/tools/bundle.js),
 #           then a brotli and a gzip copy beside each file of web/dist but widget/ and the shipped model
 #           (web/tools/precompress.js), which web/tools/serve.js sends to browsers that accept them.

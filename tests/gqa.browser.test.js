@@ -154,3 +154,33 @@ test('while §3 refuses its numbers, the coda says so with the coded sentence an
     await context.close();
   }
 });
+
+for (const blocked of [false, true]) {
+  test(`§13 the poetry model made GQA: fetched on a click, measured ${blocked ? 'in the page where no worker starts' : 'in its worker without a task over 50 ms'}, four rows`, async (t) => {
+    const { page, context, errors } = await openCoda('zh', 1280);
+    try {
+      if (blocked) await context.route('**/poem-groups-worker.js', (route) => route.abort());
+      const workers = [];
+      page.on('worker', (worker) => workers.push(new URL(worker.url()).pathname));
+      await page.evaluate(() => {
+        window.longTasks = [];
+        new PerformanceObserver((list) => window.longTasks.push(...list.getEntries().map((e) => e.duration))).observe({ type: 'longtask' });
+      });
+      await page.click('#gqa-poems-start');
+      await page.waitForSelector('#gqa-poems-table', { timeout: 120000 });
+      const losses = await page.$$eval('#gqa-poems-table tbody tr', (rows) => rows.map((row) => [row.dataset.kvHeads, row.querySelector('td:nth-of-type(2)').textContent]));
+      assert.deepEqual(losses.map(([kv]) => kv), ['8', '4', '2', '1']);
+      assert.equal(losses[0][1], '4.408', 'h_kv = 8 is the card\'s model');
+      assert.match(await page.textContent('#gqa-poems-says'), /不再训练/);
+      const longTasks = await page.evaluate(() => window.longTasks);
+      t.diagnostic(`long tasks: ${longTasks.map(Math.round).join(', ') || 'none'}`);
+      if (!blocked) {
+        assert.ok(workers.some((path) => path.endsWith('/poem-groups-worker.js')), `workers: ${workers}`);
+        assert.deepEqual(longTasks, [], 'the page is never held up while the worker measures');
+      }
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+}

@@ -37,7 +37,8 @@ const ALLOWED = {
   widget: ['widget', 'hand', 'training', ...BELOW_ROOMS],
   hand: ['hand', ...BELOW_ROOMS],
   pipeline: ['pipeline', ...BELOW_ROOMS],
-  gqa: ['gqa', ...BELOW_ROOMS],
+  // The coda measures the poetry model made grouped-query with poems/'s held-out measure and heads/'s roles.
+  gqa: ['gqa', 'poems', 'heads', ...BELOW_ROOMS],
   training: ['training', ...BELOW_ROOMS],
   // §10 is one frame (web/real-heads/) over two models that know nothing of each other; both measure and
   // draw their heads with web/heads/, which knows neither model: each hands its own data in.

@@ -59,6 +59,7 @@ const SHIPPED = [
   'web/training/strings.js',
   'web/training/train-worker.js',
   'web/training/panel.js',
+  'web/training/views.js',
   'web/src/README.md',
   'web/src/attention.d.ts',
   'web/src/attention.js',

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { defaultState, toQuery, fromQuery, shareLink, linkClips } from '../web/page/state.js';
 import { MAX_TOKEN_CHARS, HAND_MAX_TOKENS, HAND_D_MODEL } from '../web/hand/limits.js';
 import { newDeck, currentQuestion, isReturning, moveOn, rightFirstTime } from '../web/page/quiz-deck.js';
-import { viewName } from '../web/training/panel.js';
+import { viewName } from '../web/training/views.js';
 import { TRAIN_TEXT } from '../web/training/strings.js';
 import { checkHand, checkViews, checkBill, checkSeed, LessonError } from '../web/page/checks.js';
 import { errorSentence, errorCode } from '../web/shared/errors.js';
@@ -226,8 +226,8 @@ test('presentation mode comes from present=1 alone, and a link in it says so', (
 test('lesson mode\'s part and screen come from a link as whole numbers in range, and are left out when first', () => {
   assert.deepEqual([defaultState().part, defaultState().screen], [1, 1]);
   const read = (query) => { const state = fromQuery(new URLSearchParams(query)); return [state.part, state.screen]; };
-  assert.deepEqual(read('present=1&part=12&screen=4'), [12, 4]);
-  for (const hostile of ['part=0', 'part=14', 'part=03', 'part=3.5', 'part=-3', 'part=1e1', 'part=%EF%BC%93', 'part=', `part=${'3'.repeat(5000)}`, 'screen=5', 'screen=0']) {
+  assert.deepEqual(read('present=1&part=13&screen=5'), [13, 5]);
+  for (const hostile of ['part=0', 'part=14', 'part=03', 'part=3.5', 'part=-3', 'part=1e1', 'part=%EF%BC%93', 'part=', `part=${'3'.repeat(5000)}`, 'screen=6', 'screen=0']) {
     assert.deepEqual(read(hostile), [1, 1], hostile);
   }
   assert.equal(toQuery({ ...defaultState(), present: true, part: 3, screen: 2 }).toString(), 'present=1&part=3&screen=2');

@@ -62,10 +62,11 @@ const looks = (page) => page.evaluate(() => {
 });
 
 // The figures of a part: drawings, the q/k/v and Wᴼ tables, the bill's results, what a program prints.
-const FIGURES = 'svg, table.qkv, .bill-result, pre.console';
+const FIGURES = 'svg, table.qkv, .bill-result, pre.console, #gqa-section table';
 // Words that carry the lesson, every one held to the numbers' size: the closing questions, the symbols' notes,
-// §2's lines from the bill, which dimensions each head of §3 takes and what its figures are, 停一秒.
-const LESSON_TEXT = '#questions dl, #symbol-notes, #split-section .split-live, #hand .head-card h3, #hand .head-card figcaption, #hand .pause-callout';
+// §2's lines from the bill, which dimensions each head of §3 takes and what its figures are, 停一秒, the coda's parts.
+const LESSON_TEXT = '#questions dl, #symbol-notes, #split-section .split-live, #hand .head-card h3, #hand .head-card figcaption, #hand .pause-callout, ' +
+  '#gqa-section .gqa-part :is(h3, h4, p, label, button, caption, figcaption, th, td, .gqa-query, .gqa-kv)';
 
 /**
  * The shown part's figures that leave the screen (below the bar, inside the window), the numbers in them
@@ -153,7 +154,7 @@ for (const [width, height] of [[1920, 1080], [1280, 720]]) {
   }
 }
 
-test('lesson mode at 1920 × 1080: parts 七 to 十二 and the coda 十三 fit the screen too, §10\'s enlarged head included', async () => {
+test('lesson mode at 1920 × 1080: parts 七 to 十二 and the coda 十三 fit the screen too, §10\'s enlarged head included, the coda at 24 px or more', async () => {
   const { page, errors, context } = await load('?present=1&part=7', { viewport: { width: 1920, height: 1080 } });
   try {
     const seen = [];
@@ -171,11 +172,14 @@ test('lesson mode at 1920 × 1080: parts 七 to 十二 and the coda 十三 fit t
       seen.push(`${part} ${screen}`);
       const box = await page.$eval('.current-part', (node) => { const { bottom, right } = node.getBoundingClientRect(); return { bottom, right }; });
       assert.ok(box.bottom <= 1080 + 1 && box.right <= 1920 + 1, `${part}, screen ${screen}: ${JSON.stringify(box)}`);
-      assert.deepEqual((await measure(page, 0)).outside, [], `${part}, screen ${screen}`);
+      // The coda is read from the back of the room as parts 一 to 六 are: no number and no text under 24 px.
+      const { outside, small } = await measure(page, part === 'gqa-section' ? 24 : 0);
+      assert.deepEqual(outside, [], `${part}, screen ${screen}`);
+      assert.deepEqual(small, [], `${part}, screen ${screen}: numbers or text under 24 px`);
       if (await page.isDisabled('#lesson-next')) break;
       await page.keyboard.press('PageDown');
     }
-    assert.deepEqual(seen, ['views-section 1', 'ablation-section 1', 'train-section 1', 'poems-section 1', 'poems-section 2', 'poems-section 3', 'poems-section 4', 'quiz-section 1', 'share-section 1', 'gqa-section 1', 'gqa-section 2', 'gqa-section 3', 'gqa-section 4']);
+    assert.deepEqual(seen, ['views-section 1', 'ablation-section 1', 'train-section 1', 'poems-section 1', 'poems-section 2', 'poems-section 3', 'poems-section 4', 'quiz-section 1', 'share-section 1', 'gqa-section 1', 'gqa-section 2', 'gqa-section 3', 'gqa-section 4', 'gqa-section 5']);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
@@ -198,7 +202,7 @@ test('P opens lesson mode at the part in view; the keys and buttons move, the ad
     assert.deepEqual((await shown(page)).sections, ['pipeline-section']);
 
     // The clicker's keys and the keyboard's, through the screens of a part and across parts.
-    const moves = [['PageDown', '5', null], ['ArrowRight', '5', '2'], ['ArrowLeft', '5', null], ['PageUp', '4', null], ['ArrowLeft', '3', '3'], ['End', '13', '4'], ['Home', null, null]];
+    const moves = [['PageDown', '5', null], ['ArrowRight', '5', '2'], ['ArrowLeft', '5', null], ['PageUp', '4', null], ['ArrowLeft', '3', '3'], ['End', '13', '5'], ['Home', null, null]];
     for (const [key, part, screen] of moves) {
       await page.keyboard.press(key);
       await addressSays(page, { part, screen });

@@ -5,7 +5,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { loadAttention, MHAError } from '../web/src/attention.js';
-import { TRAIN_EXAMPLE, headViews as views } from '../web/training/panel.js';
+import { TRAIN_EXAMPLE, headViews as views } from '../web/training/views.js';
 
 const mha = await loadAttention();
 

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
-import { headViews as views } from '../web/training/panel.js';
+import { headViews as views } from '../web/training/views.js';
 import { startBrowserAndServer, seriousAxeViolations, ensureArtifactsDir, HANG_MS } from './browser.js';
 
 const web = fileURLToPath(new URL('../web/', import.meta.url));
@@ -29,6 +29,12 @@ before(async () => {
     logLevel: 'warning',
   });
   bundles = Object.fromEntries(result.outputFiles.map((file) => [file.path.split('/').pop(), file.text]));
+  // The section with its comparison in one bundle, as the page has them (one copy of the UI layer's virtual nodes).
+  const withCompare = await build({
+    stdin: { contents: "export { mountTraining } from './panel.js'; export * as compare from './compare.js';", resolveDir: `${web}training`, loader: 'js' },
+    write: false, bundle: true, format: 'esm', target: 'es2020', external: ['*.wasm', 'node:*'], logLevel: 'warning',
+  });
+  bundles['train-compare.js'] = withCompare.outputFiles[0].text;
   env = await startBrowserAndServer();
 });
 after(async () => {
@@ -42,21 +48,30 @@ const HTML = `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><tit
   window.training = mountTraining(document.getElementById('host'), { lang: 'zh', heads: 2, stepsPerTick: 25, maxSteps: 1500 });
 </script></body></html>`;
 
+// As the page mounts it: with the comparison of MHA, GQA and MQA (training/compare.js), here at h = 4 and fast.
+const HTML_KV = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Training</title></head>
+<body><main id="host"></main>
+<script type="module">
+  import { mountTraining, compare } from './dist/__train-compare.js';
+  window.training = mountTraining(document.getElementById('host'), { lang: 'en', heads: 4, stepsPerTick: 100, maxSteps: 1500, compare });
+</script></body></html>`;
+
 /** Waits until the section has its trainer (data-state leaves "loading") and checks that it is ready, not failed. */
 async function trainerReady(page) {
   await page.waitForSelector('.mha-train:not([data-state="loading"])', { timeout: HANG_MS });
   assert.equal(await page.getAttribute('.mha-train', 'data-state'), 'ready');
 }
 
-async function openTraining({ viewport = { width: 1280, height: 900 }, workerHeld } = {}) {
+async function openTraining({ viewport = { width: 1280, height: 900 }, workerHeld, html = HTML } = {}) {
   const context = await env.browser.newContext({ viewport });
   const page = await context.newPage();
   const errors = [];
   page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
   page.on('pageerror', (error) => errors.push(String(error)));
   const js = (body) => ({ status: 200, contentType: 'text/javascript; charset=utf-8', body });
-  await context.route('**/__train-test.html', (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: HTML }));
+  await context.route('**/__train-test.html', (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }));
   await context.route('**/dist/__train-section.js', (route) => route.fulfill(js(bundles['train-section.js'])));
+  await context.route('**/dist/__train-compare.js', (route) => route.fulfill(js(bundles['train-compare.js'])));
   await context.route('**/dist/train-worker.js', async (route) => {
     await workerHeld; // until the test lets the trainer start
     await route.fulfill(js(bundles['train-worker.js']));
@@ -165,6 +180,37 @@ test('starting again after the last step trains from step 0, and the finished ru
     await page.click('.mha-train button.train-start');
     await page.waitForFunction(() => Number(document.querySelector('.mha-train').dataset.steps) < 1500 && !document.querySelector('.mha-train .train-ablation table'), null, { timeout: HANG_MS });
     assert.match(await page.textContent('.mha-train .train-ablation'), /先训练一会儿，再暂停/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('MHA, GQA and MQA of one h trained in turn on one seed: the heads name their K/V group, the finished runs are compared', async () => {
+  const { page, context, errors } = await openTraining({ html: HTML_KV });
+  try {
+    assert.deepEqual(await page.$$eval('.mha-train .train-kv input', (inputs) => inputs.map((i) => [i.value, i.checked])), [['4', true], ['2', false], ['1', false]]);
+    assert.ok(await page.locator('.mha-train .train-compare-wait').count() === 1, 'nothing to compare yet');
+    const finish = async () => {
+      await page.click('.mha-train .train-start');
+      await page.waitForFunction(() => document.querySelector('.mha-train').dataset.state === 'done', null, { timeout: HANG_MS });
+    };
+    await finish();
+    await page.check('.mha-train .train-kv input[value="2"]');
+    await page.waitForFunction(() => window.training.snapshot().kvHeads === 2 && document.querySelector('.mha-train').dataset.state === 'ready', null, { timeout: HANG_MS });
+    assert.deepEqual(await page.$$eval('.mha-train figure.train-head', (figures) => figures.map((f) => f.dataset.group)), ['0', '0', '1', '1']);
+    await finish();
+    await page.check('.mha-train .train-kv input[value="1"]');
+    await page.waitForFunction(() => window.training.snapshot().kvHeads === 1 && document.querySelector('.mha-train').dataset.state === 'ready', null, { timeout: HANG_MS });
+    await finish();
+    await page.waitForFunction(() => document.querySelectorAll('.mha-train table.train-compare tbody tr').length === 3, null, { timeout: HANG_MS });
+    const { compared } = await page.evaluate(() => window.training.snapshot());
+    assert.deepEqual(compared.rows.map((r) => r.kvHeads), [4, 2, 1]);
+    // The sentence writes the run's own ratios.
+    const says = await page.textContent('.mha-train .train-compare-says');
+    for (const row of compared.rows.slice(1)) assert.ok(says.includes(row.finalRatio.toFixed(2)), says);
+    // Three dashed or solid lines, one a model, labelled with its kind.
+    assert.equal(await page.locator('.mha-train svg.loss-curve path').count(), 3);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();

@@ -9,7 +9,7 @@ import { parseState, dataToAttribute, shareKV, MAX_TOKENS, MAX_DIM, MAX_ATTRIBUT
 import { LESSON_EXAMPLE } from '../web/shared/lesson.js';
 import { clipText, CLUSTER_CODE_POINTS } from '../web/shared/clip.js';
 import { renderViews, renderNotice, renderError, DRAWN_TOKEN_CHARS } from '../web/widget/render.js';
-import { buildControls, MAX_SLIDER_ENTRIES } from '../web/widget/controls.js';
+import { buildControls, controlsKey, headChoices, MAX_SLIDER_ENTRIES } from '../web/widget/controls.js';
 import { divisors, languageOf } from '../web/widget/strings.js';
 import { controlHandlesKey } from '../web/widget/keys.js';
 import { Script } from 'node:vm';
@@ -354,6 +354,20 @@ test('the editable panel has one labelled slider per q/k/v entry and a head menu
   assert.equal(sliders[0].getAttribute('aria-label'), 'q · 猫 · 维 0（头 1）');
   assert.equal(sliders[3].getAttribute('aria-label'), 'q · 猫 · 维 3（头 2）');
   assert.deepEqual([...element.querySelectorAll('option')].map((o) => o.value), ['1', '2', '4']);
+});
+
+test('with kv-heads the head menu offers only the counts it divides, and is rebuilt when kv-heads changes', () => {
+  const { document } = parseHTML('<!doctype html><html><body></body></html>');
+  const menu = (attrs) => {
+    const state = parseState({ ...lesson, editable: true, ...attrs }).state;
+    return [...buildControls(document, state, { matrix() {}, heads() {}, causal() {}, scale() {} }).element.querySelectorAll('option')].map((o) => Number(o.value));
+  };
+  assert.deepEqual(menu({ 'kv-heads': '1' }), [1, 2, 4], 'one K/V head: every divisor of d_model');
+  assert.deepEqual(menu({ 'kv-heads': '2' }), [2, 4], 'h = 1 cannot share 2 K/V heads');
+  assert.deepEqual(menu({ heads: '4', 'kv-heads': '4' }), [4]);
+  assert.deepEqual(headChoices(12, 3), [3, 6, 12]);
+  const state = parseState({ ...lesson, editable: true }).state;
+  assert.notEqual(controlsKey(state), controlsKey({ ...state, kvHeads: 2 }), 'a new kv-heads rebuilds the menu');
 });
 
 const widget = new URL('../web/dist/widget.js', import.meta.url);

@@ -2,11 +2,11 @@
 // README's table gives them. For h = 2 and 4 and kvHeads = h, h/2 and 1, over seeds 0 .. N-1 (default 10): the page's
 // example and 1500 steps, held-out loss at steps 100 to 1500, the step held-out accuracy first reaches 95 %
 // (evaluated every 25 steps), and each head's views on the example (mean weight one step back / on the first token,
-// web/training/panel.js's headViews) with the held-out loss when it alone is switched off. Prints figures; no test times it.
+// web/training/views.js's headViews) with the held-out loss when it alone is switched off. Prints figures; no test times it.
 //
 //   node tests/bench/train-kv.js [seeds]
 import { loadAttention } from '../../web/src/attention.js';
-import { TRAIN_EXAMPLE, headViews, viewName } from '../../web/training/panel.js';
+import { TRAIN_EXAMPLE, headViews, viewName } from '../../web/training/views.js';
 
 const seeds = Number(process.argv[2] ?? 10);
 const STEPS = 1500;

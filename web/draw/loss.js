@@ -13,7 +13,8 @@ export const runColor = (heads) => RUN_COLORS[heads] ?? HEAD_COLORS[3];
 
 /**
  * lossCurve(doc, { runs, maxSteps, title, lossAxis, stepsAxis }): runs are
- * { heads, points: [[step, loss], …], current, label }; the current run is solid, earlier ones dashed.
+ * { heads, points: [[step, loss], …], current, label, color? }; the current run is solid, earlier ones dashed;
+ * a run is drawn in its h's colour unless it brings its own.
  * Each line is a path.current or path.past with data-heads; losses are clipped to [0.001, 5].
  */
 export function lossCurve(doc, { runs = [], maxSteps, title = '', lossAxis = '', stepsAxis = '' }) {
@@ -38,7 +39,7 @@ export function lossCurve(doc, { runs = [], maxSteps, title = '', lossAxis = '',
   let legendY = top - 10;
   // Earlier runs first, so the current one is drawn on top.
   for (const run of [...runs.filter((r) => !r.current), ...runs.filter((r) => r.current)]) {
-    const color = runColor(run.heads);
+    const color = run.color ?? runColor(run.heads);
     const dash = run.current ? {} : { 'stroke-dasharray': '4 3', opacity: 0.7 };
     svg.appendChild(el(doc, 'path', { d: path(run.points), fill: 'none', stroke: color, 'stroke-width': run.current ? 2.2 : 1.5, ...dash, 'data-heads': run.heads, class: run.current ? 'current' : 'past' }));
     svg.appendChild(el(doc, 'line', { x1: WIDTH - 150, x2: WIDTH - 130, y1: legendY, y2: legendY, stroke: color, 'stroke-width': 2, 'stroke-dasharray': run.current ? 'none' : '4 3' }));

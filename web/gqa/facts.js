@@ -131,3 +131,18 @@ export function questionFacts(mha, session, hand) {
     { key: 'weight', answer: gqa.attention[0][L - 1], tolerance: 0.015, words: [tokens[0], tokens[L - 1]] },
   ];
 }
+
+/**
+ * The poetry model made grouped-query (poem-groups.js's results, h_kv from the model's own down): each row with
+ * its loss above the model's own (`cost`), its group size, and how many of the heads the model's own measure
+ * names (`named`) keep that name (`kept`).
+ */
+export function poemGroupFacts(results, heads) {
+  const own = results[0];
+  const named = own.roles.filter(Boolean).length;
+  return {
+    heads,
+    named,
+    rows: results.map((r) => ({ kvHeads: r.kvHeads, size: heads / r.kvHeads, loss: r.loss, cost: r.loss - own.loss, kept: r.roles.filter((role, i) => role && role === own.roles[i]).length })),
+  };
+}

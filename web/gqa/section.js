@@ -1,12 +1,17 @@
-import { h, show, fill } from '../ui/dom.js';
+import { h, vh, show, fill } from '../ui/dom.js';
 import { numberField } from '../ui/controls.js';
 import { section, errorBox } from '../ui/section.js';
+import { startWorker } from '../shared/worker.js';
+import { fetchPoemFile, openPoems } from '../poems/runs.js';
 import { createSession } from '../shared/session.js';
-import { exampleFacts, billFacts, groupFacts, questionFacts, divisorsOf, MAX_CONTEXT } from './facts.js';
-import { exampleView, billView, groupsView } from './views.js';
+import { exampleFacts, billFacts, groupFacts, questionFacts, divisorsOf, poemGroupFacts, MAX_CONTEXT } from './facts.js';
+import { exampleView, billView, groupsView, poemGroupsView } from './views.js';
+import { measureGroups } from './poem-groups.js';
 import { GQA_TEXT } from './strings.js';
 
 const MAX_HEADS = 16;
+/** A worker that has not answered by then is given up, and the poetry model measured in the page. */
+const WORKER_ANSWER_MS = 10000;
 
 /**
  * §13, the coda: heads that share K and V (MQA, GQA). 猫吃鱼 with one shared K/V head beside §3's two, the
@@ -54,6 +59,57 @@ export function gqaSection(ctx, frame) {
     min: 1, max, notANumber: ctx.text.notANumber, onInput: setPick(key), current: () => picks()[key],
     refuse: (typed) => (Number.isInteger(typed) && typed >= 1 && typed <= max ? null : t.wholeRange(1, max, picks()[key])),
   });
+  // The poetry model made grouped-query: fetched when asked, then rewritten and measured in a worker (here, a slice
+  // a task, where none starts); the results kept for the page's life (a language switch builds the section again).
+  const store = ctx.keep('gqa-poems', () => ({ phase: 'idle', percent: 0, measuring: null, results: [], heads: 0, error: null }));
+  const poemsBox = h('div', { id: 'gqa-poems', 'aria-live': 'polite' });
+  const poemsButton = h('button', { type: 'button', id: 'gqa-poems-start', onclick: () => measurePoems() }, [t.poemsStart]);
+  const redraw = () => ctx.setUi((ui) => (ui.gqa = { ...ui.gqa, poems: (ui.gqa.poems ?? 0) + 1 }));
+  const failed = (error) => {
+    Object.assign(store, { phase: 'failed', error: { code: error?.code ?? 'UNEXPECTED', message: error?.message ?? String(error) } });
+    redraw();
+  };
+  const measuring = (kvHeads) => {
+    Object.assign(store, { phase: 'measuring', measuring: kvHeads });
+    redraw();
+  };
+  const finished = (heads, results) => {
+    Object.assign(store, { phase: 'done', heads, results });
+    redraw();
+  };
+  async function measureHere(file) {
+    try {
+      const poems = await openPoems(ctx.mha, file);
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      finished(poems.model.config.heads, await measureGroups(ctx.mha, poems, bytes, { onMeasuring: measuring, pause: () => new Promise((resolve) => setTimeout(resolve)) }));
+      poems.model.dispose();
+    } catch (error) {
+      failed(error);
+    }
+  }
+  async function measurePoems() {
+    if (store.phase !== 'idle' && store.phase !== 'failed') return;
+    Object.assign(store, { phase: 'loading', percent: 0, error: null });
+    redraw();
+    const file = await fetchPoemFile((got, total) => {
+      store.percent = total ? Math.floor((100 * got) / total) : 0;
+      redraw();
+    });
+    if (!file) return measureHere(null); // openPoems says why
+    const worker = startWorker(
+      () => new Worker(new URL('./poem-groups-worker.js', import.meta.url), { type: 'module' }),
+      (data) => {
+        if (data.type === 'measuring') return measuring(data.kvHeads);
+        worker.terminate();
+        if (data.type === 'result') finished(data.heads, data.results);
+        else failed(data);
+      },
+      () => measureHere(file),
+      failed,
+      WORKER_ANSWER_MS,
+    );
+    worker.post({ type: 'measure', file });
+  }
   const node = section(frame.id, frame.title, [
     h('div', { 'data-screen': 1 }, [h('p', {}, [t.lead]), h('p', {}, [t.why])]),
     h('div', { class: 'gqa-part', 'data-screen': 2 }, [h('h3', {}, [t.exampleTitle]), h('p', { class: 'muted' }, [t.exampleLead]), exampleStale, example]),
@@ -88,6 +144,12 @@ export function gqaSection(ctx, frame) {
         questionParts[key].result,
       ])),
     ]),
+    h('div', { class: 'gqa-part', 'data-screen': 5 }, [
+      h('h3', {}, [t.poemsTitle]),
+      h('p', { class: 'muted' }, [t.poemsLead]),
+      h('div', { class: 'controls' }, [poemsButton]),
+      poemsBox,
+    ]),
   ]);
   return {
     node,
@@ -109,6 +171,12 @@ export function gqaSection(ctx, frame) {
         questionParts[key].result.dataset.said = outcome?.said ?? '';
       }
       if (areas.has('gqa')) {
+        poemsButton.disabled = store.phase === 'loading' || store.phase === 'measuring';
+        poemsButton.hidden = store.phase === 'done';
+        show(poemsBox, store.phase === 'done' ? poemGroupsView(t, poemGroupFacts(store.results, store.heads))
+          : store.phase === 'loading' ? vh('p', { class: 'muted' }, [t.poemsLoading(store.percent)])
+            : store.phase === 'measuring' ? vh('p', { class: 'muted' }, [t.poemsMeasuring(store.measuring)])
+              : store.phase === 'failed' ? errorBox(ctx.text, store.error) : []);
         const { heads, kvHeads, context } = picks();
         show(bill, billView(t, billFacts(ctx.mha, context)));
         divisors.textContent = t.divisors(divisorsOf(heads));

@@ -108,6 +108,24 @@ export const GQA_TEXT = {
     wrongWeight: '还不对：两个头读的是同一份 K，先在上面的配比图里找找。',
     answerIs: (answer) => `内核算出的是 ${answer}。`,
     unanswered: '先填一个数。',
+    poemsTitle: '真模型能不能直接改成 GQA：第十节的诗歌模型',
+    poemsLead: '不再训练，把第十节诗歌模型（3 层 × 8 个头）每一层的 K、V 权重按组取平均，组里的查询头都读这一份：和 GQA 是同一个模型。下面在那 31 首留出的唐诗上重算损失，再看每个头的眼光还剩几个。这就是共用 K/V 在“补训练”之前的代价。',
+    poemsStart: '载入诗歌模型，逐个测 h_kv',
+    poemsLoading: (percent) => `正在载入诗歌模型……${percent}%`,
+    poemsMeasuring: (kv) => `正在测 h_kv = ${kv}……`,
+    poemsCaption: (heads) => `每组共用的 K/V 是组内 ${heads} 个头中若干个的平均；留出的唐诗，每个字的平均损失（nats）`,
+    poemsKv: 'h_kv（每层 K/V 头数）',
+    poemsGroup: '每组查询头',
+    poemsLoss: '留出损失',
+    poemsCost: '比原模型多',
+    poemsRoles: '仍是原来眼光的头',
+    poemsRolesOf: (kept, named) => `${kept} / ${named}`,
+    poemsSays: (f) => {
+      const worst = f.rows[f.rows.length - 1];
+      const half = f.rows[1];
+      return `只是取平均、不再训练，代价很大：h_kv = ${half.kvHeads} 时损失从 ${f.rows[0].loss.toFixed(3)} 涨到 ${half.loss.toFixed(3)}（多 ${half.cost.toFixed(2)} nats），原来有名字的 ${f.named} 个头只剩 ${half.kept} 个还是原来的眼光；一路降到 h_kv = ${worst.kvHeads}（MQA），损失是 ${worst.loss.toFixed(3)}，剩 ${worst.kept} 个。各头的 K 本来各看各的，平均之后谁也不像了——所以 Ainslie 等人转换之后还要再训练一小段（约原训练量的 5%）。`;
+    },
+    poemsError: '诗歌模型没能载入：',
   },
   en: {
     lead: 'The lesson ends at multi-head attention. But many courses, once multi-head attention is done, teach this next step: several pairs of glasses sharing one pair of lenses for K and V. Every head keeps its own Q lens — each asks its own question — but the K that gets searched and the V that gets taken are shared by a group of heads. One pair shared by all the heads is multi-query attention (MQA, Shazeer 2019); a pair for each of a few groups is grouped-query attention (GQA, Ainslie et al. 2023).',
@@ -161,5 +179,23 @@ export const GQA_TEXT = {
     wrongWeight: 'Not yet: both heads read the same K; look for it in the weights above.',
     answerIs: (answer) => `The core computes ${answer}.`,
     unanswered: 'Type a number first.',
+    poemsTitle: 'Can a real model just be made GQA? §10’s poetry model',
+    poemsLead: 'Without any more training, average the K and V weights of §10’s poetry model (3 layers × 8 heads) within groups of heads, layer by layer, and let every query head of a group read the mean: that is the same model as GQA. Below, the held-out loss is measured again on the 31 held-out Tang poems, and each head’s view checked: what sharing K and V costs before any uptraining.',
+    poemsStart: 'Load the poetry model and measure each h_kv',
+    poemsLoading: (percent) => `Loading the poetry model… ${percent}%`,
+    poemsMeasuring: (kv) => `Measuring h_kv = ${kv}…`,
+    poemsCaption: (heads) => `Each shared K/V is the mean of a group of the ${heads} heads’; held-out Tang poems, mean loss a character (nats)`,
+    poemsKv: 'h_kv (K/V heads a layer)',
+    poemsGroup: 'query heads a group',
+    poemsLoss: 'held-out loss',
+    poemsCost: 'above the model’s own',
+    poemsRoles: 'heads keeping their view',
+    poemsRolesOf: (kept, named) => `${kept} of ${named}`,
+    poemsSays: (f) => {
+      const worst = f.rows[f.rows.length - 1];
+      const half = f.rows[1];
+      return `Averaging alone, with no training after it, costs a lot: at h_kv = ${half.kvHeads} the loss rises from ${f.rows[0].loss.toFixed(3)} to ${half.loss.toFixed(3)} (${half.cost.toFixed(2)} nats more), and of the ${f.named} heads with a named view only ${half.kept} keep it; down at h_kv = ${worst.kvHeads} (MQA) the loss is ${worst.loss.toFixed(3)} and ${worst.kept} keep theirs. Each head’s K looked its own way, and the mean looks like none of them: that is why Ainslie et al. train the converted model a little more (about 5% of the original training).`;
+    },
+    poemsError: 'The poetry model could not load: ',
   },
 };

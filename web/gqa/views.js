@@ -81,3 +81,21 @@ export function groupsView(t, { heads, kvHeads, groups }) {
     vh('ul', { class: 'sr-only' }, groups.map((members, group) => vh('li', {}, [t.groupLine(group, members)]))),
   ];
 }
+
+/** The poetry model made grouped-query: one row an h_kv, its loss, its cost and the heads keeping their view; then what it shows. */
+export function poemGroupsView(t, f) {
+  return [
+    vh('table', { class: 'gqa-poems', id: 'gqa-poems-table' }, [
+      vh('caption', {}, [t.poemsCaption(f.heads)]),
+      vh('thead', {}, [vh('tr', {}, [t.poemsKv, t.poemsGroup, t.poemsLoss, t.poemsCost, t.poemsRoles].map((h) => vh('th', { scope: 'col' }, [h])))]),
+      vh('tbody', {}, f.rows.map((r) => vh('tr', { 'data-kv-heads': r.kvHeads }, [
+        vh('th', { scope: 'row' }, [String(r.kvHeads)]),
+        vh('td', {}, [String(r.size)]),
+        vh('td', {}, [r.loss.toFixed(3)]),
+        vh('td', {}, [r.cost ? `+${r.cost.toFixed(3)}` : '0']),
+        vh('td', {}, [t.poemsRolesOf(r.kept, f.named)]),
+      ]))),
+    ]),
+    vh('p', { id: 'gqa-poems-says' }, [t.poemsSays(f)]),
+  ];
+}

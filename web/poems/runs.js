@@ -16,8 +16,13 @@ const MODEL_URL = new URL('../poems/poems.safetensors', import.meta.url);
  * The bytes are handed to loadPoemModel as a blob: URL, so the file is fetched once.
  */
 export async function loadPoems(mha, onProgress) {
+  return openPoems(mha, await fetchPoemFile(onProgress));
+}
+
+/** The poetry model's file as a Blob, reported as it arrives (onProgress(received, total)); null when it cannot be had. */
+export async function fetchPoemFile(onProgress) {
   const response = await fetch(MODEL_URL).catch(() => null);
-  if (!response?.ok || !response.body) return openPoems(mha, null); // its own LOAD_FAILED
+  if (!response?.ok || !response.body) return null; // openPoems then says LOAD_FAILED
   const total = Number(response.headers.get('content-length')) || 0;
   const chunks = [];
   let received = 0;
@@ -28,7 +33,7 @@ export async function loadPoems(mha, onProgress) {
     received += value.length;
     onProgress(received, total);
   }
-  return openPoems(mha, new Blob(chunks));
+  return new Blob(chunks);
 }
 
 /**

@@ -23,6 +23,8 @@ const entries = [
   { in: `${web}gpt2/gpt2-hash-worker.js`, out: 'gpt2-hash-worker' },
   // §10's held-out measure, started once the poetry model has loaded.
   { in: `${web}poems/poems-worker.js`, out: 'poems-worker' },
+  // The coda's poetry model made grouped-query, measured when a learner asks for it.
+  { in: `${web}gqa/poem-groups-worker.js`, out: 'poem-groups-worker' },
 ];
 
 const common = { bundle: true, target: 'es2022', minify: true, legalComments: 'eof', logLevel: 'warning', plugins: [pureSchemes] };

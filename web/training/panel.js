@@ -1,25 +1,25 @@
-// The 训练 (training) section, shared by the lesson page and the widget's view="train": pick h, start /
-// pause / reset, watch the loss fall and each head's attention on a fixed example sentence change as
-// training runs, then switch heads off one at a time (ablation). Training runs in a module Web Worker
-// (host.js) so dragging and scrolling stay smooth.
+// The 训练 (training) section, shared by the lesson page and the widget's view="train": pick h (and on the
+// page MHA, GQA or MQA), start / pause / reset, watch the loss fall and each head's attention on a fixed example
+// sentence change as training runs, then switch heads off one at a time (ablation). Training runs in a module
+// Web Worker (host.js) so dragging and scrolling stay smooth. What it shows is drawn by views.js; this module
+// keeps the state and wires the controls and the worker's messages to those views.
 //
 //   import { mountTraining } from './panel.js';
-//   const training = mountTraining(container, { lang: 'zh' });   // builds the section into container
-//   training.start(); training.pause(); training.reset(); training.setHeads(4);
+//   import * as compare from './compare.js';
+//   const training = mountTraining(container, { lang: 'zh', compare });   // builds the section into container
+//   training.start(); training.pause(); training.reset(); training.setHeads(4); training.setKvHeads(2);
 //   training.snapshot();   // the latest numbers: { heads, steps, loss, eval, attention, ablation, … }
 //   training.dispose();
 //
 // Works in a page and in a shadow root, also under a strict Content-Security-Policy (style-src 'self'):
 // its small stylesheet is a constructed one and its few computed styles are CSSOM writes, never inline
 // <style> elements or style attributes.
-import { heatmap, headColor, tableFor, lossCurve } from '../draw/index.js';
 import { ERROR_TEXT, errorSentence } from '../shared/errors.js';
 import { adoptStylesheet } from '../ui/adopt-stylesheet.js';
-import { hFor, vh, vdoc, show } from '../ui/dom.js';
+import { hFor, vh, show } from '../ui/dom.js';
 import { startTrainingHost } from './host.js';
-import { HEAD_CHOICES, TRAIN_TEXT, WORDS, fmt, pct } from './strings.js';
-
-export const TRAIN_EXAMPLE = [6, 4, 0, 1, 2, 11, 8, 9]; // 我 看 猫 吃 鱼 鸟 山 水
+import { HEAD_CHOICES, TRAIN_TEXT, WORDS } from './strings.js';
+import { TRAIN_EXAMPLE, headViews, viewName, kvChoices, kvKind, lossView, headsView, predictionsView, ablationView } from './views.js';
 
 const STYLE = `
 .mha-train .train-controls{display:flex;flex-wrap:wrap;gap:10px 16px;align-items:flex-end;margin:12px 0}
@@ -50,53 +50,42 @@ const STYLE = `
 // A progress message with the widest numbers, for the hidden status line that keeps the real ones' place.
 const LONG_STATUS = { steps: 1500, eval: { loss: 0.888, accuracy: 0.888, previous: { accuracy: 0.888 }, first: { accuracy: 0.888 } } };
 
-/** Mean weight of rows r ≥ 2 on the previous position and on position 0: the two views. */
-export function headViews(attention, L) {
-  let previous = 0;
-  let first = 0;
-  for (let r = 2; r < L; r++) {
-    previous += attention[r * L + r - 1];
-    first += attention[r * L];
-  }
-  return { previous: previous / (L - 2), first: first / (L - 2) };
-}
-
-/** A head's view by name; a lone head that takes neither view is blending both, since it has no partner to divide the work with. */
-export function viewName(view, heads) {
-  if (view.previous >= 0.6 && view.previous > view.first) return 'previous';
-  if (view.first >= 0.6) return 'first';
-  return heads === 1 ? 'blend' : 'mixed';
-}
-
 /**
- * Builds the training section into `container`. Options: lang ('zh' | 'en'), heads (1, 2 or 4),
- * seed, heading (false to leave out the <h2>), workerUrl (where the worker bundle is; defaults to
- * train-worker.js beside this module or bundle), stepsPerTick, maxSteps, onHeads(h) (called when the
- * learner picks another h).
+ * Builds the training section into `container`. Options: lang ('zh' | 'en'), heads (1, 2 or 4), kvHeads
+ * (K/V heads, one of kvChoices(heads); default heads), seed, heading (false to leave out the <h2>),
+ * workerUrl (where the worker bundle is; defaults to train-worker.js beside this module or bundle),
+ * stepsPerTick, maxSteps, onHeads(h) (called when the learner picks another h), compare (./compare.js, which
+ * the page hands in: with it the learner picks MHA, GQA or MQA and sees the finished ones compared; without it,
+ * as in the widget, h alone).
  */
-export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, heading = true, workerUrl, stepsPerTick = 4, maxSteps = 1500, onHeads = () => {} } = {}) {
+export function mountTraining(container, { lang = 'zh', heads = 2, kvHeads, seed = 0, heading = true, workerUrl, stepsPerTick = 4, maxSteps = 1500, onHeads = () => {}, compare = null } = {}) {
   const doc = container.ownerDocument;
   const t = TRAIN_TEXT[lang] ?? TRAIN_TEXT.zh;
+  const c = compare && (compare.COMPARE_TEXT[lang] ?? compare.COMPARE_TEXT.zh);
   const words = WORDS[lang] ?? WORDS.zh;
   const node = hFor(doc); // the frame's elements, in the container's document
   const uid = `train-${Math.random().toString(36).slice(2, 8)}`;
+  const startHeads = HEAD_CHOICES.includes(heads) ? heads : 2;
 
   const state = {
-    heads: HEAD_CHOICES.includes(heads) ? heads : 2,
+    heads: startHeads,
+    kvHeads: compare && kvChoices(startHeads).includes(kvHeads) ? kvHeads : startHeads,
     ready: null, // the 'ready' message
     progress: null, // the latest 'progress' message
     ablation: null,
     history: [], // [steps, held-out loss] of this run
-    past: new Map(), // h → history of the last finished run with that h
+    past: new Map(), // 'h/kvHeads' → the last finished run of that model: { heads, kvHeads, points, paramCount, views }
     running: false,
     error: null,
   };
+  const runKey = (h, kv) => `${h}/${kv}`;
 
   // ---- the static frame ----
   const headRadios = HEAD_CHOICES.map((h) => {
     const input = node('input', { type: 'radio', name: `${uid}-heads`, value: h, checked: h === state.heads, onchange: () => setHeads(h) });
     return node('label', { class: 'h-choice' }, [input, `h = ${h}`]);
   });
+  const kvBox = compare && node('fieldset', { class: 'train-kv' });
   const startButton = node('button', { type: 'button', class: 'train-start', disabled: true, onclick: () => (state.running ? pause() : start()) }, [t.start]);
   const resetButton = node('button', { type: 'button', class: 'train-reset', disabled: true, onclick: () => reset() }, [t.reset]);
   const speedSelect = node('select', { id: `${uid}-speed`, onchange: (e) => host.send({ type: 'speed', stepsPerTick: Number(e.target.value) }) },
@@ -106,6 +95,7 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
   const lossFigure = node('figure', { class: 'train-loss' }, [node('figcaption', {}, [t.lossTitle]), node('div', { class: 'fig-svg' })]);
   const headFigures = node('div', { class: 'train-figs train-heads' });
   const predictions = node('div', { class: 'train-predictions' });
+  const compareBox = compare && node('div', { class: 'train-compare-box' });
   const ablationBox = node('div', { class: 'train-ablation', role: 'group', 'aria-label': t.ablation }, [node('p', { class: 'muted' }, [t.ablationWait])]);
   const errorLine = node('p', { class: 'train-error', role: 'alert', hidden: true });
 
@@ -113,8 +103,10 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
     heading ? node('h2', { id: `${uid}-title` }, [t.title]) : null,
     node('p', {}, [t.lead]),
     node('p', { class: 'muted' }, [t.oneHead]),
+    c && node('p', { class: 'muted' }, [c.kvLead]),
     node('div', { class: 'train-controls' }, [
       node('fieldset', {}, [node('legend', {}, [t.heads]), ...headRadios]),
+      kvBox,
       startButton,
       resetButton,
       node('label', { class: 'field', for: `${uid}-speed` }, [node('span', {}, [t.speed]), speedSelect]),
@@ -125,6 +117,8 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
     node('div', { class: 'train-figs' }, [lossFigure]),
     headFigures,
     predictions,
+    c && node('h3', {}, [c.compareTitle]),
+    compareBox,
     node('h3', {}, [t.ablation]),
     node('p', { class: 'muted' }, [t.ablationLead]),
     ablationBox,
@@ -164,6 +158,7 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
         state.progress = message;
         state.running = message.running;
         if (message.steps === 0) state.ablation = null;
+        if (message.done) archive();
         break;
       case 'ablation':
         state.ablation = message;
@@ -178,18 +173,23 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
     schedule();
   }
 
+  const init = () => host.send({ type: 'init', heads: state.heads, kvHeads: state.kvHeads, seed, example: TRAIN_EXAMPLE, stepsPerTick, maxSteps });
   const host = startTrainingHost(onMessage, workerUrl);
-  host.send({ type: 'init', heads: state.heads, seed, example: TRAIN_EXAMPLE, stepsPerTick, maxSteps });
+  init();
   render(); // the placeholders, until the trainer answers
 
+  /** Keeps this run as its model's last (with what its heads look at now), for the loss curve and the comparison. */
   function archive() {
-    if (state.history.length > 1) state.past.set(state.ready?.heads ?? state.heads, state.history.slice());
+    const r = state.ready;
+    const p = state.progress;
+    if (state.history.length < 2 || !r || !p || p.attention.length !== r.heads) return;
+    const views = p.attention.map((a) => viewName(headViews(a, r.seqLen), r.heads));
+    state.past.set(runKey(r.heads, r.kvHeads), { heads: r.heads, kvHeads: r.kvHeads, points: state.history.slice(), paramCount: r.paramCount, views });
   }
   function start() {
     // A finished run starts over from step 0 (the worker resets it): its curve is kept as the last run's,
     // as reset keeps it, and its ablation goes with it.
     if (state.progress?.done) {
-      archive();
       state.history = [];
       state.ablation = null;
     }
@@ -210,18 +210,26 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
     host.send({ type: 'reset' });
     schedule();
   }
-  function setHeads(h) {
-    if (!HEAD_CHOICES.includes(h)) return;
+  /** A new model: h query heads, kv K/V heads (MHA when kv is h), trained from step 0 on the same seed. */
+  function setModel(h, kv) {
     archive();
     state.heads = h;
+    state.kvHeads = kv;
     state.running = false;
     state.progress = null;
     state.ablation = null;
     state.history = [];
     for (const label of headRadios) label.querySelector('input').checked = Number(label.querySelector('input').value) === h;
-    host.send({ type: 'init', heads: h, seed, example: TRAIN_EXAMPLE, stepsPerTick, maxSteps });
+    init();
     schedule();
+  }
+  function setHeads(h) {
+    if (!HEAD_CHOICES.includes(h)) return;
+    setModel(h, h);
     onHeads(h);
+  }
+  function setKvHeads(kv) {
+    if (compare && kvChoices(state.heads).includes(kv)) setModel(state.heads, kv);
   }
 
   // ---- drawing ----
@@ -230,6 +238,7 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
     const r = state.ready;
     root.dataset.state = state.error ? 'error' : !p ? 'loading' : state.running ? 'running' : p.done ? 'done' : p.steps ? 'paused' : 'ready';
     root.dataset.steps = p ? String(p.steps) : '0';
+    root.dataset.kvHeads = String(state.kvHeads);
     errorLine.hidden = !state.error;
     errorLine.textContent = state.error ? `${t.error}${state.error.code} — ${errorSentence(ERROR_TEXT[lang] ?? ERROR_TEXT.zh, state.error)}` : '';
     // Not "starting…" forever when it cannot start; under it, hidden, a status line as long as the real ones.
@@ -239,72 +248,48 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
     startButton.textContent = state.running ? t.pause : p?.steps && !p.done ? t.resume : t.start;
     if (r) params.textContent = t.params(r.paramCount, r.dK);
     else params.replaceChildren(placeholder(t.params(8888, 8)));
-    if (!p || !r || p.attention.length !== state.heads) {
-      drawPlaceholders();
+    if (compare) {
+      drawKvChoice();
+      drawComparison();
+    }
+    drawLoss();
+    const current = p && r && p.attention.length === state.heads && r.kvHeads === state.kvHeads;
+    if (!current) {
+      // Until the trainer's first numbers: the heads and predictions drawn hidden at the size they will have,
+      // so what follows the section does not move down when the numbers arrive (the section grew by about
+      // 900 px on a desktop, 1,300 on a phone).
+      const L = TRAIN_EXAMPLE.length;
+      show(headFigures, headsView(t, words, { attention: Array.from({ length: state.heads }, () => new Float32Array(L * L)), seqLen: L, example: TRAIN_EXAMPLE, hidden: true }));
+      show(predictions, predictionsView(t, words, { predict: { previous: TRAIN_EXAMPLE, first: TRAIN_EXAMPLE }, example: TRAIN_EXAMPLE, hidden: true }));
       return;
     }
     status.textContent = t.status(p);
-    drawLoss();
-    drawHeads(p, r);
-    drawPredictions(p, r);
+    show(headFigures, headsView(t, words, { attention: p.attention, seqLen: r.seqLen, example: r.example, kvGroups: r.kvGroups }));
+    show(predictions, predictionsView(t, words, { predict: p.predict, example: r.example }));
     drawAblation();
   }
 
+  // The K/V choice for the h picked: MHA, GQA (h = 4) and MQA; h = 1 has only its one head.
+  function drawKvChoice() {
+    const choices = kvChoices(state.heads);
+    kvBox.hidden = choices.length < 2;
+    show(kvBox, [vh('legend', {}, [c.kvHeads]), ...choices.map((kv) => vh('label', { class: 'h-choice' }, [
+      vh('input', { type: 'radio', name: `${uid}-kv`, value: kv, checked: kv === state.kvHeads, onchange: () => setKvHeads(kv) }),
+      c.kvChoice(kvKind(state.heads, kv), kv),
+    ]))]);
+    // A radio the learner clicked no longer follows its attribute: its property says which is picked.
+    for (const input of kvBox.querySelectorAll('input')) input.checked = Number(input.value) === state.kvHeads;
+  }
+
   function drawLoss() {
-    const past = [...state.past].filter(([h]) => !(h === state.heads && state.history.length > 1))
-      .map(([heads, points]) => ({ heads, points, current: false, label: t.past(heads) }));
-    const current = state.history.length ? [{ heads: state.heads, points: state.history, current: true, label: t.current(state.heads) }] : [];
-    show(lossFigure.querySelector('.fig-svg'), lossCurve(vdoc, {
-      runs: [...past, ...current], maxSteps: state.ready?.maxSteps ?? maxSteps, title: t.lossTitle, lossAxis: t.lossAxis, stepsAxis: t.stepsAxis,
-    }));
+    const past = [...state.past.values()].filter((run) => !(run.heads === state.heads && run.kvHeads === state.kvHeads && state.history.length > 1));
+    const current = state.history.length ? [{ heads: state.heads, kvHeads: state.kvHeads, points: state.history, current: true }] : [];
+    show(lossFigure.querySelector('.fig-svg'), lossView(t, { runs: [...past, ...current], maxSteps: state.ready?.maxSteps ?? maxSteps }));
   }
 
-  // Until the trainer's first numbers: the loss axes, and the heads and predictions drawn hidden at the size
-  // they will have, so what follows the section does not move down when the numbers arrive (the section
-  // grew by about 900 px on a desktop, 1,300 on a phone).
-  function drawPlaceholders() {
-    drawLoss();
-    const L = TRAIN_EXAMPLE.length;
-    const blank = { attention: Array.from({ length: state.heads }, () => new Float32Array(L * L)), predict: { previous: TRAIN_EXAMPLE, first: TRAIN_EXAMPLE } };
-    drawHeads(blank, { seqLen: L, example: TRAIN_EXAMPLE }, { hidden: true });
-    drawPredictions(blank, { example: TRAIN_EXAMPLE }, { hidden: true });
-  }
-
-  function drawHeads(p, r, { hidden = false } = {}) {
-    const L = r.seqLen;
-    const labels = r.example.map((id) => words[id]);
-    const cell = state.heads === 4 ? 34 : 36;
-    show(headFigures, p.attention.map((a, i) => {
-      const view = headViews(a, L);
-      const name = viewName(view, p.attention.length);
-      const svg = heatmap(vdoc, { values: a, rows: L, cols: L, rowLabels: labels, colLabels: labels, cell, digits: 2, showNumbers: state.heads < 4, title: t.heatmapTitle(i, labels), rowHeader: t.query, colHeader: t.key, accent: headColor(i) });
-      const marks = hidden ? { class: 'train-placeholder', 'aria-hidden': 'true' }
-        : { class: 'train-head', 'data-head': i, 'data-view': name, 'data-previous': view.previous.toFixed(4), 'data-first': view.first.toFixed(4) };
-      return vh('figure', marks, [
-        vh('figcaption', {}, [vh('span', { class: 'swatch', style: { background: headColor(i) }, 'aria-hidden': 'true' }), vh('strong', {}, [t.head(i)]), ` · ${t.views[name]}`]),
-        svg,
-        vh('div', { class: 'head-view muted' }, [t.viewShare(view)]),
-        tableFor(vdoc, { values: a, rows: L, cols: L, rowLabels: labels, colLabels: labels, caption: t.heatmapTitle(i, labels) }),
-      ]);
-    }));
-  }
-
-  function drawPredictions(p, r, { hidden = false } = {}) {
-    const ex = r.example;
-    const mark = (got, want) => vh('td', { class: got === want ? 'right' : 'wrong' }, [`${words[got]} ${got === want ? '✓' : '✗'}`]);
-    const rows = ex.map((id, i) => vh('tr', {}, [
-      vh('td', {}, [String(i)]),
-      vh('td', {}, [words[id]]),
-      mark(p.predict.previous[i], ex[Math.max(i - 1, 0)]),
-      mark(p.predict.first[i], ex[0]),
-    ]));
-    show(predictions, [
-      vh('table', hidden ? { class: 'train-table train-placeholder', 'aria-hidden': 'true' } : { class: 'train-table' }, [
-        vh('caption', { class: 'muted' }, [t.predictions]),
-        vh('thead', {}, [vh('tr', {}, [t.position, t.token, t.predPrev, t.predFirst].map((h) => vh('th', { scope: 'col' }, [h])))]),
-        vh('tbody', {}, rows),
-      ]),
-    ]);
+  function drawComparison() {
+    const runs = [...state.past.values()].filter((run) => run.heads === state.heads);
+    show(compareBox, compare.comparisonView(c, { ...compare.comparisonFacts(runs, state.ready?.maxSteps ?? maxSteps), heads: state.heads }));
   }
 
   function drawAblation() {
@@ -316,20 +301,7 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
     }
     // On a phone the table may be wider than the screen: its box scrolls, and a keyboard can scroll it too.
     ablationBox.setAttribute('tabindex', '0');
-    const maxLoss = Math.max(a.all.loss, ...a.off.map((e) => e.loss), 1e-6);
-    const row = (label, e, cls) => vh('tr', { class: cls }, [
-      vh('th', { scope: 'row' }, [label]),
-      vh('td', {}, [fmt(e.loss, 3), vh('span', { class: 'bar', style: { width: `${Math.max(1, Math.round((e.loss / maxLoss) * 120))}px` }, 'aria-hidden': 'true' })]),
-      vh('td', {}, [pct(e.accuracy)]),
-      vh('td', {}, [pct(e.previous.accuracy)]),
-      vh('td', {}, [pct(e.first.accuracy)]),
-    ]);
-    show(ablationBox, vh('table', { class: 'train-table', 'data-steps': a.steps }, [
-      // Measured when training paused: it says at which step, as training may have gone on since.
-      vh('caption', { class: 'muted' }, [t.ablationAt(a.steps)]),
-      vh('thead', {}, [vh('tr', {}, ['', t.loss, t.accuracy, t.prevAcc, t.firstAcc].map((h) => vh('th', { scope: 'col' }, [h])))]),
-      vh('tbody', {}, [row(t.allOn, a.all, 'all-on'), ...a.off.map((e, i) => row(t.without(i), e, `head-off head-${i}`))]),
-    ]));
+    show(ablationBox, ablationView(t, a));
   }
 
   return {
@@ -344,11 +316,13 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
     pause,
     reset,
     setHeads,
+    setKvHeads,
     /** The latest numbers the section shows (copies are not needed: they came by message). */
     snapshot() {
       const p = state.progress;
       return {
         heads: state.heads,
+        kvHeads: state.kvHeads,
         running: state.running,
         steps: p?.steps ?? 0,
         loss: p?.loss ?? NaN,
@@ -357,6 +331,7 @@ export function mountTraining(container, { lang = 'zh', heads = 2, seed = 0, hea
         seqLen: state.ready?.seqLen ?? 0,
         history: state.history.slice(),
         ablation: state.ablation,
+        compared: compare?.comparisonFacts([...state.past.values()].filter((run) => run.heads === state.heads), state.ready?.maxSteps ?? maxSteps) ?? null,
         error: state.error,
       };
     },

@@ -3,6 +3,7 @@
 
 export const fmt = (x, digits = 2) => (Number.isFinite(x) ? x.toFixed(digits) : '—');
 export const pct = (x) => (Number.isFinite(x) ? `${Math.round(x * 100)}%` : '—');
+export const KINDS = { mha: 'MHA', gqa: 'GQA', mqa: 'MQA' };
 
 /** The h the section offers: its d_model 8 split 1, 2 or 4 ways. */
 export const HEAD_CHOICES = [1, 2, 4];
@@ -31,8 +32,9 @@ export const TRAIN_TEXT = {
     lossTitle: '验证损失（对数坐标）随训练步数的变化',
     lossAxis: '损失',
     stepsAxis: '步数',
-    current: (h) => `h = ${h}（本次）`,
-    past: (h) => `h = ${h}（上次）`,
+    runLabel: (h, kind, current) => `h = ${h}${kind ? ` ${kind}` : ''}（${current ? '本次' : '上次'}）`,
+    kinds: KINDS,
+    group: (g) => `读 K/V 组 ${g + 1}`,
     example: '例句',
     head: (i) => `头 ${i + 1}`,
     heatmapTitle: (i, words) => `头 ${i + 1} 在例句「${words.join('')}」上的配比表`,
@@ -74,8 +76,9 @@ export const TRAIN_TEXT = {
     lossTitle: 'Held-out loss (log scale) against training steps',
     lossAxis: 'loss',
     stepsAxis: 'steps',
-    current: (h) => `h = ${h} (this run)`,
-    past: (h) => `h = ${h} (last run)`,
+    runLabel: (h, kind, current) => `h = ${h}${kind ? ` ${kind}` : ''} (${current ? 'this run' : 'last run'})`,
+    kinds: KINDS,
+    group: (g) => `reads K/V group ${g + 1}`,
     example: 'Example',
     head: (i) => `Head ${i + 1}`,
     heatmapTitle: (i, words) => `Head ${i + 1}'s attention weights on the example “${words.join(' ')}”`,

@@ -18,9 +18,14 @@ function bounds(rows) {
   return [Math.min(-2, Math.floor(Math.min(...values))), Math.max(2, Math.ceil(Math.max(...values)))];
 }
 
+/** The head counts the menu offers: divisors of d_model that kv-heads divides too, as the core takes no other. */
+export function headChoices(d, kvHeads) {
+  return divisors(d).filter((n) => !kvHeads || n % kvHeads === 0);
+}
+
 /** What forces a rebuild rather than an in-place update. */
 export function controlsKey(state) {
-  return JSON.stringify([state.lang, state.labels, state.d, MATRICES.map((name) => bounds(state[name]))]);
+  return JSON.stringify([state.lang, state.labels, state.d, state.kvHeads, MATRICES.map((name) => bounds(state[name]))]);
 }
 
 /**
@@ -35,7 +40,7 @@ export function buildControls(doc, state, on) {
   const switches = h('div', { class: 'switches' });
   const headsLabel = h('label', {}, [t.headsLabel]);
   const select = doc.createElement('select');
-  for (const n of divisors(state.d)) {
+  for (const n of headChoices(state.d, state.kvHeads)) {
     const option = h('option', {}, [`${n}(d_k = ${state.d / n})`]);
     option.value = String(n);
     select.append(option);
