@@ -544,7 +544,8 @@ describe('the page as it opens, in Chinese at 1280 px: one page load', () => {
     await setEntry(page, 'q', 2, 3, -1.5);
     await page.click('#step-forward');
     await page.check('#train-section input[type="radio"][value="4"]');
-    await page.waitForFunction(() => location.search.includes('step=1') && location.search.includes('h=4') && location.search.includes('th=4'));
+    await page.check('#train-section .train-kv input[value="1"]');
+    await page.waitForFunction(() => location.search.includes('step=1') && location.search.includes('h=4') && location.search.includes('th=4') && location.search.includes('tkv=1'));
     const url = page.url();
     const before = await weightsOf(page, 3);
     await page.check('input[name="hand-heads"][value="2"]');
@@ -564,6 +565,7 @@ describe('the page as it opens, in Chinese at 1280 px: one page load', () => {
     assert.deepEqual(await weightsOf(p, 3), before);
     assert.deepEqual(await p.$$eval('#pipeline g.stage.active', (g) => [...new Set(g.map((x) => x.dataset.part))]), ['input']);
     assert.equal(await p.isChecked('#train-section input[type="radio"][value="4"]'), true, 'the training section\'s h comes back');
+    assert.equal(await p.isChecked('#train-section .train-kv input[value="1"]'), true, 'and its K/V heads (MQA)');
     await restored.context.close();
   });
 

@@ -407,3 +407,18 @@ test('a link keeps the training section\'s h; an h it cannot train keeps the def
   assert.equal(fromQuery(new URL(shareLink(state, 'https://example.org/')).searchParams).train.heads, 4);
   for (const bad of ['3', '0', '4.5', 'x', '']) assert.equal(fromQuery(new URLSearchParams(`th=${bad}`)).train.heads, 2, bad);
 });
+
+test('a link keeps §9\'s K/V heads (GQA, MQA) for its h; a count that h cannot share keeps multi-head attention', () => {
+  for (const [heads, kvHeads] of [[4, 2], [4, 1], [2, 1]]) {
+    const state = defaultState();
+    Object.assign(state.train, { heads, kvHeads });
+    const link = new URL(shareLink(state, 'https://example.org/'));
+    assert.equal(link.searchParams.get('tkv'), String(kvHeads));
+    assert.deepEqual(fromQuery(link.searchParams).train, { heads, kvHeads });
+  }
+  assert.equal(new URL(shareLink(defaultState(), 'https://example.org/')).searchParams.has('tkv'), false, 'MHA, the default, is left out');
+  for (const query of ['th=4&tkv=4', 'th=4&tkv=3', 'th=2&tkv=2', 'th=1&tkv=1', 'tkv=1&th=1', 'th=4&tkv=0', 'th=4&tkv=01', 'th=4&tkv=1.0', 'th=4&tkv=', 'th=4&tkv=x']) {
+    assert.equal(fromQuery(new URLSearchParams(query)).train.kvHeads, 0, query);
+  }
+  assert.equal(fromQuery(new URLSearchParams('tkv=1&th=4')).train.kvHeads, 1, 'read after h, wherever it stands in the link');
+});

@@ -31,7 +31,7 @@ export function defaultState() {
     bill: { dModel: 768, heads: 12 },
     hand: defaultHand(),
     step: 0,
-    train: { heads: 2 }, // §9's h
+    train: { heads: 2, kvHeads: 0 }, // §9's h, and its K/V heads (0: as many as h, multi-head attention)
     demo: { seed1: 10, seed2: 11 },
     views: { source: 'hand', dModel: 64, heads: 8, sentence: null, seed: 0, weightScale: 0.4, causal: true },
     // The poetry model's section: a held-out poem (index into the card's), the typed text (null: the
@@ -151,6 +151,8 @@ const URL_KEYS = [
   }],
   ['step', 'step', { write: String, read: (value, fallback) => (Number.isInteger(Number(value)) && Number(value) >= 0 && Number(value) <= 8 ? Number(value) : fallback) }],
   ['th', 'train.heads', { write: String, read: (value, fallback) => ([1, 2, 4].includes(Number(value)) ? Number(value) : fallback) }],
+  // After th, so that h is read: a K/V count §9 trains with that h (fewer than h, halving or one), else MHA.
+  ['tkv', 'train.kvHeads', { write: String, read: (value, fallback, state) => (/^[12]$/.test(value) && Number(value) * 2 <= state.train.heads ? Number(value) : fallback) }],
   ['seed1', 'demo.seed1', number],
   ['seed2', 'demo.seed2', number],
   ['vs', 'views.source', oneOf('hand', 'big')],

@@ -54,11 +54,11 @@ const LONG_STATUS = { steps: 1500, eval: { loss: 0.888, accuracy: 0.888, previou
  * Builds the training section into `container`. Options: lang ('zh' | 'en'), heads (1, 2 or 4), kvHeads
  * (K/V heads, one of kvChoices(heads); default heads), seed, heading (false to leave out the <h2>),
  * workerUrl (where the worker bundle is; defaults to train-worker.js beside this module or bundle),
- * stepsPerTick, maxSteps, onHeads(h) (called when the learner picks another h), compare (./compare.js, which
+ * stepsPerTick, maxSteps, onModel(h, kvHeads) (called when the learner picks another h or K/V count), compare (./compare.js, which
  * the page hands in: with it the learner picks MHA, GQA or MQA and sees the finished ones compared; without it,
  * as in the widget, h alone).
  */
-export function mountTraining(container, { lang = 'zh', heads = 2, kvHeads, seed = 0, heading = true, workerUrl, stepsPerTick = 4, maxSteps = 1500, onHeads = () => {}, compare = null } = {}) {
+export function mountTraining(container, { lang = 'zh', heads = 2, kvHeads, seed = 0, heading = true, workerUrl, stepsPerTick = 4, maxSteps = 1500, onModel = () => {}, compare = null } = {}) {
   const doc = container.ownerDocument;
   const t = TRAIN_TEXT[lang] ?? TRAIN_TEXT.zh;
   const c = compare && (compare.COMPARE_TEXT[lang] ?? compare.COMPARE_TEXT.zh);
@@ -226,10 +226,12 @@ export function mountTraining(container, { lang = 'zh', heads = 2, kvHeads, seed
   function setHeads(h) {
     if (!HEAD_CHOICES.includes(h)) return;
     setModel(h, h);
-    onHeads(h);
+    onModel(h, h);
   }
   function setKvHeads(kv) {
-    if (compare && kvChoices(state.heads).includes(kv)) setModel(state.heads, kv);
+    if (!compare || !kvChoices(state.heads).includes(kv)) return;
+    setModel(state.heads, kv);
+    onModel(state.heads, kv);
   }
 
   // ---- drawing ----
