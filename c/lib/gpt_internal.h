@@ -38,7 +38,9 @@ typedef struct gpt_work {
     float *qkv;              /* layers × N×3d, every block's: a forward reuses the keys and values of the rows it shares */
     float *concat;           /* (keep ? layers : 1) × N×d: the heads side by side, before c_proj */
     float *fc, *act;         /* (keep ? layers : 1) × N×4d: the MLP before and after GELU */
-    float *att;              /* layers × S × heads × T×T, packed for the last run's S and T */
+    float *att;              /* layers × S × heads × A×A, rows A apart: A = the last run's T when keep, else
+                                T_max, so that a forward of more tokens leaves the rows it shares in place */
+    float *map;              /* T_max×T_max: one map packed L×L, as gpt_attention hands it out */
     float *lnf, *lnf_stat;   /* N×d, N×2 */
     float *logits;           /* N×vocab */
     float *scratch;          /* the fast kernels' packing and attention scratch (a head's output too) */

@@ -428,7 +428,7 @@ void mha_matmul_fast(float *out, int ldo, const float *a, int lda, const float *
    depend on where the blocks start. */
 int mha_attend_fast(const mha_head_view *head, float *a, float *out, float *scratch) {
     const int L = head->len, d = head->stride, dk = head->dk, causal = head->causal;
-    const int kvd = head->kv_stride ? head->kv_stride : d;
+    const int kvd = head->kv_stride ? head->kv_stride : d, ld = head->att_stride ? head->att_stride : L;
     const float scale = head->scale;
     float *kt = scratch, *vp = kt + (size_t)dk * round_up(L, NR);
     pack_b(kt, head->k, 1, (size_t)kvd, dk, L); /* K_iᵀ, dk×L */
@@ -439,14 +439,14 @@ int mha_attend_fast(const mha_head_view *head, float *a, float *out, float *scra
     const int tri_n = causal ? TRI_N : TRI_NONE, tri_k = causal ? TRI_K : TRI_NONE;
     for (int r0 = head->from; r0 < L; r0 += MC) {
         const int rows = imin(MC, L - r0), seen = causal ? r0 + rows : L;
-        float *block = a + (size_t)r0 * L;
-        gemm(block, L, head->q + (size_t)r0 * d, d, kt, NR, (size_t)dk * NR, rows, dk, seen, tri_n, r0, 0, 0);
+        float *block = a + (size_t)r0 * ld;
+        gemm(block, ld, head->q + (size_t)r0 * d, d, kt, NR, (size_t)dk * NR, rows, dk, seen, tri_n, r0, 0, 0);
         for (int r = 0; r < rows; r++) {
             const int visible = causal ? r0 + r + 1 : L;
-            if (mha_first_non_finite(block + (size_t)r * L, (size_t)visible) >= 0) return r0 + r;
-            softmax_row(block + (size_t)r * L, visible, L, scale);
+            if (mha_first_non_finite(block + (size_t)r * ld, (size_t)visible) >= 0) return r0 + r;
+            softmax_row(block + (size_t)r * ld, visible, L, scale);
         }
-        gemm(out + (size_t)r0 * dk, dk, block, L, vb, v_ldb, v_panel, rows, seen, dk, tri_k, r0, 0, 0);
+        gemm(out + (size_t)r0 * dk, dk, block, ld, vb, v_ldb, v_panel, rows, seen, dk, tri_k, r0, 0, 0);
     }
     return -1;
 }

@@ -49,6 +49,8 @@ typedef struct mha_head_view {
     float scale;         /* 1/√d_k, or 1 */
     int causal;          /* row r sees columns c <= r only */
     int from;            /* the first query row computed (0: all); att's and out's rows before it are left as they are */
+    int att_stride;      /* floats between rows of att; 0: len (a decoding model keeps its maps at its longest
+                            length, so a new row never moves the old ones) */
 } mha_head_view;
 
 /* The heads of `sequences` sequences of L rows each: head i of sequence s is
@@ -63,7 +65,8 @@ typedef struct mha_heads {
     int heads, dk, len, from;     /* query rows from .. L-1 are computed, as in mha_head_view */
     float scale;
     int causal;
-    float *att;                   /* a part's weights at att + part·L·L */
+    float *att;                   /* a part's weights at att + part·A·A, rows A apart: A = att_stride, or L when 0 */
+    int att_stride;
     float *out;                   /* a part's output (L×d_k) at out + part·L·d_k, or NULL: in its scratch */
     float *concat;                /* sequence s's row r at concat + (s·L + r)·heads·d_k; a head's columns
                                      hold its output, or zeros when it is switched off */
