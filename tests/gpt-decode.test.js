@@ -1,7 +1,9 @@
 // Model.step, rewind and freeCache (the key-value cache of c/lib/gpt.h's gpt_step) on both models: a GPT-2-layout
-// file this test writes and the lesson's poetry model, on one thread and on two. Every step gives the bits of a
-// forward of the whole text (and the float64 reference's numbers), across rewinds, up to the cache's edge and past
-// it; text sampled a step at a time from a seed is the same text again, and the same as sampled with forwards.
+// file this test writes and the lesson's poetry model, on one thread and on two. Every step gives what a forward of
+// the whole text gives (every block's q|k|v and attention to the bit, the logits, summed another way, within 2e-6 of the
+// largest;
+// and the float64 reference's numbers), across rewinds, up to the cache's edge and past it; text sampled a step at a
+// time from a seed is the same text again, and the same as sampled with forwards.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { loadAttention } from '../web/src/attention.js';
@@ -15,15 +17,25 @@ const config = { layers: 2, heads: 4, dModel: 32, context: 80, vocab: 61 };
 const weights = randomWeights(config, seededRandom(5));
 const file = gpt2File(config, weights);
 
-/** Everything a forward leaves, copied: the logits and every head's attention. */
+/** Everything a forward leaves, copied: the logits, and every block's q|k|v and every head's attention. */
 function results(model) {
   const { layers, heads } = model.config;
-  const maps = [];
-  for (let l = 0; l < layers; l++) for (let h = 0; h < heads; h++) maps.push(model.attention(l, h).slice());
-  return [model.logits().slice(), ...maps];
+  const kept = [];
+  for (let l = 0; l < layers; l++) {
+    kept.push(model.qkv(l).slice());
+    for (let h = 0; h < heads; h++) kept.push(model.attention(l, h).slice());
+  }
+  return { logits: model.logits().slice(), kept };
 }
 
-const sameBits = (a, b) => a.length === b.length && a.every((x, i) => Buffer.compare(Buffer.from(x.buffer), Buffer.from(b[i].buffer)) === 0);
+const bitsOf = (x) => Buffer.from(x.buffer, x.byteOffset, x.byteLength);
+
+/** Whether results a (of steps) are b's (of a forward): q|k|v and attention to the bit, logits within 2e-6 of the largest. */
+function sameResults(a, b) {
+  if (a.kept.length !== b.kept.length || !a.kept.every((x, i) => bitsOf(x).equals(bitsOf(b.kept[i])))) return false;
+  const scale = b.logits.reduce((most, x) => Math.max(most, Math.abs(x)), 1);
+  return a.logits.length === b.logits.length && a.logits.every((x, i) => Math.abs(x - b.logits[i]) <= 2e-6 * scale);
+}
 
 /** `text`'s tokens decoded one step at a time on `cached`, rewound now and then: every step as `fresh`'s forward. */
 function decodeAgainstForwards(cached, fresh, text, random) {
@@ -43,7 +55,7 @@ function decodeAgainstForwards(cached, fresh, text, random) {
     assert.equal(cached.reused, ids.length - 1, 'one new position');
     fresh.forward([(ids[0] + 1) % fresh.config.vocabSize]); // nothing shared: every position computed
     fresh.forward(ids);
-    assert.ok(sameBits(results(cached), results(fresh)), `${ids.length} tokens: not the bits of a forward`);
+    assert.ok(sameResults(results(cached), results(fresh)), `${ids.length} tokens: not what a forward gives`);
   }
   assert.ok(rewinds >= 2, `${rewinds} rewinds`);
   return ids;
@@ -52,7 +64,7 @@ function decodeAgainstForwards(cached, fresh, text, random) {
 for (const threads of [1, 2]) {
   const mha = cores[threads];
 
-  test(`${threads} thread(s), a GPT-2-layout file: each step the bits of a forward of the whole text, across rewinds, to the cache's edge`, async () => {
+  test(`${threads} thread(s), a GPT-2-layout file: each step what a forward of the whole text gives, across rewinds, to the cache's edge`, async () => {
     const cached = await mha.loadModel(file);
     const fresh = await mha.loadModel(file);
     const text = Array.from({ length: 97 }, (_, i) => (i * 23 + 7) % config.vocab);
@@ -72,23 +84,23 @@ for (const threads of [1, 2]) {
     assert.throws(() => cached.step(1.5), { code: 'BAD_ARGUMENT' });
     assert.throws(() => cached.step(1, { disabled: [[2, 0]] }), { code: 'HEAD_INDEX' });
     assert.equal(cached.length, 80);
-    assert.ok(sameBits(results(cached), before), 'a refused step keeps the cache');
+    assert.ok(sameResults(results(cached), before) && results(cached).logits.every((x, i) => x === before.logits[i]), 'a refused step keeps the cache');
     for (const bad of [-1, 81, 2.5, '3']) assert.throws(() => cached.rewind(bad), { code: 'BAD_SIZE' }, `rewind(${bad})`);
     // A head switched off: every position again, still the bits of a forward.
     cached.rewind(30).step(5, { disabled: [[1, 2]] });
     assert.equal(cached.reused, 0);
     fresh.forward([...ids.slice(0, 30), 5], { disabled: [[1, 2]] });
-    assert.ok(sameBits(results(cached), results(fresh)));
+    assert.ok(sameResults(results(cached), results(fresh)));
     // Freed: nothing to read, then a step starts a text of its own in a cache taken again.
     cached.freeCache();
     assert.equal(cached.length, 0);
     assert.throws(() => cached.logits(), { code: 'NO_FORWARD' });
     cached.step(7).step(8);
     fresh.forward([7, 8]);
-    assert.ok(sameBits(results(cached), results(fresh)), 'after freeCache');
+    assert.ok(sameResults(results(cached), results(fresh)), 'after freeCache');
     cached.freeCache().forward(ids.slice(0, 9));
     fresh.forward(ids.slice(0, 9));
-    assert.ok(sameBits(results(cached), results(fresh)), 'a forward after freeCache');
+    assert.ok(sameResults(results(cached), results(fresh)), 'a forward after freeCache');
     cached.dispose();
     assert.throws(() => cached.step(1), { code: 'DISPOSED' });
     assert.throws(() => cached.rewind(0), { code: 'DISPOSED' });
@@ -96,7 +108,7 @@ for (const threads of [1, 2]) {
     fresh.dispose();
   });
 
-  test(`${threads} thread(s), the poetry model: each step the bits of a forward, to its context of 64; loaded for fewer tokens, full sooner`, async () => {
+  test(`${threads} thread(s), the poetry model: each step what a forward gives, to its context of 64`, async () => {
     const poems = await mha.loadPoemModel();
     const fresh = await mha.loadPoemModel();
     const text = Array.from(poems.encode('床前明月光，疑是地上霜。举头望明月，低头思故乡。'));
@@ -115,7 +127,7 @@ test('maxTokens sizes the cache: a step past it is refused naming maxTokens, and
   model.rewind(1).step(4).step(5);
   const fresh = await cores[1].loadModel(file);
   fresh.forward([1, 4, 5]);
-  assert.ok(sameBits(results(model), results(fresh)));
+  assert.ok(sameResults(results(model), results(fresh)));
   model.dispose();
   fresh.dispose();
 });

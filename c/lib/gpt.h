@@ -180,9 +180,13 @@ void       gpt_model_forget(gpt_model *model); /* NULL is fine */
 /* Decoding with the key-value cache: the model's buffers (sized by max_tokens)
    keep every block's keys and values and every row's attention and logits, so
    a step computes only the new position, O(weights + layers·heads·L), where a
-   forward of the whole text costs L times the weights and the maps L². */
+   forward of the whole text costs L times the weights and the maps L².
+   A product of one row reads each weight once, in order, at memory's speed. */
 /* Appends `token` to the last good forward's tokens (or starts a text, after
-   none) and computes its row: the same bits as gpt_forward of the whole text.
+   none) and computes its row: what gpt_forward of the whole text gives, every
+   block's q|k|v and attention to the bit; its logits row is summed another
+   way, token by token of wte as memory streams it, so it may differ from the
+   forward's in the last bits (within 2e-6 of the largest logit).
    enabled as in gpt_forward (heads other than the last forward's: every row is
    computed again). A full cache is SEQ_TOO_LONG and a token outside the
    vocabulary TOKEN_RANGE, both leaving the cache as it was; any other failure

@@ -99,7 +99,7 @@ static void linear(float *out, const float *in, const float *w, const float *b, 
 }
 
 mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int stride, int S, int T, int from,
-                   const unsigned char *enabled) {
+                   const unsigned char *enabled, int decoding) {
     const gpt_config *c = &m->config;
     const int d = c->d_model, h = c->heads, dk = d / h, N = S * T, F = from, n = N - F; /* rows F .. N-1 are computed */
     const size_t rows = w->rows, fd = (size_t)F * d;
@@ -155,7 +155,8 @@ mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int strid
     float *logits = w->logits + (size_t)F * c->vocab;
     layer_norm(w->lnf + fd, w->lnf_stat + 2 * F, gpt_slice(w, w->res, 2 * c->layers, rows * d) + fd, gpt_param(m, lnf),
                gpt_param(m, lnf + 1), n, d);
-    mha_matmul_fast(logits, c->vocab, w->lnf + fd, d, wte, d, 1, n, d, c->vocab, 0, w->scratch);
+    if (decoding && n == 1) mha_dot_rows(logits, w->lnf + fd, wte, d, d, c->vocab);
+    else mha_matmul_fast(logits, c->vocab, w->lnf + fd, d, wte, d, 1, n, d, c->vocab, 0, w->scratch);
     const ptrdiff_t at = mha_first_non_finite(logits, (size_t)n * c->vocab);
     if (at < 0) return MHA_OK;
     const int row = F + (int)(at / c->vocab), column = (int)(at % c->vocab);
@@ -192,7 +193,7 @@ static int shared_rows(const gpt_model *m, const int *tokens, int len, const uns
     return shared;
 }
 
-mha_status gpt_forward_reusing(gpt_model *m, const int *tokens, int len, const unsigned char *enabled) {
+static mha_status forward(gpt_model *m, const int *tokens, int len, const unsigned char *enabled, int decoding) {
     if (!m || !tokens) return mha_fail(MHA_ERR_NULL_ARGUMENT, "gpt_forward needs a model and tokens");
     const int shared = shared_rows(m, tokens, len, enabled);
     m->len = 0, m->reused = 0, m->reusable = 0;
@@ -207,12 +208,16 @@ mha_status gpt_forward_reusing(gpt_model *m, const int *tokens, int len, const u
                        m->max_tokens);
     mha_status status = gpt_check_tokens(m, tokens, 1, len);
     if (status) return status;
-    if ((status = gpt_run(m, &m->work, tokens, len, 1, len, shared, enabled))) return status;
+    if ((status = gpt_run(m, &m->work, tokens, len, 1, len, shared, enabled, decoding))) return status;
     const int heads = m->config.layers * m->config.heads;
     for (int i = 0; i < heads; i++) m->enabled[i] = enabled ? enabled[i] != 0 : 1;
     if (tokens != m->tokens) memcpy(m->tokens, tokens, (size_t)len * sizeof *tokens); /* gpt_step passes its own */
     m->len = len, m->reused = shared, m->reusable = 1;
     return MHA_OK;
+}
+
+mha_status gpt_forward_reusing(gpt_model *m, const int *tokens, int len, const unsigned char *enabled) {
+    return forward(m, tokens, len, enabled, 0);
 }
 
 mha_status gpt_forward(gpt_model *m, const int *tokens, int len, const unsigned char *enabled) {
@@ -222,7 +227,7 @@ mha_status gpt_forward(gpt_model *m, const int *tokens, int len, const unsigned 
 
 mha_status gpt_step(gpt_model *m, int token, const unsigned char *enabled) {
     if (!m) return mha_fail(MHA_ERR_NULL_ARGUMENT, "gpt_step needs a model");
-    if (!m->max_tokens) return gpt_forward_reusing(m, &token, 1, enabled); /* refused: the cache was freed */
+    if (!m->max_tokens) return forward(m, &token, 1, enabled, 1); /* refused: the cache was freed */
     if (m->len >= m->max_tokens)
         return mha_fail(MHA_ERR_SEQ_TOO_LONG, "the key-value cache is full: it holds %d tokens, %s", m->len,
                         m->len < m->config.context ? "as many as the model was loaded for; rewind it, or reserve more"
@@ -231,7 +236,7 @@ mha_status gpt_step(gpt_model *m, int token, const unsigned char *enabled) {
         return mha_fail(MHA_ERR_TOKEN_RANGE, "token %d at position %d is outside the vocabulary 0 to %d", token, m->len,
                         m->config.vocab - 1);
     m->tokens[m->len] = token;
-    return gpt_forward_reusing(m, m->tokens, m->len + 1, enabled);
+    return forward(m, m->tokens, m->len + 1, enabled, 1);
 }
 
 mha_status gpt_rewind(gpt_model *m, int len) {

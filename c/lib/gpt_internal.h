@@ -94,9 +94,11 @@ void       gpt_work_free(gpt_work *w);
    tokens[s·stride + t], already checked) up to the logits, into w. enabled as
    in gpt_forward. Positions before `from` (0 unless S is 1) are not computed:
    their rows of every buffer, at this T's layout, are the caller's (a forward
-   of the same first tokens). MHA_ERR_NOT_FINITE when float32 overflowed. */
+   of the same first tokens). decoding: a step of gpt_step, whose one new row's logits are summed
+   row by row of wte (mha_dot_rows: memory's speed, not the bits of a forward's). MHA_ERR_NOT_FINITE when
+   float32 overflowed. */
 mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int stride, int S, int T, int from,
-                   const unsigned char *enabled);
+                   const unsigned char *enabled, int decoding);
 
 /* TOKEN_RANGE for the first of count·len tokens outside 0 .. vocab-1. */
 mha_status gpt_check_tokens(const gpt_model *m, const int *tokens, int count, int len);

@@ -413,12 +413,106 @@ static void matmul_part(void *task, int part, int parts, float *scratch) {
     }
 }
 
+/* The columns [j0, j1) of one row's product, out (+)= a · b, b read a row at a time, in order, each float
+   once: a decoding step's products, which memory's speed bounds. Each column sums its KC-deep blocks as
+   kernel() does (from 0, k in order, then added to out), so its bits are gemm's; acc holds the sums of
+   the block under way, a vector's worth past j1 - j0. */
+static void gemv(float *out, const float *a, const float *b, size_t ldb, int k, int j0, int j1, int accumulate,
+                 float *acc) {
+    const int w = j1 - j0, whole = w / VW * VW;
+    for (int pc = 0; pc < k; pc += KC) {
+        const int kc = imin(KC, k - pc);
+        memset(acc, 0, round_up(w, VW) * sizeof *acc);
+        for (int kk = 0; kk < kc;) {
+            const int step = kc - kk >= 4 ? 4 : 1; /* four rows of b at a time, each column's sum still in order */
+            const float *r = b + (size_t)(pc + kk) * ldb + j0;
+            const vf x0 = vsplat(a[pc + kk]);
+            if (step == 4) {
+                const vf x1 = vsplat(a[pc + kk + 1]), x2 = vsplat(a[pc + kk + 2]), x3 = vsplat(a[pc + kk + 3]);
+                const float *r1 = r + ldb, *r2 = r1 + ldb, *r3 = r2 + ldb;
+                for (int j = 0; j < whole; j += VW)
+                    vstore(acc + j, vmadd(x3, vload(r3 + j), vmadd(x2, vload(r2 + j),
+                                          vmadd(x1, vload(r1 + j), vmadd(x0, vload(r + j), vload(acc + j))))));
+            } else {
+                for (int j = 0; j < whole; j += VW) vstore(acc + j, vmadd(x0, vload(r + j), vload(acc + j)));
+            }
+            for (int t = 0; t < step && whole < w; t++) { /* the last columns, through one zero-padded vector */
+                float lanes[VW] = {0};
+                memcpy(lanes, r + (size_t)t * ldb + whole, (size_t)(w - whole) * sizeof *lanes);
+                vstore(acc + whole, vmadd(vsplat(a[pc + kk + t]), vload(lanes), vload(acc + whole)));
+            }
+            kk += step;
+        }
+        float *o = out + j0;
+        const int first = pc == 0 && !accumulate;
+        for (int j = 0; j < w; j++) o[j] = first ? acc[j] : o[j] + acc[j];
+    }
+}
+
+static void gemv_part(void *task, int part, int parts, float *scratch) {
+    const matmul_task *t = task;
+    int j0, j1;
+    part_columns(t->n, part, parts, &j0, &j1);
+    if (j0 < j1) gemv(t->out, t->a, t->b, (size_t)t->ldb, t->k, j0, j1, t->accumulate, scratch);
+}
+
+/* Parts for a product of one row: reading k×n weights bounds it, worth sharing from a quarter of the size
+   that a product of many rows is. */
+static int gemv_parts(int k, int n) {
+    if (!mha_pool_worth(4.0 * k * n)) return 1;
+    const int panels = (n + NR - 1) / NR, parts = 2 * mha_threads();
+    return panels < parts ? panels : parts;
+}
+
 void mha_matmul_fast(float *out, int ldo, const float *a, int lda, const float *b, int ldb, int b_transposed, int rows,
                      int k, int n, int accumulate, float *scratch) {
     if (rows < 1) return; /* nothing to pack B for (a forward that reuses every row) */
     matmul_task task = {out, a, b, ldo, lda, ldb, b_transposed, rows, k, n, accumulate};
+    if (rows == 1 && !b_transposed && round_up(n, VW) <= mha_matmul_scratch_floats(k)) {
+        const int parts = gemv_parts(k, n);
+        mha_pool_run(gemv_part, &task, parts, parts > 1, scratch, mha_matmul_scratch_floats(k));
+        return;
+    }
     const int parts = column_parts(rows, k, n);
     mha_pool_run(matmul_part, &task, parts, parts > 1, scratch, mha_matmul_scratch_floats(k));
+}
+
+typedef struct dot_task {
+    float *out;
+    const float *a, *b;
+    int ldb, k, n;
+} dot_task;
+
+/* Rows [i0, i1) of b, two at a time: each a dot product with a over four vector sums. */
+static void dot_part(void *task, int part, int parts, float *scratch) {
+    (void)scratch;
+    const dot_task *t = task;
+    const int i0 = (int)((long long)t->n * part / parts), i1 = (int)((long long)t->n * (part + 1) / parts);
+    const int k = t->k, whole = k / (4 * VW) * (4 * VW);
+    for (int i = i0; i < i1; i += 2) {
+        const int pair = i + 1 < i1;
+        const float *r0 = t->b + (size_t)i * t->ldb, *r1 = pair ? r0 + t->ldb : r0;
+        vf s[2][4];
+        for (int q = 0; q < 4; q++) s[0][q] = s[1][q] = vsplat(0.0f);
+        for (int c = 0; c < whole; c += 4 * VW)
+            for (int q = 0; q < 4; q++) {
+                const vf x = vload(t->a + c + q * VW);
+                s[0][q] = vmadd(x, vload(r0 + c + q * VW), s[0][q]);
+                s[1][q] = vmadd(x, vload(r1 + c + q * VW), s[1][q]);
+            }
+        for (int e = 0; e <= pair; e++) {
+            const float *r = e ? r1 : r0;
+            float sum = hsum((s[e][0] + s[e][1]) + (s[e][2] + s[e][3]));
+            for (int c = whole; c < k; c++) sum += t->a[c] * r[c];
+            t->out[i + e] = sum;
+        }
+    }
+}
+
+void mha_dot_rows(float *out, const float *a, const float *b, int ldb, int k, int n) {
+    dot_task task = {out, a, b, ldb, k, n};
+    const int parts = mha_pool_worth(4.0 * k * n) ? 2 * mha_threads() : 1;
+    mha_pool_run(dot_part, &task, parts, parts > 1, NULL, 0);
 }
 
 /* A block of MC query rows at a time, from head->from: scores into the head's

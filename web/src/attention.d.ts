@@ -270,7 +270,8 @@ export interface Model {
   forward(ids: Int32Array | ArrayLike<number>, options?: { disabled?: ArrayLike<readonly [number, number]> }): this;
   /**
    * One token more after the last forward's or step's (or a text's first, after none), its position alone
-   * computed from the key-value cache: the same bits as forward() of the whole text. A full cache (length =
+   * computed from the key-value cache: what forward() of the whole text gives (q|k|v and attention to the bit,
+   * the logits within 2e-6 of the largest). A full cache (length =
    * maxTokens) is SEQ_TOO_LONG, an id outside the vocabulary TOKEN_RANGE; both leave the cache as it was.
    */
   step(id: number, options?: { disabled?: ArrayLike<readonly [number, number]> }): this;

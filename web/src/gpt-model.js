@@ -184,7 +184,8 @@ class Model {
   /**
    * Decodes one more token: `id` goes after the last forward's (or step's) ids, or starts a text after none,
    * and only its position is computed, from the keys and values every block keeps of the others (the
-   * key-value cache): the same bits as forward() of the whole text, at the cost of reading the weights once.
+   * key-value cache): what forward() of the whole text gives (every block's q|k|v and attention to the bit, the
+   * logits, summed another way, within 2e-6 of the largest), at the cost of reading the weights once.
    * `disabled` as forward's (other heads than the last forward's: every position is computed again). A full
    * cache (length = maxTokens) is SEQ_TOO_LONG and an id outside the vocabulary TOKEN_RANGE, both leaving the
    * cache as it was; logits() then holds a row more, the new one last.
