@@ -57,8 +57,9 @@
    Loading or creating a model allocates everything its forward will use,
    sized for T = `context` tokens, or fewer when gpt_load_begin is given
    max_tokens: the parameters (fp32), one block's activations, every block's
-   queries, keys and values (layers·T·3d floats), attention weights
-   (layers·heads·T²) and the logits (T·vocab). GPT-2 small's buffers take
+   queries, keys and values (layers·T·3d floats) and its keys again, each
+   head's transposed (layers·T·d: what a step's scores read in place),
+   attention weights (layers·heads·T²) and the logits (T·vocab). GPT-2 small's buffers take
    0.9 GB for its 1,024 tokens and 25 MB for 64. gpt_forward, gpt_step, gpt_attention and gpt_logits
    allocate nothing; pointers they hand out belong to the model and hold the
    last forward (gpt_attention's until its next call: the maps are kept at

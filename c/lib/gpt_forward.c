@@ -14,6 +14,7 @@
 /* ---- the buffers ---- */
 
 static size_t rup(size_t n) { return (n + 15) & ~(size_t)15; } /* keeps every buffer 64-byte aligned */
+static size_t kt_stride(int T) { return ((size_t)T + MHA_KT_ALIGN - 1) / MHA_KT_ALIGN * MHA_KT_ALIGN; }
 
 /* The scratch of one thread: the matrix products' widest depth (d and 4d
    forward; the batch and vocab backward), or one head's attention scratch and
@@ -34,7 +35,8 @@ double gpt_work_floats(const gpt_config *c, int S, int T, int keep) {
          + L * S * c->heads * (double)T * T  /* att */
          + N * (d + 2 + c->vocab)            /* lnf, its stats, logits */
          + (double)T * T                     /* map */
-         + work_scratch_floats(c, S, T, keep) + 16 * 21; /* scratch, alignment */
+         + (keep ? 0 : L * d * (double)kt_stride(T)) /* kt */
+         + work_scratch_floats(c, S, T, keep) + 16 * 22; /* scratch, alignment */
 }
 
 mha_status gpt_work_create(gpt_work *w, const gpt_config *c, int S, int T, int keep) {
@@ -49,17 +51,19 @@ mha_status gpt_work_create(gpt_work *w, const gpt_config *c, int S, int T, int k
     w->keep = keep;
     w->rows = (size_t)S * T;
     w->scratch_floats = scratch;
+    w->kt_stride = keep ? 0 : kt_stride(T);
     const size_t N = w->rows, d = (size_t)c->d_model, L = (size_t)c->layers, kept = keep ? L : 1;
     float **bufs[] = {&w->res, &w->ln1, &w->ln2, &w->ln1_stat, &w->ln2_stat, &w->qkv, &w->concat, &w->fc, &w->act,
-                      &w->att, &w->map, &w->lnf, &w->lnf_stat, &w->logits, &w->scratch};
+                      &w->att, &w->map, &w->kt, &w->lnf, &w->lnf_stat, &w->logits, &w->scratch};
     const size_t sizes[] = {(keep ? 2 * L + 1 : 1) * N * d, kept * N * d, kept * N * d, kept * N * 2, kept * N * 2,
                             L * N * 3 * d, kept * N * d, kept * N * 4 * d, kept * N * 4 * d,
-                            L * (size_t)S * (size_t)c->heads * (size_t)T * (size_t)T, (size_t)T * T, N * d, N * 2,
-                            N * (size_t)c->vocab, 0};
+                            L * (size_t)S * (size_t)c->heads * (size_t)T * (size_t)T, (size_t)T * T,
+                            keep ? 0 : L * d * kt_stride(T), N * d, N * 2, N * (size_t)c->vocab, 0};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) {
         *bufs[i] = p;
         p += rup(sizes[i]);
     }
+    if (keep) w->kt = NULL;
     return MHA_OK;
 }
 
@@ -124,11 +128,15 @@ mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int strid
         layer_norm(ln1, gpt_slice(w, w->ln1_stat, l, rows * 2) + 2 * F, in, p[GPT_B_LN1_W], p[GPT_B_LN1_B], n, d);
         /* q|k|v = a · c_attn.W + c_attn.b */
         linear(qkv + 3 * fd, ln1, p[GPT_B_ATTN_W], p[GPT_B_ATTN_B], n, d, 3 * d, 0, w->scratch);
+        /* (the new rows' keys into every head's K_iᵀ, a column each) */
+        float *kt = w->kt ? w->kt + (size_t)l * d * w->kt_stride : NULL;
+        for (int r = F; kt && r < N; r++)
+            for (int j = 0; j < d; j++) kt[j * w->kt_stride + (size_t)r] = qkv[(size_t)r * 3 * d + d + j];
         /* heads = causal multi-head attention of q, k, v, side by side in concat (a head switched off gives zeros) */
         const mha_heads heads = {
             .q = qkv, .k = qkv + d, .v = qkv + 2 * d, .stride = 3 * d, .seq_stride = (size_t)T * 3 * d,
             .heads = h, .dk = dk, .len = T, .from = F, .scale = scale, .causal = 1,
-            .att = w->att + (size_t)l * S * h * A * A, .att_stride = A, .concat = concat,
+            .att = w->att + (size_t)l * S * h * A * A, .att_stride = A, .kt = kt, .kt_stride = w->kt_stride, .concat = concat,
             .enabled = enabled ? enabled + l * h : NULL,
         };
         const long long failure = mha_attend_heads(&heads, S, mha_pool_worth(2.0 * S * (T - F) * T * d), w->scratch,

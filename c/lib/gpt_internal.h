@@ -41,6 +41,9 @@ typedef struct gpt_work {
     float *att;              /* layers × S × heads × A×A, rows A apart: A = the last run's T when keep, else
                                 T_max, so that a forward of more tokens leaves the rows it shares in place */
     float *map;              /* T_max×T_max: one map packed L×L, as gpt_attention hands it out */
+    float *kt;               /* unless keep: layers × d rows of kt_stride (T_max rounded up): every head's
+                                K_iᵀ, a column a position, so a step's scores read it in place */
+    size_t kt_stride;
     float *lnf, *lnf_stat;   /* N×d, N×2 */
     float *logits;           /* N×vocab */
     float *scratch;          /* the fast kernels' packing and attention scratch (a head's output too) */

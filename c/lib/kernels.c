@@ -181,6 +181,18 @@ static void softmax_row(float *row, int visible, int L, float scale) {
    column j (a product written as its transpose, see matmul_part). */
 static void kernel(int kc, const float *a, int lda, const float *restrict bp, size_t ldb, float *c, int ldc,
                    int first, int m, int n, int c_transposed) {
+    if (m == 1 && !c_transposed) { /* one row (a decoding step's attention): its lanes alone, the same sums */
+        vf acc[NV];
+        for (int v = 0; v < NV; v++) acc[v] = vsplat(0.0f);
+        for (int k = 0; k < kc; k++, bp += ldb) {
+            const vf ai = vsplat(a[k]);
+            for (int v = 0; v < NV; v++) acc[v] = vmadd(ai, vload(bp + v * VW), acc[v]);
+        }
+        float tile[NR];
+        for (int v = 0; v < NV; v++) vstore(tile + v * VW, acc[v]);
+        for (int j = 0; j < n; j++) c[j] = first ? tile[j] : c[j] + tile[j];
+        return;
+    }
     const float *row[MR];
     for (int i = 0; i < MR; i++) row[i] = a + (size_t)(i < m ? i : 0) * lda; /* missing rows repeat row 0 */
     vf acc[MR][NV];
@@ -525,7 +537,17 @@ int mha_attend_fast(const mha_head_view *head, float *a, float *out, float *scra
     const int kvd = head->kv_stride ? head->kv_stride : d, ld = head->att_stride ? head->att_stride : L;
     const float scale = head->scale;
     float *kt = scratch, *vp = kt + (size_t)dk * round_up(L, NR);
-    pack_b(kt, head->k, 1, (size_t)kvd, dk, L); /* K_iᵀ, dk×L */
+    if (head->kt && causal && head->from == L - 1) { /* one new row against kept keys: two products of one row */
+        float *row = a + (size_t)(L - 1) * ld;
+        gemv(row, head->q + (size_t)(L - 1) * d, head->kt, head->kt_stride, dk, 0, L, 0, vp);
+        if (mha_first_non_finite(row, (size_t)L) >= 0) return L - 1;
+        softmax_row(row, L, L, scale);
+        gemv(out + (size_t)(L - 1) * dk, row, head->v, (size_t)kvd, L, 0, dk, 0, vp);
+        return -1;
+    }
+    const size_t kt_ldb = head->kt ? head->kt_stride : NR, kt_panel = head->kt ? NR : (size_t)dk * NR;
+    const float *ktb = head->kt; /* read in place, or */
+    if (!ktb) pack_b(kt, head->k, 1, (size_t)kvd, dk, L), ktb = kt; /* K_iᵀ, dk×L */
     const int v_in_place = dk % NR == 0 && L < PACK_ROWS; /* short V_i of whole panels: read in place */
     if (!v_in_place) pack_b(vp, head->v, (size_t)kvd, 1, L, dk); /* V_i, L×dk */
     const float *vb = v_in_place ? head->v : vp;
@@ -534,7 +556,7 @@ int mha_attend_fast(const mha_head_view *head, float *a, float *out, float *scra
     for (int r0 = head->from; r0 < L; r0 += MC) {
         const int rows = imin(MC, L - r0), seen = causal ? r0 + rows : L;
         float *block = a + (size_t)r0 * ld;
-        gemm(block, ld, head->q + (size_t)r0 * d, d, kt, NR, (size_t)dk * NR, rows, dk, seen, tri_n, r0, 0, 0);
+        gemm(block, ld, head->q + (size_t)r0 * d, d, ktb, kt_ldb, kt_panel, rows, dk, seen, tri_n, r0, 0, 0);
         for (int r = 0; r < rows; r++) {
             const int visible = causal ? r0 + r + 1 : L;
             if (mha_first_non_finite(block + (size_t)r * ld, (size_t)visible) >= 0) return r0 + r;

@@ -265,7 +265,8 @@ static MHA_NOINLINE mha_head_view head_view(const mha_heads *a, int part) {
     const size_t at = seq + (size_t)i * a->dk, kv_at = seq + (size_t)group * a->dk;
     return (mha_head_view){.q = a->q + at, .k = a->k + kv_at, .v = a->v + kv_at, .stride = a->stride,
                            .kv_stride = a->kv_stride, .len = a->len, .dk = a->dk, .scale = a->scale,
-                           .causal = a->causal, .from = a->from, .att_stride = a->att_stride};
+                           .causal = a->causal, .from = a->from, .att_stride = a->att_stride,
+                           .kt = a->kt ? a->kt + (size_t)i * a->dk * a->kt_stride : NULL, .kt_stride = a->kt_stride};
 }
 
 typedef struct heads_task {

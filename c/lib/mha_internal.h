@@ -51,7 +51,13 @@ typedef struct mha_head_view {
     int from;            /* the first query row computed (0: all); att's and out's rows before it are left as they are */
     int att_stride;      /* floats between rows of att; 0: len (a decoding model keeps its maps at its longest
                             length, so a new row never moves the old ones) */
+    const float *kt;     /* K_iᵀ already laid out, d_k rows kt_stride floats apart (a multiple of MHA_KT_ALIGN,
+                            at least len), as a decoding model keeps it; NULL: packed from k */
+    size_t kt_stride;
 } mha_head_view;
+
+/* What a kept K_iᵀ's rows are rounded up to: the widest register tile's columns (kernels.c's NR). */
+#define MHA_KT_ALIGN 16
 
 /* The heads of `sequences` sequences of L rows each: head i of sequence s is
    part s·heads + i, its q, k and v at column i·d_k of the sequence's rows. */
@@ -67,6 +73,8 @@ typedef struct mha_heads {
     int causal;
     float *att;                   /* a part's weights at att + part·A·A, rows A apart: A = att_stride, or L when 0 */
     int att_stride;
+    const float *kt;              /* one sequence's K_iᵀ kept, head i's at kt + i·d_k·kt_stride, or NULL (mha_head_view) */
+    size_t kt_stride;
     float *out;                   /* a part's output (L×d_k) at out + part·L·d_k, or NULL: in its scratch */
     float *concat;                /* sequence s's row r at concat + (s·L + r)·heads·d_k; a head's columns
                                      hold its output, or zeros when it is switched off */

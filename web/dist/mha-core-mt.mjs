@@ -13,4 +13,4 @@ function GROWABLE_HEAP_U8(){if(wasmMemory.buffer!=buffer){updateGlobalBufferAndV
 }
 );
 })();
-export default createMhaCore;export const coreBuild = 'afbc1cb760246761'; // the build of the wasm this glue calls: web/src/load.js checks it
+export default createMhaCore;export const coreBuild = 'e80ffcb173181a37'; // the build of the wasm this glue calls: web/src/load.js checks it
