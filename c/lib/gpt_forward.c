@@ -74,8 +74,9 @@ void gpt_work_free(gpt_work *w) {
 
 /* ---- the steps ---- */
 
-/* out = LN(x)·g + b per row of d; stat gets each row's mean and 1/std. */
-static void layer_norm(float *out, float *stat, const float *x, const float *g, const float *b, int N, int d) {
+/* out = LN(x)·g + b per row of d; stat gets each row's mean and 1/std. Out of line, as linear: inlined at
+   each of their calls in gpt_run they were 1 KB more of the gzipped wasm, every widget's download. */
+static MHA_NOINLINE void layer_norm(float *out, float *stat, const float *x, const float *g, const float *b, int N, int d) {
     for (int r = 0; r < N; r++) {
         const float *xr = x + (size_t)r * d;
         float *o = out + (size_t)r * d;
@@ -90,8 +91,8 @@ static void layer_norm(float *out, float *stat, const float *x, const float *g, 
 }
 
 /* out (N×n) (+)= in (N×k) · w (k×n) + b. */
-static void linear(float *out, const float *in, const float *w, const float *b, int N, int k, int n, int accumulate,
-                   float *scratch) {
+static MHA_NOINLINE void linear(float *out, const float *in, const float *w, const float *b, int N, int k, int n,
+                                int accumulate, float *scratch) {
     for (int r = 0; r < N; r++) {
         float *o = out + (size_t)r * n;
         if (accumulate)
@@ -131,6 +132,9 @@ mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int strid
         /* (the new rows' keys into every head's K_iᵀ, a column each) */
         float *kt = w->kt ? w->kt + (size_t)l * d * w->kt_stride : NULL;
         for (int r = F; kt && r < N; r++)
+#ifdef __clang__ /* d floats a row, scattered: unrolled, the loop was 0.4 KB of wasm */
+#pragma clang loop vectorize(disable) unroll(disable)
+#endif
             for (int j = 0; j < d; j++) kt[j * w->kt_stride + (size_t)r] = qkv[(size_t)r * 3 * d + d + j];
         /* heads = causal multi-head attention of q, k, v, side by side in concat (a head switched off gives zeros) */
         const mha_heads heads = {
@@ -163,7 +167,7 @@ mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int strid
     float *logits = w->logits + (size_t)F * c->vocab;
     layer_norm(w->lnf + fd, w->lnf_stat + 2 * F, gpt_slice(w, w->res, 2 * c->layers, rows * d) + fd, gpt_param(m, lnf),
                gpt_param(m, lnf + 1), n, d);
-    if (decoding && n == 1) mha_dot_rows(logits, w->lnf + fd, wte, d, d, c->vocab);
+    if (decoding && n == 1 && d % 32 == 0) mha_dot_rows(logits, w->lnf + fd, wte, d, d, c->vocab);
     else mha_matmul_fast(logits, c->vocab, w->lnf + fd, d, wte, d, 1, n, d, c->vocab, 0, w->scratch);
     const ptrdiff_t at = mha_first_non_finite(logits, (size_t)n * c->vocab);
     if (at < 0) return MHA_OK;
@@ -207,8 +211,7 @@ static mha_status forward(gpt_model *m, const int *tokens, int len, const unsign
     m->len = 0, m->reused = 0, m->reusable = 0;
     if (len < 1) return mha_fail(MHA_ERR_BAD_SIZE, "the sequence is empty (length %d); give at least one token", len);
     if (!m->max_tokens)
-        return mha_fail(MHA_ERR_SEQ_TOO_LONG, "this model's key-value cache was freed: reserve it again for up to %d tokens "
-                        "(gpt_model_reserve)", m->config.context);
+        return mha_fail(MHA_ERR_SEQ_TOO_LONG, "the key-value cache was freed: reserve it again");
     if (len > m->max_tokens)
         return len > m->config.context
             ? mha_fail(MHA_ERR_SEQ_TOO_LONG, "the sequence has %d tokens but this model's context is %d", len, m->config.context)
@@ -237,14 +240,11 @@ mha_status gpt_step(gpt_model *m, int token, const unsigned char *enabled) {
     if (!m) return mha_fail(MHA_ERR_NULL_ARGUMENT, "gpt_step needs a model");
     if (!m->max_tokens) return forward(m, &token, 1, enabled, 1); /* refused: the cache was freed */
     if (m->len >= m->max_tokens)
-        return mha_fail(MHA_ERR_SEQ_TOO_LONG, "the key-value cache is full: it holds %d tokens, %s", m->len,
-                        m->len < m->config.context ? "as many as the model was loaded for; rewind it, or reserve more"
-                                                   : "this model's whole context; rewind it");
-    if (token < 0 || token >= m->config.vocab)
-        return mha_fail(MHA_ERR_TOKEN_RANGE, "token %d at position %d is outside the vocabulary 0 to %d", token, m->len,
-                        m->config.vocab - 1);
-    m->tokens[m->len] = token;
-    return forward(m, m->tokens, m->len + 1, enabled, 1);
+        return mha_fail(MHA_ERR_SEQ_TOO_LONG, "the key-value cache is full (%d tokens): rewind it%s", m->len,
+                        m->len < m->config.context ? ", or reserve more" : "");
+    m->tokens[m->len] = token; /* past the cache's tokens: checked before it is used */
+    const mha_status status = gpt_check_tokens(m, m->tokens, 1, m->len + 1);
+    return status ? status : forward(m, m->tokens, m->len + 1, enabled, 1);
 }
 
 mha_status gpt_rewind(gpt_model *m, int len) {

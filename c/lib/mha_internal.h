@@ -120,9 +120,10 @@ void mha_matmul_fast(float *out, int ldo, const float *a, int lda, const float *
                      int k, int n, int accumulate, float *scratch);
 double mha_matmul_scratch_floats(int k);
 
-/* out[j] = a · row j of b (n rows of k floats, ldb apart): a product with a big matrix's transpose for one
-   row (a decoding step's logits), each row of b read once, in order. Its sums run in another order than
-   mha_matmul_fast's (four vector sums, then across them), so the bits may differ from its by an ulp or so. */
+/* out[j] = a · row j of b (n rows of k floats, ldb apart; k a multiple of 32): a product with a big matrix's
+   transpose for one row (a decoding step's logits), each row of b read once, in order. Its sums run in another
+   order than mha_matmul_fast's (four vector sums, then across them), so the bits may differ from its by an ulp
+   or so. */
 void mha_dot_rows(float *out, const float *a, const float *b, int ldb, int k, int n);
 
 /* GPT-2's GELU, 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), of n floats
