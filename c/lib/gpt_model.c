@@ -77,22 +77,40 @@ static mha_status check_config(const gpt_config *c, int max_tokens) {
     return MHA_OK;
 }
 
+mha_status gpt_model_reserve(gpt_model *m, int max_tokens) {
+    if (!m) return mha_fail(MHA_ERR_NULL_ARGUMENT, "gpt_model_reserve needs a model");
+    if (max_tokens < 0) return mha_fail(MHA_ERR_BAD_SIZE, "max_tokens must be 0 or more, got %d", max_tokens);
+    const int T = max_tokens < m->config.context ? max_tokens : m->config.context;
+    mha_status status = check_config(&m->config, T);
+    if (status) return status;
+    gpt_work_free(&m->work);
+    free(m->tokens);
+    m->tokens = NULL, m->max_tokens = 0, m->len = 0, m->reused = 0, m->reusable = 0;
+    if (!T) return MHA_OK;
+    if (!(m->tokens = calloc((size_t)T, sizeof *m->tokens)) || (status = gpt_work_create(&m->work, &m->config, 1, T, 0))) {
+        free(m->tokens);
+        m->tokens = NULL;
+        return status ? status : mha_fail(MHA_ERR_OUT_OF_MEMORY, "not enough memory for a model");
+    }
+    m->max_tokens = T;
+    return MHA_OK;
+}
+
 mha_status gpt_model_alloc(const gpt_config *c, int max_tokens, gpt_model **out) {
     *out = NULL;
-    mha_status status = check_config(c, max_tokens);
-    if (status) return status;
     gpt_model *m = calloc(1, sizeof *m);
     if (!m) return mha_fail(MHA_ERR_OUT_OF_MEMORY, "not enough memory for a model");
     m->config = *c;
-    m->max_tokens = max_tokens;
-    m->tensor_count = GPT_T_BLOCKS + c->layers * GPT_B_COUNT + 2;
-    m->tensors = calloc((size_t)m->tensor_count, sizeof *m->tensors);
-    m->params = calloc((size_t)param_floats(c), sizeof(float)); /* zeros: a tensor never copied in is no garbage */
-    m->tokens = calloc((size_t)max_tokens, sizeof *m->tokens);
-    m->enabled = calloc((size_t)c->layers * c->heads, 1);
-    status = m->tensors && m->params && m->tokens && m->enabled ? gpt_work_create(&m->work, c, 1, max_tokens, 0)
-                                     : mha_fail(MHA_ERR_OUT_OF_MEMORY, "not enough memory for the weights (%.0f MB)",
-                                                param_floats(c) * sizeof(float) / 1e6);
+    mha_status status = gpt_model_reserve(m, max_tokens); /* checks the config first (one call: a smaller wasm) */
+    if (!status) {
+        m->tensor_count = GPT_T_BLOCKS + c->layers * GPT_B_COUNT + 2;
+        m->tensors = calloc((size_t)m->tensor_count, sizeof *m->tensors);
+        m->params = calloc((size_t)param_floats(c), sizeof(float)); /* zeros: a tensor never copied in is no garbage */
+        m->enabled = calloc((size_t)c->layers * c->heads, 1);
+        if (!m->tensors || !m->params || !m->enabled)
+            status = mha_fail(MHA_ERR_OUT_OF_MEMORY, "not enough memory for the weights (%.0f MB)",
+                              param_floats(c) * sizeof(float) / 1e6);
+    }
     if (status) {
         gpt_model_destroy(m);
         return status;

@@ -413,12 +413,91 @@ static void matmul_part(void *task, int part, int parts, float *scratch) {
     }
 }
 
+/* The columns [j0, j1) of one row's product, out (+)= a · b, b read a row at a time, in order, each float
+   once: a decoding step's products, which memory's speed bounds. Each column sums its KC-deep blocks as
+   kernel() does (from 0, k in order, then added to out), so its bits are gemm's. Whole vectors: b's rows
+   are read up to j0 + round_up(j1 - j0, VW), acc holds that many sums (of the block under way). */
+static MHA_NOINLINE void gemv(float *out, const float *a, const float *b, size_t ldb, int k, int j0, int j1,
+                              int accumulate, float *acc) {
+    const int w = j1 - j0, wv = (int)round_up(w, VW);
+    for (int pc = 0; pc < k; pc += KC) {
+        const int kc = imin(KC, k - pc);
+        memset(acc, 0, (size_t)wv * sizeof *acc);
+        for (int kk = 0; kk < kc;) {
+            const float *r = b + (size_t)(pc + kk) * ldb + j0;
+            const vf x0 = vsplat(a[pc + kk]);
+            if (kc - kk >= 4) { /* four rows of b at a time, each column's sum still in order */
+                const vf x1 = vsplat(a[pc + kk + 1]), x2 = vsplat(a[pc + kk + 2]), x3 = vsplat(a[pc + kk + 3]);
+                const float *r1 = r + ldb, *r2 = r1 + ldb, *r3 = r2 + ldb;
+#ifdef __clang__ /* not unrolled further: memory bounds it, and each copy is wasm to download */
+#pragma clang loop unroll(disable)
+#endif
+                for (int j = 0; j < wv; j += VW)
+                    vstore(acc + j, vmadd(x3, vload(r3 + j), vmadd(x2, vload(r2 + j),
+                                          vmadd(x1, vload(r1 + j), vmadd(x0, vload(r + j), vload(acc + j))))));
+                kk += 4;
+            } else {
+#ifdef __clang__
+#pragma clang loop unroll(disable)
+#endif
+                for (int j = 0; j < wv; j += VW) vstore(acc + j, vmadd(x0, vload(r + j), vload(acc + j)));
+                kk++;
+            }
+        }
+        float *o = out + j0;
+        const int first = pc == 0 && !accumulate;
+#ifdef __clang__ /* a few hundred floats: left as they are, the loop is half the wasm of gemv */
+#pragma clang loop vectorize(disable) unroll(disable)
+#endif
+        for (int j = 0; j < w; j++) o[j] = first ? acc[j] : o[j] + acc[j];
+    }
+}
+
+static void gemv_part(void *task, int part, int parts, float *scratch) {
+    const matmul_task *t = task;
+    int j0, j1;
+    part_columns(t->n, part, parts, &j0, &j1);
+    if (j0 < j1) gemv(t->out, t->a, t->b, (size_t)t->ldb, t->k, j0, j1, t->accumulate, scratch);
+}
+
 void mha_matmul_fast(float *out, int ldo, const float *a, int lda, const float *b, int ldb, int b_transposed, int rows,
                      int k, int n, int accumulate, float *scratch) {
     if (rows < 1) return; /* nothing to pack B for (a forward that reuses every row) */
     matmul_task task = {out, a, b, ldo, lda, ldb, b_transposed, rows, k, n, accumulate};
+    if (rows == 1 && !b_transposed && n % VW == 0 && n <= mha_matmul_scratch_floats(k)) {
+        const int parts = column_parts(4, k, n); /* bound by reading its weights: worth sharing from a quarter of the size */
+        mha_pool_run(gemv_part, &task, parts, parts > 1, scratch, mha_matmul_scratch_floats(k));
+        return;
+    }
     const int parts = column_parts(rows, k, n);
     mha_pool_run(matmul_part, &task, parts, parts > 1, scratch, mha_matmul_scratch_floats(k));
+}
+
+typedef struct dot_task {
+    float *out;
+    const float *a, *b;
+    int ldb, k, n;
+} dot_task;
+
+/* Rows [i0, i1) of b, each a dot product with a over four vector sums (k a multiple of 4·VW). */
+static void dot_part(void *task, int part, int parts, float *scratch) {
+    (void)scratch;
+    const dot_task *t = task;
+    const int i0 = (int)((long long)t->n * part / parts), i1 = (int)((long long)t->n * (part + 1) / parts);
+    for (int i = i0; i < i1; i++) {
+        const float *r = t->b + (size_t)i * t->ldb;
+        vf s[4];
+        for (int q = 0; q < 4; q++) s[q] = vsplat(0.0f);
+        for (int c = 0; c < t->k; c += 4 * VW)
+            for (int q = 0; q < 4; q++) s[q] = vmadd(vload(t->a + c + q * VW), vload(r + c + q * VW), s[q]);
+        t->out[i] = hsum((s[0] + s[1]) + (s[2] + s[3]));
+    }
+}
+
+void mha_dot_rows(float *out, const float *a, const float *b, int ldb, int k, int n) {
+    dot_task task = {out, a, b, ldb, k, n};
+    const int parts = mha_pool_worth(4.0 * k * n) ? 2 * mha_threads() : 1;
+    mha_pool_run(dot_part, &task, parts, parts > 1, NULL, 0);
 }
 
 /* A block of MC query rows at a time, from head->from: scores into the head's
@@ -428,25 +507,31 @@ void mha_matmul_fast(float *out, int ldo, const float *a, int lda, const float *
    depend on where the blocks start. */
 int mha_attend_fast(const mha_head_view *head, float *a, float *out, float *scratch) {
     const int L = head->len, d = head->stride, dk = head->dk, causal = head->causal;
-    const int kvd = head->kv_stride ? head->kv_stride : d;
+    const int kvd = head->kv_stride ? head->kv_stride : d, ld = head->att_stride ? head->att_stride : L;
     const float scale = head->scale;
     float *kt = scratch, *vp = kt + (size_t)dk * round_up(L, NR);
-    pack_b(kt, head->k, 1, (size_t)kvd, dk, L); /* K_iᵀ, dk×L */
+    /* one new row against kept keys (a decoding step): its scores and A·V are products of one row, read in place */
+    const int one = head->kt && head->from == L - 1 && dk % VW == 0;
+    const size_t kt_ldb = head->kt ? head->kt_stride : NR, kt_panel = head->kt ? NR : (size_t)dk * NR;
+    const float *ktb = head->kt; /* read in place, or */
+    if (!ktb) pack_b(kt, head->k, 1, (size_t)kvd, dk, L), ktb = kt; /* K_iᵀ, dk×L */
     const int v_in_place = dk % NR == 0 && L < PACK_ROWS; /* short V_i of whole panels: read in place */
-    if (!v_in_place) pack_b(vp, head->v, (size_t)kvd, 1, L, dk); /* V_i, L×dk */
+    if (!v_in_place && !one) pack_b(vp, head->v, (size_t)kvd, 1, L, dk); /* V_i, L×dk */
     const float *vb = v_in_place ? head->v : vp;
     const size_t v_ldb = v_in_place ? (size_t)kvd : NR, v_panel = v_in_place ? NR : (size_t)L * NR;
     const int tri_n = causal ? TRI_N : TRI_NONE, tri_k = causal ? TRI_K : TRI_NONE;
     for (int r0 = head->from; r0 < L; r0 += MC) {
         const int rows = imin(MC, L - r0), seen = causal ? r0 + rows : L;
-        float *block = a + (size_t)r0 * L;
-        gemm(block, L, head->q + (size_t)r0 * d, d, kt, NR, (size_t)dk * NR, rows, dk, seen, tri_n, r0, 0, 0);
+        float *block = a + (size_t)r0 * ld;
+        if (one) gemv(block, head->q + (size_t)r0 * d, ktb, kt_ldb, dk, 0, seen, 0, vp); /* vp: its sums */
+        else gemm(block, ld, head->q + (size_t)r0 * d, d, ktb, kt_ldb, kt_panel, rows, dk, seen, tri_n, r0, 0, 0);
         for (int r = 0; r < rows; r++) {
             const int visible = causal ? r0 + r + 1 : L;
-            if (mha_first_non_finite(block + (size_t)r * L, (size_t)visible) >= 0) return r0 + r;
-            softmax_row(block + (size_t)r * L, visible, L, scale);
+            if (mha_first_non_finite(block + (size_t)r * ld, (size_t)visible) >= 0) return r0 + r;
+            softmax_row(block + (size_t)r * ld, visible, L, scale);
         }
-        gemm(out + (size_t)r0 * dk, dk, block, L, vb, v_ldb, v_panel, rows, seen, dk, tri_k, r0, 0, 0);
+        if (one) gemv(out + (size_t)r0 * dk, block, head->v, (size_t)kvd, seen, 0, dk, 0, vp);
+        else gemm(out + (size_t)r0 * dk, dk, block, ld, vb, v_ldb, v_panel, rows, seen, dk, tri_k, r0, 0, 0);
     }
     return -1;
 }
