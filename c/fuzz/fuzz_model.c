@@ -18,6 +18,8 @@
      - a file that loads has the shape its tensors say, a forward on tokens
        from the input gives finite logits, causal attention rows that sum to 1
        with exact zeros above the diagonal, and TOKEN_RANGE for a bad token;
+     - a step of one token more after a forward gives what a forward of them all
+       gives, and past the model's buffers SEQ_TOO_LONG;
      - saving a loaded model and loading that gives the same weights;
      - loading the same file again, either way, gives the same status and the
        same weights;
@@ -194,6 +196,49 @@ static void check_reuse(program *p, gpt_model *m, const int *tokens, int len, co
     free(kept);
 }
 
+/* After a good forward of tokens: one token more by gpt_step gives what a forward of them all gives (the
+   attention to the bit, the logits within 2e-6 of the largest); past the model's buffers it is refused and
+   the cache kept. */
+static void check_step(program *p, gpt_model *m, const int *tokens, int len, const unsigned char *enabled) {
+    const gpt_config *c = gpt_model_config(m);
+    int more[9];
+    memcpy(more, tokens, sizeof *more * (size_t)len);
+    more[len] = (int)(next_byte(p) % (unsigned)c->vocab);
+    if (gpt_forward(m, tokens, len, enabled) != MHA_OK) return;
+    const mha_status status = gpt_step(m, more[len], enabled);
+    check_failure(status);
+    if (len >= gpt_model_max_tokens(m)) {
+        if (status != MHA_ERR_SEQ_TOO_LONG || gpt_model_len(m) != len) fail("a step past the cache was not refused, or lost it");
+        return;
+    }
+    if (status != MHA_OK) {
+        if (status != MHA_ERR_NOT_FINITE) fail("a step failed oddly");
+        return;
+    }
+    const int L = len + 1;
+    const size_t heads = (size_t)c->layers * c->heads, logit_floats = (size_t)L * c->vocab, att_floats = (size_t)L * L;
+    float *kept = malloc(sizeof *kept * (logit_floats + heads * att_floats));
+    if (!kept) fail("out of memory");
+    const float *logits, *a;
+    gpt_logits(m, &logits);
+    memcpy(kept, logits, sizeof *kept * logit_floats);
+    for (size_t i = 0; i < heads; i++) {
+        gpt_attention(m, (int)(i / c->heads), (int)(i % c->heads), &a);
+        memcpy(kept + logit_floats + i * att_floats, a, sizeof *kept * att_floats);
+    }
+    if (gpt_forward(m, more, L, enabled) != MHA_OK) fail("a step gave a result where a forward fails");
+    gpt_logits(m, &logits);
+    float scale = 1.0f;
+    for (size_t i = 0; i < logit_floats; i++) scale = fmaxf(scale, fabsf(logits[i]));
+    for (size_t i = 0; i < logit_floats; i++)
+        if (fabsf(kept[i] - logits[i]) > 2e-6f * scale) fail("a step's logits differ from a forward's");
+    for (size_t i = 0; i < heads; i++) {
+        gpt_attention(m, (int)(i / c->heads), (int)(i % c->heads), &a);
+        if (memcmp(kept + logit_floats + i * att_floats, a, sizeof *kept * att_floats)) fail("a step's attention differs from a forward's");
+    }
+    free(kept);
+}
+
 static void check_model(program *p, gpt_model *m) {
     const gpt_config *c = gpt_model_config(m);
     int tokens[8];
@@ -233,6 +278,7 @@ static void check_model(program *p, gpt_model *m) {
             }
         }
     check_reuse(p, m, tokens, len, c->layers * c->heads <= 6 ? enabled : NULL);
+    check_step(p, m, tokens, len, c->layers * c->heads <= 6 ? enabled : NULL);
 }
 
 /* Saving a loaded model and loading that gives the same weights. */

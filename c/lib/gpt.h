@@ -39,6 +39,8 @@
        const float *a, *logits;
        gpt_attention(model, 0, 1, &a);                 // block 0, head 1: 3×3 weights
        gpt_logits(model, &logits);                     // 3 × vocab
+       gpt_step(model, 318, NULL);                     // a fourth token: only its row is computed
+       gpt_rewind(model, 2);                           // back to the first two, to go on differently
        gpt_model_destroy(model);
 
        // training from scratch
@@ -55,11 +57,14 @@
    Loading or creating a model allocates everything its forward will use,
    sized for T = `context` tokens, or fewer when gpt_load_begin is given
    max_tokens: the parameters (fp32), one block's activations, every block's
-   queries, keys and values (layers·T·3d floats), attention weights
-   (layers·heads·T²) and the logits (T·vocab). GPT-2 small's buffers take
-   0.9 GB for its 1,024 tokens and 25 MB for 64. gpt_forward, gpt_attention and gpt_logits allocate
-   nothing; pointers they hand out belong to the model and hold the last
-   forward. A loader copies each used tensor's bytes once, straight into the
+   queries, keys and values (layers·T·3d floats) and its keys again, each
+   head's transposed (layers·T·d: what a step's scores read in place),
+   attention weights (layers·heads·T²) and the logits (T·vocab). GPT-2 small's buffers take
+   0.9 GB for its 1,024 tokens and 25 MB for 64. gpt_forward, gpt_step, gpt_attention and gpt_logits
+   allocate nothing; pointers they hand out belong to the model and hold the
+   last forward (gpt_attention's until its next call: the maps are kept at
+   max_tokens×max_tokens, so that a longer forward moves no row, and one is
+   packed L×L when asked for). A loader copies each used tensor's bytes once, straight into the
    model's parameters (gpt_load_begin / gpt_loader_copy / gpt_load_finish, so
    the file itself need never be in the same memory); F16 is widened in place.
    A trainer allocates, at create, the gradients, AdamW's moments and the
@@ -167,12 +172,35 @@ mha_status gpt_forward(gpt_model *model, const int *tokens, int len, const unsig
 mha_status gpt_forward_reusing(gpt_model *model, const int *tokens, int len, const unsigned char *enabled);
 int        gpt_model_reused(const gpt_model *model); /* rows the last forward took from the one before */
 int        gpt_model_len(const gpt_model *model); /* L of the last good forward, 0 before */
-int        gpt_model_max_tokens(const gpt_model *model); /* the longest forward it was loaded for */
+int        gpt_model_max_tokens(const gpt_model *model); /* the longest forward it was loaded (or reserved) for */
 /* Drops the last forward's results, as a failed forward does (NO_FORWARD until
    the next one, which computes every row): for a caller whose own checks
    refused a forward. */
 void       gpt_model_forget(gpt_model *model); /* NULL is fine */
-mha_status gpt_attention(gpt_model *model, int layer, int head, const float **out); /* L×L */
+
+/* Decoding with the key-value cache: the model's buffers (sized by max_tokens)
+   keep every block's keys and values and every row's attention and logits, so
+   a step computes only the new position, O(weights + layers·heads·L), where a
+   forward of the whole text costs L times the weights and the maps L².
+   A product of one row reads each weight once, in order, at memory's speed. */
+/* Appends `token` to the last good forward's tokens (or starts a text, after
+   none) and computes its row: what gpt_forward of the whole text gives, every
+   block's q|k|v and attention to the bit; its logits row is summed another
+   way, token by token of wte as memory streams it, so it may differ from the
+   forward's in the last bits (within 2e-6 of the largest logit).
+   enabled as in gpt_forward (heads other than the last forward's: every row is
+   computed again). A full cache is SEQ_TOO_LONG and a token outside the
+   vocabulary TOKEN_RANGE, both leaving the cache as it was; any other failure
+   leaves no result, as a forward's does. */
+mha_status gpt_step(gpt_model *model, int token, const unsigned char *enabled);
+/* Keeps the first len (0 .. gpt_model_len) tokens and their rows, for a
+   text edited back to there; the next step or forward goes on from them. */
+mha_status gpt_rewind(gpt_model *model, int len);
+/* Sizes the buffers for forwards of up to max_tokens (at most the context)
+   afresh; 0 frees them (forwards are SEQ_TOO_LONG until the next reserve).
+   Drops the last forward's results. On failure the buffers are freed. */
+mha_status gpt_model_reserve(gpt_model *model, int max_tokens);
+mha_status gpt_attention(gpt_model *model, int layer, int head, const float **out); /* L×L, until the next call */
 mha_status gpt_logits(gpt_model *model, const float **out);                         /* L×vocab */
 /* Block `layer`'s queries, keys and values, L×3d: row r is q | k | v of
    position r, head i's slice of each at i·d_k .. (i+1)·d_k - 1 (d_k = d/heads).

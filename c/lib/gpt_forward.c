@@ -14,6 +14,7 @@
 /* ---- the buffers ---- */
 
 static size_t rup(size_t n) { return (n + 15) & ~(size_t)15; } /* keeps every buffer 64-byte aligned */
+static size_t kt_stride(int T) { return ((size_t)T + MHA_KT_ALIGN - 1) / MHA_KT_ALIGN * MHA_KT_ALIGN; }
 
 /* The scratch of one thread: the matrix products' widest depth (d and 4d
    forward; the batch and vocab backward), or one head's attention scratch and
@@ -33,7 +34,9 @@ double gpt_work_floats(const gpt_config *c, int S, int T, int keep) {
          + L * N * 3 * d                     /* qkv */
          + L * S * c->heads * (double)T * T  /* att */
          + N * (d + 2 + c->vocab)            /* lnf, its stats, logits */
-         + work_scratch_floats(c, S, T, keep) + 16 * 20; /* scratch, alignment */
+         + (double)T * T                     /* map */
+         + (keep ? 0 : L * d * (double)kt_stride(T)) /* kt */
+         + work_scratch_floats(c, S, T, keep) + 16 * 22; /* scratch, alignment */
 }
 
 mha_status gpt_work_create(gpt_work *w, const gpt_config *c, int S, int T, int keep) {
@@ -48,16 +51,19 @@ mha_status gpt_work_create(gpt_work *w, const gpt_config *c, int S, int T, int k
     w->keep = keep;
     w->rows = (size_t)S * T;
     w->scratch_floats = scratch;
+    w->kt_stride = keep ? 0 : kt_stride(T);
     const size_t N = w->rows, d = (size_t)c->d_model, L = (size_t)c->layers, kept = keep ? L : 1;
     float **bufs[] = {&w->res, &w->ln1, &w->ln2, &w->ln1_stat, &w->ln2_stat, &w->qkv, &w->concat, &w->fc, &w->act,
-                      &w->att, &w->lnf, &w->lnf_stat, &w->logits, &w->scratch};
+                      &w->att, &w->map, &w->kt, &w->lnf, &w->lnf_stat, &w->logits, &w->scratch};
     const size_t sizes[] = {(keep ? 2 * L + 1 : 1) * N * d, kept * N * d, kept * N * d, kept * N * 2, kept * N * 2,
                             L * N * 3 * d, kept * N * d, kept * N * 4 * d, kept * N * 4 * d,
-                            L * (size_t)S * (size_t)c->heads * (size_t)T * (size_t)T, N * d, N * 2, N * (size_t)c->vocab, 0};
+                            L * (size_t)S * (size_t)c->heads * (size_t)T * (size_t)T, (size_t)T * T,
+                            keep ? 0 : L * d * kt_stride(T), N * d, N * 2, N * (size_t)c->vocab, 0};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) {
         *bufs[i] = p;
         p += rup(sizes[i]);
     }
+    if (keep) w->kt = NULL;
     return MHA_OK;
 }
 
@@ -97,10 +103,11 @@ static void linear(float *out, const float *in, const float *w, const float *b, 
 }
 
 mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int stride, int S, int T, int from,
-                   const unsigned char *enabled) {
+                   const unsigned char *enabled, int decoding) {
     const gpt_config *c = &m->config;
     const int d = c->d_model, h = c->heads, dk = d / h, N = S * T, F = from, n = N - F; /* rows F .. N-1 are computed */
     const size_t rows = w->rows, fd = (size_t)F * d;
+    const int A = w->keep ? T : (int)rows; /* the maps' side (gpt_work's att) */
     w->S = S, w->T = T;
     const float *wte = gpt_param(m, GPT_T_WTE);
     const float scale = (float)(1.0 / sqrt((double)dk));
@@ -121,11 +128,16 @@ mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int strid
         layer_norm(ln1, gpt_slice(w, w->ln1_stat, l, rows * 2) + 2 * F, in, p[GPT_B_LN1_W], p[GPT_B_LN1_B], n, d);
         /* q|k|v = a · c_attn.W + c_attn.b */
         linear(qkv + 3 * fd, ln1, p[GPT_B_ATTN_W], p[GPT_B_ATTN_B], n, d, 3 * d, 0, w->scratch);
+        /* (the new rows' keys into every head's K_iᵀ, a column each) */
+        float *kt = w->kt ? w->kt + (size_t)l * d * w->kt_stride : NULL;
+        for (int r = F; kt && r < N; r++)
+            for (int j = 0; j < d; j++) kt[j * w->kt_stride + (size_t)r] = qkv[(size_t)r * 3 * d + d + j];
         /* heads = causal multi-head attention of q, k, v, side by side in concat (a head switched off gives zeros) */
         const mha_heads heads = {
             .q = qkv, .k = qkv + d, .v = qkv + 2 * d, .stride = 3 * d, .seq_stride = (size_t)T * 3 * d,
             .heads = h, .dk = dk, .len = T, .from = F, .scale = scale, .causal = 1,
-            .att = w->att + (size_t)l * S * h * T * T, .concat = concat, .enabled = enabled ? enabled + l * h : NULL,
+            .att = w->att + (size_t)l * S * h * A * A, .att_stride = A, .kt = kt, .kt_stride = w->kt_stride, .concat = concat,
+            .enabled = enabled ? enabled + l * h : NULL,
         };
         const long long failure = mha_attend_heads(&heads, S, mha_pool_worth(2.0 * S * (T - F) * T * d), w->scratch,
                                                    w->scratch_floats);
@@ -151,7 +163,8 @@ mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int strid
     float *logits = w->logits + (size_t)F * c->vocab;
     layer_norm(w->lnf + fd, w->lnf_stat + 2 * F, gpt_slice(w, w->res, 2 * c->layers, rows * d) + fd, gpt_param(m, lnf),
                gpt_param(m, lnf + 1), n, d);
-    mha_matmul_fast(logits, c->vocab, w->lnf + fd, d, wte, d, 1, n, d, c->vocab, 0, w->scratch);
+    if (decoding && n == 1) mha_dot_rows(logits, w->lnf + fd, wte, d, d, c->vocab);
+    else mha_matmul_fast(logits, c->vocab, w->lnf + fd, d, wte, d, 1, n, d, c->vocab, 0, w->scratch);
     const ptrdiff_t at = mha_first_non_finite(logits, (size_t)n * c->vocab);
     if (at < 0) return MHA_OK;
     const int row = F + (int)(at / c->vocab), column = (int)(at % c->vocab);
@@ -176,27 +189,6 @@ mha_status gpt_check_tokens(const gpt_model *m, const int *tokens, int count, in
     return MHA_OK;
 }
 
-/* Moves the first `kept` rows of each of the `blocks` T×T attention maps to
-   their places in maps of T2×T2, in place; their columns past both Ts are the
-   causal mask's zeros. Growing moves the last rows first, shrinking the first:
-   no row lands on one not yet moved. */
-static void relayout(float *att, int blocks, int kept, int T, int T2) {
-    const size_t old_size = (size_t)T * T, new_size = (size_t)T2 * T2;
-    const int width = T < T2 ? T : T2;
-    if (T2 > T) {
-        for (int b = blocks - 1; b >= 0; b--)
-            for (int r = kept - 1; r >= 0; r--) {
-                float *dst = att + b * new_size + (size_t)r * T2;
-                memmove(dst, att + b * old_size + (size_t)r * T, (size_t)width * sizeof *dst);
-                memset(dst + width, 0, (size_t)(T2 - width) * sizeof *dst);
-            }
-    } else if (T2 < T) {
-        for (int b = 0; b < blocks; b++)
-            for (int r = 0; r < kept; r++)
-                memmove(att + b * new_size + (size_t)r * T2, att + b * old_size + (size_t)r * T, (size_t)width * sizeof *att);
-    }
-}
-
 /* The first position where tokens (or the heads on) part from the last good forward's, at most len. */
 static int shared_rows(const gpt_model *m, const int *tokens, int len, const unsigned char *enabled) {
     if (!m->reusable || !m->len) return 0;
@@ -209,11 +201,14 @@ static int shared_rows(const gpt_model *m, const int *tokens, int len, const uns
     return shared;
 }
 
-mha_status gpt_forward_reusing(gpt_model *m, const int *tokens, int len, const unsigned char *enabled) {
+static mha_status forward(gpt_model *m, const int *tokens, int len, const unsigned char *enabled, int decoding) {
     if (!m || !tokens) return mha_fail(MHA_ERR_NULL_ARGUMENT, "gpt_forward needs a model and tokens");
-    const int shared = shared_rows(m, tokens, len, enabled), last_len = m->len;
+    const int shared = shared_rows(m, tokens, len, enabled);
     m->len = 0, m->reused = 0, m->reusable = 0;
     if (len < 1) return mha_fail(MHA_ERR_BAD_SIZE, "the sequence is empty (length %d); give at least one token", len);
+    if (!m->max_tokens)
+        return mha_fail(MHA_ERR_SEQ_TOO_LONG, "this model's key-value cache was freed: reserve it again for up to %d tokens "
+                        "(gpt_model_reserve)", m->config.context);
     if (len > m->max_tokens)
         return len > m->config.context
             ? mha_fail(MHA_ERR_SEQ_TOO_LONG, "the sequence has %d tokens but this model's context is %d", len, m->config.context)
@@ -221,18 +216,43 @@ mha_status gpt_forward_reusing(gpt_model *m, const int *tokens, int len, const u
                        m->max_tokens);
     mha_status status = gpt_check_tokens(m, tokens, 1, len);
     if (status) return status;
-    if (shared) relayout(m->work.att, m->config.layers * m->config.heads, shared, last_len, len);
-    if ((status = gpt_run(m, &m->work, tokens, len, 1, len, shared, enabled))) return status;
+    if ((status = gpt_run(m, &m->work, tokens, len, 1, len, shared, enabled, decoding))) return status;
     const int heads = m->config.layers * m->config.heads;
     for (int i = 0; i < heads; i++) m->enabled[i] = enabled ? enabled[i] != 0 : 1;
-    memcpy(m->tokens, tokens, (size_t)len * sizeof *tokens);
+    if (tokens != m->tokens) memcpy(m->tokens, tokens, (size_t)len * sizeof *tokens); /* gpt_step passes its own */
     m->len = len, m->reused = shared, m->reusable = 1;
     return MHA_OK;
+}
+
+mha_status gpt_forward_reusing(gpt_model *m, const int *tokens, int len, const unsigned char *enabled) {
+    return forward(m, tokens, len, enabled, 0);
 }
 
 mha_status gpt_forward(gpt_model *m, const int *tokens, int len, const unsigned char *enabled) {
     if (m) m->reusable = 0; /* nothing shared: every row computed */
     return gpt_forward_reusing(m, tokens, len, enabled);
+}
+
+mha_status gpt_step(gpt_model *m, int token, const unsigned char *enabled) {
+    if (!m) return mha_fail(MHA_ERR_NULL_ARGUMENT, "gpt_step needs a model");
+    if (!m->max_tokens) return forward(m, &token, 1, enabled, 1); /* refused: the cache was freed */
+    if (m->len >= m->max_tokens)
+        return mha_fail(MHA_ERR_SEQ_TOO_LONG, "the key-value cache is full: it holds %d tokens, %s", m->len,
+                        m->len < m->config.context ? "as many as the model was loaded for; rewind it, or reserve more"
+                                                   : "this model's whole context; rewind it");
+    if (token < 0 || token >= m->config.vocab)
+        return mha_fail(MHA_ERR_TOKEN_RANGE, "token %d at position %d is outside the vocabulary 0 to %d", token, m->len,
+                        m->config.vocab - 1);
+    m->tokens[m->len] = token;
+    return forward(m, m->tokens, m->len + 1, enabled, 1);
+}
+
+mha_status gpt_rewind(gpt_model *m, int len) {
+    if (!m) return mha_fail(MHA_ERR_NULL_ARGUMENT, "gpt_rewind needs a model");
+    if (len < 0 || len > m->len)
+        return mha_fail(MHA_ERR_BAD_SIZE, "cannot rewind to %d tokens: the cache holds %d", len, m->len);
+    m->len = len; /* rows 0 .. len-1 depend on their tokens alone: they stand as they are */
+    return MHA_OK;
 }
 
 int gpt_model_reused(const gpt_model *m) { return m ? m->reused : 0; }
@@ -254,7 +274,15 @@ mha_status gpt_attention(gpt_model *m, int layer, int head, const float **out) {
     if (head < 0 || head >= c->heads)
         return mha_fail(MHA_ERR_HEAD_INDEX, "head %d does not exist: this model has heads 0 to %d", head, c->heads - 1);
     if (!m->len) return mha_fail(MHA_ERR_NO_FORWARD, "no result yet: call forward first (a forward that failed leaves none)");
-    *out = m->work.att + ((size_t)layer * c->heads + head) * m->len * m->len;
+    /* Packed on request, O(L²), from the maps kept at the longest length (O(L) a step): row r's
+       columns past r are the causal mask's zeros, whatever a longer forward left there. */
+    const size_t A = m->work.rows, L = (size_t)m->len;
+    const float *map = m->work.att + ((size_t)layer * c->heads + head) * A * A;
+    for (size_t r = 0; r < L; r++) {
+        memcpy(m->work.map + r * L, map + r * A, (r + 1) * sizeof *map);
+        memset(m->work.map + r * L + r + 1, 0, (L - r - 1) * sizeof *map);
+    }
+    *out = m->work.map;
     return MHA_OK;
 }
 

@@ -38,7 +38,12 @@ typedef struct gpt_work {
     float *qkv;              /* layers × N×3d, every block's: a forward reuses the keys and values of the rows it shares */
     float *concat;           /* (keep ? layers : 1) × N×d: the heads side by side, before c_proj */
     float *fc, *act;         /* (keep ? layers : 1) × N×4d: the MLP before and after GELU */
-    float *att;              /* layers × S × heads × T×T, packed for the last run's S and T */
+    float *att;              /* layers × S × heads × A×A, rows A apart: A = the last run's T when keep, else
+                                T_max, so that a forward of more tokens leaves the rows it shares in place */
+    float *map;              /* T_max×T_max: one map packed L×L, as gpt_attention hands it out */
+    float *kt;               /* unless keep: layers × d rows of kt_stride (T_max rounded up): every head's
+                                K_iᵀ, a column a position, so a step's scores read it in place */
+    size_t kt_stride;
     float *lnf, *lnf_stat;   /* N×d, N×2 */
     float *logits;           /* N×vocab */
     float *scratch;          /* the fast kernels' packing and attention scratch (a head's output too) */
@@ -92,9 +97,11 @@ void       gpt_work_free(gpt_work *w);
    tokens[s·stride + t], already checked) up to the logits, into w. enabled as
    in gpt_forward. Positions before `from` (0 unless S is 1) are not computed:
    their rows of every buffer, at this T's layout, are the caller's (a forward
-   of the same first tokens). MHA_ERR_NOT_FINITE when float32 overflowed. */
+   of the same first tokens). decoding: a step of gpt_step, whose one new row's logits are summed
+   row by row of wte (mha_dot_rows: memory's speed, not the bits of a forward's). MHA_ERR_NOT_FINITE when
+   float32 overflowed. */
 mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int stride, int S, int T, int from,
-                   const unsigned char *enabled);
+                   const unsigned char *enabled, int decoding);
 
 /* TOKEN_RANGE for the first of count·len tokens outside 0 .. vocab-1. */
 mha_status gpt_check_tokens(const gpt_model *m, const int *tokens, int count, int len);

@@ -102,6 +102,27 @@ mha_status gpt_model_alloc(const gpt_config *c, int max_tokens, gpt_model **out)
     return MHA_OK;
 }
 
+mha_status gpt_model_reserve(gpt_model *m, int max_tokens) {
+    if (!m) return mha_fail(MHA_ERR_NULL_ARGUMENT, "gpt_model_reserve needs a model");
+    if (max_tokens < 0) return mha_fail(MHA_ERR_BAD_SIZE, "max_tokens must be 0 or more, got %d", max_tokens);
+    const int T = max_tokens < m->config.context ? max_tokens : m->config.context;
+    mha_status status = check_config(&m->config, T);
+    if (status) return status;
+    gpt_work_free(&m->work);
+    free(m->tokens);
+    m->tokens = NULL, m->max_tokens = 0, m->len = 0, m->reused = 0, m->reusable = 0;
+    if (!T) return MHA_OK;
+    if (!(m->tokens = calloc((size_t)T, sizeof *m->tokens)))
+        return mha_fail(MHA_ERR_OUT_OF_MEMORY, "not enough memory for a cache of %d tokens", T);
+    if ((status = gpt_work_create(&m->work, &m->config, 1, T, 0))) {
+        free(m->tokens);
+        m->tokens = NULL;
+        return status;
+    }
+    m->max_tokens = T;
+    return MHA_OK;
+}
+
 void gpt_model_destroy(gpt_model *m) {
     if (!m) return;
     gpt_work_free(&m->work);

@@ -303,7 +303,7 @@ static mha_status diverged(const char *what, double value) {
 /* The batch's forward, mean loss (*loss, when given) and dloss/dlogits. */
 static mha_status batch_loss(gpt_trainer *tr, const int *tokens, int count, int len, double *loss) {
     mha_status status = check_batch(tr, tokens, count, len);
-    if (!status) status = gpt_run(tr->model, &tr->work, tokens, len, count, len - 1, 0, NULL);
+    if (!status) status = gpt_run(tr->model, &tr->work, tokens, len, count, len - 1, 0, NULL, 0);
     if (status) return status;
     const double value = cross_entropy(tr, tokens, len);
     if (loss) *loss = value;

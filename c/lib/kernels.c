@@ -181,6 +181,18 @@ static void softmax_row(float *row, int visible, int L, float scale) {
    column j (a product written as its transpose, see matmul_part). */
 static void kernel(int kc, const float *a, int lda, const float *restrict bp, size_t ldb, float *c, int ldc,
                    int first, int m, int n, int c_transposed) {
+    if (m == 1 && !c_transposed) { /* one row (a decoding step's attention): its lanes alone, the same sums */
+        vf acc[NV];
+        for (int v = 0; v < NV; v++) acc[v] = vsplat(0.0f);
+        for (int k = 0; k < kc; k++, bp += ldb) {
+            const vf ai = vsplat(a[k]);
+            for (int v = 0; v < NV; v++) acc[v] = vmadd(ai, vload(bp + v * VW), acc[v]);
+        }
+        float tile[NR];
+        for (int v = 0; v < NV; v++) vstore(tile + v * VW, acc[v]);
+        for (int j = 0; j < n; j++) c[j] = first ? tile[j] : c[j] + tile[j];
+        return;
+    }
     const float *row[MR];
     for (int i = 0; i < MR; i++) row[i] = a + (size_t)(i < m ? i : 0) * lda; /* missing rows repeat row 0 */
     vf acc[MR][NV];
@@ -413,12 +425,106 @@ static void matmul_part(void *task, int part, int parts, float *scratch) {
     }
 }
 
+/* The columns [j0, j1) of one row's product, out (+)= a · b, b read a row at a time, in order, each float
+   once: a decoding step's products, which memory's speed bounds. Each column sums its KC-deep blocks as
+   kernel() does (from 0, k in order, then added to out), so its bits are gemm's; acc holds the sums of
+   the block under way, a vector's worth past j1 - j0. */
+static void gemv(float *out, const float *a, const float *b, size_t ldb, int k, int j0, int j1, int accumulate,
+                 float *acc) {
+    const int w = j1 - j0, whole = w / VW * VW;
+    for (int pc = 0; pc < k; pc += KC) {
+        const int kc = imin(KC, k - pc);
+        memset(acc, 0, round_up(w, VW) * sizeof *acc);
+        for (int kk = 0; kk < kc;) {
+            const int step = kc - kk >= 4 ? 4 : 1; /* four rows of b at a time, each column's sum still in order */
+            const float *r = b + (size_t)(pc + kk) * ldb + j0;
+            const vf x0 = vsplat(a[pc + kk]);
+            if (step == 4) {
+                const vf x1 = vsplat(a[pc + kk + 1]), x2 = vsplat(a[pc + kk + 2]), x3 = vsplat(a[pc + kk + 3]);
+                const float *r1 = r + ldb, *r2 = r1 + ldb, *r3 = r2 + ldb;
+                for (int j = 0; j < whole; j += VW)
+                    vstore(acc + j, vmadd(x3, vload(r3 + j), vmadd(x2, vload(r2 + j),
+                                          vmadd(x1, vload(r1 + j), vmadd(x0, vload(r + j), vload(acc + j))))));
+            } else {
+                for (int j = 0; j < whole; j += VW) vstore(acc + j, vmadd(x0, vload(r + j), vload(acc + j)));
+            }
+            for (int t = 0; t < step && whole < w; t++) { /* the last columns, through one zero-padded vector */
+                float lanes[VW] = {0};
+                memcpy(lanes, r + (size_t)t * ldb + whole, (size_t)(w - whole) * sizeof *lanes);
+                vstore(acc + whole, vmadd(vsplat(a[pc + kk + t]), vload(lanes), vload(acc + whole)));
+            }
+            kk += step;
+        }
+        float *o = out + j0;
+        const int first = pc == 0 && !accumulate;
+        for (int j = 0; j < w; j++) o[j] = first ? acc[j] : o[j] + acc[j];
+    }
+}
+
+static void gemv_part(void *task, int part, int parts, float *scratch) {
+    const matmul_task *t = task;
+    int j0, j1;
+    part_columns(t->n, part, parts, &j0, &j1);
+    if (j0 < j1) gemv(t->out, t->a, t->b, (size_t)t->ldb, t->k, j0, j1, t->accumulate, scratch);
+}
+
+/* Parts for a product of one row: reading k×n weights bounds it, worth sharing from a quarter of the size
+   that a product of many rows is. */
+static int gemv_parts(int k, int n) {
+    if (!mha_pool_worth(4.0 * k * n)) return 1;
+    const int panels = (n + NR - 1) / NR, parts = 2 * mha_threads();
+    return panels < parts ? panels : parts;
+}
+
 void mha_matmul_fast(float *out, int ldo, const float *a, int lda, const float *b, int ldb, int b_transposed, int rows,
                      int k, int n, int accumulate, float *scratch) {
     if (rows < 1) return; /* nothing to pack B for (a forward that reuses every row) */
     matmul_task task = {out, a, b, ldo, lda, ldb, b_transposed, rows, k, n, accumulate};
+    if (rows == 1 && !b_transposed && round_up(n, VW) <= mha_matmul_scratch_floats(k)) {
+        const int parts = gemv_parts(k, n);
+        mha_pool_run(gemv_part, &task, parts, parts > 1, scratch, mha_matmul_scratch_floats(k));
+        return;
+    }
     const int parts = column_parts(rows, k, n);
     mha_pool_run(matmul_part, &task, parts, parts > 1, scratch, mha_matmul_scratch_floats(k));
+}
+
+typedef struct dot_task {
+    float *out;
+    const float *a, *b;
+    int ldb, k, n;
+} dot_task;
+
+/* Rows [i0, i1) of b, two at a time: each a dot product with a over four vector sums. */
+static void dot_part(void *task, int part, int parts, float *scratch) {
+    (void)scratch;
+    const dot_task *t = task;
+    const int i0 = (int)((long long)t->n * part / parts), i1 = (int)((long long)t->n * (part + 1) / parts);
+    const int k = t->k, whole = k / (4 * VW) * (4 * VW);
+    for (int i = i0; i < i1; i += 2) {
+        const int pair = i + 1 < i1;
+        const float *r0 = t->b + (size_t)i * t->ldb, *r1 = pair ? r0 + t->ldb : r0;
+        vf s[2][4];
+        for (int q = 0; q < 4; q++) s[0][q] = s[1][q] = vsplat(0.0f);
+        for (int c = 0; c < whole; c += 4 * VW)
+            for (int q = 0; q < 4; q++) {
+                const vf x = vload(t->a + c + q * VW);
+                s[0][q] = vmadd(x, vload(r0 + c + q * VW), s[0][q]);
+                s[1][q] = vmadd(x, vload(r1 + c + q * VW), s[1][q]);
+            }
+        for (int e = 0; e <= pair; e++) {
+            const float *r = e ? r1 : r0;
+            float sum = hsum((s[e][0] + s[e][1]) + (s[e][2] + s[e][3]));
+            for (int c = whole; c < k; c++) sum += t->a[c] * r[c];
+            t->out[i + e] = sum;
+        }
+    }
+}
+
+void mha_dot_rows(float *out, const float *a, const float *b, int ldb, int k, int n) {
+    dot_task task = {out, a, b, ldb, k, n};
+    const int parts = mha_pool_worth(4.0 * k * n) ? 2 * mha_threads() : 1;
+    mha_pool_run(dot_part, &task, parts, parts > 1, NULL, 0);
 }
 
 /* A block of MC query rows at a time, from head->from: scores into the head's
@@ -428,10 +534,20 @@ void mha_matmul_fast(float *out, int ldo, const float *a, int lda, const float *
    depend on where the blocks start. */
 int mha_attend_fast(const mha_head_view *head, float *a, float *out, float *scratch) {
     const int L = head->len, d = head->stride, dk = head->dk, causal = head->causal;
-    const int kvd = head->kv_stride ? head->kv_stride : d;
+    const int kvd = head->kv_stride ? head->kv_stride : d, ld = head->att_stride ? head->att_stride : L;
     const float scale = head->scale;
     float *kt = scratch, *vp = kt + (size_t)dk * round_up(L, NR);
-    pack_b(kt, head->k, 1, (size_t)kvd, dk, L); /* K_iᵀ, dk×L */
+    if (head->kt && causal && head->from == L - 1) { /* one new row against kept keys: two products of one row */
+        float *row = a + (size_t)(L - 1) * ld;
+        gemv(row, head->q + (size_t)(L - 1) * d, head->kt, head->kt_stride, dk, 0, L, 0, vp);
+        if (mha_first_non_finite(row, (size_t)L) >= 0) return L - 1;
+        softmax_row(row, L, L, scale);
+        gemv(out + (size_t)(L - 1) * dk, row, head->v, (size_t)kvd, L, 0, dk, 0, vp);
+        return -1;
+    }
+    const size_t kt_ldb = head->kt ? head->kt_stride : NR, kt_panel = head->kt ? NR : (size_t)dk * NR;
+    const float *ktb = head->kt; /* read in place, or */
+    if (!ktb) pack_b(kt, head->k, 1, (size_t)kvd, dk, L), ktb = kt; /* K_iᵀ, dk×L */
     const int v_in_place = dk % NR == 0 && L < PACK_ROWS; /* short V_i of whole panels: read in place */
     if (!v_in_place) pack_b(vp, head->v, (size_t)kvd, 1, L, dk); /* V_i, L×dk */
     const float *vb = v_in_place ? head->v : vp;
@@ -439,14 +555,14 @@ int mha_attend_fast(const mha_head_view *head, float *a, float *out, float *scra
     const int tri_n = causal ? TRI_N : TRI_NONE, tri_k = causal ? TRI_K : TRI_NONE;
     for (int r0 = head->from; r0 < L; r0 += MC) {
         const int rows = imin(MC, L - r0), seen = causal ? r0 + rows : L;
-        float *block = a + (size_t)r0 * L;
-        gemm(block, L, head->q + (size_t)r0 * d, d, kt, NR, (size_t)dk * NR, rows, dk, seen, tri_n, r0, 0, 0);
+        float *block = a + (size_t)r0 * ld;
+        gemm(block, ld, head->q + (size_t)r0 * d, d, ktb, kt_ldb, kt_panel, rows, dk, seen, tri_n, r0, 0, 0);
         for (int r = 0; r < rows; r++) {
             const int visible = causal ? r0 + r + 1 : L;
-            if (mha_first_non_finite(block + (size_t)r * L, (size_t)visible) >= 0) return r0 + r;
-            softmax_row(block + (size_t)r * L, visible, L, scale);
+            if (mha_first_non_finite(block + (size_t)r * ld, (size_t)visible) >= 0) return r0 + r;
+            softmax_row(block + (size_t)r * ld, visible, L, scale);
         }
-        gemm(out + (size_t)r0 * dk, dk, block, L, vb, v_ldb, v_panel, rows, seen, dk, tri_k, r0, 0, 0);
+        gemm(out + (size_t)r0 * dk, dk, block, ld, vb, v_ldb, v_panel, rows, seen, dk, tri_k, r0, 0, 0);
     }
     return -1;
 }

@@ -265,7 +265,8 @@ static MHA_NOINLINE mha_head_view head_view(const mha_heads *a, int part) {
     const size_t at = seq + (size_t)i * a->dk, kv_at = seq + (size_t)group * a->dk;
     return (mha_head_view){.q = a->q + at, .k = a->k + kv_at, .v = a->v + kv_at, .stride = a->stride,
                            .kv_stride = a->kv_stride, .len = a->len, .dk = a->dk, .scale = a->scale,
-                           .causal = a->causal, .from = a->from};
+                           .causal = a->causal, .from = a->from, .att_stride = a->att_stride,
+                           .kt = a->kt ? a->kt + (size_t)i * a->dk * a->kt_stride : NULL, .kt_stride = a->kt_stride};
 }
 
 typedef struct heads_task {
@@ -280,7 +281,8 @@ static void attend_head(void *task, int part, int parts, float *scratch) {
     const mha_heads *a = t->heads;
     const int L = a->len, dk = a->dk, d = a->heads * dk, s = part / a->heads, i = part % a->heads;
     const mha_head_view view = head_view(a, part);
-    float *att = a->att + (size_t)part * L * L;
+    const size_t A = (size_t)(a->att_stride ? a->att_stride : L);
+    float *att = a->att + (size_t)part * A * A;
     float *head = a->out ? a->out + (size_t)part * L * dk : scratch;  /* without out: the scratch's first L×d_k, */
     float *kernel_scratch = a->out ? scratch : scratch + (size_t)L * dk; /* then the kernel's */
     const int bad_row = a->plain ? mha_attend_plain(&view, att, head, dk) : mha_attend_fast(&view, att, head, kernel_scratch);

@@ -49,7 +49,15 @@ typedef struct mha_head_view {
     float scale;         /* 1/√d_k, or 1 */
     int causal;          /* row r sees columns c <= r only */
     int from;            /* the first query row computed (0: all); att's and out's rows before it are left as they are */
+    int att_stride;      /* floats between rows of att; 0: len (a decoding model keeps its maps at its longest
+                            length, so a new row never moves the old ones) */
+    const float *kt;     /* K_iᵀ already laid out, d_k rows kt_stride floats apart (a multiple of MHA_KT_ALIGN,
+                            at least len), as a decoding model keeps it; NULL: packed from k */
+    size_t kt_stride;
 } mha_head_view;
+
+/* What a kept K_iᵀ's rows are rounded up to: the widest register tile's columns (kernels.c's NR). */
+#define MHA_KT_ALIGN 16
 
 /* The heads of `sequences` sequences of L rows each: head i of sequence s is
    part s·heads + i, its q, k and v at column i·d_k of the sequence's rows. */
@@ -63,7 +71,10 @@ typedef struct mha_heads {
     int heads, dk, len, from;     /* query rows from .. L-1 are computed, as in mha_head_view */
     float scale;
     int causal;
-    float *att;                   /* a part's weights at att + part·L·L */
+    float *att;                   /* a part's weights at att + part·A·A, rows A apart: A = att_stride, or L when 0 */
+    int att_stride;
+    const float *kt;              /* one sequence's K_iᵀ kept, head i's at kt + i·d_k·kt_stride, or NULL (mha_head_view) */
+    size_t kt_stride;
     float *out;                   /* a part's output (L×d_k) at out + part·L·d_k, or NULL: in its scratch */
     float *concat;                /* sequence s's row r at concat + (s·L + r)·heads·d_k; a head's columns
                                      hold its output, or zeros when it is switched off */
@@ -108,6 +119,11 @@ void mha_project_fast(float *out, const float *x, const float *w, int L, int d, 
 void mha_matmul_fast(float *out, int ldo, const float *a, int lda, const float *b, int ldb, int b_transposed, int rows,
                      int k, int n, int accumulate, float *scratch);
 double mha_matmul_scratch_floats(int k);
+
+/* out[j] = a · row j of b (n rows of k floats, ldb apart): a product with a big matrix's transpose for one
+   row (a decoding step's logits), each row of b read once, in order. Its sums run in another order than
+   mha_matmul_fast's (four vector sums, then across them), so the bits may differ from its by an ulp or so. */
+void mha_dot_rows(float *out, const float *a, const float *b, int ldb, int k, int n);
 
 /* GPT-2's GELU, 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), of n floats
    (out may be x), and its backward dy ← dy·GELU'(x), with the vectorised exp. */

@@ -38,8 +38,9 @@ static int score_row(const mha_head_view *head, int r, int cols, float *row) {
 int mha_attend_plain(const mha_head_view *head, float *a, float *out, int out_stride) {
     const int L = head->len, dk = head->dk;
     const size_t kv_stride = (size_t)(head->kv_stride ? head->kv_stride : head->stride);
+    const size_t ld = (size_t)(head->att_stride ? head->att_stride : L);
     for (int r = head->from; r < L; r++) {
-        float *row = a + (size_t)r * L;
+        float *row = a + (size_t)r * ld;
         const int visible = head->causal ? r + 1 : L; /* the masked half is never computed */
         if (!score_row(head, r, visible, row)) return r;
         float max = row[0];

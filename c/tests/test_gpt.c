@@ -325,6 +325,84 @@ static void test_forward_reusing(void) {
     mha_set_threads(1);
 }
 
+/* ---- decoding: a step at a time with the key-value cache ---- */
+
+/* Whether a's last steps match b's forward of the same L tokens: every block's queries, keys and values and
+   every head's attention the same bits, the logits (a step's summed another way, mha_dot_rows) within
+   2e-6 of the largest. */
+static int steps_match(gpt_model *a, gpt_model *b, int L) {
+    const gpt_config *c = gpt_model_config(a);
+    const float *x, *y;
+    for (int l = 0; l < c->layers; l++) {
+        if (gpt_qkv(a, l, &x) || gpt_qkv(b, l, &y) || memcmp(x, y, sizeof *x * (size_t)L * 3 * c->d_model)) return 0;
+        for (int hd = 0; hd < c->heads; hd++)
+            if (gpt_attention(a, l, hd, &x) || gpt_attention(b, l, hd, &y) || memcmp(x, y, sizeof *x * (size_t)L * L)) return 0;
+    }
+    if (gpt_logits(a, &x) || gpt_logits(b, &y)) return 0;
+    float scale = 1.0f;
+    for (size_t i = 0; i < (size_t)L * c->vocab; i++) scale = fmaxf(scale, fabsf(y[i]));
+    for (size_t i = 0; i < (size_t)L * c->vocab; i++)
+        if (fabsf(x[i] - y[i]) > 2e-6f * scale) return 0;
+    return 1;
+}
+
+/* A text decoded a token at a time with gpt_step, rewound now and then, gives at every step what a
+   twin's gpt_forward of the whole text gives (steps_match), past the kernels' 64-row blocks to the cache's edge, on one
+   thread and two; a full cache refuses the next step and keeps its rows; freed, it refuses every forward
+   until it is reserved again. */
+static void test_step(void) {
+    const gpt_config c = {.layers = 2, .heads = 4, .d_model = 32, .context = 80, .vocab = 37};
+    for (int threads = 1; threads <= 2; threads++) {
+        mha_set_threads(threads);
+        gpt_model *cached = random_model(c, 21, 0.3), *fresh = random_model(c, 21, 0.3);
+        if (!cached || !fresh) return;
+        int tokens[80], len = 0, rewinds = 0;
+        unsigned state = 9;
+        for (int step = 0; step < 400 && len < c.context; step++) {
+            state = state * 1664525u + 1013904223u;
+            if ((state >> 24) < 12 && len > 2) { /* an edit back to an earlier token */
+                len -= 1 + (int)(state >> 4) % (len < 12 ? len - 1 : 10);
+                CHECK(gpt_rewind(cached, len) == MHA_OK && gpt_model_len(cached) == len, "rewind to %d", len);
+                rewinds++;
+                continue;
+            }
+            tokens[len++] = (int)((state >> 8) % (unsigned)c.vocab);
+            CHECK(gpt_step(cached, tokens[len - 1], NULL) == MHA_OK, "step: %s", mha_last_error());
+            CHECK(gpt_model_len(cached) == len && gpt_model_reused(cached) == len - 1, "step %d: one new row", step);
+            CHECK(gpt_forward(fresh, tokens, len, NULL) == MHA_OK, "forward: %s", mha_last_error());
+            CHECK(steps_match(cached, fresh, len), "threads %d, step %d (L %d): not the same bits", threads, step, len);
+        }
+        CHECK(len == c.context && rewinds > 3, "the text reached the context (%d) after %d rewinds", len, rewinds);
+        const float *t;
+        CHECK(gpt_step(cached, 1, NULL) == MHA_ERR_SEQ_TOO_LONG && strstr(mha_last_error(), "full"), "a full cache: %s",
+              mha_last_error());
+        CHECK(gpt_step(cached, c.vocab, NULL) == MHA_ERR_SEQ_TOO_LONG, "full before a bad token");
+        CHECK(gpt_model_len(cached) == len && steps_match(cached, fresh, len), "a refused step keeps the cache");
+        CHECK(gpt_rewind(cached, len + 1) == MHA_ERR_BAD_SIZE && gpt_rewind(cached, -1) == MHA_ERR_BAD_SIZE, "rewind past it");
+        CHECK(gpt_rewind(cached, 5) == MHA_OK && gpt_step(cached, c.vocab, NULL) == MHA_ERR_TOKEN_RANGE &&
+              gpt_model_len(cached) == 5, "a bad token refused, the cache kept");
+        const unsigned char off[8] = {1, 1, 0, 1, 1, 1, 1, 1};
+        CHECK(gpt_step(cached, 3, off) == MHA_OK && gpt_model_reused(cached) == 0, "another head off: every row again");
+        tokens[5] = 3;
+        CHECK(gpt_forward(fresh, tokens, 6, off) == MHA_OK && steps_match(cached, fresh, 6), "with a head off");
+
+        CHECK(gpt_model_reserve(cached, 0) == MHA_OK && gpt_model_max_tokens(cached) == 0, "freed");
+        CHECK(gpt_logits(cached, &t) == MHA_ERR_NO_FORWARD, "no result once freed");
+        CHECK(gpt_step(cached, 1, NULL) == MHA_ERR_SEQ_TOO_LONG && strstr(mha_last_error(), "freed"), "a step once freed: %s",
+              mha_last_error());
+        CHECK(gpt_forward(cached, tokens, 2, NULL) == MHA_ERR_SEQ_TOO_LONG, "a forward once freed");
+        CHECK(gpt_model_reserve(cached, 500) == MHA_OK && gpt_model_max_tokens(cached) == c.context, "at most the context");
+        CHECK(gpt_model_reserve(cached, 3) == MHA_OK && gpt_model_max_tokens(cached) == 3, "reserved for 3");
+        for (int i = 0; i < 3; i++) CHECK(gpt_step(cached, tokens[i], NULL) == MHA_OK, "step %d: %s", i, mha_last_error());
+        CHECK(gpt_step(cached, 1, NULL) == MHA_ERR_SEQ_TOO_LONG && strstr(mha_last_error(), "reserve more"), "%s", mha_last_error());
+        CHECK(gpt_forward(fresh, tokens, 3, NULL) == MHA_OK && steps_match(cached, fresh, 3), "a reserved cache");
+        CHECK(gpt_model_reserve(cached, -1) == MHA_ERR_BAD_SIZE && gpt_step(NULL, 0, NULL) == MHA_ERR_NULL_ARGUMENT &&
+              gpt_rewind(NULL, 0) == MHA_ERR_NULL_ARGUMENT, "bad arguments");
+        gpt_model_destroy(cached), gpt_model_destroy(fresh);
+    }
+    mha_set_threads(1);
+}
+
 /* ---- gradient check ---- */
 
 static const char *const kinds[] = {"wte", "wpe", "ln_1.w", "ln_1.b", "c_attn.w", "c_attn.b", "attn.c_proj.w", "attn.c_proj.b",
@@ -801,6 +879,7 @@ int test_gpt(void) {
     failures = 0;
     test_forward();
     test_forward_reusing();
+    test_step();
     test_gradients();
     test_adamw_step();
     test_training();

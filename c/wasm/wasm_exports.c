@@ -260,6 +260,13 @@ EMSCRIPTEN_KEEPALIVE int wasm_gpt_forward_reusing(gpt_model *model, const int *t
     return gpt_forward_reusing(model, tokens, len, enabled);
 }
 
+/* Model.step, Model.rewind, Model.freeCache (max_tokens 0) and its reserving again. */
+EMSCRIPTEN_KEEPALIVE int wasm_gpt_step(gpt_model *model, int token, const unsigned char *enabled) {
+    return gpt_step(model, token, enabled);
+}
+EMSCRIPTEN_KEEPALIVE int wasm_gpt_rewind(gpt_model *model, int len) { return gpt_rewind(model, len); }
+EMSCRIPTEN_KEEPALIVE int wasm_gpt_reserve(gpt_model *model, int max_tokens) { return gpt_model_reserve(model, max_tokens); }
+
 EMSCRIPTEN_KEEPALIVE int wasm_gpt_len(gpt_model *model) { return gpt_model_len(model); }
 EMSCRIPTEN_KEEPALIVE int wasm_gpt_reused(gpt_model *model) { return gpt_model_reused(model); }
 EMSCRIPTEN_KEEPALIVE void wasm_gpt_forget(gpt_model *model) { gpt_model_forget(model); }

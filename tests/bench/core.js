@@ -27,8 +27,9 @@
 // Every result is checked against the float64 reference before timing. Prints median
 // time, GFLOP/s (dense count: 8·L·d² + 4·L²·d) and ratios, and writes JSON.
 //
-// Then grouped-query and multi-query layers against MHA with the same query heads (tests/bench/gqa.js), and
-// GPT-2 small's whole forward beside ONNX Runtime Web's (tests/bench/gpt2-ort.js, with --quick when given).
+// Then grouped-query and multi-query layers against MHA with the same query heads (tests/bench/gqa.js),
+// GPT-2 small's whole forward beside ONNX Runtime Web's (tests/bench/gpt2-ort.js, with --quick when given), and
+// its decoding a token at a time beside the time wasm takes to read its weights (tests/bench/decode.js).
 //
 //   node tests/bench/core.js [--quick] [--rounds N] [--threads N] [--up-to L] [--out FILE] [--no-chromium] [--no-gpt2]
 // --up-to L keeps the shapes of at most L tokens (the small ones alone: --up-to 128).
@@ -455,4 +456,7 @@ if (!args.includes('--no-gpt2')) {
   console.log('\nGPT-2 small, the whole forward, beside ONNX Runtime Web (tests/bench/gpt2-ort.js):');
   const gpt2Run = spawnSync(process.execPath, [path.join(here, 'gpt2-ort.js'), ...(quick ? ['--quick'] : [])], { stdio: 'inherit' });
   if (gpt2Run.status !== 0) process.exitCode = 1;
+  console.log('\nGPT-2 small decoding a token at a time, beside reading its weights (tests/bench/decode.js):');
+  const decodeRun = spawnSync(process.execPath, [path.join(here, 'decode.js'), ...(quick ? ['--rounds', '3'] : [])], { stdio: 'inherit' });
+  if (decodeRun.status !== 0) process.exitCode = 1;
 }

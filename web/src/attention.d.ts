@@ -268,6 +268,17 @@ export interface Model {
    * the start with the last forward are kept, not computed again (the same bits).
    */
   forward(ids: Int32Array | ArrayLike<number>, options?: { disabled?: ArrayLike<readonly [number, number]> }): this;
+  /**
+   * One token more after the last forward's or step's (or a text's first, after none), its position alone
+   * computed from the key-value cache: what forward() of the whole text gives (q|k|v and attention to the bit,
+   * the logits within 2e-6 of the largest). A full cache (length =
+   * maxTokens) is SEQ_TOO_LONG, an id outside the vocabulary TOKEN_RANGE; both leave the cache as it was.
+   */
+  step(id: number, options?: { disabled?: ArrayLike<readonly [number, number]> }): this;
+  /** Keeps the first `length` (0 .. this.length) tokens and what was computed for them; BAD_SIZE otherwise. */
+  rewind(length: number): this;
+  /** Frees the cache's heap (keys, values, maps, logits) while idle; the next forward or step takes it again. */
+  freeCache(): this;
   /** Head `head` of block `layer`: L×L softmax weights of the last forward. */
   attention(layer: number, head: number): Float32Array;
   /** L×vocabSize logits of the last forward. */

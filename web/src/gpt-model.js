@@ -136,6 +136,7 @@ class Model {
   #lifetime;
   #ptr;
   #staging; // maxTokens int32 token ids, then layers·heads bytes: 1 = head on
+  #freed = false; // freeCache: the core's buffers are gone until the next forward or step
 
   constructor(core, ptr, staging, config, metadata, maxTokens) {
     this.#lifetime = new Lifetime(this, 'this model was disposed; load it again with loadModel', destroyModel, core, ptr, staging);
@@ -163,21 +164,106 @@ class Model {
    */
   forward(ids, options) {
     const core = this.#lifetime.core();
-    return forgettingOnFailure(() => this.#forward(ids, options), () => {
-      if (!this.#lifetime.ended) core._wasm_gpt_forget(this.#ptr);
-      this.length = 0;
-      this.reused = 0;
-    });
+    return forgettingOnFailure(() => this.#forward(ids, options), () => this.#forget(core));
   }
 
   #forward(ids, options) {
     const { disabled } = checkOptions('forward', options, ['disabled']);
-    const { layers, heads, context, vocabSize } = this.config;
+    const { context, vocabSize } = this.config;
     const length = arrayLength('ids', ids, this.maxTokens, (count) => new MHAError('SEQ_TOO_LONG', count > context
       ? `the sequence has ${count} tokens but this model's context is ${context}`
       : `the sequence has ${count} tokens but this model was loaded for at most ${this.maxTokens} (maxTokens)`));
     if (length === 0) throw new MHAError('BAD_SIZE', 'the sequence is empty; give at least one token');
     const tokens = tokenIds('ids', ids, length, vocabSize, 'TOKEN_RANGE');
+    const enabled = this.#enabled(disabled);
+    const core = this.#reserved(); // a getter of ids may have disposed it
+    new Int32Array(core.HEAPU8.buffer, this.#staging, length).set(tokens);
+    return this.#run(core, enabled, () => core._wasm_gpt_forward_reusing(this.#ptr, this.#staging, length, this.#staging + 4 * this.maxTokens));
+  }
+
+  /**
+   * Decodes one more token: `id` goes after the last forward's (or step's) ids, or starts a text after none,
+   * and only its position is computed, from the keys and values every block keeps of the others (the
+   * key-value cache): what forward() of the whole text gives (every block's q|k|v and attention to the bit, the
+   * logits, summed another way, within 2e-6 of the largest), at the cost of reading the weights once.
+   * `disabled` as forward's (other heads than the last forward's: every position is computed again). A full
+   * cache (length = maxTokens) is SEQ_TOO_LONG and an id outside the vocabulary TOKEN_RANGE, both leaving the
+   * cache as it was; logits() then holds a row more, the new one last.
+   */
+  step(id, options) {
+    const core = this.#lifetime.core();
+    const { disabled } = checkOptions('step', options, ['disabled']);
+    if (!Number.isInteger(id)) throw new MHAError('BAD_ARGUMENT', `step takes a token id, a whole number, got ${describe(id)}`);
+    if (id < 0 || id >= this.config.vocabSize) {
+      throw new MHAError('TOKEN_RANGE', `token ${id} at position ${this.length} is outside the vocabulary 0 to ${this.config.vocabSize - 1}`);
+    }
+    const enabled = this.#enabled(disabled);
+    if (this.length >= this.maxTokens) {
+      throw new MHAError('SEQ_TOO_LONG', `the key-value cache is full: it holds ${this.length} tokens, ${this.maxTokens < this.config.context
+        ? 'as many as this model was loaded for (maxTokens)' : 'this model\'s whole context'}; rewind it first`, { count: this.length + 1, max: this.maxTokens });
+    }
+    return forgettingOnFailure(() => this.#run(this.#reserved(), enabled, () => core._wasm_gpt_step(this.#ptr, id, this.#staging + 4 * this.maxTokens)),
+      () => this.#forget(core));
+  }
+
+  /**
+   * Keeps the first `length` (0 .. this.length) tokens of the last forward or steps and everything computed for
+   * them, as when a teacher edits the text back to there: the next step or forward goes on from them.
+   */
+  rewind(length) {
+    const core = this.#lifetime.core();
+    if (!Number.isInteger(length) || length < 0 || length > this.length) {
+      throw new MHAError('BAD_SIZE', `cannot rewind to ${describe(length)} tokens: the cache holds ${this.length}`);
+    }
+    if (core._wasm_gpt_rewind(this.#ptr, length)) throw coreError(core);
+    this.length = length;
+    this.reused = Math.min(this.reused, length);
+    return this;
+  }
+
+  /**
+   * Frees the heap the last forward's results take (every block's keys and values, the attention maps and the
+   * logits, for maxTokens tokens: most of a model's memory past its weights) while the model is idle; the next
+   * forward or step takes it again, and may then be OUT_OF_MEMORY.
+   */
+  freeCache() {
+    const core = this.#lifetime.core();
+    core._wasm_gpt_reserve(this.#ptr, 0);
+    this.#freed = true;
+    this.length = 0;
+    this.reused = 0;
+    return this;
+  }
+
+  /** The core, its buffers reserved again after freeCache. */
+  #reserved() {
+    const core = this.#lifetime.core();
+    if (this.#freed) {
+      if (core._wasm_gpt_reserve(this.#ptr, this.maxTokens)) throw coreError(core);
+      this.#freed = false;
+    }
+    return core;
+  }
+
+  /** Copies `enabled` to the staging buffer, runs `call` (a status), reads the length and reuse. */
+  #run(core, enabled, call) {
+    core.HEAPU8.set(enabled, this.#staging + 4 * this.maxTokens);
+    const status = call();
+    this.length = core._wasm_gpt_len(this.#ptr);
+    this.reused = core._wasm_gpt_reused(this.#ptr);
+    if (status) throw coreError(core);
+    return this;
+  }
+
+  #forget(core) {
+    if (!this.#lifetime.ended) core._wasm_gpt_forget(this.#ptr);
+    this.length = 0;
+    this.reused = 0;
+  }
+
+  /** One byte a head, 1 = on, from forward's or step's `disabled` [layer, head] pairs. */
+  #enabled(disabled) {
+    const { layers, heads } = this.config;
     const enabled = new Uint8Array(layers * heads).fill(1);
     if (disabled != null) {
       const count = arrayLength('disabled', disabled, layers * heads * 4);
@@ -191,14 +277,7 @@ class Model {
         enabled[layer * heads + head] = 0;
       }
     }
-    const core = this.#lifetime.core(); // a getter of ids may have disposed it
-    new Int32Array(core.HEAPU8.buffer, this.#staging, length).set(tokens);
-    core.HEAPU8.set(enabled, this.#staging + 4 * this.maxTokens);
-    const status = core._wasm_gpt_forward_reusing(this.#ptr, this.#staging, length, this.#staging + 4 * this.maxTokens);
-    this.length = core._wasm_gpt_len(this.#ptr);
-    this.reused = core._wasm_gpt_reused(this.#ptr);
-    if (status) throw coreError(core);
-    return this;
+    return enabled;
   }
 
   /** The softmax weights of `head` in block `layer` of the last forward, L×L; masked entries are exactly 0. */
