@@ -26,3 +26,10 @@ export function everyHeadAttention(model) {
   const { layers, heads } = model.config;
   return Array.from({ length: layers * heads }, (_, i) => model.attention(...layerHead(i, heads)).slice());
 }
+
+/** Every head's last row of attention after a model's last forward or step (the newest query's), copied, by number. */
+export function lastRows(model) {
+  const { layers, heads } = model.config;
+  const L = model.length;
+  return Array.from({ length: layers * heads }, (_, i) => model.attention(...layerHead(i, heads)).slice((L - 1) * L, L * L));
+}
