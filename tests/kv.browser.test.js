@@ -23,20 +23,18 @@ const model = await mha.loadModel(file, { maxTokens: 64 });
 const poems = await mha.loadPoemModel();
 
 /** What generate.js writes in Node on the same model: the merged labels of prompt and tokens. */
-function written(text, count, temperature = 0, seed = 1) {
+function written(text, count, temperature = 0, seed = 1, disabled = []) {
   const prompt = gpt2Input(text, 64);
   const random = temperature > 0 ? mha.randomState(seed) : null;
-  const ids = [...prompt, ...[...generation(model, prompt, { count, temperature, random })].map(({ id }) => id)];
+  const ids = [...prompt, ...[...generation(model, prompt, { count, temperature, random, disabled })].map(({ id }) => id)];
   return { ids, labels: mergedTokens(ids).map(({ label }) => label) };
 }
 
 let env;
-before(async () => {
-  env = await startBrowserAndServer();
-});
+before(async () => (env = await startBrowserAndServer()));
 after(async () => {
-  model.dispose();
   await env?.close();
+  model.dispose();
 });
 
 async function openPoems(lang, width) {
@@ -127,6 +125,11 @@ for (const [lang, width] of [['zh', 1280], ['en', 375]]) {
     const shown = await shownTokens(page);
     assert.deepEqual(shown, sampled.labels);
     assert.deepEqual(shown.slice(0, 4), ['<|endoftext|>', '我', '的', '猫'], 'the prompt\'s characters whole');
+    // A head switched off stays off while it writes.
+    await page.check('#gpt2-off-1-0');
+    await page.click('#gpt2-generate');
+    await page.waitForFunction((want) => document.querySelector('#gpt2-gen-status')?.textContent === want, t.generated(10, 1, 7, false, 1), { timeout: LOAD_MS });
+    assert.deepEqual(await shownTokens(page), written(chinese, 10, 1, 7, [[1, 0]]).labels);
     assert.deepEqual(await seriousAxeViolations(page), []);
     assert.deepEqual(errors, []);
     await page.context().close();

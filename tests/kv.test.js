@@ -2,7 +2,7 @@
 // (web/heads/cache-view.js, against a hand count for GPT-2 small), GPT-2's byte tokens merged back into whole
 // characters (web/gpt2/tokens.js's mergedTokens), and GPT-2's generation (web/gpt2/generate.js) on a small model
 // in GPT-2's layout: the same seed writes the same tokens, temperature 0 the likeliest after a forward of the whole
-// text each time. That a step's logits are a full forward's is the core's to test (tests/gpt.test.js, steps
+// text each time. That a step's logits are a full forward's is the core's to test (tests/gpt-decode.test.js, steps
 // against forwards within 2e-6 of the largest logit; c/tests/test_gpt.c's test_step).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -5,7 +5,7 @@
 //
 // Messages in:  { type: 'load', file (a File or Blob), wasm (a WebAssembly.Module), maxTokens (the longest run) }
 //               { type: 'run', key, text, off: [[layer, head]], limit }
-//               { type: 'generate', key, text, count, temperature, seed }: writes on from the text (generate.js)
+//               { type: 'generate', key, text, count, temperature, seed, off }: writes on from the text (generate.js)
 //               { type: 'stop' }: the generation under way stops after its step
 // Messages out: { type: 'progress', read, size }  { type: 'ready', config }
 //               { type: 'result', key, ids, labels, byteTokens (which are pieces of a character), characters (tokens.js's
@@ -55,13 +55,13 @@ function run({ key, text, off, limit }) {
 
 /** Writes on from the text a step a task, so that a 'stop' comes in between two steps. */
 async function generate(request) {
-  const { key, text, count, temperature, seed } = request;
+  const { key, text, count, temperature, seed, off } = request;
   generating = request;
   const prompt = gpt2Input(text, model.maxTokens);
   const ids = [...prompt];
   const random = temperature > 0 ? mha.randomState(seed) : null;
   const start = performance.now();
-  const steps = generation(model, prompt, { count, temperature, random });
+  const steps = generation(model, prompt, { count, temperature, random, disabled: off });
   let forwardMs = null;
   let ms = 0;
   for (const { id, ms: stepMs } of steps) {

@@ -146,12 +146,13 @@ export function gpt2Part(ctx, { picks, pick }) {
     });
   }
 
-  /** GPT-2 writes on from the sentence, in its worker; a generation under way stops for it. */
+  /** GPT-2 writes on from the sentence, in its worker, with the heads switched off; a generation under way stops for it. */
   function generate() {
     const { text, temperature, seed, count } = picks();
     const key = String((store.generations += 1));
-    store.generation = { key, prompt: 0, ids: [], tokens: [], rows: null, steps: 0, ms: 0, forwardMs: 0, done: false, stopped: false, temperature, seed };
-    store.client.generate({ key, text, count, temperature, seed });
+    const off = currentOff();
+    store.generation = { key, prompt: 0, ids: [], tokens: [], rows: null, steps: 0, ms: 0, forwardMs: 0, done: false, stopped: false, temperature, seed, offCount: off.length };
+    store.client.generate({ key, text, count, temperature, seed, off });
     pick((p) => (p.generated += 1));
   }
 

@@ -41,7 +41,7 @@ const speed = (words, perSecond, stepMs, forwardMs) =>
  * GPT-2 writing on with the key-value cache: the text so far as merged tokens (tokens.js's mergedTokens; those
  * written marked), how fast the steps ran, and the last step's query against the cache for head `index`. `gen` is
  * the worker's steps gathered: { prompt (how many ids are the prompt's), ids, tokens, rows (the last step's, a row
- * a head), steps, ms (every step's, summed), forwardMs, done, stopped, temperature, seed }; `limit` the most tokens.
+ * a head), steps, ms (every step's, summed), forwardMs, done, stopped, temperature, seed, offCount (heads off) }; `limit` the most tokens.
  */
 export function generationView(words, gen, { index, heads, config, limit }) {
   const written = gen.ids.length - gen.prompt;
@@ -49,7 +49,7 @@ export function generationView(words, gen, { index, heads, config, limit }) {
   const row = gen.rows?.[index];
   const weight = (from, to) => Array.prototype.slice.call(row, from, to + 1).reduce((sum, w) => sum + w, 0);
   return [
-    vh('p', { class: 'muted', id: 'gpt2-gen-status' }, [gen.done ? words.generated(written, gen.temperature, gen.seed, gen.stopped) : words.generating(written)]),
+    vh('p', { class: 'muted', id: 'gpt2-gen-status' }, [gen.done ? words.generated(written, gen.temperature, gen.seed, gen.stopped, gen.offCount) : words.generating(written)]),
     vh('p', { class: 'gpt2-token-list', id: 'gpt2-gen-tokens' }, gen.tokens.map(({ from, to, label }) =>
       vh('code', { class: to >= gen.prompt ? 'gpt2-token-written' : 'gpt2-token-read', 'data-from': from, 'data-to': to }, [label]))),
     gen.tokens.some(({ from, to }) => to > from) ? vh('p', { class: 'muted', id: 'gpt2-gen-merged' }, [words.mergedNote]) : null,
