@@ -2,7 +2,8 @@
 // new query against the cached rows, the cache's size and the step's multiply-adds (cache-view.js's counts);
 // 写完 writes the poem on. GPT-2 (a small file in GPT-2's exact layout, as gpt2.browser.test.js opens) generates
 // from the sentence, greedy and seeded, the tokens those of generate.js in Node with the same model, Chinese bytes
-// merged into characters, its speed on screen. In Chinese and English, at 1280 and 375 px, axe clean.
+// merged into characters, its speed on screen, a head switched off kept off, 停 ending it at once. In Chinese and
+// English, at 1280 and 375 px, axe clean.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBrowserAndServer, openPage, lessonDrawn, seriousAxeViolations } from './browser.js';
@@ -130,6 +131,17 @@ for (const [lang, width] of [['zh', 1280], ['en', 375]]) {
     await page.click('#gpt2-generate');
     await page.waitForFunction((want) => document.querySelector('#gpt2-gen-status')?.textContent === want, t.generated(10, 1, 7, false, 1), { timeout: LOAD_MS });
     assert.deepEqual(await shownTokens(page), written(chinese, 10, 1, 7, [[1, 0]]).labels);
+    // Stop, pressed as soon as it can be: the worker ends the generation at its next step.
+    await page.fill('#gpt2-count', '60');
+    await page.evaluate(async () => {
+      document.querySelector('#gpt2-generate').click();
+      await new Promise((resolve) => setTimeout(resolve));
+      document.querySelector('#gpt2-stop').click();
+    });
+    await page.waitForFunction((word) => document.querySelector('#gpt2-gen-status')?.textContent.startsWith(word), lang === 'zh' ? '停下了。' : 'Stopped. ', { timeout: LOAD_MS });
+    const stoppedAt = (await page.$$eval('#gpt2-gen-tokens .gpt2-token-written', (codes) => codes.length));
+    assert.ok(stoppedAt < 60, `stopped after ${stoppedAt} tokens`);
+    assert.equal(await page.isDisabled('#gpt2-stop'), true);
     assert.deepEqual(await seriousAxeViolations(page), []);
     assert.deepEqual(errors, []);
     await page.context().close();

@@ -26,7 +26,7 @@ import { lastRows } from '../heads/heads.js';
 let model = null;
 let runs = null;
 let mha = null;
-let generating = null; // the generate request under way; 'stop' or a newer one ends it
+let latest = null; // the generate request asked for last, null once stopped: a step goes on only for it
 
 // The details (where a forward overflowed) let the page say it in its own language.
 const fail = (during, error) => postMessage({ type: 'error', during, code: error?.code ?? 'UNEXPECTED', message: error?.message ?? String(error), details: error?.details });
@@ -56,7 +56,7 @@ function run({ key, text, off, limit }) {
 /** Writes on from the text a step a task, so that a 'stop' comes in between two steps. */
 async function generate(request) {
   const { key, text, count, temperature, seed, off } = request;
-  generating = request;
+  if (latest !== request) return postMessage({ type: 'generated', key, count: 0, ms: 0, stopped: true }); // stopped before it began
   const prompt = gpt2Input(text, model.maxTokens);
   const ids = [...prompt];
   const random = temperature > 0 ? mha.randomState(seed) : null;
@@ -71,17 +71,17 @@ async function generate(request) {
     const rows = lastRows(model);
     postMessage({ type: 'step', key, ids, prompt: prompt.length, tokens: mergedTokens(ids), id, rows, ms: stepMs, forwardMs }, rows.map((row) => row.buffer));
     await new Promise((resolve) => setTimeout(resolve));
-    if (generating !== request) break;
+    if (latest !== request) break;
   }
-  postMessage({ type: 'generated', key, count: ids.length - prompt.length, ms, stopped: generating !== request });
-  if (generating === request) generating = null;
+  postMessage({ type: 'generated', key, count: ids.length - prompt.length, ms, stopped: latest !== request });
 }
 
 // One message at a time, in order: a run waits for the load before it.
 let queue = Promise.resolve();
 addEventListener('message', ({ data }) => {
-  if (data.type === 'stop' || data.type === 'generate') generating = null; // ends a generation at its next step
-  if (data.type === 'stop') return;
+  // Read as it comes, not in turn: it ends the generation under way at its next step.
+  if (data.type === 'generate') latest = data;
+  if (data.type === 'stop') return void (latest = null);
   queue = queue.then(async () => {
     if (data.type === 'load') await load(data).catch((error) => fail('load', error));
     else if (data.type === 'generate' && model) await generate(data).catch((error) => fail('generate', error));
