@@ -67,7 +67,7 @@ test('GPT-2\'s generation: merged characters, its speed, and past 16 cached rows
     const labels = [...view.querySelectorAll('#gpt2-gen-tokens code')].map((code) => code.textContent);
     assert.ok(labels.includes('␣猫') && labels.includes('吃') && labels.includes('鱼'), labels.join(' '));
     assert.equal(view.querySelectorAll('#gpt2-gen-tokens .gpt2-token-written').length, gen.tokens.filter(({ to }) => to >= prompt.length).length);
-    assert.equal(view.querySelector('#gpt2-speed').textContent, words.speed('80.0', '12.5', '12'));
+    assert.equal(view.querySelector('#gpt2-speed').textContent, words.speed('80.0', '12.5', '12', 0));
     // 16 bars of the latest entries and one for the rest, every weight of the new query's row counted once.
     const drawn = bars(view, 'gpt2-cache-row');
     assert.equal(drawn.length, 17);

@@ -23,17 +23,19 @@ export function chooseToken(scores, temperature, random) {
 
 /**
  * Writes `count` tokens after `ids` (the prompt, at least one token), fewer where the cache fills (model.maxTokens):
- * yields after each step { id, ms } (the token chosen and fed back as a step, and the step's milliseconds), the
- * model then holding that step's attention. `random` as chooseToken's; `disabled` heads as forward's.
+ * yields after each step { id, ms, reused } (the token chosen and fed back as a step, the step's milliseconds, and
+ * the prompt's positions its forward kept from the model's last, model.reused), the model then holding that step's
+ * attention. `random` as chooseToken's; `disabled` heads as forward's.
  */
 export function* generation(model, ids, { count, temperature = 0, random = null, disabled = [] }) {
   const { vocabSize } = model.config;
   const lastRow = () => model.logits().subarray((model.length - 1) * vocabSize, model.length * vocabSize);
   model.forward(ids, { disabled });
+  const { reused } = model;
   for (let n = 0; n < count && model.length < model.maxTokens; n++) {
     const id = chooseToken(lastRow(), temperature, random);
     const start = performance.now();
     model.step(id, { disabled });
-    yield { id, ms: performance.now() - start };
+    yield { id, ms: performance.now() - start, reused };
   }
 }

@@ -14,7 +14,8 @@
 //                 reused: { all, now }: the rows each forward kept from the one before (runs.js), ms }
 //               { type: 'step', key, ids (the prompt's and every token written), prompt (how many are the prompt's),
 //                 tokens (tokens.js's mergedTokens of ids), id, rows: Float32Array[] (each head's attention row of the
-//                 step's query, index layer·heads + head), ms (the step's), forwardMs (the prompt's forward) }
+//                 step's query, index layer·heads + head), ms (the step's), forwardMs (the prompt's forward), reused (the
+//                 prompt's positions that forward kept from the one before) }
 //               { type: 'generated', key, count, ms (every step's, summed), stopped }
 //               { type: 'error', code, message (the core's, in English), details, during: 'load' | 'run' | 'generate' }
 import { loadAttention } from '../src/attention.js';
@@ -64,12 +65,12 @@ async function generate(request) {
   const steps = generation(model, prompt, { count, temperature, random, disabled: off });
   let forwardMs = null;
   let ms = 0;
-  for (const { id, ms: stepMs } of steps) {
+  for (const { id, ms: stepMs, reused } of steps) {
     forwardMs ??= performance.now() - start - stepMs;
     ids.push(id);
     ms += stepMs;
     const rows = lastRows(model);
-    postMessage({ type: 'step', key, ids, prompt: prompt.length, tokens: mergedTokens(ids), id, rows, ms: stepMs, forwardMs }, rows.map((row) => row.buffer));
+    postMessage({ type: 'step', key, ids, prompt: prompt.length, tokens: mergedTokens(ids), id, rows, ms: stepMs, forwardMs, reused }, rows.map((row) => row.buffer));
     await new Promise((resolve) => setTimeout(resolve));
     if (latest !== request) break;
   }

@@ -139,7 +139,7 @@ export function gpt2Part(ctx, { picks, pick }) {
     const gen = store.generation;
     if (message.key !== gen?.key) return;
     if (message.type === 'generated') Object.assign(gen, { done: true, stopped: message.stopped });
-    else Object.assign(gen, { prompt: message.prompt, ids: message.ids, tokens: message.tokens, rows: message.rows, steps: gen.steps + 1, ms: gen.ms + message.ms, forwardMs: message.forwardMs });
+    else Object.assign(gen, { prompt: message.prompt, ids: message.ids, tokens: message.tokens, rows: message.rows, steps: gen.steps + 1, ms: gen.ms + message.ms, forwardMs: message.forwardMs, reused: message.reused });
     generationFrame ||= requestAnimationFrame(() => {
       generationFrame = 0;
       pick((p) => (p.generated += 1));
@@ -151,7 +151,7 @@ export function gpt2Part(ctx, { picks, pick }) {
     const { text, temperature, seed, count } = picks();
     const key = String((store.generations += 1));
     const off = currentOff();
-    store.generation = { key, prompt: 0, ids: [], tokens: [], rows: null, steps: 0, ms: 0, forwardMs: 0, done: false, stopped: false, temperature, seed, offCount: off.length };
+    store.generation = { key, prompt: 0, ids: [], tokens: [], rows: null, steps: 0, ms: 0, forwardMs: 0, reused: 0, done: false, stopped: false, temperature, seed, offCount: off.length };
     store.client.generate({ key, text, count, temperature, seed, off });
     pick((p) => (p.generated += 1));
   }
@@ -393,6 +393,10 @@ export function gpt2Part(ctx, { picks, pick }) {
         fill(controls.position, labels.map((label, i) => h('option', { value: i }, [words.positionOption(i, label)])));
       }
       controls.position.value = String(row);
+      // Drawn again only when what they show changed: not for each step of a generation, say.
+      const shownKey = `${result.key}|${selected}|${row}|${off.length}|${ctx.lang}`;
+      if (controls.big.dataset.key === shownKey) return;
+      controls.big.dataset.key = shownKey;
       show(controls.big, enlargedHead(words, { prefix: 'gpt2', index: selected, heads, weights: result.attention[selected], labels, row }));
       show(controls.roles, gpt2RolesView(words, { index: selected, heads, ids: result.ids, punctuation: result.punctuation, weights: result.attention[selected] }));
       show(controls.prediction, nextTokens(words, { prefix: 'gpt2', row, label: labels[row], allOn: result.top.all[row], now: result.top.now?.[row], offCount: off.length }));

@@ -34,14 +34,16 @@ export function tokensView(words, { ids, labels, byteTokens, characters }, limit
   ];
 }
 
-const speed = (words, perSecond, stepMs, forwardMs) =>
-  vh('p', { id: 'gpt2-speed', 'data-per-second': String(perSecond), 'data-step-ms': stepMs, 'data-forward-ms': forwardMs }, [words.speed(perSecond.toFixed(1), stepMs, forwardMs)]);
+const speed = (words, perSecond, stepMs, forwardMs, kept) =>
+  vh('p', { id: 'gpt2-speed', 'data-per-second': String(perSecond), 'data-step-ms': stepMs, 'data-forward-ms': forwardMs, 'data-kept': String(kept) },
+    [words.speed(perSecond.toFixed(1), stepMs, forwardMs, kept)]);
 
 /**
  * GPT-2 writing on with the key-value cache: the text so far as merged tokens (tokens.js's mergedTokens; those
  * written marked), how fast the steps ran, and the last step's query against the cache for head `index`. `gen` is
  * the worker's steps gathered: { prompt (how many ids are the prompt's), ids, tokens, rows (the last step's, a row
- * a head), steps, ms (every step's, summed), forwardMs, done, stopped, temperature, seed, offCount (heads off) }; `limit` the most tokens.
+ * a head), steps, ms (every step's, summed), forwardMs, reused (the prompt's positions its forward kept), done, stopped, temperature,
+ * seed, offCount (heads off) }; `limit` the most tokens.
  */
 export function generationView(words, gen, { index, heads, config, limit }) {
   const written = gen.ids.length - gen.prompt;
@@ -53,7 +55,7 @@ export function generationView(words, gen, { index, heads, config, limit }) {
     vh('p', { class: 'gpt2-token-list', id: 'gpt2-gen-tokens' }, gen.tokens.map(({ from, to, label }) =>
       vh('code', { class: to >= gen.prompt ? 'gpt2-token-written' : 'gpt2-token-read', 'data-from': from, 'data-to': to }, [label]))),
     gen.tokens.some(({ from, to }) => to > from) ? vh('p', { class: 'muted', id: 'gpt2-gen-merged' }, [words.mergedNote]) : null,
-    gen.steps ? speed(words, perSecond, (gen.ms / gen.steps).toFixed(1), String(Math.round(gen.forwardMs))) : null,
+    gen.steps ? speed(words, perSecond, (gen.ms / gen.steps).toFixed(1), String(Math.round(gen.forwardMs)), gen.reused) : null,
     gen.done && gen.ids.length >= limit ? vh('p', { class: 'note', id: 'gpt2-cache-full' }, [words.cacheFull(limit)]) : null,
     ...(row ? cacheView(words, { prefix: 'gpt2', step: written, index, heads, config, length: gen.ids.length,
       entries: gen.tokens.map(({ from, to, label }) => ({ label, weight: weight(from, to) })) }) : []),
