@@ -2,8 +2,8 @@
 // new query against the cached rows, the cache's size and the step's multiply-adds (cache-view.js's counts);
 // 写完 writes the poem on. GPT-2 (a small file in GPT-2's exact layout, as gpt2.browser.test.js opens) generates
 // from the sentence, greedy and seeded, the tokens those of generate.js in Node with the same model, Chinese bytes
-// merged into characters, its speed on screen, a head switched off kept off, 停 ending it at once. In Chinese and
-// English, at 1280 and 375 px, axe clean.
+// merged into characters (in the tiles and the enlarged head too), its speed on screen, a head switched off kept
+// off, 停 ending it at once. In Chinese and English, at 1280 and 375 px, axe clean.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBrowserAndServer, openPage, lessonDrawn, seriousAxeViolations } from './browser.js';
@@ -120,6 +120,12 @@ for (const [lang, width] of [['zh', 1280], ['en', 375]]) {
     // Sampled at temperature 1 with seed 7, from a Chinese prompt: 猫 shown as one character, not its three bytes.
     const chinese = '我的猫';
     await page.fill('#gpt2-body textarea', chinese);
+    // The tiles and the enlarged head read 我 and 猫 as one position each: 4 where GPT-2 reads 7 tokens.
+    await page.waitForFunction(() => document.querySelector('#gpt2-tokens')?.dataset.key === '|我的猫' && document.querySelector('#gpt2-tiles')?.dataset.drawn === '4');
+    assert.deepEqual(await page.$$eval('#gpt2-tiles canvas', (canvases) => canvases.map((canvas) => canvas.dataset.cells)), ['4', '4', '4', '4']);
+    assert.equal(await page.textContent('#gpt2-merged-tiles'), t.mergedTiles);
+    const big = await page.textContent('#gpt2-big');
+    assert.ok(big.includes('猫') && !big.includes('⟨'), big);
     await slide(page, '#gpt2-generate-controls input[type=range]', 1);
     await page.fill('#gpt2-seed', '7');
     await page.click('#gpt2-generate');

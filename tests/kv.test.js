@@ -1,6 +1,6 @@
 // §10's decoding with the key-value cache, its pure pieces: what a step costs with the cache and without
 // (web/heads/cache-view.js, against a hand count for GPT-2 small), GPT-2's byte tokens merged back into whole
-// characters (web/gpt2/tokens.js's mergedTokens), and GPT-2's generation (web/gpt2/generate.js) on a small model
+// characters (web/gpt2/tokens.js's mergedTokens; web/heads/heads.js's mergedAttention for a head's map), and GPT-2's generation (web/gpt2/generate.js) on a small model
 // in GPT-2's layout: the same seed writes the same tokens, temperature 0 the likeliest after a forward of the whole
 // text each time. That a step's logits are a full forward's is the core's to test (tests/gpt-decode.test.js, steps
 // against forwards within 2e-6 of the largest logit; c/tests/test_gpt.c's test_step).
@@ -8,7 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadAttention } from '../web/src/attention.js';
 import { stepCost, cacheRowBytes } from '../web/heads/cache-view.js';
-import { mergedTokens, gpt2Input, END_OF_TEXT } from '../web/gpt2/tokens.js';
+import { mergedTokens, gpt2Input, gpt2TokenLabel, characterRuns, END_OF_TEXT } from '../web/gpt2/tokens.js';
+import { mergedPositions, mergedAttention } from '../web/heads/heads.js';
 import { generation, chooseToken } from '../web/gpt2/generate.js';
 import { gpt2File, randomWeights } from './gpt-reference.js';
 import { seededRandom } from './seeded.js';
@@ -41,6 +42,22 @@ test('byte tokens merged: 猫 from its three, a split character kept as bytes un
   // Characters whose bytes are split differently (吃 in two tokens), with words around them.
   const ids = gpt2Input('猫吃鱼 the cat', 64);
   assert.deepEqual(mergedTokens(ids).map(({ label }) => label), ['<|endoftext|>', '猫', '吃', '鱼', '␣the', '␣cat']);
+});
+
+test('a head\'s map read by characters: 猫\'s three byte tokens one row (the last one\'s query) and one column (their sum)', () => {
+  const ids = gpt2Input('猫a', 64); // <|endoftext|>, 猫's three bytes, a
+  const { groups, labels, of } = mergedPositions(ids.map(gpt2TokenLabel), characterRuns(ids));
+  assert.deepEqual(labels, ['<|endoftext|>', '猫', 'a']);
+  assert.deepEqual(groups, [{ from: 0, to: 0 }, { from: 1, to: 3 }, { from: 4, to: 4 }]);
+  assert.deepEqual(of, [0, 1, 1, 1, 2]);
+  // A causal 5 × 5 map whose row r gives each of its r + 1 positions the same share.
+  const L = 5;
+  const weights = Float32Array.from({ length: L * L }, (_, i) => (i % L <= Math.floor(i / L) ? 1 / (Math.floor(i / L) + 1) : 0));
+  const merged = Array.from(mergedAttention(weights, L, groups), (w) => Math.round(w * 1000) / 1000);
+  // Row 猫 is token 3's query: 1/4 on <|endoftext|>, 3/4 on 猫's bytes, 0 on a (after it); row a is token 4's: 1/5, 3/5, 1/5.
+  assert.deepEqual(merged, [1, 0, 0, 0.25, 0.75, 0, 0.2, 0.6, 0.2]);
+  // Nothing to merge: the same map.
+  assert.equal(mergedAttention(weights, L, Array.from({ length: L }, (_, i) => ({ from: i, to: i }))), weights);
 });
 
 const config = { layers: 2, heads: 2, dModel: 16, context: 80, vocab: 50257 };

@@ -1,7 +1,7 @@
 import { h, fill, show } from '../ui/dom.js';
 import { numberField, uniqueId } from '../ui/controls.js';
 import { tileCanvases } from '../ui/section.js';
-import { layerHead, offKey, existingOff, offIndices, withHeadOff } from '../heads/heads.js';
+import { layerHead, offKey, existingOff, offIndices, withHeadOff, mergedPositions, mergedAttention } from '../heads/heads.js';
 import { clearRole } from '../heads/roles.js';
 import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, nextTokens } from '../heads/head-figures.js';
 import { gpt2Roles } from './roles.js';
@@ -201,6 +201,7 @@ export function gpt2Part(ctx, { picks, pick }) {
       examples: GPT2_EXAMPLES.map((example) => h('button', { type: 'button', 'data-example': example.name, onclick: () => pickExample(example) }, [t.examples[example.name].label])),
       exampleNote: h('p', { class: 'muted', id: 'gpt2-example-note', 'aria-live': 'polite' }),
       tokens: h('div', { id: 'gpt2-tokens' }),
+      mergedNote: h('p', { class: 'muted', id: 'gpt2-merged-tiles' }),
       took: h('p', { class: 'muted', id: 'gpt2-took', 'aria-live': 'polite' }),
       runError: h('div', { id: 'gpt2-run-error' }),
       run: h('div', { class: 'controls', id: 'gpt2-run' }),
@@ -240,6 +241,7 @@ export function gpt2Part(ctx, { picks, pick }) {
       parts.generation,
       h('h3', {}, [t.tilesTitle(layers * heads)]),
       h('p', { class: 'muted' }, [t.tilesNote]),
+      parts.mergedNote,
       parts.run,
       parts.tiles,
       h('label', { class: 'field wide', for: 'gpt2-position' }, [h('span', {}, [words.position]), position]),
@@ -308,7 +310,7 @@ export function gpt2Part(ctx, { picks, pick }) {
     const { heads } = store.config;
     const { tiles: box, paintTile } = controls;
     const offHeads = offIndices(currentOff(), heads);
-    const length = result.ids.length;
+    const { groups } = result.merged;
     // The same heads' tiles stay until redrawn; another run's go at once.
     if (controls.tilesRun !== shown[0]) Object.assign(controls, { tilesRun: shown[0], tileNodes: [] });
     const tiles = controls.tileNodes;
@@ -318,7 +320,7 @@ export function gpt2Part(ctx, { picks, pick }) {
       part.forEach((i, n) => {
         tiles[from + n] = headTile(words, {
           index: i, heads, pressed: i === result.drawnHead, onPick: (head) => pick((p) => (p.head = head)),
-          picture: paintTile(from + n, { weights: result.attention[i], length, off: offHeads.has(i) }),
+          picture: paintTile(from + n, { weights: mergedAttention(result.attention[i], result.ids.length, groups), length: groups.length, off: offHeads.has(i) }),
           role: roleWord(words, clearRole(roles.heads[n], roles.chance)),
         });
       });
@@ -371,6 +373,9 @@ export function gpt2Part(ctx, { picks, pick }) {
       const picked = shown.includes(picks().head) ? picks().head : shown[0];
       show(controls.generation, generation ? generationView(words, generation, { index: picked, heads, config: store.config, limit: GPT2_TOKEN_LIMIT }) : []);
       if (!result) return;
+      // The tiles and the enlarged head read a character's byte tokens as one position (mergedAttention).
+      result.merged ??= mergedPositions(result.labels, result.characters);
+      controls.mergedNote.textContent = result.characters.length ? t.mergedTiles : '';
       if (controls.tokens.dataset.key !== result.key) {
         controls.tokens.dataset.key = result.key;
         show(controls.tokens, tokensView(words, result, GPT2_TOKEN_LIMIT));
@@ -397,7 +402,8 @@ export function gpt2Part(ctx, { picks, pick }) {
       const shownKey = `${result.key}|${selected}|${row}|${off.length}|${ctx.lang}`;
       if (controls.big.dataset.key === shownKey) return;
       controls.big.dataset.key = shownKey;
-      show(controls.big, enlargedHead(words, { prefix: 'gpt2', index: selected, heads, weights: result.attention[selected], labels, row }));
+      const { groups, labels: mergedLabels, of } = result.merged;
+      show(controls.big, enlargedHead(words, { prefix: 'gpt2', index: selected, heads, weights: mergedAttention(result.attention[selected], labels.length, groups), labels: mergedLabels, row: of[row] }));
       show(controls.roles, gpt2RolesView(words, { index: selected, heads, ids: result.ids, punctuation: result.punctuation, weights: result.attention[selected] }));
       show(controls.prediction, nextTokens(words, { prefix: 'gpt2', row, label: labels[row], allOn: result.top.all[row], now: result.top.now?.[row], offCount: off.length }));
     },

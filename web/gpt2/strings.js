@@ -85,6 +85,7 @@ export const GPT2_TEXT = {
     generated: (count, temperature, seed, stopped, off = 0) => `${stopped ? '停下了。' : ''}写了 ${count} 个词元，${temperature === 0 ? '温度 0，每一步取最可能的词元' : `温度 ${temperature}、种子 ${seed}`}${off ? `，关掉了 ${off} 个头` : ''}：`,
     speed: (perSecond, stepMs, forwardMs, kept) => `每秒 ${perSecond} 个词元：每一步平均 ${stepMs} 毫秒，在后台线程里算；开头读句子的那一次前向用了 ${forwardMs} 毫秒${kept ? `，其中 ${kept} 个位置沿用了之前算过的` : ''}。`,
     cacheFull: (max) => `已经到了 ${max} 个词元：这里给缓存留的位置满了，不能再写。`,
+    mergedTiles: '一个汉字的几个字节词元，在小图和放大的图里合成一个位置：那一行是凑齐这个字的最后一个字节词元发出的查询，那一列是把看向这几个字节词元的配比加在一起。',
     mergedNote: '汉字的几个字节词元凑齐一个字时，合起来写成这个字；下面缓存那张图里，它们的配比也加在一起。',
     cache: {
       rowTitle: (step, head, query) => `第 ${step} 步，${head}：新的查询“${query}”对缓存里每一行 K 的配比`,
@@ -176,6 +177,7 @@ export const GPT2_TEXT = {
     generated: (count, temperature, seed, stopped, off = 0) => `${stopped ? 'Stopped. ' : ''}${count} ${count === 1 ? 'token' : 'tokens'} written, ${temperature === 0 ? 'at temperature 0, the likeliest token each step' : `at temperature ${temperature}, seed ${seed}`}${off ? `, ${off} ${off === 1 ? 'head' : 'heads'} switched off` : ''}:`,
     speed: (perSecond, stepMs, forwardMs, kept) => `${perSecond} tokens a second: ${stepMs} ms a step on average, in a background thread; the one forward that read the sentence first took ${forwardMs} ms${!kept ? '' : kept === 1 ? ', its first position kept from before' : `, ${kept} of its positions kept from before`}.`,
     cacheFull: (max) => `${max} tokens reached: the room kept here for the cache is full, so it cannot write on.`,
+    mergedTiles: 'A Chinese character\'s byte tokens are one position in the small maps and the enlarged one: its row is the query of the last byte token, the one that completes the character, and its column adds up the weights given to all of them.',
     mergedNote: 'Where a Chinese character\'s byte tokens are all there, they are shown together as the character, and in the cache\'s figure below their weights are added up.',
     cache: {
       rowTitle: (step, head, query) => `Step ${step}, ${head}: the new query "${query}" against each K row in the cache`,
