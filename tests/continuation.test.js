@@ -19,6 +19,14 @@ function standIn(prefer, context = 64) {
       window = [...ids];
       return model;
     },
+    // The key-value cache's step: one id more after the window read last.
+    step(id) {
+      window.push(id);
+      return model;
+    },
+    get length() {
+      return window.length;
+    },
     logits() {
       const scores = new Float32Array(window.length * vocabulary.length).fill(-10);
       for (const [token, score] of Object.entries(prefer(window))) scores[(window.length - 1) * vocabulary.length + id[token]] = score;
@@ -113,4 +121,22 @@ test('verse with the repetition rule: no rhyme character twice, and characters u
   assert.equal(new Set(rhymes).size, rhymes.length, text);
   assert.notEqual(text.slice(0, 5), '月月月月月', 'the penalty moves it off 月 once 月 has been used enough');
   assert.equal(writeVerse(moon, opening).text.slice(0, 5), '月月月月月', 'without the rule, 月 every time');
+});
+
+test('each character after a call\'s first is a step from the key-value cache, until the text passes the context', () => {
+  const calls = [];
+  const poems = standIn(() => ({ 月: 1 }), 8);
+  const { model } = poems;
+  const { forward, step } = model;
+  model.forward = (ids) => (calls.push('forward'), forward(ids));
+  model.step = (id) => (calls.push('step'), step(id));
+  const continuation = new Continuation(poems, null, { ids: [id['<|poem|>'], id['月']], off: [], count: 9, temperature: 0, pastTheEnd: true });
+  continuation.advance(1000, 3);
+  // The first reads the text (the model may have read another between calls), the next two step.
+  assert.deepEqual(calls, ['forward', 'step', 'step']);
+  assert.equal(continuation.last.stepped, true);
+  continuation.advance(1000, 9);
+  // On: a forward again, steps while the text fits the context of 8 (to 8 ids), then forwards of the moving window.
+  assert.deepEqual(calls.slice(3), ['forward', 'step', 'step', 'step', 'forward', 'forward', 'forward', 'forward', 'forward']);
+  assert.deepEqual({ stepped: continuation.last.stepped, slid: continuation.last.slid, steps: continuation.last.steps }, { stepped: false, slid: true, steps: 12 });
 });

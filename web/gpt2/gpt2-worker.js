@@ -5,18 +5,29 @@
 //
 // Messages in:  { type: 'load', file (a File or Blob), wasm (a WebAssembly.Module), maxTokens (the longest run) }
 //               { type: 'run', key, text, off: [[layer, head]], limit }
+//               { type: 'generate', key, text, count, temperature, seed, off }: writes on from the text (generate.js)
+//               { type: 'stop' }: the generation under way stops after its step
 // Messages out: { type: 'progress', read, size }  { type: 'ready', config }
 //               { type: 'result', key, ids, labels, byteTokens (which are pieces of a character), characters (tokens.js's
 //                 characterRuns), punctuation, attention: Float32Array[] (index layer·heads + head),
 //                 top: { all, now }: per row the 5 likeliest next tokens [{ id, p, label }] (now: null with no head off),
 //                 reused: { all, now }: the rows each forward kept from the one before (runs.js), ms }
-//               { type: 'error', code, message (the core's, in English), details, during: 'load' | 'run' }
+//               { type: 'step', key, ids (the prompt's and every token written), prompt (how many are the prompt's),
+//                 tokens (tokens.js's mergedTokens of ids), id, rows: Float32Array[] (each head's attention row of the
+//                 step's query, index layer·heads + head), ms (the step's), forwardMs (the prompt's forward), reused (the
+//                 prompt's positions that forward kept from the one before) }
+//               { type: 'generated', key, count, ms (every step's, summed), stopped }
+//               { type: 'error', code, message (the core's, in English), details, during: 'load' | 'run' | 'generate' }
 import { loadAttention } from '../src/attention.js';
-import { characterRuns, gpt2Input, gpt2TokenLabel, isByteToken, isPunctuationToken } from './tokens.js';
+import { characterRuns, gpt2Input, gpt2TokenLabel, isByteToken, isPunctuationToken, mergedTokens } from './tokens.js';
 import { gpt2Runs } from './runs.js';
+import { generation } from './generate.js';
+import { lastRows } from '../heads/heads.js';
 
 let model = null;
 let runs = null;
+let mha = null;
+let latest = null; // the generate request asked for last, null once stopped: a step goes on only for it
 
 // The details (where a forward overflowed) let the page say it in its own language.
 const fail = (during, error) => postMessage({ type: 'error', during, code: error?.code ?? 'UNEXPECTED', message: error?.message ?? String(error), details: error?.details });
@@ -25,7 +36,7 @@ async function load({ file, wasm, maxTokens }) {
   model?.dispose();
   model = null;
   runs = null;
-  const mha = await loadAttention({ wasm });
+  mha = await loadAttention({ wasm });
   // Buffers for the page's longest text, not GPT-2's 1,024 tokens: the heap holds little more than the weights.
   model = await mha.loadModel(file, { maxTokens, onProgress: (read, size) => postMessage({ type: 'progress', read, size }) });
   runs = gpt2Runs(model);
@@ -43,11 +54,38 @@ function run({ key, text, off, limit }) {
   }, attention.map((weights) => weights.buffer));
 }
 
+/** Writes on from the text a step a task, so that a 'stop' comes in between two steps. */
+async function generate(request) {
+  const { key, text, count, temperature, seed, off } = request;
+  if (latest !== request) return postMessage({ type: 'generated', key, count: 0, ms: 0, stopped: true }); // stopped before it began
+  const prompt = gpt2Input(text, model.maxTokens);
+  const ids = [...prompt];
+  const random = temperature > 0 ? mha.randomState(seed) : null;
+  const start = performance.now();
+  const steps = generation(model, prompt, { count, temperature, random, disabled: off });
+  let forwardMs = null;
+  let ms = 0;
+  for (const { id, ms: stepMs, reused } of steps) {
+    forwardMs ??= performance.now() - start - stepMs;
+    ids.push(id);
+    ms += stepMs;
+    const rows = lastRows(model);
+    postMessage({ type: 'step', key, ids, prompt: prompt.length, tokens: mergedTokens(ids), id, rows, ms: stepMs, forwardMs, reused }, rows.map((row) => row.buffer));
+    await new Promise((resolve) => setTimeout(resolve));
+    if (latest !== request) break;
+  }
+  postMessage({ type: 'generated', key, count: ids.length - prompt.length, ms, stopped: latest !== request });
+}
+
 // One message at a time, in order: a run waits for the load before it.
 let queue = Promise.resolve();
 addEventListener('message', ({ data }) => {
+  // Read as it comes, not in turn: it ends the generation under way at its next step.
+  if (data.type === 'generate') latest = data;
+  if (data.type === 'stop') return void (latest = null);
   queue = queue.then(async () => {
     if (data.type === 'load') await load(data).catch((error) => fail('load', error));
+    else if (data.type === 'generate' && model) await generate(data).catch((error) => fail('generate', error));
     else if (data.type === 'run' && runs) {
       try {
         run(data);

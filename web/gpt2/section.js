@@ -1,15 +1,16 @@
 import { h, fill, show } from '../ui/dom.js';
-import { uniqueId } from '../ui/controls.js';
+import { numberField, uniqueId } from '../ui/controls.js';
 import { tileCanvases } from '../ui/section.js';
-import { layerHead, offKey, existingOff, offIndices, withHeadOff } from '../heads/heads.js';
+import { layerHead, offKey, existingOff, offIndices, withHeadOff, mergedPositions, mergedAttention } from '../heads/heads.js';
 import { clearRole } from '../heads/roles.js';
 import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, nextTokens } from '../heads/head-figures.js';
 import { gpt2Roles } from './roles.js';
-import { gpt2RolesView, tokensView } from './views.js';
+import { gpt2RolesView, tokensView, generationView } from './views.js';
 import { openGpt2File, GPT2_TOKEN_LIMIT } from './source.js';
 import { GPT2_EXAMPLES, GPT2_FILE_PAGE, GPT2_FILE_URL, GPT2_MIRROR_URL } from './examples.js';
 import { headRun, headRunNote } from '../ui/drawn-heads.js';
 import { errorSentence } from '../shared/errors.js';
+import { SEED_MAX } from '../shared/lesson.js';
 
 /**
  * The tiles drawn at once: whole layers, up to GPT-2 small's 144 heads (so its heads, and distilgpt2's, show
@@ -21,6 +22,8 @@ const tilesPerRun = (heads) => (heads >= MAX_TILES ? MAX_TILES : Math.floor(MAX_
 const MAX_TILE_COLUMNS = 16;
 /** Tiles drawn (their roles measured, their pictures painted) per frame: each is a layer the frame hands over. */
 const TILES_PER_FRAME = 8;
+/** The generation's temperature slider. */
+const TEMPERATURE = { min: 0, max: 1.5, step: 0.1 };
 
 /** §10's GPT-2 picks (UI-only: a teacher's file cannot be in the URL, so neither is anything about it). */
 export const initialGpt2Picks = () => ({
@@ -34,11 +37,16 @@ export const initialGpt2Picks = () => ({
   running: false,
   result: 0, // counts results, so a new one redraws
   hashed: false, // the file's SHA-256 has come (store.sha256), so it redraws
+  temperature: 0, // the generation's (0: the likeliest token each step)
+  seed: 1,
+  count: 20, // tokens to generate
+  generated: 0, // counts the generation's steps drawn, so each redraws
 });
 
 // Kept across the page's rebuilds (a language switch; ctx.keep): the worker, the model's shape, the file's SHA-256
-// (null while it is computed, '' when it could not be), the last result, errors. As it is before a file is opened:
-const noFile = () => ({ client: null, config: null, sha256: null, result: null, loadError: null, runError: null, sent: '' });
+// (null while it is computed, '' when it could not be), the last result, errors, the generation (generationView's
+// `gen`) and how many were asked for. As it is before a file is opened:
+const noFile = () => ({ client: null, config: null, sha256: null, result: null, loadError: null, runError: null, sent: '', generation: null, generations: 0 });
 
 const mb = (bytes) => (bytes / 1e6).toFixed(0);
 
@@ -86,6 +94,7 @@ export function gpt2Part(ctx, { picks, pick }) {
   const node = h('div', { id: 'gpt2-part' }, [drop, status, body]);
   let controls = null;
   let tilesFrame = 0; // the frame that draws the next slice of tiles
+  let generationFrame = 0; // the frame that draws the generation's latest step: one redraw a frame, however fast the steps come
   const errorsShown = new WeakMap(); // box → the error it shows (showError)
 
   function open(file) {
@@ -109,17 +118,42 @@ export function gpt2Part(ctx, { picks, pick }) {
         store.result = message;
         store.runError = null;
         pick((p) => Object.assign(p, { running: false, result: p.result + 1 }));
+      } else if (message.type === 'step' || message.type === 'generated') {
+        took(message);
       } else if (message.type === 'error' && message.during === 'load') {
         client.close();
         store.client = null;
         store.loadError = message;
         pick((p) => (p.load = { failed: message.code }));
       } else if (message.type === 'error') {
+        if (message.during === 'generate' && store.generation) store.generation.done = true;
         store.runError = message;
         pick((p) => Object.assign(p, { running: false, result: p.result + 1 }));
       }
     });
     store.client = client;
+  }
+
+  /** A step of the generation asked for last, or its end, gathered into store.generation and drawn at the next frame. */
+  function took(message) {
+    const gen = store.generation;
+    if (message.key !== gen?.key) return;
+    if (message.type === 'generated') Object.assign(gen, { done: true, stopped: message.stopped });
+    else Object.assign(gen, { prompt: message.prompt, ids: message.ids, tokens: message.tokens, rows: message.rows, steps: gen.steps + 1, ms: gen.ms + message.ms, forwardMs: message.forwardMs, reused: message.reused });
+    generationFrame ||= requestAnimationFrame(() => {
+      generationFrame = 0;
+      pick((p) => (p.generated += 1));
+    });
+  }
+
+  /** GPT-2 writes on from the sentence, in its worker, with the heads switched off; a generation under way stops for it. */
+  function generate() {
+    const { text, temperature, seed, count } = picks();
+    const key = String((store.generations += 1));
+    const off = currentOff();
+    store.generation = { key, prompt: 0, ids: [], tokens: [], rows: null, steps: 0, ms: 0, forwardMs: 0, reused: 0, done: false, stopped: false, temperature, seed, offCount: off.length };
+    store.client.generate({ key, text, count, temperature, seed, off });
+    pick((p) => (p.generated += 1));
   }
 
   /** The switched-off heads that exist in this model, each once. */
@@ -167,6 +201,7 @@ export function gpt2Part(ctx, { picks, pick }) {
       examples: GPT2_EXAMPLES.map((example) => h('button', { type: 'button', 'data-example': example.name, onclick: () => pickExample(example) }, [t.examples[example.name].label])),
       exampleNote: h('p', { class: 'muted', id: 'gpt2-example-note', 'aria-live': 'polite' }),
       tokens: h('div', { id: 'gpt2-tokens' }),
+      mergedNote: h('p', { class: 'muted', id: 'gpt2-merged-tiles' }),
       took: h('p', { class: 'muted', id: 'gpt2-took', 'aria-live': 'polite' }),
       runError: h('div', { id: 'gpt2-run-error' }),
       run: h('div', { class: 'controls', id: 'gpt2-run' }),
@@ -176,7 +211,13 @@ export function gpt2Part(ctx, { picks, pick }) {
       roles: h('div', { id: 'gpt2-roles' }),
       off: h('fieldset', { class: 'choice gpt2-off', id: 'gpt2-off' }),
       prediction: h('div', { id: 'gpt2-prediction' }),
+      temperatureLabel: h('span', {}),
+      temperature: h('input', { type: 'range', id: uniqueId('gpt2-temperature'), ...TEMPERATURE, value: picks().temperature, oninput: (e) => pick((p) => (p.temperature = Number(e.target.value))) }),
+      generate: h('button', { type: 'button', id: 'gpt2-generate', onclick: generate }, [t.generateButton]),
+      stop: h('button', { type: 'button', id: 'gpt2-stop', onclick: () => store.client.stop() }, [t.stopButton]),
+      generation: h('div', { id: 'gpt2-generation' }),
     };
+    const whole = (max) => (v) => (Number.isInteger(v) && v >= 0 && v <= max ? null : ctx.text.notANumber);
     fill(body, [
       parts.model,
       parts.sha256,
@@ -186,8 +227,21 @@ export function gpt2Part(ctx, { picks, pick }) {
       parts.tokens,
       parts.took,
       parts.runError,
+      h('h3', {}, [t.generateTitle]),
+      h('p', { class: 'muted' }, [t.generateNote]),
+      h('div', { class: 'controls', id: 'gpt2-generate-controls' }, [
+        h('label', { class: 'field wide', for: parts.temperature.id }, [parts.temperatureLabel, parts.temperature]),
+        numberField({ label: words.seed, value: picks().seed, min: 0, max: SEED_MAX, id: 'gpt2-seed', notANumber: ctx.text.notANumber,
+          refuse: whole(SEED_MAX), onInput: (v) => pick((p) => (p.seed = v)) }),
+        numberField({ label: t.countLabel, value: picks().count, min: 1, max: GPT2_TOKEN_LIMIT - 1, id: 'gpt2-count', notANumber: ctx.text.notANumber,
+          refuse: (v) => (v >= 1 ? whole(GPT2_TOKEN_LIMIT - 1)(v) : ctx.text.notANumber), onInput: (v) => pick((p) => (p.count = v)) }),
+        parts.generate,
+        parts.stop,
+      ]),
+      parts.generation,
       h('h3', {}, [t.tilesTitle(layers * heads)]),
       h('p', { class: 'muted' }, [t.tilesNote]),
+      parts.mergedNote,
       parts.run,
       parts.tiles,
       h('label', { class: 'field wide', for: 'gpt2-position' }, [h('span', {}, [words.position]), position]),
@@ -256,7 +310,7 @@ export function gpt2Part(ctx, { picks, pick }) {
     const { heads } = store.config;
     const { tiles: box, paintTile } = controls;
     const offHeads = offIndices(currentOff(), heads);
-    const length = result.ids.length;
+    const { groups } = result.merged;
     // The same heads' tiles stay until redrawn; another run's go at once.
     if (controls.tilesRun !== shown[0]) Object.assign(controls, { tilesRun: shown[0], tileNodes: [] });
     const tiles = controls.tileNodes;
@@ -266,7 +320,7 @@ export function gpt2Part(ctx, { picks, pick }) {
       part.forEach((i, n) => {
         tiles[from + n] = headTile(words, {
           index: i, heads, pressed: i === result.drawnHead, onPick: (head) => pick((p) => (p.head = head)),
-          picture: paintTile(from + n, { weights: result.attention[i], length, off: offHeads.has(i) }),
+          picture: paintTile(from + n, { weights: mergedAttention(result.attention[i], result.ids.length, groups), length: groups.length, off: offHeads.has(i) }),
           role: roleWord(words, clearRole(roles.heads[n], roles.chance)),
         });
       });
@@ -311,13 +365,23 @@ export function gpt2Part(ctx, { picks, pick }) {
       // The rows kept are those of the forward drawn: with heads off, theirs.
       controls.took.textContent = running ? t.running : result ? t.took(Math.round(result.ms), result.reused[result.top.now ? 'now' : 'all']) : '';
       if (result) Object.assign(controls.took.dataset, { reusedNow: result.reused.now ?? '', reusedAll: result.reused.all ?? '' });
+      const { temperature } = picks();
+      controls.temperatureLabel.textContent = t.temperature(temperature);
+      if (Number(controls.temperature.value) !== temperature) controls.temperature.value = String(temperature);
+      const generation = store.generation;
+      controls.stop.disabled = !generation || generation.done;
+      const picked = shown.includes(picks().head) ? picks().head : shown[0];
+      show(controls.generation, generation ? generationView(words, generation, { index: picked, heads, config: store.config, limit: GPT2_TOKEN_LIMIT }) : []);
       if (!result) return;
+      // The tiles and the enlarged head read a character's byte tokens as one position (mergedAttention).
+      result.merged ??= mergedPositions(result.labels, result.characters);
+      controls.mergedNote.textContent = result.characters.length ? t.mergedTiles : '';
       if (controls.tokens.dataset.key !== result.key) {
         controls.tokens.dataset.key = result.key;
         show(controls.tokens, tokensView(words, result, GPT2_TOKEN_LIMIT));
       }
       // The head picked, or the run's first when it is not among the heads drawn.
-      const selected = shown.includes(picks().head) ? picks().head : shown[0];
+      const selected = picked;
       if (controls.tiles.dataset.key !== `${result.key}|${shown[0]}`) {
         controls.tiles.dataset.key = `${result.key}|${shown[0]}`;
         result.drawnHead = selected;
@@ -334,7 +398,12 @@ export function gpt2Part(ctx, { picks, pick }) {
         fill(controls.position, labels.map((label, i) => h('option', { value: i }, [words.positionOption(i, label)])));
       }
       controls.position.value = String(row);
-      show(controls.big, enlargedHead(words, { prefix: 'gpt2', index: selected, heads, weights: result.attention[selected], labels, row }));
+      // Drawn again only when what they show changed: not for each step of a generation, say.
+      const shownKey = `${result.key}|${selected}|${row}|${off.length}|${ctx.lang}`;
+      if (controls.big.dataset.key === shownKey) return;
+      controls.big.dataset.key = shownKey;
+      const { groups, labels: mergedLabels, of } = result.merged;
+      show(controls.big, enlargedHead(words, { prefix: 'gpt2', index: selected, heads, weights: mergedAttention(result.attention[selected], labels.length, groups), labels: mergedLabels, row: of[row] }));
       show(controls.roles, gpt2RolesView(words, { index: selected, heads, ids: result.ids, punctuation: result.punctuation, weights: result.attention[selected] }));
       show(controls.prediction, nextTokens(words, { prefix: 'gpt2', row, label: labels[row], allOn: result.top.all[row], now: result.top.now?.[row], offCount: off.length }));
     },

@@ -8,7 +8,8 @@ export const GPT2_TOKEN_LIMIT = 64;
 
 /**
  * onMessage gets the worker's messages (progress, ready, result, error), and { type: 'sha256', sha256 } from the
- * hashing worker beside it, before or after 'ready'. Returns { run(request), close() }.
+ * hashing worker beside it, before or after 'ready'. Returns { run(request), generate(request), stop(), close() }: a
+ * generation (gpt2-worker.js's 'generate') goes to the worker at once, and a run asked for meanwhile waits for it there.
  */
 export function openGpt2File(file, onMessage) {
   let busy = true; // loading
@@ -34,6 +35,12 @@ export function openGpt2File(file, onMessage) {
     run(request) {
       if (busy) waiting = request;
       else send(request);
+    },
+    generate(request) {
+      worker.post({ type: 'generate', ...request });
+    },
+    stop() {
+      worker.post({ type: 'stop' });
     },
     close() {
       worker.terminate();

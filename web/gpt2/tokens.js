@@ -97,3 +97,46 @@ export function isPunctuationToken(id) {
   const entry = vocabulary[id];
   return id !== END_OF_TEXT && typeof entry === 'string' && (/^\s*[\p{P}\p{S}]+\s*$/u.test(entry) || entry.includes('\n'));
 }
+
+/** Text as a label shows it: spaces as ␣, line breaks as ↵, tabs as →. */
+const visible = (text) => text.replaceAll(' ', '␣').replaceAll('\n', '↵').replaceAll('\t', '→');
+
+/**
+ * Tokens as a reader sees them: [{ from, to, label }], each a run of tokens from..to (inclusive). Byte tokens
+ * whose bytes complete a character are one entry with the text they make (猫's three: one entry '猫'); a
+ * character still split, at the end of `ids`, stays as its byte tokens, each as gpt2TokenLabel shows it, until
+ * the token that completes it comes; bytes that can begin no character are kept as ⟨xx⟩, a token each.
+ */
+export function mergedTokens(ids) {
+  const entries = [];
+  let from = -1; // the first token of the character under way
+  let bytes = [];
+  const spill = (to) => {
+    for (let i = from; i <= to; i++) entries.push({ from: i, to: i, label: gpt2TokenLabel(ids[i]) });
+    from = -1;
+    bytes = [];
+  };
+  ids.forEach((id, i) => {
+    if (from < 0 && !isByteToken(id)) return entries.push({ from: i, to: i, label: gpt2TokenLabel(id) });
+    if (from < 0) from = i;
+    bytes.push(...gpt2TokenBytes(id));
+    const whole = text(Uint8Array.from(bytes));
+    if (whole !== null) {
+      entries.push({ from, to: i, label: visible(whole) });
+      from = -1;
+      bytes = [];
+    } else if (!completes(bytes)) spill(i);
+  });
+  if (from >= 0) spill(ids.length - 1);
+  return entries;
+}
+
+/** Whether `bytes` end in the start of a character that more bytes could complete, all before it whole. */
+function completes(bytes) {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bytes), { stream: true });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -4,6 +4,7 @@
 import { vh } from '../ui/dom.js';
 import { rolesTable } from '../heads/head-figures.js';
 import { clearRole } from '../heads/roles.js';
+import { cacheView } from '../heads/cache-view.js';
 import { GPT2_ROLES, gpt2Roles } from './roles.js';
 
 /**
@@ -30,5 +31,33 @@ export function tokensView(words, { ids, labels, byteTokens, characters }, limit
     vh('p', { class: 'muted' }, [words.tokensTitle(count), ' ', count >= limit ? words.clipped(limit) : '']),
     vh('p', { class: 'gpt2-token-list' }, labels.map((label, i) => vh('code', { class: 'gpt2-token', 'data-id': ids[i], 'data-bytes': String(byteTokens[i]) }, [label]))),
     pairs.length ? vh('p', { class: 'muted', id: 'gpt2-bytes' }, [words.bytesNote, ...pairs.flatMap((pair) => [' ', vh('code', {}, [pair])])]) : null,
+  ];
+}
+
+const speed = (words, perSecond, stepMs, forwardMs, kept) =>
+  vh('p', { id: 'gpt2-speed', 'data-per-second': String(perSecond), 'data-step-ms': stepMs, 'data-forward-ms': forwardMs, 'data-kept': String(kept) },
+    [words.speed(perSecond.toFixed(1), stepMs, forwardMs, kept)]);
+
+/**
+ * GPT-2 writing on with the key-value cache: the text so far as merged tokens (tokens.js's mergedTokens; those
+ * written marked), how fast the steps ran, and the last step's query against the cache for head `index`. `gen` is
+ * the worker's steps gathered: { prompt (how many ids are the prompt's), ids, tokens, rows (the last step's, a row
+ * a head), steps, ms (every step's, summed), forwardMs, reused (the prompt's positions its forward kept), done, stopped, temperature,
+ * seed, offCount (heads off) }; `limit` the most tokens.
+ */
+export function generationView(words, gen, { index, heads, config, limit }) {
+  const written = gen.ids.length - gen.prompt;
+  const perSecond = gen.ms > 0 ? (1000 * gen.steps) / gen.ms : 0;
+  const row = gen.rows?.[index];
+  const weight = (from, to) => Array.prototype.slice.call(row, from, to + 1).reduce((sum, w) => sum + w, 0);
+  return [
+    vh('p', { class: 'muted', id: 'gpt2-gen-status' }, [gen.done ? words.generated(written, gen.temperature, gen.seed, gen.stopped, gen.offCount) : words.generating(written)]),
+    vh('p', { class: 'gpt2-token-list', id: 'gpt2-gen-tokens' }, gen.tokens.map(({ from, to, label }) =>
+      vh('code', { class: to >= gen.prompt ? 'gpt2-token-written' : 'gpt2-token-read', 'data-from': from, 'data-to': to }, [label]))),
+    gen.tokens.some(({ from, to }) => to > from) ? vh('p', { class: 'muted', id: 'gpt2-gen-merged' }, [words.mergedNote]) : null,
+    gen.steps ? speed(words, perSecond, (gen.ms / gen.steps).toFixed(1), String(Math.round(gen.forwardMs)), gen.reused) : null,
+    gen.done && gen.ids.length >= limit ? vh('p', { class: 'note', id: 'gpt2-cache-full' }, [words.cacheFull(limit)]) : null,
+    ...(row ? cacheView(words, { prefix: 'gpt2', step: written, index, heads, config, length: gen.ids.length,
+      entries: gen.tokens.map(({ from, to, label }) => ({ label, weight: weight(from, to) })) }) : []),
   ];
 }

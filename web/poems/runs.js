@@ -4,7 +4,7 @@
 import { BOUNDARY_ID, UNKNOWN_ID } from './vocabulary.js';
 import { roleQueries, tokenKinds } from './head-roles.js';
 import { headRoles } from '../heads/roles.js';
-import { everyHeadAttention } from '../heads/heads.js';
+import { everyHeadAttention, lastRows } from '../heads/heads.js';
 import { CLAUSE_LENGTHS, FIRST_CLOSE, HAN, SECOND_CLOSE } from './verse.js';
 
 
@@ -136,10 +136,17 @@ function penalised(logits, counts) {
  * ends there at 8 (past 8, at the next multiple of 4). `pastTheEnd` then writes on, never ending it, to the
  * next multiple of 4 clauses. With `repetition` too, no rhyme character (a couplet's last) is used twice, and
  * every character already in the poem has REPEAT_PENALTY taken off its logit for each time it occurs.
+ *
+ * Each character after the first of a call to advance is a step from the model's key-value cache (model.step):
+ * its position alone is computed, the ones before read from the cache. The first is a forward of the text, since
+ * the model may have read another text between two calls (a forward keeps the rows it shares with the last), and
+ * so is every character once the text is longer than the context: its window then moves, and every position with
+ * it. `last` says how the last character was chosen: { ids (the window read), stepped, slid (the window moved), steps (how many so far),
+ * rows (with `rows`: every head's attention row of the last position, lastRows) }.
  */
 export class Continuation {
-  constructor(poems, mha, { ids, off, count, temperature, seed, pastTheEnd = false, verse = false, repetition = false }) {
-    Object.assign(this, { poems, ids: [...ids], off, count, temperature, pastTheEnd, verse, repetition, added: [], ended: false, stopped: false });
+  constructor(poems, mha, { ids, off, count, temperature, seed, pastTheEnd = false, verse = false, repetition = false, rows = false }) {
+    Object.assign(this, { poems, ids: [...ids], off, count, temperature, pastTheEnd, verse, repetition, rows, added: [], ended: false, stopped: false, last: null });
     this.random = temperature > 0 ? mha.randomState(seed) : null;
     this.ends = new Set(poems.vocabulary.flatMap((token, id) => (SENTENCE_ENDS.has(token) ? [id] : [])));
     if (verse) {
@@ -158,11 +165,13 @@ export class Continuation {
     return this.added.length >= this.count && this.ends.has(this.added.at(-1));
   }
 
-  advance(ms) {
+  /** Writes for `ms` milliseconds, at most `most` characters; whether it has finished. */
+  advance(ms, most = Infinity) {
     const { model } = this.poems;
-    const { context, vocabSize } = model.config;
     const end = performance.now() + ms;
-    while (!this.finished && performance.now() < end) {
+    const start = this.added.length;
+    let resumed = false; // a forward has read the text in this call: steps may follow it
+    while (!this.finished && this.added.length - start < most && performance.now() < end) {
       const form = this.verse ? this.#form() : null;
       const rule = form ? this.#verseRule(form) : { allowed: this.#allowed(this.ids.at(-1)) };
       if (rule.end) {
@@ -173,9 +182,8 @@ export class Continuation {
         this.stopped = true;
         continue;
       }
-      const window = this.ids.slice(-context);
-      model.forward(window, { disabled: this.off });
-      const logits = model.logits().subarray((window.length - 1) * vocabSize, window.length * vocabSize);
+      const logits = this.#read(resumed);
+      resumed = true;
       const next = this.#choose(this.repetition && form ? penalised(logits, form.counts) : logits, rule.allowed);
       if (next === BOUNDARY_ID) this.ended = true;
       else if (next < 0) this.stopped = true; // nothing allowed (a vocabulary without ， or 。): stop, never write -1
@@ -184,7 +192,20 @@ export class Continuation {
         this.added.push(next);
       }
     }
+    if (this.rows && this.last && !this.last.rows) this.last.rows = lastRows(model);
     return this.finished;
+  }
+
+  /** The next character's logits: a step from the cache when it holds the text but its last id, else a forward. */
+  #read(resumed) {
+    const { model } = this.poems;
+    const { context, vocabSize } = model.config;
+    const window = this.ids.slice(-context);
+    const stepped = resumed && this.ids.length <= context && model.length === window.length - 1;
+    if (stepped) model.step(window.at(-1), { disabled: this.off });
+    else model.forward(window, { disabled: this.off });
+    this.last = { ids: window, stepped, slid: this.ids.length > context, steps: (this.last?.steps ?? 0) + 1, rows: null };
+    return model.logits().subarray((window.length - 1) * vocabSize, window.length * vocabSize);
   }
 
   /** Whether a token may come next after `last`: never the unknown one; no separator at a line's start; past the end, no end. */

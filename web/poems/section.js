@@ -4,6 +4,7 @@ import { errorBox, partsNearScreen, keptDrawings, tileCanvases } from '../ui/sec
 import { legend } from '../draw/index.js';
 import { layerHead, offKey, existingOff, offIndices, withHeadOff } from '../heads/heads.js';
 import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, nextTokens, headSteps, heaviestKey, bringIntoView } from '../heads/head-figures.js';
+import { cacheView } from '../heads/cache-view.js';
 import { EXPLAIN_WORDS } from '../shared/figure-labels.js';
 import { UNKNOWN_ID } from './vocabulary.js';
 import { loadPoems, inputIds, maxTextLength, fittingText, runText, textRoles, Continuation, firstLine, WRITER } from './runs.js';
@@ -45,7 +46,7 @@ export const initialPoemPicks = () => ({
   temperature: WRITER.temperature,
   seed: WRITER.seed,
   repetition: true, // the writer's repetition rule (runs.js Continuation's `repetition`)
-  continuation: null, // { prompt, added, temperature, seed, repetition, off (offKey), pastTheEnd, restarted, done, ended, count, run } of the last continuation
+  continuation: null, // { prompt, added, temperature, seed, repetition, off (offKey), pastTheEnd, restarted, done, paused, ended, count, run, steps } of the last continuation
   key: null, // { index, row, key }: the key the four steps show for head index at row, else the row's heaviest
 });
 
@@ -57,8 +58,9 @@ export const initialPoemPicks = () => ({
 export function poemsPart(ctx, { picks, pick, redraw }) {
   const t = ctx.text.poems;
   // Kept across the page's rebuilds (a language switch): the model and its twin (see twin()), the held-out
-  // results by switched-off set, their measurer (held-out.js) and the set it is measuring.
-  const store = ctx.keep('poems', () => ({ loading: null, poems: null, twin: null, error: null, heldOut: new Map(), measurer: null, measuring: null }));
+  // results by switched-off set, their measurer (held-out.js) and the set it is measuring; the writer's
+  // continuation (`writer`: { settings, continuation }), which 一步 and 写完 go on with.
+  const store = ctx.keep('poems', () => ({ loading: null, poems: null, twin: null, error: null, heldOut: new Map(), measurer: null, measuring: null, writer: null }));
   const status = h('div', { id: 'poems-status', 'aria-live': 'polite' });
   const body = h('div', { id: 'poems-body', hidden: true });
   const node = h('div', { id: 'poems-part' }, [h('p', {}, [t.lead]), status, body]);
@@ -172,30 +174,40 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
   /**
    * Writes the text on as a poem (the writer's verse rules, and its repetition rule if switched on);
    * `pastTheEnd`: on past where the poem would end. A text that is already a whole poem gets nothing added:
-   * then a new poem is written from its first line instead, and the page says so (`restarted`).
+   * then a new poem is written from its first line instead, and the page says so (`restarted`). `most`: it pauses
+   * after that many characters; `resume`: it goes on with the paused continuation of the same settings, if any.
    */
-  function continueText({ pastTheEnd = false, restarted = false } = {}) {
+  function continueText({ pastTheEnd = false, restarted = false, most = Infinity, resume = false } = {}) {
     clearTimeout(continuing);
     const { temperature, seed, repetition } = picks();
     const prompt = currentText();
     const off = currentOff();
-    const continuation = new Continuation(store.poems, ctx.mha, { ids: inputIds(store.poems, prompt), off, temperature, seed, pastTheEnd, verse: true, repetition });
+    const settings = JSON.stringify([prompt, temperature, seed, repetition, offKey(off), pastTheEnd]);
+    const kept = resume && store.writer?.settings === settings && !store.writer.continuation.finished ? store.writer : null;
+    const continuation = kept?.continuation
+      ?? new Continuation(store.poems, ctx.mha, { ids: inputIds(store.poems, prompt), off, temperature, seed, pastTheEnd, verse: true, repetition, rows: true });
+    store.writer = { settings, continuation };
     // The same settings again write the same text: `run` counts such runs, so that each is seen to happen.
     const last = picks().continuation;
     const same = last?.done && last.prompt === prompt && last.temperature === temperature && last.seed === seed && last.repetition === repetition
       && last.off === offKey(off) && last.pastTheEnd === pastTheEnd;
-    const run = same ? last.run + 1 : 1;
+    const run = kept ? last?.run ?? 1 : same ? last.run + 1 : 1;
+    let left = most;
     const work = () => {
-      const finished = continuation.advance(SLICE_MS);
+      const before = continuation.added.length;
+      const finished = continuation.advance(SLICE_MS, left);
+      left -= continuation.added.length - before;
+      const paused = !finished && left <= 0;
       if (finished && continuation.ended && !continuation.added.length && !pastTheEnd && firstLine(prompt) !== prompt) {
         ctx.set((s) => (s.poems.text = firstLine(prompt)));
-        return continueText({ restarted: true });
+        return continueText({ restarted: true, most: left });
       }
       const added = continuationText(continuation.added);
       // Said only of what is seen: a run that came out otherwise would count from 1 again.
       const runs = finished && run > 1 && added !== last.added ? 1 : run;
-      pick((p) => (p.continuation = { prompt, added, temperature, seed, repetition, off: offKey(off), pastTheEnd, restarted, done: finished, ended: continuation.ended, count: continuation.added.length, run: runs }));
-      if (!finished) continuing = setTimeout(work);
+      pick((p) => (p.continuation = { prompt, added, temperature, seed, repetition, off: offKey(off), pastTheEnd, restarted, done: finished, paused, ended: continuation.ended,
+        count: continuation.added.length, run: runs, steps: continuation.last?.steps ?? 0 }));
+      if (!finished && !paused) continuing = setTimeout(work);
     };
     work();
   }
@@ -257,6 +269,7 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
       loss: h('div', { id: 'poem-loss' }),
       prediction: h('div', { id: 'poem-prediction' }),
       continuation: h('div', { id: 'poem-continuation', 'aria-live': 'polite' }),
+      cache: h('div', { id: 'poem-cache' }),
     };
     // Lesson mode shows these in four screens (data-screen): the poem and every head; one head enlarged with
     // its four steps; its roles and heads switched off; the continuation.
@@ -298,12 +311,18 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
           numberField({ label: t.seed, value: picks().seed, min: 0, max: SEED_MAX, id: 'poem-seed', notANumber: ctx.text.notANumber,
             refuse: (v) => (Number.isInteger(v) && v >= 0 && v <= SEED_MAX ? null : ctx.text.notANumber), onInput: (v) => pick((p) => (p.seed = v)) }),
           h('button', { type: 'button', id: 'poem-continue', onclick: () => continueText() }, [t.continueButton]),
+          h('button', { type: 'button', id: 'poem-step', onclick: () => continueText({ most: 1, resume: true }) }, [t.stepButton]),
+          h('button', { type: 'button', id: 'poem-to-end', onclick: () => continueText({ resume: true }) }, [t.toEndButton]),
         ]),
+        h('p', { class: 'muted' }, [t.stepNote]),
         h('div', { class: 'controls poem-repetition' }, [
           h('label', { class: 'check', for: 'poem-repetition' }, [repetition, h('span', {}, [t.repetitionSwitch])]),
         ]),
         ...(store.poems.card.repetition ? [h('p', { class: 'muted', id: 'poem-repetition-note' }, [t.repetitionNote(store.poems.card.repetition)])] : []),
         parts.continuation,
+        h('h3', {}, [t.cache.title]),
+        h('p', { class: 'muted' }, [t.cache.note]),
+        parts.cache,
         h('p', { class: 'muted' }, [t.card(store.poems.card.heldOut.targets, store.poems.card.heldOut.poems.length)]),
       ]),
     ]);
@@ -402,6 +421,21 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
       },
       pastTheEnd: () => continueText({ pastTheEnd: true }),
     }));
+    drawCache();
+  }
+
+  /** The writer's last step for the head picked: its query against the rows the cache holds, and what it cost. */
+  function drawCache() {
+    const last = store.writer?.continuation.last;
+    if (!last?.rows || !picks().continuation) return show(controls.cache, []);
+    const { layers, heads, dModel, vocabSize } = store.poems.model.config;
+    const index = Math.min(ctx.state.poems.head, layers * heads - 1);
+    const row = last.rows[index];
+    show(controls.cache, [
+      ...cacheView(t, { prefix: 'poem', step: last.steps, index, heads, config: { layers, dModel, vocabSize },
+        entries: last.ids.map((id, i) => ({ label: tokenLabel(id), weight: row[i] })) }),
+      last.slid ? vh('p', { class: 'note', id: 'poem-cache-slid' }, [t.cache.slid]) : null,
+    ]);
   }
 
   return {

@@ -60,7 +60,7 @@ export function lossView(t, { allOn, now, offCount, baselines }) {
 
 /**
  * The writer's poem (`continuation`: its prompt, what it added, how; null before it writes): written, or being
- * written, and where the model ended the poem, what a teacher may want next: a new poem from the text's first
+ * written (or paused after 一步), and where the model ended the poem, what a teacher may want next: a new poem from the text's first
  * line (`on.restart`), or the text written on regardless of the end (`on.pastTheEnd`).
  */
 export function continuationView(t, continuation, on = {}) {
@@ -75,7 +75,8 @@ export function continuationView(t, continuation, on = {}) {
   ];
   return [
     continuation.restarted ? vh('p', { id: 'poem-restarted', class: 'note' }, [t.restarted]) : null,
-    vh('p', { class: 'muted' }, [done ? t.continued(continuation.temperature, continuation.seed, continuation.pastTheEnd, continuation.repetition) : t.continuing(continuation.count)]),
+    vh('p', { class: 'muted' }, [done ? t.continued(continuation.temperature, continuation.seed, continuation.pastTheEnd, continuation.repetition)
+      : continuation.paused ? t.paused(continuation.count) : t.continuing(continuation.count)]),
     vh('p', { class: 'poem-output' }, [prompt, vh('mark', { id: 'poem-added' }, [continuation.added])]),
     ...(done && ended ? afterTheEnd() : []),
     done && continuation.run > 1 ? vh('p', { id: 'poem-again', class: 'muted' }, [t.continuedAgain(continuation.run, continuation.temperature)]) : null,

@@ -1,0 +1,82 @@
+// §10's views of writing with the key-value cache (web/heads/cache-view.js's cacheView, web/gpt2/views.js's
+// generationView, the poetry writer paused after 一步), pure functions from the numbers and the words to DOM,
+// against golden HTML in tests/golden/views/ (UPDATE_GOLDEN=1 rewrites them), in both languages, with the
+// weights drawn checked against a forward of the same text and the counts against stepCost's.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseHTML } from 'linkedom';
+import { loadAttention } from '../web/src/attention.js';
+import { TEXT } from '../web/page/text.js';
+import { show } from '../web/ui/dom.js';
+import { openPoems, inputIds, Continuation } from '../web/poems/runs.js';
+import { continuationView, tokenLabel } from '../web/poems/views.js';
+import { cacheView, stepCost } from '../web/heads/cache-view.js';
+import { generationView } from '../web/gpt2/views.js';
+import { generation } from '../web/gpt2/generate.js';
+import { gpt2Input, mergedTokens } from '../web/gpt2/tokens.js';
+import { lastRows, layerHead } from '../web/heads/heads.js';
+import { gpt2File, randomWeights } from './gpt-reference.js';
+import { seededRandom } from './seeded.js';
+import { matchGolden } from './golden.js';
+
+const mha = await loadAttention();
+const { document } = parseHTML('<!doctype html><html><body></body></html>');
+const shown = (view) => show(document.createElement('div'), view);
+const bars = (node, id) => [...node.querySelectorAll(`#${id} g.bar`)].map((bar) => Number(bar.dataset.value));
+const count = (value) => value.toLocaleString('en-US');
+
+test('the poetry writer after two steps: the new query against the 8 cached rows, the cache\'s size, the step\'s cost', async () => {
+  const poems = await openPoems(mha, null);
+  const { layers, heads, dModel, vocabSize } = poems.model.config;
+  const writer = new Continuation(poems, mha, { ids: inputIds(poems, '床前明月光'), off: [], temperature: 0, verse: true, repetition: true, rows: true });
+  writer.advance(1000, 3);
+  const { ids, rows, stepped, steps } = writer.last;
+  assert.deepEqual({ length: ids.length, stepped, steps }, { length: 8, stepped: true, steps: 3 });
+  const index = 5;
+  // The row a forward of the same text gives (a step's attention is the forward's to the bit: tests/gpt.test.js).
+  const L = ids.length;
+  const want = poems.model.forward(ids).attention(...layerHead(index, heads)).slice((L - 1) * L);
+  for (const lang of ['zh', 'en']) {
+    const t = TEXT[lang].poems;
+    const continuation = { prompt: '床前明月光', added: writer.added.map((id) => tokenLabel(t, poems.vocabulary, id)).join(''), temperature: 0, seed: 1,
+      repetition: true, pastTheEnd: false, done: false, paused: true, count: writer.added.length, run: 1 };
+    const view = shown([...continuationView(t, continuation), ...cacheView(t, { prefix: 'poem', step: steps, index, heads, config: { layers, dModel, vocabSize },
+      entries: ids.map((id, i) => ({ label: tokenLabel(t, poems.vocabulary, id), weight: rows[index][i] })) })]);
+    matchGolden(`views/kv-poem-${lang}.html`, view);
+    assert.equal(view.querySelector('p.muted').textContent, t.paused(3));
+    bars(view, 'poem-cache-row').forEach((weight, i) => assert.ok(Math.abs(weight - want[i]) < 1e-6, `row ${i}: ${weight} against ${want[i]}`));
+    const cost = stepCost({ layers, dModel, vocabSize }, 8);
+    assert.equal(view.querySelector('#poem-cache-cost').textContent, t.cache.cost(count(cost.cached), count(cost.full), (cost.full / cost.cached).toFixed(1)));
+    assert.equal(view.querySelector('#poem-cache-size').textContent, t.cache.size(8, '24', '3', layers));
+  }
+});
+
+test('GPT-2\'s generation: merged characters, its speed, and past 16 cached rows the earlier ones summed into one bar', async () => {
+  const config = { layers: 2, heads: 2, dModel: 16, context: 80, vocab: 50257 };
+  const model = await mha.loadModel(gpt2File(config, randomWeights(config, seededRandom(31), { spread: 0.5 })), { maxTokens: 64 });
+  const prompt = gpt2Input('The cat sat on the mat, 猫吃鱼', 64);
+  const ids = [...prompt, ...[...generation(model, prompt, { count: 10 })].map(({ id }) => id)];
+  const rows = lastRows(model);
+  const gen = { key: '1', prompt: prompt.length, ids, tokens: mergedTokens(ids), rows, steps: 10, ms: 125, forwardMs: 12.4, done: true, stopped: false, temperature: 0, seed: 1 };
+  const index = 3;
+  const { layers, heads, dModel, vocabSize } = model.config;
+  for (const lang of ['zh', 'en']) {
+    const words = { ...TEXT[lang].poems, ...TEXT[lang].gpt2 };
+    const view = shown(generationView(words, gen, { index, heads, config: model.config, limit: 64 }));
+    matchGolden(`views/kv-gpt2-${lang}.html`, view);
+    const labels = [...view.querySelectorAll('#gpt2-gen-tokens code')].map((code) => code.textContent);
+    assert.ok(labels.includes('␣猫') && labels.includes('吃') && labels.includes('鱼'), labels.join(' '));
+    assert.equal(view.querySelectorAll('#gpt2-gen-tokens .gpt2-token-written').length, gen.tokens.filter(({ to }) => to >= prompt.length).length);
+    assert.equal(view.querySelector('#gpt2-speed').textContent, words.speed('80.0', '12.5', '12', 0));
+    // 16 bars of the latest entries and one for the rest, every weight of the new query's row counted once.
+    const drawn = bars(view, 'gpt2-cache-row');
+    assert.equal(drawn.length, 17);
+    const entries = gen.tokens.length;
+    const rest = gen.tokens.slice(0, entries - 16).reduce((sum, { from, to }) => sum + rows[index].slice(from, to + 1).reduce((a, b) => a + b, 0), 0);
+    assert.ok(Math.abs(drawn[0] - rest) < 1e-6);
+    assert.ok(Math.abs(drawn.reduce((a, b) => a + b, 0) - 1) < 1e-5);
+    const cost = stepCost({ layers, dModel, vocabSize }, ids.length);
+    assert.equal(view.querySelector('#gpt2-cache-cost').dataset.cached, String(cost.cached));
+  }
+  model.dispose();
+});
