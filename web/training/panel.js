@@ -86,9 +86,11 @@ export function mountTraining(container, { lang = 'zh', heads = 2, kvHeads, seed
     return node('label', { class: 'h-choice' }, [input, `h = ${h}`]);
   });
   const kvBox = compare && node('fieldset', { class: 'train-kv' });
+  const kvLead = compare && node('p', { class: 'muted train-kv-lead' });
   const startButton = node('button', { type: 'button', class: 'train-start', disabled: true, onclick: () => (state.running ? pause() : start()) }, [t.start]);
   const resetButton = node('button', { type: 'button', class: 'train-reset', disabled: true, onclick: () => reset() }, [t.reset]);
-  const speedSelect = node('select', { id: `${uid}-speed`, onchange: (e) => host.send({ type: 'speed', stepsPerTick: Number(e.target.value) }) },
+  let speed = stepsPerTick; // the speed chosen: a new model trains at it too
+  const speedSelect = node('select', { id: `${uid}-speed`, onchange: (e) => host.send({ type: 'speed', stepsPerTick: (speed = Number(e.target.value)) }) },
     Object.entries(t.speeds).map(([value, label]) => node('option', { value, selected: Number(value) === stepsPerTick }, [label])));
   const params = node('span', { class: 'muted train-params' });
   const status = node('p', { class: 'train-status', role: 'status', 'aria-live': 'polite' }, [t.loading]);
@@ -103,7 +105,7 @@ export function mountTraining(container, { lang = 'zh', heads = 2, kvHeads, seed
     heading ? node('h2', { id: `${uid}-title` }, [t.title]) : null,
     node('p', {}, [t.lead]),
     node('p', { class: 'muted' }, [t.oneHead]),
-    c && node('p', { class: 'muted' }, [c.kvLead]),
+    kvLead,
     node('div', { class: 'train-controls' }, [
       node('fieldset', {}, [node('legend', {}, [t.heads]), ...headRadios]),
       kvBox,
@@ -173,7 +175,7 @@ export function mountTraining(container, { lang = 'zh', heads = 2, kvHeads, seed
     schedule();
   }
 
-  const init = () => host.send({ type: 'init', heads: state.heads, kvHeads: state.kvHeads, seed, example: TRAIN_EXAMPLE, stepsPerTick, maxSteps });
+  const init = () => host.send({ type: 'init', heads: state.heads, kvHeads: state.kvHeads, seed, example: TRAIN_EXAMPLE, stepsPerTick: speed, maxSteps });
   const host = startTrainingHost(onMessage, workerUrl);
   init();
   render(); // the placeholders, until the trainer answers
@@ -275,6 +277,8 @@ export function mountTraining(container, { lang = 'zh', heads = 2, kvHeads, seed
   function drawKvChoice() {
     const choices = kvChoices(state.heads);
     kvBox.hidden = choices.length < 2;
+    kvLead.hidden = choices.length < 2;
+    if (!kvLead.hidden && kvLead.textContent !== c.kvLead(choices.length)) kvLead.textContent = c.kvLead(choices.length);
     show(kvBox, [vh('legend', {}, [c.kvHeads]), ...choices.map((kv) => vh('label', { class: 'h-choice' }, [
       vh('input', { type: 'radio', name: `${uid}-kv`, value: kv, checked: kv === state.kvHeads, onchange: () => setKvHeads(kv) }),
       c.kvChoice(kvKind(state.heads, kv), kv),
