@@ -98,9 +98,11 @@ const viewCounts = (views) => ['previous', 'first', 'mixed', 'blend'].map((name)
 export function comparisonView(t, f) {
   if (f.rows.length < 2 || f.rows[0].kind !== 'mha') return vh('p', { class: 'muted train-compare-wait' }, [t.compareWait(f.heads)]);
   const loss = (x, ratio) => (ratio === null ? lossText(x) : t.withRatio(lossText(x), fmt(ratio, 2)));
+  // On a phone the table may be wider than the screen: it scrolls in its box (which a keyboard can reach),
+  // under its caption.
   return vh('div', { class: 'train-compare-result' }, [
-    vh('table', { class: 'train-table train-compare' }, [
-      vh('caption', { class: 'muted' }, [t.compareCaption(f.heads, f.maxSteps)]),
+    vh('p', { class: 'muted train-compare-caption', id: 'train-compare-caption' }, [t.compareCaption(f.heads, f.maxSteps)]),
+    vh('div', { class: 'train-compare-scroll', tabindex: '0', role: 'region', 'aria-labelledby': 'train-compare-caption' }, [vh('table', { class: 'train-table train-compare', 'aria-labelledby': 'train-compare-caption' }, [
       vh('thead', {}, [vh('tr', {}, [t.kvHeadsShort, t.paramsShort, t.lossAtStep(f.early), t.lossAtStep(f.maxSteps), t.headsLearnt].map((h) => vh('th', { scope: 'col' }, [h])))]),
       vh('tbody', {}, f.rows.map((r) => vh('tr', { 'data-kind': r.kind, 'data-kv-heads': r.kvHeads }, [
         vh('th', { scope: 'row' }, [`${KINDS[r.kind]} · h_kv = ${r.kvHeads}`]),
@@ -109,7 +111,7 @@ export function comparisonView(t, f) {
         vh('td', {}, [loss(r.final, r.finalRatio)]),
         vh('td', {}, [viewCounts(r.views).map(([name, n]) => t.viewCount(name, n)).join(t.listSep)]),
       ]))),
-    ]),
+    ])]),
     vh('p', { class: 'train-compare-says' }, [t.compareSays(f)]),
   ]);
 }

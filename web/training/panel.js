@@ -43,6 +43,9 @@ const STYLE = `
 .mha-train .train-error{color:#a4000f}
 .mha-train .train-placeholder{visibility:hidden}
 .mha-train .train-ablation{overflow-x:auto;max-width:100%}
+.mha-train .train-compare-scroll{overflow-x:auto;max-width:100%}
+.mha-train table.train-compare :is(th,td):not(:last-child){white-space:nowrap}
+.mha-train table.train-compare :is(th,td):last-child{min-width:7em;text-align:left}
 .mha-train .train-ablation caption{text-align:left}
 .mha-train .sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
 `;
