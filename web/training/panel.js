@@ -98,10 +98,10 @@ export function mountTraining(container, { lang = 'zh', heads = 2, kvHeads, seed
   const params = node('span', { class: 'muted train-params' });
   const status = node('p', { class: 'train-status', role: 'status', 'aria-live': 'polite' }, [t.loading]);
   const lossFigure = node('figure', { class: 'train-loss' }, [node('figcaption', {}, [t.lossTitle]), node('div', { class: 'fig-svg' })]);
-  const headFigures = node('div', { class: 'train-figs train-heads' });
-  const predictions = node('div', { class: 'train-predictions' });
-  const compareBox = compare && node('div', { class: 'train-compare-box' });
-  const ablationBox = node('div', { class: 'train-ablation', role: 'group', 'aria-label': t.ablation }, [node('p', { class: 'muted' }, [t.ablationWait])]);
+  const headFigures = node('div', { class: 'train-figs train-heads', 'data-screen': '2' });
+  const predictions = node('div', { class: 'train-predictions', 'data-screen': '1' });
+  const compareBox = compare && node('div', { class: 'train-compare-box', 'data-screen': '3' });
+  const ablationBox = node('div', { class: 'train-ablation', role: 'group', 'aria-label': t.ablation, 'data-screen': '4' }, [node('p', { class: 'muted' }, [t.ablationWait])]);
   const errorLine = node('p', { class: 'train-error', role: 'alert', hidden: true });
 
   const root = node('div', { class: 'mha-train', 'data-state': 'loading' }, [
@@ -119,13 +119,15 @@ export function mountTraining(container, { lang = 'zh', heads = 2, kvHeads, seed
     ]),
     status,
     errorLine,
-    node('div', { class: 'train-figs' }, [lossFigure]),
+    // The page's lesson mode shows a screen at a time (data-screen): the loss and the answers, the heads, the
+    // comparison, the ablation, each under the controls; the widget shows them all.
+    node('div', { class: 'train-figs', 'data-screen': '1' }, [lossFigure]),
     headFigures,
     predictions,
-    c && node('h3', {}, [c.compareTitle]),
+    c && node('h3', { 'data-screen': '3' }, [c.compareTitle]),
     compareBox,
-    node('h3', {}, [t.ablation]),
-    node('p', { class: 'muted' }, [t.ablationLead]),
+    node('h3', { 'data-screen': '4' }, [t.ablation]),
+    node('p', { class: 'muted', 'data-screen': '4' }, [t.ablationLead]),
     ablationBox,
   ]);
   // The stylesheet goes to the widget's shadow root, or to the page's document (the container may not
