@@ -146,7 +146,7 @@ test('the K/V lead counts the models offered; the ablation says whether training
   assert.match(COMPARE_TEXT.en.kvLead(kvChoices(2).length), /the two models/);
   assert.match(COMPARE_TEXT.en.kvLead(kvChoices(4).length), /the three models/);
   const { ablation } = runs[0];
-  for (const [done, zh, en] of [[true, /训练到第 1500 步结束时算的/, /finished at step 1500/], [false, /第 1500 步暂停时算的/, /paused at step 1500/]]) {
+  for (const [done, zh, en] of [[true, /第 1500 步训练结束时算的/, /finished at step 1500/], [false, /第 1500 步暂停时算的/, /paused at step 1500/]]) {
     assert.match(shown(ablationView(TRAIN_TEXT.zh, { ...ablation, done })).querySelector('caption').textContent, zh);
     assert.match(shown(ablationView(TRAIN_TEXT.en, { ...ablation, done })).querySelector('caption').textContent, en);
   }

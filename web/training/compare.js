@@ -5,6 +5,13 @@ import { vh } from '../ui/dom.js';
 import { KINDS, fmt } from './strings.js';
 import { kvKind } from './views.js';
 
+/** The comparison's own rules, added to the section's stylesheet: on a phone its table scrolls rather than stack its headings. */
+export const STYLE = `
+.mha-train .train-compare-scroll{overflow-x:auto;max-width:100%}
+.mha-train table.train-compare :is(th,td):not(:last-child){white-space:nowrap}
+.mha-train table.train-compare :is(th,td):last-child{min-width:7em;text-align:left}
+`;
+
 /** A loss as the comparison writes it: small ones in powers of ten, where fixed decimals would show nothing. */
 const lossText = (x) => (Number.isFinite(x) ? (x < 0.01 ? x.toExponential(1) : x.toFixed(3)) : '—');
 const kindOf = (row) => KINDS[row.kind];

@@ -43,9 +43,6 @@ const STYLE = `
 .mha-train .train-error{color:#a4000f}
 .mha-train .train-placeholder{visibility:hidden}
 .mha-train .train-ablation{overflow-x:auto;max-width:100%}
-.mha-train .train-compare-scroll{overflow-x:auto;max-width:100%}
-.mha-train table.train-compare :is(th,td):not(:last-child){white-space:nowrap}
-.mha-train table.train-compare :is(th,td):last-child{min-width:7em;text-align:left}
 .mha-train .train-ablation caption{text-align:left}
 .mha-train .sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
 `;
@@ -133,7 +130,8 @@ export function mountTraining(container, { lang = 'zh', heads = 2, kvHeads, seed
   // The stylesheet goes to the widget's shadow root, or to the page's document (the container may not
   // be in it yet); only a browser without constructed stylesheets gets a <style> element.
   const scope = container.getRootNode();
-  if (!adoptStylesheet(scope.nodeType === 11 && 'host' in scope ? scope : doc, STYLE)) root.prepend(node('style', {}, [STYLE]));
+  const style = STYLE + (compare?.STYLE ?? '');
+  if (!adoptStylesheet(scope.nodeType === 11 && 'host' in scope ? scope : doc, style)) root.prepend(node('style', {}, [style]));
   container.append(root);
 
   const placeholder = (text) => node('span', { class: 'train-placeholder', 'aria-hidden': 'true' }, [text]);

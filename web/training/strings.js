@@ -56,7 +56,7 @@ export const TRAIN_TEXT = {
     prevAcc: '前一个词',
     firstAcc: '句首',
     ablationWait: '先训练一会儿，再暂停——这里会列出每个头的消融结果。',
-    ablationAt: (steps, done) => (done ? `训练到第 ${steps} 步结束时算的；再开始训练会从第 0 步重来。` : `第 ${steps} 步暂停时算的；训练接着跑时它不变，下次暂停再重算。`),
+    ablationAt: (steps, done) => (done ? `第 ${steps} 步训练结束时算的。` : `第 ${steps} 步暂停时算的；训练接着跑时它不变，下次暂停再重算。`),
     error: '训练出错：',
   },
   en: {
@@ -100,7 +100,7 @@ export const TRAIN_TEXT = {
     prevAcc: 'previous',
     firstAcc: 'first',
     ablationWait: 'Train for a while, then pause: the ablation of every head appears here.',
-    ablationAt: (steps, done) => (done ? `Measured when training finished at step ${steps}; starting again trains from step 0.` : `Measured when training paused at step ${steps}; it stays as it is while training goes on, and is measured again at the next pause.`),
+    ablationAt: (steps, done) => (done ? `Measured when training finished at step ${steps}.` : `Measured when training paused at step ${steps}; it stays as it is while training goes on, and is measured again at the next pause.`),
     error: 'Training failed: ',
   },
 };
