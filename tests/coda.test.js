@@ -208,3 +208,25 @@ test('the two questions: GPT-2 small with MQA caches 6 KiB a word (by hand), and
     layer.dispose();
   }
 });
+
+test('the poetry model made GQA: its sentence counts heads in good grammar, its caption says which heads form a group', () => {
+  const row = (kvHeads, loss, kept) => ({ kvHeads, size: 8 / kvHeads, loss, cost: loss - 4.4, kept });
+  for (const [half, worst] of [[1, 1], [1, 0], [3, 2], [2, 1]]) {
+    const f = { heads: 8, named: 14, rows: [row(8, 4.4, 14), row(4, 5.2, 9), row(2, 6.1, half), row(1, 7.186, worst)] };
+    f.rows[1] = row(4, 5.2, half); // the sentence's "half" is the second row
+    const en = GQA_TEXT.en.poemsSays(f);
+    assert.ok(en.includes(half === 1 ? 'only 1 keeps it;' : `only ${half} keep it;`), en);
+    assert.ok(en.includes(worst === 1 ? 'and 1 keeps its.' : `and ${worst} keep theirs.`), en);
+    assert.doesNotMatch(en, /\b1 keep\b/);
+    // Chinese counts with a measure word, the same for one head or many.
+    const zh = GQA_TEXT.zh.poemsSays(f);
+    assert.ok(zh.includes(`只剩 ${half} 个还是原来的眼光`) && zh.includes(`剩 ${worst} 个。`), zh);
+  }
+  // A group is 8 ÷ h_kv adjacent heads (head i reads group ⌊i·h_kv/h⌋), never "the 8 heads of a group".
+  assert.match(GQA_TEXT.zh.poemsCaption(8), /相邻分组，每组 8 ÷ h_kv 个（h_kv = 2 时头 1–4 一组、头 5–8 一组）/);
+  assert.doesNotMatch(GQA_TEXT.zh.poemsCaption(8), /组内 8 个头/);
+  assert.match(GQA_TEXT.en.poemsCaption(8), /8 ÷ h_kv adjacent heads a group \(at h_kv = 2, heads 1–4 and heads 5–8\)/);
+  const layer = mha.createLayer({ dModel: 16, heads: 8, maxLen: 2, kvHeads: 2 });
+  assert.deepEqual(range(8).map((i) => layer.kvGroup(i)), [0, 0, 0, 0, 1, 1, 1, 1], 'the core groups heads 1–4 and 5–8');
+  layer.dispose();
+});

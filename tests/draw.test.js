@@ -369,6 +369,22 @@ test('the loss curve draws the current run solid over earlier runs, dashed, each
   matchSvg('loss-curve', svg);
 });
 
+test('the loss curve\'s log axis reaches down to the smallest loss, so a trained run\'s last losses do not lie on the axis', () => {
+  // §9's runs end between 6e-5 and 2e-4: an axis stopping at 0.001 drew their last thousand steps flat on it.
+  const run = (heads, last) => ({ heads, points: [[0, 2.8], [300, 4e-3], [1500, last]] });
+  const svg = lossCurve(document, { runs: [run(4, 6.6e-5), { ...run(2, 2.2e-4), current: true }], maxSteps: 1500 });
+  const labels = [...svg.querySelectorAll('text[text-anchor="end"]')].map((text) => text.textContent).filter((label) => label.startsWith('1e') || label.startsWith('0') || label === '1');
+  assert.deepEqual(labels, ['1e-5', '1e-4', '0.001', '0.01', '0.1', '1']);
+  const ends = [...svg.querySelectorAll('path')].map((path) => Number(path.getAttribute('d').split(',').at(-1)));
+  const axis = Number(svg.querySelector('line[stroke="#999"]').getAttribute('y1'));
+  const tick = (label) => Number([...svg.querySelectorAll('text')].find((text) => text.textContent === label).getAttribute('y')) - 4;
+  for (const end of ends) assert.ok(end < axis - 10 && end > tick('0.001'), `a run ends at y ${end}, the axis is at ${axis}`);
+  assert.ok(ends[0] > ends[1], 'the smaller loss is drawn lower');
+  // Losses over 0.001 keep the axis they always had.
+  const short = lossCurve(document, { runs: [run(2, 2e-3)], maxSteps: 1500 });
+  assert.equal([...short.querySelectorAll('text')].some((text) => text.textContent === '1e-4'), false);
+});
+
 test('a real model\'s head: single characters stay upright in small cells, the future greyed; one row as bars for a phone', () => {
   const labels = ['白', '日', '依', '山', '尽'];
   const weights = [1, 0, 0, 0, 0, 0.4, 0.6, 0, 0, 0, 0.2, 0.3, 0.5, 0, 0, 0.1, 0.1, 0.2, 0.6, 0, 0.05, 0.05, 0.1, 0.2, 0.6];

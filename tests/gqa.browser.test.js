@@ -50,6 +50,15 @@ for (const [lang, width] of [['zh', 1280], ['en', 1280], ['zh', 375], ['en', 375
       assert.equal(await page.$$eval('#gqa-groups .gqa-group', (groups) => groups.length), 2);
       const wide = await page.evaluate(() => document.documentElement.scrollWidth > innerWidth + 1);
       assert.equal(wide, false, 'the page does not scroll sideways');
+      // Each bill's title stands above its scrolling box, whole on the screen: never carried off nor cut mid-line.
+      const titles = await page.$$eval('.gqa-bill-model', (models) => models.map((model) => {
+        const title = model.querySelector('.gqa-bill-title');
+        const { left, right } = title.getBoundingClientRect();
+        const scrolls = (node) => { for (let box = node.parentElement; box; box = box.parentElement) if (/auto|scroll/.test(getComputedStyle(box).overflowX)) return true; return false; };
+        return { text: title.textContent, inScroller: scrolls(title), inside: left >= -1 && right <= innerWidth + 1 && title.scrollWidth <= title.clientWidth + 1 };
+      }));
+      assert.equal(titles.length, 3);
+      for (const title of titles) assert.deepEqual([title.inScroller, title.inside], [false, true], title.text);
       const shot = join(ensureArtifactsDir(), `gqa-${lang}-${width}.png`);
       await page.locator('#gqa-section').screenshot({ path: shot });
       const violations = await seriousAxeViolations(page);
@@ -172,6 +181,11 @@ for (const blocked of [false, true]) {
       assert.deepEqual(losses.map(([kv]) => kv), ['8', '4', '2', '1']);
       assert.equal(losses[0][1], '4.408', 'h_kv = 8 is the card\'s model');
       assert.match(await page.textContent('#gqa-poems-says'), /不再训练/);
+      // Its cells padded like the bill's, its numbers right-aligned under their headings, its caption outside the scrolling box.
+      const cells = await page.$$eval('#gqa-poems-table :is(th, td)', (nodes) => nodes.map((node) => ({ pad: parseFloat(getComputedStyle(node).paddingLeft), align: getComputedStyle(node).textAlign })));
+      assert.ok(cells.every((cell) => cell.pad >= 6), JSON.stringify(cells));
+      assert.ok(cells.every((cell) => cell.align === 'right'), JSON.stringify(cells.map((c) => c.align)));
+      assert.equal(await page.$eval('#gqa-poems-caption', (node) => node.closest('.gqa-bill') === null), true);
       const longTasks = await page.evaluate(() => window.longTasks);
       t.diagnostic(`long tasks: ${longTasks.map(Math.round).join(', ') || 'none'}`);
       if (!blocked) {

@@ -74,7 +74,8 @@ const LESSON_TEXT = '#questions dl, #symbol-notes, #split-section .split-live, #
  * screen, HTML text at its font size times its zoom. A number is a text that parses as one ("0.25",
  * "21,233,664", "-2.00"), or in a program's printout any word that does. `code`: the smallest program text shown.
  */
-const measure = (page, least) => page.evaluate(({ figures, texts, least }) => {
+const measure = (page, least) => measureWith(page, FIGURES, LESSON_TEXT, least);
+const measureWith = (page, figures, texts, least) => page.evaluate(({ figures, texts, least }) => {
   const part = document.querySelector('.lesson-section.current-part');
   const barBottom = document.querySelector('#lesson-bar').getBoundingClientRect().bottom;
   const visible = (node) => node.getClientRects().length > 0 && !node.closest('.sr-only, title, desc');
@@ -114,7 +115,7 @@ const measure = (page, least) => page.evaluate(({ figures, texts, least }) => {
     const font = parseFloat(getComputedStyle(element).fontSize);
     return element instanceof SVGElement ? font * element.getScreenCTM().a : font * element.currentCSSZoom;
   }
-}, { figures: FIGURES, texts: LESSON_TEXT, least });
+}, { figures, texts, least });
 
 /** axe-core on the page as it stands finds no serious or critical violations. */
 async function assertAxeClean(page) {
@@ -179,10 +180,69 @@ test('lesson mode at 1920 × 1080: parts 七 to 十二 and the coda 十三 fit t
       if (await page.isDisabled('#lesson-next')) break;
       await page.keyboard.press('PageDown');
     }
-    assert.deepEqual(seen, ['views-section 1', 'ablation-section 1', 'train-section 1', 'poems-section 1', 'poems-section 2', 'poems-section 3', 'poems-section 4', 'quiz-section 1', 'share-section 1', 'gqa-section 1', 'gqa-section 2', 'gqa-section 3', 'gqa-section 4', 'gqa-section 5']);
+    assert.deepEqual(seen, ['views-section 1', 'ablation-section 1', 'train-section 1', 'train-section 2', 'train-section 3', 'train-section 4', 'poems-section 1', 'poems-section 2', 'poems-section 3', 'poems-section 4', 'quiz-section 1', 'share-section 1', 'gqa-section 1', 'gqa-section 2', 'gqa-section 3', 'gqa-section 4', 'gqa-section 5']);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
+  }
+});
+
+// §9's numbers and words, measured at 24 px: the loss chart's labels, the heads' captions, the answers, the
+// comparison and its sentence, the ablation.
+const TRAIN_FIGURES = '#train-section :is(svg, table)';
+const TRAIN_TEXT = '#train-section :is(.train-status, .train-params, figcaption, .head-view, .train-compare-caption, .train-compare-says, caption, th, td)';
+
+/** Trains §9's model picked by its radio `label` to the last step, at the fastest speed. */
+async function trainToEnd(page, label) {
+  await page.click(`#train-section label.h-choice:has-text("${label}")`);
+  await page.waitForSelector('#train-section .mha-train[data-state="ready"]', { timeout: HANG_MS });
+  await page.click('#train-section .train-start');
+  await page.waitForSelector('#train-section .mha-train[data-state="done"]', { timeout: HANG_MS });
+}
+
+test('lesson mode at 1920 × 1080, §9 at h = 2, then trained at h = 4 as MHA, GQA and MQA: four screens, every number and word at 24 px, none shrunk', async () => {
+  for (const lang of ['zh', 'en']) {
+    const { page, errors, context } = await load(`?present=1&part=9${lang === 'en' ? '&lang=en' : ''}`, { viewport: { width: 1920, height: 1080 } });
+    try {
+      await page.waitForSelector('#train-section .mha-train:not([data-state="loading"])', { timeout: HANG_MS });
+      // h = 2, as the page opens: its heads write their weights in the cells, at 24 px too.
+      await page.keyboard.press('PageDown');
+      await screenSettled(page);
+      assert.equal(await page.$eval('.current-part', (node) => `${node.dataset.showing} ${node.style.zoom}`), '2 ');
+      assert.deepEqual((await measureWith(page, TRAIN_FIGURES, TRAIN_TEXT, 24)).small, [], `${lang}, h = 2, the heads`);
+      await page.keyboard.press('PageUp');
+      await page.selectOption('#train-section .train-controls select', '25');
+      for (const label of ['h = 4', 'MHA', 'GQA', 'MQA']) {
+        if (label === 'h = 4') await page.click('#train-section label.h-choice:has-text("h = 4")');
+        else await trainToEnd(page, label);
+      }
+      await page.waitForSelector('#train-section .train-compare tbody tr:nth-child(3)', { state: 'attached' });
+      await page.waitForSelector('#train-section .train-ablation table', { state: 'attached' });
+      for (let screen = 1; screen <= 4; screen++) {
+        await screenSettled(page);
+        const now = await page.$eval('.current-part', (node) => ({ id: node.id, screen: node.dataset.showing, zoom: node.style.zoom, box: node.getBoundingClientRect().toJSON() }));
+        assert.deepEqual([now.id, now.screen], ['train-section', String(screen)]);
+        await page.screenshot({ path: `${ensureArtifactsDir()}lesson-mode-9-${screen}-${lang}.png` });
+        assert.ok(!now.zoom || Number(now.zoom) >= 0.9, `${lang}, screen ${screen}: scaled to ${now.zoom}`);
+        assert.ok(now.box.bottom <= 1080 + 1 && now.box.right <= 1920 + 1, `${lang}, screen ${screen}: ${JSON.stringify(now.box)}`);
+        const measured = await measureWith(page, TRAIN_FIGURES, TRAIN_TEXT, 24);
+        assert.deepEqual(measured.outside, [], `${lang}, screen ${screen}: off the screen`);
+        assert.deepEqual(measured.small, [], `${lang}, screen ${screen}: numbers or text under 24 px`);
+        // What each screen is for: the loss and the answers, the heads, the comparison, the ablation.
+        const seen = await page.evaluate(() => ['.train-loss svg', '.train-predictions table', 'figure.train-head', '.train-compare', '.train-ablation table']
+          .filter((selector) => [...document.querySelectorAll(`#train-section ${selector}`)].some((node) => node.getClientRects().length)));
+        assert.deepEqual(seen, [['.train-loss svg', '.train-predictions table'], ['figure.train-head'], ['.train-compare'], ['.train-ablation table']][screen - 1]);
+        // The comparison uses the width: its table and sentence are not squeezed into the left half.
+        if (screen === 3) {
+          const width = await page.$eval('#train-section .train-compare-says', (node) => node.getBoundingClientRect().width);
+          assert.ok(width >= 900, `the sentence is ${width} px wide`);
+        }
+        if (screen < 4) await page.keyboard.press('PageDown');
+      }
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
   }
 });
 

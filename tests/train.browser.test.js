@@ -56,6 +56,9 @@ const HTML_KV = `<!doctype html><html lang="en"><head><meta charset="utf-8"><tit
   window.training = mountTraining(document.getElementById('host'), { lang: 'en', heads: 4, stepsPerTick: 100, maxSteps: 1500, compare });
 </script></body></html>`;
 
+/** The page's mount, with the comparison, in `lang` for h = `heads`; `speed` steps a tick unless the mount's own. */
+const htmlWith = ({ lang, heads, speed }) => HTML_KV.replace("lang: 'en', heads: 4, stepsPerTick: 100,", `lang: '${lang}', heads: ${heads},${speed ? ` stepsPerTick: ${speed},` : ''}`).replace('lang="en"', `lang="${lang}"`);
+
 /** Waits until the section has its trainer (data-state leaves "loading") and checks that it is ready, not failed. */
 async function trainerReady(page) {
   await page.waitForSelector('.mha-train:not([data-state="loading"])', { timeout: HANG_MS });
@@ -214,5 +217,69 @@ test('MHA, GQA and MQA of one h trained in turn on one seed: the heads name thei
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
+  }
+});
+
+test('a model picked after the speed trains at that speed, not the one the section was mounted with', async () => {
+  const { page, context, errors } = await openTraining({ html: htmlWith({ lang: 'zh', heads: 2 }) });
+  try {
+    await page.selectOption('.mha-train .train-controls select', '25'); // 快
+    await page.check('.mha-train .train-kv input[value="1"]');
+    await page.waitForFunction(() => window.training.snapshot().kvHeads === 1 && document.querySelector('.mha-train').dataset.state === 'ready', null, { timeout: HANG_MS });
+    await page.click('.mha-train .train-start');
+    await page.waitForFunction(() => window.training.snapshot().history.length >= 6, null, { timeout: HANG_MS });
+    await page.click('.mha-train .train-start');
+    const steps = (await page.evaluate(() => window.training.snapshot().history)).map(([step]) => step);
+    const ticks = steps.slice(1).map((step, i) => step - steps[i]);
+    assert.ok(ticks.length >= 5 && ticks.every((n) => n === 25), `steps a tick after switching model: ${ticks}`);
+    assert.equal(await page.$eval('.mha-train .train-controls select', (select) => select.value), '25');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('on a phone (375 px) the comparison fits or scrolls in its box, its caption above it, no heading a character a line', async () => {
+  for (const lang of ['en', 'zh']) {
+    const { page, context, errors } = await openTraining({ html: htmlWith({ lang, heads: 2, speed: 100 }), viewport: { width: 375, height: 740 } });
+    try {
+      for (const kv of ['2', '1']) {
+        await page.check(`.mha-train .train-kv input[value="${kv}"]`);
+        await page.waitForFunction((kv) => window.training.snapshot().kvHeads === Number(kv) && document.querySelector('.mha-train').dataset.state === 'ready', kv, { timeout: HANG_MS });
+        await page.click('.mha-train .train-start');
+        await page.waitForFunction(() => document.querySelector('.mha-train').dataset.state === 'done', null, { timeout: HANG_MS });
+      }
+      await page.waitForSelector('.mha-train table.train-compare tbody tr:nth-child(2)', { timeout: HANG_MS });
+      await page.locator('.mha-train table.train-compare').scrollIntoViewIfNeeded();
+      const layout = await page.evaluate(() => {
+        const width = document.documentElement.clientWidth;
+        const scroller = (node) => {
+          for (let box = node.parentElement; box; box = box.parentElement) if (/auto|scroll/.test(getComputedStyle(box).overflowX)) return box;
+          return null;
+        };
+        // What of the table lies past the window's edges, other than inside a box that scrolls sideways within the window.
+        const outside = [...document.querySelectorAll('.mha-train .train-compare-result *')].filter((node) => {
+          const { left, right } = node.getBoundingClientRect();
+          if (left >= -1 && right <= width + 1) return false;
+          const box = scroller(node);
+          if (!box) return true;
+          const b = box.getBoundingClientRect();
+          return b.left < -1 || b.right > width + 1 || box.scrollWidth <= box.clientWidth;
+        }).map((node) => `${node.tagName} ${node.textContent.slice(0, 20)}`);
+        // A heading or a name on more lines than words: a character a line.
+        const lines = (node) => { const range = document.createRange(); range.selectNodeContents(node); return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size; };
+        const stacked = [...document.querySelectorAll('.mha-train table.train-compare :is(thead th, tbody th, td:not(:last-child))')]
+          .filter((cell) => lines(cell) > 2).map((cell) => `${cell.textContent}: ${lines(cell)} lines`);
+        const caption = document.querySelector('.mha-train .train-compare-caption');
+        return { outside, stacked, captionInScroller: Boolean(caption && scroller(caption)) };
+      });
+      assert.deepEqual(layout.outside, [], `${lang}: past the screen's edge`);
+      assert.deepEqual(layout.stacked, [], `${lang}: cells stacked a character a line`);
+      assert.equal(layout.captionInScroller, false, `${lang}: the caption scrolls away with the table`);
+      await page.screenshot({ path: `${ensureArtifactsDir()}train-compare-375-${lang}.png`, fullPage: true });
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
   }
 });

@@ -11,6 +11,7 @@ import { TRAIN_TEXT, WORDS } from '../web/training/strings.js';
 import { TRAIN_EXAMPLE, headViews, viewName, kvChoices, kvKind, lossView, headsView, predictionsView, ablationView } from '../web/training/views.js';
 import { COMPARE_TEXT, comparisonFacts, comparisonView } from '../web/training/compare.js';
 import { matchGolden } from './golden.js';
+import { seededRandom } from './seeded.js';
 
 const mha = await loadAttention({ threads: 1 });
 const { document } = parseHTML('<!doctype html><html><body></body></html>');
@@ -33,7 +34,7 @@ function train(kvHeads) {
     const off = attention.map((_, i) => trainer.evaluate({ enabled: attention.map((__, j) => j !== i) }));
     return {
       heads: HEADS, kvHeads, points, paramCount: trainer.paramCount, attention, predict: trainer.predict(), seqLen: trainer.seqLen, example: trainer.example,
-      kvGroups: attention.map((_, i) => trainer.kvGroup(i)), ablation: { steps: trainer.steps, all, off },
+      kvGroups: attention.map((_, i) => trainer.kvGroup(i)), ablation: { steps: trainer.steps, done: true, all, off },
       views: attention.map((a) => viewName(headViews(a, trainer.seqLen), HEADS)),
     };
   } finally {
@@ -89,7 +90,7 @@ test('§9 MHA, GQA and MQA side by side: the table and the sentence say what the
     // Every ratio it writes is the run's own, to two decimals; it never calls a loss over 0.1 learnt.
     for (const row of facts.rows.slice(1)) assert.ok(says.includes(row.finalRatio.toFixed(2)), `${lang}: ${says}`);
     for (const row of facts.rows.slice(1).filter((r) => r.earlyRatio >= 2)) assert.ok(says.includes(row.earlyRatio.toFixed(1)), `${lang}: ${says}`);
-    const learnt = lang === 'zh' ? /都学会了任务/ : /every one of them learnt/;
+    const learnt = lang === 'zh' ? /这三种都学会了任务/ : /all three learnt/;
     if (facts.rows.every((r) => r.final < 0.01)) assert.match(says, learnt);
     else assert.doesNotMatch(says, learnt);
   }
@@ -109,5 +110,46 @@ test('the comparison waits for MHA and one model that shares K and V, each train
   assert.match(says, /MQA's loss is 3000.00 times MHA's/);
   assert.match(says, /At step 300 MQA's was 50.0 times MHA's/);
   assert.match(says, /MQA had not learnt the task by step 1500/);
-  assert.doesNotMatch(says, /every one of them/);
+  assert.doesNotMatch(says, /both learnt/);
+});
+
+test('the comparison sentence, over many random runs, says each model\'s pace both ways and counts the models from the numbers', () => {
+  const random = seededRandom(9);
+  const loss = () => 10 ** (-5 + random() * 5.3); // 1e-5 to 2
+  const run = (heads, kvHeads) => ({ heads, kvHeads, paramCount: 0, views: [], points: [[0, 2.8], [300, loss()], [1500, loss()]] });
+  for (let i = 0; i < 500; i++) {
+    const heads = random() < 0.5 ? 2 : 4;
+    const facts = comparisonFacts(kvChoices(heads).map((kv) => run(heads, kv)), MAX_STEPS);
+    for (const lang of ['zh', 'en']) {
+      const says = shown(comparisonView(COMPARE_TEXT[lang], facts)).querySelector('.train-compare-says').textContent;
+      for (const row of facts.rows.slice(1)) {
+        const name = row.kind.toUpperCase();
+        const slow = lang === 'zh' ? `${name} 的损失是 MHA 的 ${row.earlyRatio.toFixed(1)} 倍` : `${name}'s was ${row.earlyRatio.toFixed(1)} times MHA's`;
+        const fast = lang === 'zh' ? `${name} 的损失只有 MHA 的 ${row.earlyRatio.toFixed(2)} 倍` : `${name}'s was only ${row.earlyRatio.toFixed(2)} times MHA's`;
+        assert.equal(says.includes(slow), row.earlyRatio >= 2, `${lang}, early ratio ${row.earlyRatio}: ${says}`);
+        assert.equal(says.includes(fast), row.earlyRatio <= 0.5, `${lang}, early ratio ${row.earlyRatio}: ${says}`);
+      }
+      assert.equal(/学得慢些|more slowly/.test(says), facts.rows.some((r) => r.earlyRatio >= 2), says);
+      assert.equal(/学得快些|learnt faster/.test(says), facts.rows.some((r) => r.earlyRatio !== null && r.earlyRatio <= 0.5), says);
+      // "Both" or "all three", as many as the table has rows, never "几种" for two.
+      if (facts.rows.every((r) => r.final < 0.01)) {
+        assert.ok(says.includes(lang === 'zh' ? `这${heads === 2 ? '两' : '三'}种都学会了` : heads === 2 ? 'But both learnt' : 'But all three learnt'), says);
+      }
+      assert.doesNotMatch(says, /几种|every one of them/);
+    }
+  }
+});
+
+test('the K/V lead counts the models offered; the ablation says whether training paused or finished', () => {
+  assert.match(COMPARE_TEXT.zh.kvLead(kvChoices(2).length), /这两种模型/);
+  assert.match(COMPARE_TEXT.zh.kvLead(kvChoices(4).length), /这三种模型/);
+  assert.match(COMPARE_TEXT.en.kvLead(kvChoices(2).length), /the two models/);
+  assert.match(COMPARE_TEXT.en.kvLead(kvChoices(4).length), /the three models/);
+  const { ablation } = runs[0];
+  for (const [done, zh, en] of [[true, /第 1500 步训练结束时算的/, /finished at step 1500/], [false, /第 1500 步暂停时算的/, /paused at step 1500/]]) {
+    assert.match(shown(ablationView(TRAIN_TEXT.zh, { ...ablation, done })).querySelector('caption').textContent, zh);
+    assert.match(shown(ablationView(TRAIN_TEXT.en, { ...ablation, done })).querySelector('caption').textContent, en);
+  }
+  // The lead no longer says every model has the same parameters: only heads with their own K and V do.
+  assert.match(TRAIN_TEXT.zh.lead, /每个头都有自己的 K、V 时，参数量完全相同/);
 });

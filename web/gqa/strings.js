@@ -52,6 +52,8 @@ function changeEn(f) {
   return said;
 }
 
+/** "1 keeps its view", "3 keep theirs": the verb agrees with the count of heads. */
+const keeps = (n, what) => `${n} ${n === 1 ? 'keeps' : 'keep'} ${what}`;
 const KINDS_ZH = { mha: 'MHA（每头一副）', gqa: 'GQA（分组共用）', mqa: 'MQA（全体共用）' };
 const KINDS_EN = { mha: 'MHA (one each)', gqa: 'GQA (shared by groups)', mqa: 'MQA (shared by all)' };
 
@@ -113,7 +115,7 @@ export const GQA_TEXT = {
     poemsStart: '载入诗歌模型，逐个测 h_kv',
     poemsLoading: (percent) => `正在载入诗歌模型……${percent}%`,
     poemsMeasuring: (kv) => `正在测 h_kv = ${kv}……`,
-    poemsCaption: (heads) => `每组共用的 K/V 是组内 ${heads} 个头中若干个的平均；留出的唐诗，每个字的平均损失（nats）`,
+    poemsCaption: (heads) => `每层 ${heads} 个头按编号相邻分组，每组 ${heads} ÷ h_kv 个（h_kv = 2 时头 1–${heads / 2} 一组、头 ${heads / 2 + 1}–${heads} 一组），组里的头共用它们 K/V 的平均；留出的唐诗，每个字的平均损失（nats）`,
     poemsKv: 'h_kv（每层 K/V 头数）',
     poemsGroup: '每组查询头',
     poemsLoss: '留出损失',
@@ -184,7 +186,7 @@ export const GQA_TEXT = {
     poemsStart: 'Load the poetry model and measure each h_kv',
     poemsLoading: (percent) => `Loading the poetry model… ${percent}%`,
     poemsMeasuring: (kv) => `Measuring h_kv = ${kv}…`,
-    poemsCaption: (heads) => `Each shared K/V is the mean of a group of the ${heads} heads’; held-out Tang poems, mean loss a character (nats)`,
+    poemsCaption: (heads) => `A layer’s ${heads} heads are grouped in order, ${heads} ÷ h_kv adjacent heads a group (at h_kv = 2, heads 1–${heads / 2} and heads ${heads / 2 + 1}–${heads}), and each group shares the mean of its heads’ K and V; held-out Tang poems, mean loss a character (nats)`,
     poemsKv: 'h_kv (K/V heads a layer)',
     poemsGroup: 'query heads a group',
     poemsLoss: 'held-out loss',
@@ -194,7 +196,7 @@ export const GQA_TEXT = {
     poemsSays: (f) => {
       const worst = f.rows[f.rows.length - 1];
       const half = f.rows[1];
-      return `Averaging alone, with no training after it, costs a lot: at h_kv = ${half.kvHeads} the loss rises from ${f.rows[0].loss.toFixed(3)} to ${half.loss.toFixed(3)} (${half.cost.toFixed(2)} nats more), and of the ${f.named} heads with a named view only ${half.kept} keep it; down at h_kv = ${worst.kvHeads} (MQA) the loss is ${worst.loss.toFixed(3)} and ${worst.kept} keep theirs. Each head’s K looked its own way, and the mean looks like none of them: that is why Ainslie et al. train the converted model a little more (about 5% of the original training).`;
+      return `Averaging alone, with no training after it, costs a lot: at h_kv = ${half.kvHeads} the loss rises from ${f.rows[0].loss.toFixed(3)} to ${half.loss.toFixed(3)} (${half.cost.toFixed(2)} nats more), and of the ${f.named} heads with a named view only ${keeps(half.kept, 'it')}; down at h_kv = ${worst.kvHeads} (MQA) the loss is ${worst.loss.toFixed(3)} and ${keeps(worst.kept, worst.kept === 1 ? 'its' : 'theirs')}. Each head’s K looked its own way, and the mean looks like none of them: that is why Ainslie et al. train the converted model a little more (about 5% of the original training).`;
     },
     poemsError: 'The poetry model could not load: ',
   },

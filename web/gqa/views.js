@@ -50,10 +50,11 @@ export function exampleView(t, f) {
 /** The bill: one table per model, a row per kind (MHA, GQA, MQA), every figure from facts.js's billFacts. */
 export function billView(t, models) {
   const c = t.columns;
-  // A table wider than a phone scrolls in its box, which the keyboard can reach (tabindex) and names.
-  return models.map((model) => vh('div', { class: 'gqa-bill', 'data-model': model.key, tabindex: '0', role: 'region', 'aria-label': t.models[model.key] }, [
-    vh('table', { class: 'gqa-bill-table', id: `gqa-bill-${model.key}` }, [
-      vh('caption', {}, [t.models[model.key]]),
+  // A table wider than a phone scrolls in its box, which the keyboard can reach (tabindex); its title stays
+  // outside the box, so scrolling never carries it off nor cuts it mid-line.
+  return models.map((model) => vh('div', { class: 'gqa-bill-model', 'data-model': model.key }, [
+    vh('p', { class: 'gqa-bill-title', id: `gqa-bill-${model.key}-title` }, [t.models[model.key]]),
+    vh('div', { class: 'gqa-bill', tabindex: '0', role: 'region', 'aria-labelledby': `gqa-bill-${model.key}-title` }, [vh('table', { class: 'gqa-bill-table', id: `gqa-bill-${model.key}`, 'aria-labelledby': `gqa-bill-${model.key}-title` }, [
       vh('thead', {}, [vh('tr', {}, [c.kind, c.kvHeads, c.wq, c.wkv, c.wo, c.total, c.perToken, c.forContext(model.context)].map((label) => vh('th', { scope: 'col' }, [label])))]),
       vh('tbody', {}, model.rows.filter((row) => row.kvHeads !== null).map((row) => vh('tr', { 'data-kind': row.kind }, [
         vh('th', { scope: 'row' }, [t.kind(row.kind)]),
@@ -65,7 +66,7 @@ export function billView(t, models) {
         vh('td', { 'data-value': row.perToken, 'data-col': 'per-token' }, [t.approx(row.perToken)]),
         vh('td', { 'data-value': row.forContext, 'data-col': 'context' }, [t.approx(row.forContext)]),
       ]))),
-    ]),
+    ])]),
     model.rows.some((row) => row.kvHeads === null) ? vh('p', { class: 'muted' }, [t.noGqa]) : null,
   ]));
 }
@@ -85,8 +86,9 @@ export function groupsView(t, { heads, kvHeads, groups }) {
 /** The poetry model made grouped-query: one row an h_kv, its loss, its cost and the heads keeping their view; then what it shows. */
 export function poemGroupsView(t, f) {
   return [
-    vh('table', { class: 'gqa-poems', id: 'gqa-poems-table' }, [
-      vh('caption', {}, [t.poemsCaption(f.heads)]),
+    vh('p', { class: 'gqa-poems-caption', id: 'gqa-poems-caption' }, [t.poemsCaption(f.heads)]),
+    // Numbers right-aligned under their headings; on a phone the table scrolls in its box, under its caption.
+    vh('div', { class: 'gqa-bill', tabindex: '0', role: 'region', 'aria-labelledby': 'gqa-poems-caption' }, [vh('table', { class: 'gqa-bill-table gqa-poems', id: 'gqa-poems-table', 'aria-labelledby': 'gqa-poems-caption' }, [
       vh('thead', {}, [vh('tr', {}, [t.poemsKv, t.poemsGroup, t.poemsLoss, t.poemsCost, t.poemsRoles].map((h) => vh('th', { scope: 'col' }, [h])))]),
       vh('tbody', {}, f.rows.map((r) => vh('tr', { 'data-kv-heads': r.kvHeads }, [
         vh('th', { scope: 'row' }, [String(r.kvHeads)]),
@@ -95,7 +97,7 @@ export function poemGroupsView(t, f) {
         vh('td', {}, [r.cost ? `+${r.cost.toFixed(3)}` : '0']),
         vh('td', {}, [t.poemsRolesOf(r.kept, f.named)]),
       ]))),
-    ]),
+    ])]),
     vh('p', { id: 'gqa-poems-says' }, [t.poemsSays(f)]),
   ];
 }

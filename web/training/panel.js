@@ -86,24 +86,26 @@ export function mountTraining(container, { lang = 'zh', heads = 2, kvHeads, seed
     return node('label', { class: 'h-choice' }, [input, `h = ${h}`]);
   });
   const kvBox = compare && node('fieldset', { class: 'train-kv' });
+  const kvLead = compare && node('p', { class: 'muted train-kv-lead' });
   const startButton = node('button', { type: 'button', class: 'train-start', disabled: true, onclick: () => (state.running ? pause() : start()) }, [t.start]);
   const resetButton = node('button', { type: 'button', class: 'train-reset', disabled: true, onclick: () => reset() }, [t.reset]);
-  const speedSelect = node('select', { id: `${uid}-speed`, onchange: (e) => host.send({ type: 'speed', stepsPerTick: Number(e.target.value) }) },
+  let speed = stepsPerTick; // the speed chosen: a new model trains at it too
+  const speedSelect = node('select', { id: `${uid}-speed`, onchange: (e) => host.send({ type: 'speed', stepsPerTick: (speed = Number(e.target.value)) }) },
     Object.entries(t.speeds).map(([value, label]) => node('option', { value, selected: Number(value) === stepsPerTick }, [label])));
   const params = node('span', { class: 'muted train-params' });
   const status = node('p', { class: 'train-status', role: 'status', 'aria-live': 'polite' }, [t.loading]);
   const lossFigure = node('figure', { class: 'train-loss' }, [node('figcaption', {}, [t.lossTitle]), node('div', { class: 'fig-svg' })]);
-  const headFigures = node('div', { class: 'train-figs train-heads' });
-  const predictions = node('div', { class: 'train-predictions' });
-  const compareBox = compare && node('div', { class: 'train-compare-box' });
-  const ablationBox = node('div', { class: 'train-ablation', role: 'group', 'aria-label': t.ablation }, [node('p', { class: 'muted' }, [t.ablationWait])]);
+  const headFigures = node('div', { class: 'train-figs train-heads', 'data-screen': '2' });
+  const predictions = node('div', { class: 'train-predictions', 'data-screen': '1' });
+  const compareBox = compare && node('div', { class: 'train-compare-box', 'data-screen': '3' });
+  const ablationBox = node('div', { class: 'train-ablation', role: 'group', 'aria-label': t.ablation, 'data-screen': '4' }, [node('p', { class: 'muted' }, [t.ablationWait])]);
   const errorLine = node('p', { class: 'train-error', role: 'alert', hidden: true });
 
   const root = node('div', { class: 'mha-train', 'data-state': 'loading' }, [
     heading ? node('h2', { id: `${uid}-title` }, [t.title]) : null,
     node('p', {}, [t.lead]),
     node('p', { class: 'muted' }, [t.oneHead]),
-    c && node('p', { class: 'muted' }, [c.kvLead]),
+    kvLead,
     node('div', { class: 'train-controls' }, [
       node('fieldset', {}, [node('legend', {}, [t.heads]), ...headRadios]),
       kvBox,
@@ -114,19 +116,22 @@ export function mountTraining(container, { lang = 'zh', heads = 2, kvHeads, seed
     ]),
     status,
     errorLine,
-    node('div', { class: 'train-figs' }, [lossFigure]),
+    // The page's lesson mode shows a screen at a time (data-screen): the loss and the answers, the heads, the
+    // comparison, the ablation, each under the controls; the widget shows them all.
+    node('div', { class: 'train-figs', 'data-screen': '1' }, [lossFigure]),
     headFigures,
     predictions,
-    c && node('h3', {}, [c.compareTitle]),
+    c && node('h3', { 'data-screen': '3' }, [c.compareTitle]),
     compareBox,
-    node('h3', {}, [t.ablation]),
-    node('p', { class: 'muted' }, [t.ablationLead]),
+    node('h3', { 'data-screen': '4' }, [t.ablation]),
+    node('p', { class: 'muted', 'data-screen': '4' }, [t.ablationLead]),
     ablationBox,
   ]);
   // The stylesheet goes to the widget's shadow root, or to the page's document (the container may not
   // be in it yet); only a browser without constructed stylesheets gets a <style> element.
   const scope = container.getRootNode();
-  if (!adoptStylesheet(scope.nodeType === 11 && 'host' in scope ? scope : doc, STYLE)) root.prepend(node('style', {}, [STYLE]));
+  const style = STYLE + (compare?.STYLE ?? '');
+  if (!adoptStylesheet(scope.nodeType === 11 && 'host' in scope ? scope : doc, style)) root.prepend(node('style', {}, [style]));
   container.append(root);
 
   const placeholder = (text) => node('span', { class: 'train-placeholder', 'aria-hidden': 'true' }, [text]);
@@ -173,7 +178,7 @@ export function mountTraining(container, { lang = 'zh', heads = 2, kvHeads, seed
     schedule();
   }
 
-  const init = () => host.send({ type: 'init', heads: state.heads, kvHeads: state.kvHeads, seed, example: TRAIN_EXAMPLE, stepsPerTick, maxSteps });
+  const init = () => host.send({ type: 'init', heads: state.heads, kvHeads: state.kvHeads, seed, example: TRAIN_EXAMPLE, stepsPerTick: speed, maxSteps });
   const host = startTrainingHost(onMessage, workerUrl);
   init();
   render(); // the placeholders, until the trainer answers
@@ -275,6 +280,8 @@ export function mountTraining(container, { lang = 'zh', heads = 2, kvHeads, seed
   function drawKvChoice() {
     const choices = kvChoices(state.heads);
     kvBox.hidden = choices.length < 2;
+    kvLead.hidden = choices.length < 2;
+    if (!kvLead.hidden && kvLead.textContent !== c.kvLead(choices.length)) kvLead.textContent = c.kvLead(choices.length);
     show(kvBox, [vh('legend', {}, [c.kvHeads]), ...choices.map((kv) => vh('label', { class: 'h-choice' }, [
       vh('input', { type: 'radio', name: `${uid}-kv`, value: kv, checked: kv === state.kvHeads, onchange: () => setKvHeads(kv) }),
       c.kvChoice(kvKind(state.heads, kv), kv),

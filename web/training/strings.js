@@ -17,7 +17,7 @@ export const WORDS = {
 export const TRAIN_TEXT = {
   zh: {
     title: '训练：看两个头学出两种眼光',
-    lead: '随机初始化的头没有意义——每个头看哪里，是训练决定的。这里有一个小任务：词表里有 16 个词，句子由其中的词随机组成，模型在每个位置要同时说出两件事：前一个词是什么，句首的词是什么。一种眼光是“往回看一步”，另一种是“看句首”。d_model = 8 不变，h 取 1、2 或 4：参数量完全相同，只是切法不同。',
+    lead: '随机初始化的头没有意义——每个头看哪里，是训练决定的。这里有一个小任务：词表里有 16 个词，句子由其中的词随机组成，模型在每个位置要同时说出两件事：前一个词是什么，句首的词是什么。一种眼光是“往回看一步”，另一种是“看句首”。d_model = 8 不变，h 取 1、2 或 4：每个头都有自己的 K、V 时，参数量完全相同，只是切法不同。',
     oneHead: 'h = 1 时，一个头在每一行只有一张 softmax 配比表，要么看前一个词，要么看句首，要么各分一半——分一半时读出层拿到的是两个词的混合，分不开。',
     heads: '头数 h',
     start: '开始训练',
@@ -56,12 +56,12 @@ export const TRAIN_TEXT = {
     prevAcc: '前一个词',
     firstAcc: '句首',
     ablationWait: '先训练一会儿，再暂停——这里会列出每个头的消融结果。',
-    ablationAt: (steps) => `第 ${steps} 步暂停时算的；训练接着跑时它不变，下次暂停再重算。`,
+    ablationAt: (steps, done) => (done ? `第 ${steps} 步训练结束时算的。` : `第 ${steps} 步暂停时算的；训练接着跑时它不变，下次暂停再重算。`),
     error: '训练出错：',
   },
   en: {
     title: 'Training: watch two heads learn two views',
-    lead: 'Randomly initialised heads mean nothing — training decides where each head looks. Here is a small task: sentences are random words from a vocabulary of 16, and at every position the model must say two things at once: what the previous word was, and what the first word of the sentence was. One view is “look one step back”, the other “look at the start”. d_model stays 8 and h is 1, 2 or 4: exactly the same number of parameters, only split differently.',
+    lead: 'Randomly initialised heads mean nothing — training decides where each head looks. Here is a small task: sentences are random words from a vocabulary of 16, and at every position the model must say two things at once: what the previous word was, and what the first word of the sentence was. One view is “look one step back”, the other “look at the start”. d_model stays 8 and h is 1, 2 or 4: while every head has its own K and V, exactly the same number of parameters, only split differently.',
     oneHead: 'With h = 1 a single head has one softmax row per position: it can look one step back, or at the start, or split its weight — and then the read-out gets a blend of two words it cannot take apart.',
     heads: 'Heads h',
     start: 'Start training',
@@ -100,7 +100,7 @@ export const TRAIN_TEXT = {
     prevAcc: 'previous',
     firstAcc: 'first',
     ablationWait: 'Train for a while, then pause: the ablation of every head appears here.',
-    ablationAt: (steps) => `Measured when training paused at step ${steps}; it stays as it is while training goes on, and is measured again at the next pause.`,
+    ablationAt: (steps, done) => (done ? `Measured when training finished at step ${steps}.` : `Measured when training paused at step ${steps}; it stays as it is while training goes on, and is measured again at the next pause.`),
     error: 'Training failed: ',
   },
 };

@@ -12,7 +12,7 @@
 //                 (kvGroups[i]: the K/V group query head i reads)
 //               { type: 'progress', steps, loss, eval, attention: Float32Array[] (one L×L per head),
 //                 predict, running, done }
-//               { type: 'ablation', steps, all, off: [evaluation with head i switched off] }
+//               { type: 'ablation', steps, done, all, off: [evaluation with head i switched off] } (done: at the last step)
 //               { type: 'error', code, message, details? } (details: KV_HEADS_NOT_DIVISOR's { kvHeads, heads })
 import { loadAttention } from '../src/shared-core.js';
 
@@ -53,7 +53,7 @@ export function createTrainingHost(post) {
     const all = trainer.evaluate();
     const off = Array.from({ length: trainer.heads }, (_, i) =>
       trainer.evaluate({ enabled: Array.from({ length: trainer.heads }, (_, j) => j !== i) }));
-    post({ type: 'ablation', steps: trainer.steps, all, off });
+    post({ type: 'ablation', steps: trainer.steps, done: trainer.steps >= maxSteps, all, off });
   }
 
   function stop() {

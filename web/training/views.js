@@ -87,7 +87,7 @@ export function predictionsView(t, words, { predict, example, hidden = false }) 
   ]);
 }
 
-/** The held-out loss and accuracies with every head on and with each switched off, as measured at a pause. */
+/** The held-out loss and accuracies with every head on and with each switched off, as measured at a pause or the end. */
 export function ablationView(t, a) {
   const maxLoss = Math.max(a.all.loss, ...a.off.map((e) => e.loss), 1e-6);
   const row = (label, e, cls) => vh('tr', { class: cls }, [
@@ -98,8 +98,8 @@ export function ablationView(t, a) {
     vh('td', {}, [pct(e.first.accuracy)]),
   ]);
   return vh('table', { class: 'train-table', 'data-steps': a.steps }, [
-    // Measured when training paused: it says at which step, as training may have gone on since.
-    vh('caption', { class: 'muted' }, [t.ablationAt(a.steps)]),
+    // Measured when training paused or finished: it says which and at which step, as training may have gone on since.
+    vh('caption', { class: 'muted' }, [t.ablationAt(a.steps, a.done)]),
     vh('thead', {}, [vh('tr', {}, ['', t.loss, t.accuracy, t.prevAcc, t.firstAcc].map((h) => vh('th', { scope: 'col' }, [h])))]),
     vh('tbody', {}, [row(t.allOn, a.all, 'all-on'), ...a.off.map((e, i) => row(t.without(i), e, `head-off head-${i}`))]),
   ]);
