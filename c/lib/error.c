@@ -5,6 +5,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+/* Code run once a model (or on an error), not once a token: compiled for size, as every widget downloads it.
+   (-O3 elsewhere; minsize here keeps the wasm about 1 KB smaller gzipped.) */
+#if defined(__clang__)
+#pragma clang attribute push (__attribute__((minsize)), apply_to = function)
+#endif
+
 static _Thread_local mha_status last_status;
 static _Thread_local char last_error[256];
 static _Thread_local mha_error_place last_place = {NULL, -1, -1, -1};
@@ -45,3 +51,7 @@ const char *mha_status_name(mha_status status) {
     };
     return (unsigned)status < MHA_STATUS_COUNT ? names[status] : "UNKNOWN";
 }
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#endif

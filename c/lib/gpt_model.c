@@ -10,6 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* Code run once a model (or on an error), not once a token: compiled for size, as every widget downloads it.
+   (-O3 elsewhere; minsize here keeps the wasm about 1 KB smaller gzipped.) */
+#if defined(__clang__)
+#pragma clang attribute push (__attribute__((minsize)), apply_to = function)
+#endif
+
 const char *const gpt_block_names[GPT_B_COUNT] = {
     "ln_1.weight",        "ln_1.bias",        "attn.c_attn.weight", "attn.c_attn.bias",
     "attn.c_proj.weight", "attn.c_proj.bias", "ln_2.weight",        "ln_2.bias",
@@ -187,3 +193,7 @@ mha_status gpt_model_create(const gpt_config *config, unsigned seed, gpt_model *
     *out = m;
     return MHA_OK;
 }
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#endif

@@ -10,6 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Code run once a model (or on an error), not once a token: compiled for size, as every widget downloads it.
+   (-O3 elsewhere; minsize here keeps the wasm about 1 KB smaller gzipped.) */
+#if defined(__clang__)
+#pragma clang attribute push (__attribute__((minsize)), apply_to = function)
+#endif
+
 static const struct { const char *name; int bytes; } dtypes[] = {
     {"F32", 4}, {"F16", 2}, {"BF16", 2}, {"F64", 8}, {"I64", 8}, {"U64", 8}, {"I32", 4}, {"U32", 4},
     {"I16", 2}, {"U16", 2}, {"I8", 1},   {"U8", 1},  {"BOOL", 1}, {"F8_E5M2", 1}, {"F8_E4M3", 1},
@@ -504,3 +510,7 @@ mha_status st_write(const st_source *tensors, int count, const char *dtype, cons
     }
     return MHA_OK;
 }
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#endif

@@ -3,7 +3,7 @@
 // which keeps its bundle under its budget.
 import { vh } from '../ui/dom.js';
 import { KINDS, fmt } from './strings.js';
-import { kvKind } from './views.js';
+import { kvChoices, kvKind } from './views.js';
 
 /** The comparison's own rules, added to the section's stylesheet: on a phone its table scrolls rather than stack its headings. */
 export const STYLE = `
@@ -122,3 +122,18 @@ export function comparisonView(t, f) {
     vh('p', { class: 'train-compare-says' }, [t.compareSays(f)]),
   ]);
 }
+
+/** The lead over the K/V choice for `heads` query heads, in the comparison's words `t`; '' where h has no choice (h = 1). */
+export function kvLeadText(t, heads) {
+  const count = kvChoices(heads).length;
+  return count < 2 ? '' : t.kvLead(count);
+}
+
+/** The K/V choice for `heads` (MHA, GQA at h = 4, MQA): a radio each, named `name`, `kvHeads` picked; `onPick(kv)`. */
+export const kvChoiceView = (t, { heads, kvHeads, name, onPick }) => [
+  vh('legend', {}, [t.kvHeads]),
+  ...kvChoices(heads).map((kv) => vh('label', { class: 'h-choice' }, [
+    vh('input', { type: 'radio', name, value: kv, checked: kv === kvHeads, onchange: () => onPick(kv) }),
+    t.kvChoice(kvKind(heads, kv), kv),
+  ])),
+];

@@ -19,7 +19,7 @@ import { adoptStylesheet } from '../ui/adopt-stylesheet.js';
 import { hFor, vh, show } from '../ui/dom.js';
 import { startTrainingHost } from './host.js';
 import { HEAD_CHOICES, TRAIN_TEXT, WORDS } from './strings.js';
-import { TRAIN_EXAMPLE, headViews, viewName, kvChoices, kvKind, lossView, headsView, predictionsView, ablationView } from './views.js';
+import { TRAIN_EXAMPLE, headViews, viewName, kvChoices, lossView, headsView, predictionsView, ablationView } from './views.js';
 
 const STYLE = `
 .mha-train .train-controls{display:flex;flex-wrap:wrap;gap:10px 16px;align-items:flex-end;margin:12px 0}
@@ -276,16 +276,13 @@ export function mountTraining(container, { lang = 'zh', heads = 2, kvHeads, seed
     drawAblation();
   }
 
-  // The K/V choice for the h picked: MHA, GQA (h = 4) and MQA; h = 1 has only its one head.
+  // The K/V choice for the h picked (compare.js draws it: the widget trains MHA alone).
   function drawKvChoice() {
-    const choices = kvChoices(state.heads);
-    kvBox.hidden = choices.length < 2;
-    kvLead.hidden = choices.length < 2;
-    if (!kvLead.hidden && kvLead.textContent !== c.kvLead(choices.length)) kvLead.textContent = c.kvLead(choices.length);
-    show(kvBox, [vh('legend', {}, [c.kvHeads]), ...choices.map((kv) => vh('label', { class: 'h-choice' }, [
-      vh('input', { type: 'radio', name: `${uid}-kv`, value: kv, checked: kv === state.kvHeads, onchange: () => setKvHeads(kv) }),
-      c.kvChoice(kvKind(state.heads, kv), kv),
-    ]))]);
+    const lead = compare.kvLeadText(c, state.heads);
+    kvLead.hidden = !lead;
+    if (lead && kvLead.textContent !== lead) kvLead.textContent = lead;
+    kvBox.hidden = !lead;
+    show(kvBox, compare.kvChoiceView(c, { heads: state.heads, kvHeads: state.kvHeads, name: `${uid}-kv`, onPick: setKvHeads }));
     // A radio the learner clicked no longer follows its attribute: its property says which is picked.
     for (const input of kvBox.querySelectorAll('input')) input.checked = Number(input.value) === state.kvHeads;
   }
