@@ -544,8 +544,11 @@ describe('the page as it opens, in Chinese at 1280 px: one page load', () => {
     await setEntry(page, 'q', 2, 3, -1.5);
     await page.click('#step-forward');
     await page.check('#train-section input[type="radio"][value="4"]');
+    // h = 4's K/V choices (MHA, GQA, MQA) drawn, so that MQA is picked for h = 4, not from h = 2's choices.
+    await page.waitForSelector('#train-section .train-kv input[value="4"]');
     await page.check('#train-section .train-kv input[value="1"]');
-    await page.waitForFunction(() => location.search.includes('step=1') && location.search.includes('h=4') && location.search.includes('th=4') && location.search.includes('tkv=1'));
+    await page.waitForFunction(() => location.search.includes('step=1') && location.search.includes('h=4') && location.search.includes('th=4'));
+    await page.waitForFunction(() => location.search.includes('tkv=1'));
     const url = page.url();
     const before = await weightsOf(page, 3);
     await page.check('input[name="hand-heads"][value="2"]');
