@@ -84,9 +84,13 @@
    float32 parameters and arithmetic; LayerNorm statistics and losses in
    double where it matters (sums of a row, of a batch). Softmax subtracts the
    row maximum; masked attention weights are exactly 0. The matrix products run
-   the core's SIMD kernels (kernels.c). Limits: the model with its forward
-   buffers must fit GPT_MAX_MODEL_BYTES (GPT-2 small at its full context of
-   1024 needs about 1.5 GB: 0.5 GB of weights, 0.6 GB of attention weights,
+   the core's SIMD kernels (kernels.c). A model loaded from a file keeps its
+   blocks' four matrices as the kernels' column panels, so that a decoding
+   step reads every weight once, in memory's order (and 4·d² floats more while
+   so, 9.4 MB for GPT-2 small); gpt_tensor, gpt_model_params, gpt_save and a
+   trainer lay them out row-major again, for good. Either way, the same bits.
+   Limits: the model with its forward buffers must fit GPT_MAX_MODEL_BYTES
+   (GPT-2 small at its full context of 1024 needs about 1.5 GB: 0.5 GB of weights, 0.6 GB of attention weights,
    0.1 GB of queries, keys and values, 0.2 GB of logits). */
 #ifndef GPT_H
 #define GPT_H

@@ -223,6 +223,7 @@ mha_status gpt_load_finish(gpt_loader *ld, gpt_model **out) {
     }
     if (!status) status = keep_metadata(m, &ld->header);
     if (!status) {
+        gpt_model_pack(m);
         ld->model = NULL; /* handed out */
         *out = m;
     }
@@ -261,6 +262,7 @@ mha_status gpt_save(const gpt_model *m, const char *dtype, const gpt_metadata *e
     if (!m || !size || (extra_count > 0 && !extra)) return mha_fail(MHA_ERR_NULL_ARGUMENT, "gpt_save needs a model and a size pointer");
     for (int i = 0; i < extra_count; i++)
         if (!extra[i].key || !extra[i].value) return mha_fail(MHA_ERR_NULL_ARGUMENT, "metadata entry %d has no key or value", i);
+    gpt_model_unpack((gpt_model *)m); /* the file holds them row-major: the same values, laid out again */
     char heads[16];
     snprintf(heads, sizeof heads, "%d", m->config.heads);
     st_source *tensors = malloc((size_t)m->tensor_count * sizeof *tensors);

@@ -90,9 +90,9 @@ static MHA_NOINLINE void layer_norm(float *out, float *stat, const float *x, con
     }
 }
 
-/* out (N×n) (+)= in (N×k) · w (k×n) + b. */
+/* out (N×n) (+)= in (N×k) · w (k×n, as panels when packed) + b. */
 static MHA_NOINLINE void linear(float *out, const float *in, const float *w, const float *b, int N, int k, int n,
-                                int accumulate, float *scratch) {
+                                int accumulate, int packed, float *scratch) {
     for (int r = 0; r < N; r++) {
         float *o = out + (size_t)r * n;
         if (accumulate)
@@ -100,7 +100,8 @@ static MHA_NOINLINE void linear(float *out, const float *in, const float *w, con
         else
             memcpy(o, b, (size_t)n * sizeof *o);
     }
-    mha_matmul_fast(out, n, in, k, w, n, 0, N, k, n, 1, scratch);
+    if (packed) mha_matmul_panels(out, n, in, k, w, N, k, n, 1);
+    else mha_matmul_fast(out, n, in, k, w, n, 0, N, k, n, 1, scratch);
 }
 
 mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int stride, int S, int T, int from,
@@ -111,6 +112,7 @@ mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int strid
     const int A = w->keep ? T : (int)rows; /* the maps' side (gpt_work's att) */
     w->S = S, w->T = T;
     const float *wte = gpt_param(m, GPT_T_WTE);
+    const int packed = m->panel_scratch != NULL;
     const float scale = (float)(1.0 / sqrt((double)dk));
 
     /* x_0 = wte[t_r] + wpe[r] */
@@ -128,7 +130,7 @@ mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int strid
         /* a = LN_1(x) */
         layer_norm(ln1, gpt_slice(w, w->ln1_stat, l, rows * 2) + 2 * F, in, p[GPT_B_LN1_W], p[GPT_B_LN1_B], n, d);
         /* q|k|v = a · c_attn.W + c_attn.b */
-        linear(qkv + 3 * fd, ln1, p[GPT_B_ATTN_W], p[GPT_B_ATTN_B], n, d, 3 * d, 0, w->scratch);
+        linear(qkv + 3 * fd, ln1, p[GPT_B_ATTN_W], p[GPT_B_ATTN_B], n, d, 3 * d, 0, packed, w->scratch);
         /* (the new rows' keys into every head's K_iᵀ, a column each) */
         float *kt = w->kt ? w->kt + (size_t)l * d * w->kt_stride : NULL;
         for (int r = F; kt && r < N; r++)
@@ -143,8 +145,9 @@ mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int strid
             .att = w->att + (size_t)l * S * h * A * A, .att_stride = A, .kt = kt, .kt_stride = w->kt_stride, .concat = concat,
             .enabled = enabled ? enabled + l * h : NULL,
         };
-        const long long failure = mha_attend_heads(&heads, S, mha_pool_worth(2.0 * S * (T - F) * T * d), w->scratch,
-                                                   w->scratch_floats);
+        /* one new row reads every kept key and value once: bound by memory, worth sharing from a quarter the size */
+        const double work = 2.0 * S * (T - F) * T * d * (n == 1 ? 4 : 1);
+        const long long failure = mha_attend_heads(&heads, S, mha_pool_worth(work), w->scratch, w->scratch_floats);
         if (failure >= 0) {
             const int i = (int)(failure / T % h), bad_row = (int)(failure % T);
             return mha_fail_at(MHA_ERR_NOT_FINITE, (mha_error_place){"scores", i, bad_row, -1},
@@ -153,14 +156,14 @@ mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int strid
         }
         /* x = x + heads · attn.c_proj.W + attn.c_proj.b */
         if (mid != in) memcpy(mid, in, (size_t)n * d * sizeof *mid);
-        linear(mid, concat + fd, p[GPT_B_PROJ_W], p[GPT_B_PROJ_B], n, d, d, 1, w->scratch);
+        linear(mid, concat + fd, p[GPT_B_PROJ_W], p[GPT_B_PROJ_B], n, d, d, 1, packed, w->scratch);
         /* m = LN_2(x) */
         layer_norm(ln2, gpt_slice(w, w->ln2_stat, l, rows * 2) + 2 * F, mid, p[GPT_B_LN2_W], p[GPT_B_LN2_B], n, d);
         /* x = x + GELU(m · c_fc.W + c_fc.b) · mlp.c_proj.W + mlp.c_proj.b */
-        linear(fc, ln2, p[GPT_B_FC_W], p[GPT_B_FC_B], n, d, 4 * d, 0, w->scratch);
+        linear(fc, ln2, p[GPT_B_FC_W], p[GPT_B_FC_B], n, d, 4 * d, 0, packed, w->scratch);
         mha_gelu_fast(act, fc, (size_t)n * 4 * d);
         if (out != mid) memcpy(out, mid, (size_t)n * d * sizeof *out);
-        linear(out, act, p[GPT_B_OUT_W], p[GPT_B_OUT_B], n, 4 * d, d, 1, w->scratch);
+        linear(out, act, p[GPT_B_OUT_W], p[GPT_B_OUT_B], n, 4 * d, d, 1, packed, w->scratch);
     }
     /* logits = LN_f(x) · wteᵀ */
     const int lnf = gpt_block_tensor(c->layers, 0);

@@ -55,7 +55,8 @@ struct gpt_model {
     gpt_config config;
     int tensor_count;
     gpt_tensor_info *tensors;
-    float *params;           /* every tensor back to back */
+    float *params;           /* every tensor back to back; while packed, each block's four matrices as panels */
+    float *panel_scratch;    /* while packed: one matrix's room, to unpack (4·d² floats), else NULL */
     size_t param_count;
     int metadata_count;
     gpt_metadata *metadata;  /* strings in metadata_strings */
@@ -87,6 +88,14 @@ static inline float *gpt_param(const gpt_model *m, int tensor) { return m->param
 static inline float *gpt_slice(const gpt_work *w, float *base, int l, size_t size) {
     return base + (w->keep ? (size_t)l : 0) * size;
 }
+
+/* A model loaded from a file keeps its blocks' matrices (c_attn, attn.c_proj, c_fc, mlp.c_proj) as panels
+   (mha_to_panels): a decoding step then reads every weight in memory's order. Anything that hands the
+   parameters out row-major (gpt_tensor, gpt_model_params, gpt_save, a trainer) unpacks them for good first.
+   Packing needs d_model a multiple of mha_panel_columns() and the room for one matrix; without either the
+   model stays row-major, slower and the same bits. */
+void gpt_model_pack(gpt_model *m);
+void gpt_model_unpack(gpt_model *m);
 
 /* Floats a work area of this shape needs (for size checks before allocating). */
 double     gpt_work_floats(const gpt_config *c, int S, int T, int keep);

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Code run once a model (or on an error), not once a token: compiled for size, as every widget downloads it.
    (-O3 elsewhere; minsize here keeps the wasm about 1 KB smaller gzipped.) */
@@ -131,6 +132,7 @@ void gpt_model_destroy(gpt_model *m) {
     gpt_work_free(&m->work);
     free(m->tensors);
     free(m->params);
+    free(m->panel_scratch);
     free(m->tokens);
     free(m->enabled);
     free(m->metadata);
@@ -152,7 +154,7 @@ mha_status gpt_tensor(gpt_model *m, int i, const char **name, float **values, in
         return mha_fail(MHA_ERR_BAD_INPUT, "tensor %d does not exist (0 to %d)", i, m->tensor_count - 1);
     const gpt_tensor_info *t = &m->tensors[i];
     if (name) *name = t->name;
-    if (values) *values = gpt_param(m, i), m->reusable = 0; /* they may be written to */
+    if (values) gpt_model_unpack(m), *values = gpt_param(m, i), m->reusable = 0; /* they may be written to */
     if (rows) *rows = t->rows;
     if (cols) *cols = t->cols;
     if (offset) *offset = t->offset;
@@ -162,8 +164,37 @@ mha_status gpt_tensor(gpt_model *m, int i, const char **name, float **values, in
 float *gpt_model_params(gpt_model *m, size_t *count) {
     if (count) *count = m ? m->param_count : 0;
     if (!m) return NULL;
+    gpt_model_unpack(m);
     m->reusable = 0; /* they may be written to */
     return m->params;
+}
+
+/* ---- the matrices as panels ---- */
+
+static void repack(gpt_model *m, int to_panels) {
+    static const int matrices[] = {GPT_B_ATTN_W, GPT_B_PROJ_W, GPT_B_FC_W, GPT_B_OUT_W};
+    for (int l = 0; l < m->config.layers; l++)
+        for (int i = 0; i < 4; i++) {
+            const gpt_tensor_info *t = &m->tensors[gpt_block_tensor(l, matrices[i])];
+            float *p = gpt_param(m, gpt_block_tensor(l, matrices[i]));
+            memcpy(m->panel_scratch, p, (size_t)t->rows * t->cols * sizeof *p);
+            if (to_panels) mha_to_panels(p, m->panel_scratch, t->rows, t->cols);
+            else mha_from_panels(p, m->panel_scratch, t->rows, t->cols);
+        }
+}
+
+void gpt_model_pack(gpt_model *m) {
+    const size_t d = (size_t)m->config.d_model;
+    if (m->panel_scratch || d % (size_t)mha_panel_columns() || !(m->panel_scratch = malloc(4 * d * d * sizeof(float))))
+        return;
+    repack(m, 1);
+}
+
+void gpt_model_unpack(gpt_model *m) {
+    if (!m->panel_scratch) return;
+    repack(m, 0);
+    free(m->panel_scratch);
+    m->panel_scratch = NULL;
 }
 
 /* ---- random initialisation (GPT-2's) ---- */

@@ -52,6 +52,7 @@ static mha_status check_desc(const gpt_model *m, const gpt_train_desc *desc) {
 mha_status gpt_trainer_create(gpt_model *m, const gpt_train_desc *desc, gpt_trainer **out) {
     if (!m || !desc || !out) return mha_fail(MHA_ERR_NULL_ARGUMENT, "gpt_trainer_create needs a model, a desc and an output pointer");
     *out = NULL;
+    gpt_model_unpack(m); /* its steps read and write the parameters row-major; nothing packs them again */
     mha_status status = check_desc(m, desc);
     if (status) return status;
     const gpt_config *c = &m->config;

@@ -120,6 +120,14 @@ void mha_matmul_fast(float *out, int ldo, const float *a, int lda, const float *
                      int k, int n, int accumulate, float *scratch);
 double mha_matmul_scratch_floats(int k);
 
+/* A weight kept as panels (a model's matrices, see gpt_model_pack): B (k×n, n a multiple of
+   mha_panel_columns()) as n/NR panels of k×NR, each panel's rows in order, panel p at p·k·NR.
+   mha_matmul_panels is mha_matmul_fast with B so: the same bits, its panels read in place. */
+int  mha_panel_columns(void);
+void mha_to_panels(float *bp, const float *b, int k, int n);
+void mha_from_panels(float *b, const float *bp, int k, int n);
+void mha_matmul_panels(float *out, int ldo, const float *a, int lda, const float *bp, int rows, int k, int n, int accumulate);
+
 /* out[j] = a · row j of b (n rows of k floats, ldb apart; k a multiple of 32): a product with a big matrix's
    transpose for one row (a decoding step's logits), each row of b read once, in order. Its sums run in another
    order than mha_matmul_fast's (four vector sums, then across them), so the bits may differ from its by an ulp

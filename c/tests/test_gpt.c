@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../lib/gpt.h"
+#include "../lib/gpt_internal.h" /* whether a model holds its matrices as panels */
 #include "../lib/safetensors.h"
 #include "test_check.h"
 
@@ -655,6 +656,50 @@ static void test_save_load(void) {
     gpt_model_destroy(m);
 }
 
+/* A model loaded from a file keeps its blocks' matrices as panels (gpt_model_pack): its forwards and its
+   steps give the bits of the row-major model it was saved from (past a 64-row block, on one thread and two),
+   and handing its parameters out lays them out row-major again, exactly. A width the panels do not divide
+   stays row-major. */
+static void test_panels(void) {
+    const gpt_config c = {.layers = 2, .heads = 4, .d_model = 80, .context = 80, .vocab = 37}; /* c_fc: 320 deep, past a block */
+    gpt_model *rows = random_model(c, 5, 0.3), *panels = NULL;
+    if (!rows) return;
+    size_t size, n;
+    unsigned char *bytes = save(rows, NULL, 0, &size);
+    CHECK(gpt_load(bytes, size, 0, &panels) == MHA_OK && panels->panel_scratch, "loaded as panels: %s", mha_last_error());
+    const size_t fc = rows->tensors[gpt_block_tensor(1, GPT_B_FC_W)].offset;
+    CHECK(panels && memcmp(rows->params + fc, panels->params + fc, 80 * 320 * sizeof(float)), "c_fc's weights laid out otherwise");
+    int tokens[72];
+    some_tokens(tokens, 72, c.vocab, 4);
+    for (int threads = 1; threads <= 2 && panels; threads++) {
+        mha_set_threads(threads);
+        CHECK(gpt_forward(rows, tokens, 72, NULL) == MHA_OK && gpt_forward(panels, tokens, 72, NULL) == MHA_OK &&
+                  same_bits(rows, panels, 72), "threads %d: a forward of 72 tokens, not the same bits", threads);
+        CHECK(gpt_rewind(panels, 0) == MHA_OK, "rewound");
+        for (int len = 1; len <= 72; len++) {
+            CHECK(gpt_step(panels, tokens[len - 1], NULL) == MHA_OK && gpt_forward(rows, tokens, len, NULL) == MHA_OK,
+                  "step %d: %s", len, mha_last_error());
+            CHECK(steps_match(panels, rows, len), "threads %d, step %d: not the same bits", threads, len);
+        }
+    }
+    mha_set_threads(1);
+    const float *p = gpt_model_params(panels, &n);
+    CHECK(panels && !panels->panel_scratch && !memcmp(p, gpt_model_params(rows, NULL), n * sizeof *p), "unpacked exactly");
+    CHECK(gpt_forward(panels, tokens, 72, NULL) == MHA_OK && gpt_forward(rows, tokens, 72, NULL) == MHA_OK &&
+              same_bits(rows, panels, 72), "unpacked, the same bits");
+    free(bytes);
+    gpt_model_destroy(rows), gpt_model_destroy(panels);
+
+    rows = random_model((gpt_config){.layers = 1, .heads = 3, .d_model = 12, .context = 8, .vocab = 11}, 6, 0.3);
+    bytes = save(rows, NULL, 0, &size);
+    CHECK(gpt_load(bytes, size, 0, &panels) == MHA_OK && !panels->panel_scratch, "d 12: row-major");
+    some_tokens(tokens, 8, 11, 4);
+    CHECK(gpt_forward(rows, tokens, 8, NULL) == MHA_OK && gpt_forward(panels, tokens, 8, NULL) == MHA_OK &&
+              same_bits(rows, panels, 8), "d 12: the same bits");
+    free(bytes);
+    gpt_model_destroy(rows), gpt_model_destroy(panels);
+}
+
 /* A model loaded for fewer tokens than its context: forwards up to that many give the bits of the model
    loaded whole and a longer one is refused; max_tokens past the context means the context. */
 static void test_max_tokens(void) {
@@ -880,6 +925,7 @@ int test_gpt(void) {
     test_forward();
     test_forward_reusing();
     test_step();
+    test_panels();
     test_gradients();
     test_adamw_step();
     test_training();
