@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadAttention } from '../web/src/attention.js';
 import { stepCost, cacheRowBytes } from '../web/heads/cache-view.js';
-import { mergedTokens, gpt2Input, gpt2TokenLabel, characterRuns, END_OF_TEXT } from '../web/gpt2/tokens.js';
+import { mergedTokens, gpt2Input, gpt2TokenBytes, gpt2TokenLabel, characterRuns, END_OF_TEXT } from '../web/gpt2/tokens.js';
 import { mergedPositions, mergedAttention } from '../web/heads/heads.js';
 import { generation, chooseToken } from '../web/gpt2/generate.js';
 import { gpt2File, randomWeights } from './gpt-reference.js';
@@ -42,6 +42,21 @@ test('byte tokens merged: 猫 from its three, a split character kept as bytes un
   // Characters whose bytes are split differently (吃 in two tokens), with words around them.
   const ids = gpt2Input('猫吃鱼 the cat', 64);
   assert.deepEqual(mergedTokens(ids).map(({ label }) => label), ['<|endoftext|>', '猫', '吃', '鱼', '␣the', '␣cat']);
+});
+
+test('byte tokens merged, over 300 seeded texts of split characters and words: the entries cover every token once, in order, and a merged one is its bytes\' text', () => {
+  const pool = [...new Set(gpt2Input('猫吃鱼 the cat 😀 é', 64).slice(1))];
+  const random = seededRandom(5);
+  for (let trial = 0; trial < 300; trial++) {
+    const ids = Array.from({ length: 1 + Math.floor(random() * 12) }, () => pool[Math.floor(random() * pool.length)]);
+    const entries = mergedTokens(ids);
+    assert.deepEqual(entries.flatMap(({ from, to }) => Array.from({ length: to - from + 1 }, (_, k) => from + k)), ids.map((_, i) => i));
+    for (const { from, to, label } of entries) {
+      if (from === to && label === gpt2TokenLabel(ids[from])) continue;
+      const bytes = Uint8Array.from(ids.slice(from, to + 1).flatMap((id) => [...gpt2TokenBytes(id)]));
+      assert.equal(label, new TextDecoder('utf-8', { fatal: true }).decode(bytes).replaceAll(' ', '␣'), `${ids}: ${from}..${to}`);
+    }
+  }
 });
 
 test('a head\'s map read by characters: 猫\'s three byte tokens one row (the last one\'s query) and one column (their sum)', () => {

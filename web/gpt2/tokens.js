@@ -103,40 +103,17 @@ const visible = (text) => text.replaceAll(' ', '␣').replaceAll('\n', '↵').re
 
 /**
  * Tokens as a reader sees them: [{ from, to, label }], each a run of tokens from..to (inclusive). Byte tokens
- * whose bytes complete a character are one entry with the text they make (猫's three: one entry '猫'); a
- * character still split, at the end of `ids`, stays as its byte tokens, each as gpt2TokenLabel shows it, until
- * the token that completes it comes; bytes that can begin no character are kept as ⟨xx⟩, a token each.
+ * whose bytes complete a character are one entry with the text they make (characterRuns: 猫's three, one entry
+ * '猫'); every other token is an entry of its own as gpt2TokenLabel shows it, so a character still split at the
+ * end of `ids` shows its byte tokens until the token that completes it comes.
  */
 export function mergedTokens(ids) {
+  const runs = new Map(characterRuns(ids).map((run) => [run.from, run]));
   const entries = [];
-  let from = -1; // the first token of the character under way
-  let bytes = [];
-  const spill = (to) => {
-    for (let i = from; i <= to; i++) entries.push({ from: i, to: i, label: gpt2TokenLabel(ids[i]) });
-    from = -1;
-    bytes = [];
-  };
-  ids.forEach((id, i) => {
-    if (from < 0 && !isByteToken(id)) return entries.push({ from: i, to: i, label: gpt2TokenLabel(id) });
-    if (from < 0) from = i;
-    bytes.push(...gpt2TokenBytes(id));
-    const whole = text(Uint8Array.from(bytes));
-    if (whole !== null) {
-      entries.push({ from, to: i, label: visible(whole) });
-      from = -1;
-      bytes = [];
-    } else if (!completes(bytes)) spill(i);
-  });
-  if (from >= 0) spill(ids.length - 1);
-  return entries;
-}
-
-/** Whether `bytes` end in the start of a character that more bytes could complete, all before it whole. */
-function completes(bytes) {
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bytes), { stream: true });
-    return true;
-  } catch {
-    return false;
+  for (let i = 0; i < ids.length; i++) {
+    const run = runs.get(i);
+    entries.push(run ? { from: i, to: run.to, label: visible(run.text) } : { from: i, to: i, label: gpt2TokenLabel(ids[i]) });
+    if (run) i = run.to;
   }
+  return entries;
 }
