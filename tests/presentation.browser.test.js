@@ -448,6 +448,30 @@ test('lesson mode shows the short notes: §3\'s mask note on its first screen, �
   }
 });
 
+test('lesson mode at 1920 × 1080, §10\'s last screen in zh and en: the poem written to its end beside the cache it read, all on the screen', async () => {
+  for (const lang of ['zh', 'en']) {
+    const { page, errors, context } = await load(`?present=1&part=10&screen=4${lang === 'en' ? '&lang=en' : ''}`, { viewport: { width: 1920, height: 1080 } });
+    try {
+      await page.waitForSelector('#poem-step', { timeout: HANG_MS });
+      await page.click('#poem-step');
+      await page.waitForSelector('#poem-cache-row svg', { timeout: HANG_MS });
+      await page.click('#poem-to-end');
+      await page.waitForSelector('#poem-ended', { timeout: HANG_MS });
+      await screenSettled(page);
+      const boxes = await page.evaluate(() => Object.fromEntries(['.current-part', '#poem-continuation', '.poem-cache-part'].map((selector) => {
+        const { left, bottom, right } = document.querySelector(selector).getBoundingClientRect();
+        return [selector, { left, bottom, right }];
+      })));
+      assert.ok(boxes['.current-part'].bottom <= 1080 + 1, `${lang}: ${JSON.stringify(boxes)}`);
+      assert.ok(boxes['.poem-cache-part'].left >= boxes['#poem-continuation'].right, `${lang}: the cache beside the poem, ${JSON.stringify(boxes)}`);
+      assert.deepEqual((await measure(page, 0)).outside, [], lang);
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  }
+});
+
 test('lesson mode, §10: a guide button shows the screen holding the head it enlarged', async () => {
   const { page, errors, context } = await load('?present=1&part=10', { viewport: { width: 1920, height: 1080 } });
   try {

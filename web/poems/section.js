@@ -320,9 +320,7 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
         ]),
         ...(store.poems.card.repetition ? [h('p', { class: 'muted', id: 'poem-repetition-note' }, [t.repetitionNote(store.poems.card.repetition)])] : []),
         parts.continuation,
-        h('h3', {}, [t.cache.title]),
-        h('p', { class: 'muted' }, [t.cache.note]),
-        parts.cache,
+        h('div', { class: 'poem-cache-part' }, [h('h3', {}, [t.cache.title]), h('p', { class: 'muted' }, [t.cache.note]), parts.cache]),
         h('p', { class: 'muted' }, [t.card(store.poems.card.heldOut.targets, store.poems.card.heldOut.poems.length)]),
       ]),
     ]);
