@@ -83,6 +83,25 @@ for (const [lang, width] of [['en', 1280], ['zh', 375]]) {
   });
 }
 
+test('一步 on the page\'s whole poem keeps it: the page says it is whole and offers a new poem or writing on, and writing on goes on from it', async () => {
+  const { page, errors } = await openPoems('zh', 1280);
+  const t = POEMS_TEXT.zh;
+  const poem = await page.inputValue('#poems-section textarea');
+  await page.locator('#poem-step').scrollIntoViewIfNeeded();
+  await page.click('#poem-step');
+  await page.waitForSelector('#poem-ended');
+  assert.equal(await page.textContent('#poem-ended'), t.poemComplete);
+  assert.equal(await page.inputValue('#poems-section textarea'), poem, 'the poem analysed above stays');
+  assert.equal(await page.$('#poem-restarted'), null);
+  assert.ok(await page.isVisible('#poem-restart'));
+  await page.click('#poem-past-end');
+  await page.waitForFunction(() => document.querySelector('#poem-continuation p.muted')?.textContent.match(/续写：$/) && document.querySelector('#poem-added')?.textContent, null, { timeout: 60000 });
+  assert.equal(await page.inputValue('#poems-section textarea'), poem, 'written on from the whole poem');
+  assert.ok((await page.textContent('#poem-continuation .poem-output')).startsWith(poem));
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
 /** Sets a range input as a learner dragging it would. */
 const slide = (page, selector, value) => page.$eval(selector, (input, v) => {
   input.value = String(v);

@@ -7,7 +7,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadAttention } from '../web/src/attention.js';
-import { stepCost, cacheRowBytes } from '../web/heads/cache-view.js';
+import { stepCost, cacheRowBytes, cacheView } from '../web/heads/cache-view.js';
+import { parseHTML } from 'linkedom';
+import { TEXT } from '../web/page/text.js';
+import { show } from '../web/ui/dom.js';
 import { mergedTokens, gpt2Input, gpt2TokenBytes, gpt2TokenLabel, characterRuns, END_OF_TEXT } from '../web/gpt2/tokens.js';
 import { mergedPositions, mergedAttention } from '../web/heads/heads.js';
 import { generation, chooseToken } from '../web/gpt2/generate.js';
@@ -28,6 +31,52 @@ test('a step of GPT-2 small at 64 tokens: 124.7 M multiply-adds with the cache, 
   assert.equal(stepCost(GPT2_SMALL, 1).cached, stepCost(GPT2_SMALL, 1).full);
   // K and V of 768 floats in 12 blocks: 72 KiB a token.
   assert.equal(cacheRowBytes(GPT2_SMALL), 12 * 2 * 768 * 4);
+});
+
+test('a step\'s cost and the cache\'s sentences, over 400 seeded states in both languages: what the step computed, said truly', () => {
+  const { document } = parseHTML('<!doctype html><html><body></body></html>');
+  const random = seededRandom(8);
+  const pick = (n) => Math.floor(random() * n);
+  const count = (value) => value.toLocaleString('en-US');
+  for (let trial = 0; trial < 400; trial++) {
+    const config = { layers: 1 + pick(12), dModel: 8 * (1 + pick(96)), vocabSize: 10 + pick(50000) };
+    const length = 1 + pick(70);
+    const reused = [0, length - 1, pick(length)][pick(3)];
+    // Counted here a position at a time: each new position's blocks, and its query against the keys up to its own.
+    let cached = config.dModel * config.vocabSize;
+    for (let p = reused + 1; p <= length; p++) cached += config.layers * (12 * config.dModel ** 2 + 2 * p * config.dModel);
+    const cost = stepCost(config, length, reused);
+    assert.equal(cost.cached, cached);
+    assert.equal(cost.full, stepCost(config, length, 0).cached);
+    // Entries of one to three cache rows each (a character of byte tokens), `length` rows in all.
+    const entries = [];
+    for (let rows = 0; rows < length;) {
+      const take = Math.min(length - rows, 1 + pick(3));
+      entries.push({ label: `t${entries.length}`, weight: random(), rows: take });
+      rows += take;
+    }
+    const full = random() < 0.3;
+    for (const lang of ['zh', 'en']) {
+      for (const words of [TEXT[lang].poems, { ...TEXT[lang].poems, ...TEXT[lang].gpt2 }]) {
+        const node = show(document.createElement('div'), cacheView(words, { prefix: 'x', step: 1 + pick(60), entries, index: 0, heads: 1, config, length, reused, full }));
+        const w = words.cache;
+        const computed = length - reused;
+        const ratio = (cost.full / cost.cached).toFixed(1);
+        assert.equal(node.querySelector('#x-cache-cost').textContent, computed === 1 ? w.cost(count(cost.cached), count(cost.full), ratio)
+          : computed === length ? w.costWhole(count(cost.full), length) : w.costPart(count(cost.cached), computed, count(cost.full), ratio));
+        const kb = (bytes) => (bytes / 1024).toLocaleString('en-US', { maximumFractionDigits: bytes < 10240 ? 1 : 0 });
+        const bytes = cacheRowBytes(config);
+        assert.equal(node.querySelector('#x-cache-size').textContent, full ? w.sizeFull(length, kb(length * bytes), config.layers)
+          : w.size(length, kb(length * bytes), kb(bytes), config.layers));
+        // The bar of the earlier entries names how many cache rows it sums, not how many entries.
+        const labels = [...node.querySelectorAll('#x-cache-row text')].map((text) => text.textContent);
+        if (entries.length > 16) {
+          const rows = entries.slice(0, entries.length - 16).reduce((sum, entry) => sum + entry.rows, 0);
+          assert.ok(labels.includes(w.earlierRows(rows)), `${rows} rows: ${labels.slice(0, 3)}`);
+        }
+      }
+    }
+  }
 });
 
 test('byte tokens merged: 猫 from its three, a split character kept as bytes until complete, bytes that begin none as ⟨xx⟩', () => {

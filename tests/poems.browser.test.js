@@ -624,13 +624,14 @@ test('continuing a complete poem writes a new one from its first line, and says 
   assert.equal(await page.textContent('#poem-restarted'), POEMS_TEXT.zh.restarted);
   assert.equal(await shownText(page), line);
   assert.equal(await page.textContent('#poem-continuation .poem-output'), line + fresh.added);
-  assert.equal(await page.textContent('#poem-ended'), POEMS_TEXT.zh.poemEnded);
+  assert.equal(await page.textContent('#poem-ended'), POEMS_TEXT.zh.poemEnded((line + fresh.added).match(/[，。？！；]/g).length));
   assert.equal(await page.textContent('#poem-past-end'), '不管结尾，接着写');
 
-  // Past the end: the line written on, never ended, as the API writes it.
-  const past = writtenByApi(line, { temperature: 0, pastTheEnd: true });
+  // Past the end: the poem as it stands, the part written too, written on, never ended, as the API writes it.
+  const past = writtenByApi(line + fresh.added, { temperature: 0, pastTheEnd: true });
   assert.ok(past.added.length > 0 && !past.ended);
   assert.equal(await written('#poem-past-end'), past.added);
+  assert.equal(await shownText(page), line + fresh.added);
   assert.match(await page.textContent('#poem-continuation p.muted'), /^不让它收尾、温度 0 的续写：$/);
   assert.equal(await page.$('#poem-restarted'), null);
   assert.deepEqual(errors, []);

@@ -51,6 +51,49 @@ test('the poetry writer after two steps: the new query against the 8 cached rows
   }
 });
 
+test('the poetry writer past its window and at its first step: the cost and size it says are those of what it computed', async () => {
+  const poems = await openPoems(mha, null);
+  const { layers, heads, dModel, vocabSize, context } = poems.model.config;
+  const config = { layers, dModel, vocabSize };
+  const lines = '朝辞白帝彩云间，千里江陵一日还。\n两岸猿声啼不住，轻舟已过万重山。\n';
+  const ids = inputIds(poems, lines.repeat(2)).slice(0, context - 1); // one short of the window
+  const writer = new Continuation(poems, mha, { ids, off: [], temperature: 0, count: 3, rows: true });
+  const states = [];
+  for (let step = 0; step < 3; step++) {
+    writer.advance(1000, 1);
+    states.push({ ...writer.last });
+  }
+  // A fresh model: the first step reads the whole text; the second is a step from the cache; the third's window moved.
+  assert.deepEqual(states.map(({ reused, slid, ids: window }) => ({ reused, slid, length: window.length })),
+    [{ reused: 0, slid: false, length: context - 1 }, { reused: context - 1, slid: false, length: context }, { reused: 0, slid: true, length: context }]);
+  for (const lang of ['zh', 'en']) {
+    const t = TEXT[lang].poems;
+    const view = (last) => shown(cacheView(t, { prefix: 'poem', step: last.steps, index: 0, heads, config, reused: last.reused, full: last.slid,
+      entries: last.ids.map((id, i) => ({ label: tokenLabel(t, poems.vocabulary, id), weight: 1 / last.ids.length })) }));
+    const [first, second, slid] = states.map(view);
+    const whole = (length) => t.cache.costWhole(count(stepCost(config, length, 0).full), length);
+    assert.equal(first.querySelector('#poem-cache-cost').textContent, whole(context - 1));
+    const step = stepCost(config, context);
+    assert.equal(second.querySelector('#poem-cache-cost').textContent, t.cache.cost(count(step.cached), count(step.full), (step.full / step.cached).toFixed(1)));
+    assert.equal(slid.querySelector('#poem-cache-cost').textContent, whole(context));
+    assert.equal(slid.querySelector('#poem-cache-size').textContent, t.cache.sizeFull(context, String(context * 3), layers));
+  }
+});
+
+test('where the writer ends a poem it counts its lines, over 200 seeded poems in both languages', () => {
+  const random = seededRandom(12);
+  const pieces = ['白日依山尽', '，', '。', '\n', '？', '！', '；', '黄河入海流', '春'];
+  const text = () => Array.from({ length: Math.floor(random() * 12) }, () => pieces[Math.floor(random() * pieces.length)]).join('');
+  for (let trial = 0; trial < 200; trial++) {
+    const prompt = text(), added = text() || '春';
+    for (const lang of ['zh', 'en']) {
+      const t = TEXT[lang].poems;
+      const view = shown(continuationView(t, { prompt, added, temperature: 0, seed: 1, repetition: true, pastTheEnd: false, done: true, ended: true, count: [...added].length, run: 1 }));
+      assert.equal(view.querySelector('#poem-ended').textContent, t.poemEnded((prompt + added).match(/[，。？！；]/g)?.length ?? 0));
+    }
+  }
+});
+
 test('GPT-2\'s generation: merged characters, its speed, and past 16 cached rows the earlier ones summed into one bar', async () => {
   const config = { layers: 2, heads: 2, dModel: 16, context: 80, vocab: 50257 };
   const model = await mha.loadModel(gpt2File(config, randomWeights(config, seededRandom(31), { spread: 0.5 })), { maxTokens: 64 });

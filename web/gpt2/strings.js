@@ -92,6 +92,9 @@ export const GPT2_TEXT = {
       earlierRows: (count) => `更早的 ${count} 行`,
       size: (rows, kb, rowKb, layers) => `缓存里现在有 ${rows} 行（每行是一个词元在 ${layers} 层里的 K 和 V），共 ${kb} KB；每多写一个词元，多 ${rowKb} KB。`,
       cost: (cached, full, ratio) => `这一步：用缓存 ${cached} 次乘加；不用缓存，每个位置重算一遍，要 ${full} 次，是 ${ratio} 倍。`,
+      costWhole: (full, positions) => `这一步把 ${positions} 个位置都算了一遍（缓存里没有能用的行），${full} 次乘加。`,
+      costPart: (cached, positions, full, ratio) => `这一步算了 ${positions} 个新位置，用缓存 ${cached} 次乘加；每个位置重算一遍要 ${full} 次，是 ${ratio} 倍。`,
+      sizeFull: (rows, kb, layers) => `缓存里现在有 ${rows} 行（每行是一个词元在 ${layers} 层里的 K 和 V），共 ${kb} KB：这里给缓存留的位置满了，不再长。`,
     },
   },
   en: {
@@ -184,6 +187,9 @@ export const GPT2_TEXT = {
       earlierRows: (count) => `${count} earlier rows`,
       size: (rows, kb, rowKb, layers) => `The cache now holds ${rows} rows (a row is one token's K and V in ${layers} layers), ${kb} KB; each token written adds ${rowKb} KB.`,
       cost: (cached, full, ratio) => `This step: ${cached} multiply-adds with the cache; without it, computing every position again, ${full}, ${ratio} times as many.`,
+      costWhole: (full, positions) => `This step computed all ${positions} positions (the cache held no row it could use), ${full} multiply-adds.`,
+      costPart: (cached, positions, full, ratio) => `This step computed ${positions} new positions, ${cached} multiply-adds with the cache; computing every position again takes ${full}, ${ratio} times as many.`,
+      sizeFull: (rows, kb, layers) => `The cache now holds ${rows} rows (a row is one token's K and V in ${layers} layers), ${kb} KB: the room kept here for it is full, so it grows no more.`,
     },
   },
 };

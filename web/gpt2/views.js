@@ -58,6 +58,6 @@ export function generationView(words, gen, { index, heads, config, limit }) {
     gen.steps ? speed(words, perSecond, (gen.ms / gen.steps).toFixed(1), String(Math.round(gen.forwardMs)), gen.reused) : null,
     gen.done && gen.ids.length >= limit ? vh('p', { class: 'note', id: 'gpt2-cache-full' }, [words.cacheFull(limit)]) : null,
     ...(row ? cacheView(words, { prefix: 'gpt2', step: written, index, heads, config, length: gen.ids.length,
-      entries: gen.tokens.map(({ from, to, label }) => ({ label, weight: weight(from, to) })) }) : []),
+      full: gen.ids.length >= limit, entries: gen.tokens.map(({ from, to, label }) => ({ label, weight: weight(from, to), rows: to - from + 1 })) }) : []),
   ];
 }

@@ -141,7 +141,8 @@ function penalised(logits, counts) {
  * its position alone is computed, the ones before read from the cache. The first is a forward of the text, since
  * the model may have read another text between two calls (a forward keeps the rows it shares with the last), and
  * so is every character once the text is longer than the context: its window then moves, and every position with
- * it. `last` says how the last character was chosen: { ids (the window read), stepped, slid (the window moved), steps (how many so far),
+ * it. `last` says how the last character was chosen: { ids (the window read), stepped, slid (the window moved), reused (the
+ * positions the model found kept, model.reused: all but the last after a step), steps (how many so far),
  * rows (with `rows`: every head's attention row of the last position, lastRows) }.
  */
 export class Continuation {
@@ -204,7 +205,7 @@ export class Continuation {
     const stepped = resumed && this.ids.length <= context && model.length === window.length - 1;
     if (stepped) model.step(window.at(-1), { disabled: this.off });
     else model.forward(window, { disabled: this.off });
-    this.last = { ids: window, stepped, slid: this.ids.length > context, steps: (this.last?.steps ?? 0) + 1, rows: null };
+    this.last = { ids: window, stepped, slid: this.ids.length > context, reused: model.reused, steps: (this.last?.steps ?? 0) + 1, rows: null };
     return model.logits().subarray((window.length - 1) * vocabSize, window.length * vocabSize);
   }
 

@@ -175,15 +175,18 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
    * Writes the text on as a poem (the writer's verse rules, and its repetition rule if switched on);
    * `pastTheEnd`: on past where the poem would end. A text that is already a whole poem gets nothing added:
    * then a new poem is written from its first line instead, and the page says so (`restarted`). `most`: it pauses
-   * after that many characters; `resume`: it goes on with the paused continuation of the same settings, if any.
+   * after that many characters; `resume` (一步, 写完): it goes on with the paused continuation of the same settings,
+   * written past the end or not, if any; and a whole poem is not replaced by a new one: the page says it is
+   * whole and offers both ways on.
    */
   function continueText({ pastTheEnd = false, restarted = false, most = Infinity, resume = false } = {}) {
     clearTimeout(continuing);
     const { temperature, seed, repetition } = picks();
     const prompt = currentText();
     const off = currentOff();
-    const settings = JSON.stringify([prompt, temperature, seed, repetition, offKey(off), pastTheEnd]);
+    const settings = JSON.stringify([prompt, temperature, seed, repetition, offKey(off)]);
     const kept = resume && store.writer?.settings === settings && !store.writer.continuation.finished ? store.writer : null;
+    if (kept) pastTheEnd = kept.continuation.pastTheEnd;
     const continuation = kept?.continuation
       ?? new Continuation(store.poems, ctx.mha, { ids: inputIds(store.poems, prompt), off, temperature, seed, pastTheEnd, verse: true, repetition, rows: true });
     store.writer = { settings, continuation };
@@ -198,7 +201,7 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
       const finished = continuation.advance(SLICE_MS, left);
       left -= continuation.added.length - before;
       const paused = !finished && left <= 0;
-      if (finished && continuation.ended && !continuation.added.length && !pastTheEnd && firstLine(prompt) !== prompt) {
+      if (finished && continuation.ended && !continuation.added.length && !pastTheEnd && !resume && firstLine(prompt) !== prompt) {
         ctx.set((s) => (s.poems.text = firstLine(prompt)));
         return continueText({ restarted: true, most: left });
       }
@@ -417,7 +420,10 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
         ctx.set((s) => (s.poems.text = firstLine(continuation.prompt)));
         continueText();
       },
-      pastTheEnd: () => continueText({ pastTheEnd: true }),
+      pastTheEnd: () => { // on from the poem as it stands, written part and all
+        ctx.set((s) => (s.poems.text = continuation.prompt + continuation.added));
+        continueText({ pastTheEnd: true });
+      },
     }));
     drawCache();
   }
@@ -430,7 +436,7 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
     const index = Math.min(ctx.state.poems.head, layers * heads - 1);
     const row = last.rows[index];
     show(controls.cache, [
-      ...cacheView(t, { prefix: 'poem', step: last.steps, index, heads, config: { layers, dModel, vocabSize },
+      ...cacheView(t, { prefix: 'poem', step: last.steps, index, heads, config: { layers, dModel, vocabSize }, reused: last.reused, full: last.slid,
         entries: last.ids.map((id, i) => ({ label: tokenLabel(id), weight: row[i] })) }),
       last.slid ? vh('p', { class: 'note', id: 'poem-cache-slid' }, [t.cache.slid]) : null,
     ]);

@@ -58,6 +58,9 @@ export function lossView(t, { allOn, now, offCount, baselines }) {
   ];
 }
 
+/** A poem's lines (句): each ends at a ，。？！ or ；. */
+export const clauses = (text) => [...text].filter((char) => '，。？！；'.includes(char)).length;
+
 /**
  * The writer's poem (`continuation`: its prompt, what it added, how; null before it writes): written, or being
  * written (or paused after 一步), and where the model ended the poem, what a teacher may want next: a new poem from the text's first
@@ -67,7 +70,7 @@ export function continuationView(t, continuation, on = {}) {
   if (!continuation) return [];
   const { done, ended, prompt } = continuation;
   const afterTheEnd = () => [
-    vh('p', { id: 'poem-ended', class: 'muted' }, [continuation.count ? t.poemEnded : t.poemComplete]),
+    vh('p', { id: 'poem-ended', class: 'muted' }, [continuation.count ? t.poemEnded(clauses(prompt + continuation.added)) : t.poemComplete]),
     vh('div', { class: 'controls', id: 'poem-after-end' }, [
       firstLine(prompt) !== prompt ? vh('button', { type: 'button', id: 'poem-restart', onclick: on.restart }, [t.restartFromFirstLine]) : null,
       vh('button', { type: 'button', id: 'poem-past-end', onclick: on.pastTheEnd }, [t.continuePastEnd]),
