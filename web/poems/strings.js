@@ -102,7 +102,7 @@ export const POEMS_TEXT = {
     stepButton: '一步',
     paused: (done) => `已写 ${done} 个字；再按“一步”写下一个，按“写完”写到底。`,
     toEndButton: '写完',
-    stepNote: '按“一步”只写一个字，看下面缓存怎么长；按“写完”接着写到这首诗写完。',
+    stepNote: '“续写成一首诗”一口气写完；“一步”只写一个字，看下面的缓存怎么长；“写完”从停下的地方接着写，直到这首诗写完。',
     cache: {
       title: '一个字一个字地写：K、V 缓存',
       note: '写的时候每一步只多一个字。前面每个位置的 K 行和 V 行已经算过，也不会再变（因果模型里位置 r 只看 0 到 r），所以每一层、每一个头都把它们存起来：这就是 K、V 缓存。新的一步只算新位置的 q、k、v，用新的查询和缓存里每一行 K 打分，再按配比加权 V 行。没有缓存，就得把整段文字每个位置重新算一遍。',
@@ -226,7 +226,7 @@ export const POEMS_TEXT = {
     stepButton: 'One step',
     paused: (done) => `${done} ${done === 1 ? 'character' : 'characters'} written; "One step" writes the next, "Write to the end" the rest.`,
     toEndButton: 'Write to the end',
-    stepNote: '"One step" writes one character, to watch the cache below grow; "Write to the end" writes on until the poem is done.',
+    stepNote: '"Write on into a poem" writes it in one go; "One step" writes one character, to watch the cache below grow; "Write to the end" goes on from where it paused until the poem is done.',
     cache: {
       title: 'One character at a time: the K and V cache',
       note: 'Each step of writing adds one character. The K and V rows of every position before it were computed already and do not change (in a causal model position r looks at 0 to r alone), so every head of every layer keeps them: the K and V cache. A new step computes the new position\'s q, k and v alone, scores its query against every K row in the cache and weights the V rows by the result. Without the cache, every position of the text would be computed again.',
