@@ -63,6 +63,7 @@ async function generate(request) {
   const total = whole.length; // a prompt of maxTokens leaves no room: the page says so
   if (latest !== request) return postMessage({ type: 'generated', key, count: 0, ms: 0, stopped: true, total }); // stopped before it began
   const prompt = whole.slice(0, model.maxTokens);
+  if (prompt.length >= model.maxTokens) return postMessage({ type: 'generated', key, count: 0, ms: 0, stopped: false, total }); // no room: no forward
   const ids = [...prompt];
   const random = temperature > 0 ? mha.randomState(seed) : null;
   const start = performance.now();
