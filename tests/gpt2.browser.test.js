@@ -84,7 +84,7 @@ test('a bad file dropped gives BAD_MODEL naming the problem; a good GPT-2-layout
   await page.setInputFiles('#gpt2-drop input[type=file]', { name: 'tiny-gpt2.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from(goodFile) });
   await page.waitForSelector('#gpt2-body:not([hidden]) #gpt2-model', { timeout: 60000 });
   assert.equal(await page.$('#gpt2-status .error'), null, 'the error is gone');
-  assert.match(await page.textContent('#gpt2-model'), /tiny-gpt2.safetensors .*: 2 layers of 2 heads, d_model = 16, at most 80 tokens at once, a vocabulary of 50257 tokens/);
+  assert.match(await page.textContent('#gpt2-model'), /tiny-gpt2.safetensors .*: 2 layers of 2 heads, d_model = 16, a vocabulary of 50257 tokens\. The model reads at most 80 tokens at once; this page reads the first 64\./);
   await page.fill('#gpt2-body textarea', TEXT);
   await page.waitForFunction((want) => document.querySelector('#gpt2-tokens')?.dataset.key === `|${want}` && document.querySelector('#gpt2-tiles')?.dataset.drawn === '4', TEXT, { timeout: 30000 });
   const tokens = await page.$$eval('.gpt2-token', (items) => items.map((item) => item.textContent));

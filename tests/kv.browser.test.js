@@ -15,6 +15,8 @@ import { generation } from '../web/gpt2/generate.js';
 import { stepCost } from '../web/heads/cache-view.js';
 import { GPT2_TEXT } from '../web/gpt2/strings.js';
 import { POEMS_TEXT } from '../web/poems/strings.js';
+import { TEXT } from '../web/page/text.js';
+import { SEED_MAX } from '../web/shared/lesson.js';
 
 const LOAD_MS = 120000;
 const config = { layers: 2, heads: 2, dModel: 16, context: 80, vocab: 50257 };
@@ -159,7 +161,7 @@ for (const [lang, width] of [['zh', 1280], ['en', 375]]) {
     await page.waitForFunction((want) => document.querySelector('#gpt2-gen-status')?.textContent === want, t.generated(10, 1, 7, false, 1), { timeout: LOAD_MS });
     assert.deepEqual(await shownTokens(page), written(chinese, 10, 1, 7, [[1, 0]]).labels);
     // Stop, pressed as soon as it can be: the worker ends the generation at its next step.
-    await page.fill('#gpt2-count', '60');
+    await page.fill('#gpt2-count', '50'); // of the 57 the 7 tokens of 我的猫 leave
     await page.evaluate(async () => {
       document.querySelector('#gpt2-generate').click();
       await new Promise((resolve) => setTimeout(resolve));
@@ -170,6 +172,74 @@ for (const [lang, width] of [['zh', 1280], ['en', 375]]) {
     assert.ok(stoppedAt < 60, `stopped after ${stoppedAt} tokens`);
     assert.equal(await page.isDisabled('#gpt2-stop'), true);
     assert.deepEqual(await seriousAxeViolations(page), []);
+    assert.deepEqual(errors, []);
+    await page.context().close();
+  });
+}
+
+/** "cat cat …": a token a word, after <|endoftext|>. */
+const cats = (words) => Array(words).fill('cat').join(' ');
+const statusIs = (page, want) => page.waitForFunction((w) => document.querySelector('#gpt2-gen-status')?.textContent === w, want, { timeout: LOAD_MS });
+const roomIs = (page, want) => page.waitForFunction((w) => document.querySelector('#gpt2-room')?.textContent === w, want, { timeout: LOAD_MS });
+
+for (const lang of ['zh', 'en']) {
+  test(`GPT-2's limits said truly, ${lang}: the model's context and the page's 64, a long text's tokens, the room left, and number boxes that give their range`, async () => {
+    const { page, errors } = await openPage(env.browser, `${env.baseUrl}?lang=${lang}`, { baseUrl: env.baseUrl, viewport: { width: 1280, height: 900 } });
+    const t = GPT2_TEXT[lang];
+    const { wholeRange } = TEXT[lang];
+    await lessonDrawn(page);
+    await page.locator('#poems-section').scrollIntoViewIfNeeded();
+    // The poet's seed: out of its range it says the range and the seed in use, never "not a number"; leaving puts it back.
+    for (const typed of ['-3', '2.5', '1e30', '4294967296', '']) {
+      await page.fill('#poem-seed', typed);
+      assert.equal(await page.textContent('#poem-seed-hint'), wholeRange(0, SEED_MAX, 1), typed);
+      await page.$eval('#poem-seed', (box) => box.blur());
+      assert.equal(await page.inputValue('#poem-seed'), '1');
+      assert.equal(await page.textContent('#poem-seed-hint'), '', 'no sentence beside the seed in use');
+    }
+    await page.check('#poem-source-gpt2');
+    await page.setInputFiles('#gpt2-drop input[type=file]', { name: 'tiny-gpt2.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from(file) });
+    await page.waitForSelector('#gpt2-body:not([hidden]) #gpt2-generate', { timeout: LOAD_MS });
+    // The load line: the model's context (80 in this file) and the 64 this page reads.
+    assert.ok((await page.textContent('#gpt2-model')).endsWith(lang === 'zh' ? '模型一次最多能读 80 个词元；这一页只读前 64 个。' : 'The model reads at most 80 tokens at once; this page reads the first 64.'));
+    // Sentences of 20, 60, 63 and 1,100 words: the whole text's tokens, those read, and the room left to write.
+    for (const words of [20, 60, 63, 1100]) {
+      const total = words + 1;
+      const read = Math.min(total, 64);
+      await page.fill('#gpt2-body textarea', cats(words));
+      await roomIs(page, t.room(total, 64, 20));
+      assert.equal(await page.textContent('#gpt2-tokens-count'), t.tokensTitle(total, read), `${words} words`);
+      assert.equal(await page.$$eval('#gpt2-tokens .gpt2-token', (tokens) => tokens.length), read);
+      assert.equal(await page.isDisabled('#gpt2-generate'), total >= 64, `${words} words: Generate waits for a shorter sentence`);
+      // The count box takes 1 to the room left (63 where there is none), and says so for anything else.
+      const most = total >= 64 ? 63 : 64 - total;
+      for (const typed of ['0', '-5', String(most + 1), '100', '2.5']) {
+        await page.fill('#gpt2-count', typed);
+        assert.equal(await page.textContent('#gpt2-count-hint'), wholeRange(1, most, 20), `${words} words, ${typed}`);
+      }
+      await page.$eval('#gpt2-count', (box) => box.blur());
+      assert.equal(await page.inputValue('#gpt2-count'), '20');
+      assert.equal(await page.textContent('#gpt2-count-hint'), '');
+    }
+    // Pressed before the sentence's tokens were counted (the button not yet held back), the worker's count says it.
+    await page.evaluate(() => {
+      const button = document.querySelector('#gpt2-generate');
+      button.disabled = false;
+      button.click();
+    });
+    await statusIs(page, t.room(1101, 64, 20));
+    assert.equal(await page.$('#gpt2-gen-tokens'), null, 'no "0 tokens written" and no empty list');
+    // 60 words leave 3 of the 20 asked for: said before, written, and the cache's end said after.
+    await page.fill('#gpt2-body textarea', cats(60));
+    await roomIs(page, t.room(61, 64, 20));
+    await page.click('#gpt2-generate');
+    await statusIs(page, t.generated(3, 0, 1, false));
+    assert.equal(await page.textContent('#gpt2-cache-full'), t.cacheFull(64));
+    // The seed: its range and the seed in use, then nothing once it is back.
+    await page.fill('#gpt2-seed', '-3');
+    assert.equal(await page.textContent('#gpt2-seed-hint'), wholeRange(0, SEED_MAX, 1));
+    await page.$eval('#gpt2-seed', (box) => box.blur());
+    assert.equal(await page.textContent('#gpt2-seed-hint'), '');
     assert.deepEqual(errors, []);
     await page.context().close();
   });

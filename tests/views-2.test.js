@@ -209,14 +209,14 @@ test('§10 GPT-2\'s tokens and a head\'s roles, on a small random model in GPT-2
   // As the worker posts a run (web/gpt2/gpt2-worker.js): English, a comma, and 猫 as three byte tokens.
   const ids = gpt2Input('Mr and Mrs 猫, Mr and Mrs', GPT2_TOKEN_LIMIT);
   model.forward(ids);
-  const result = { ids, labels: ids.map(gpt2TokenLabel), byteTokens: ids.map(isByteToken), characters: characterRuns(ids), punctuation: ids.map(isPunctuationToken), attention: everyHeadAttention(model) };
+  const result = { ids, total: ids.length, labels: ids.map(gpt2TokenLabel), byteTokens: ids.map(isByteToken), characters: characterRuns(ids), punctuation: ids.map(isPunctuationToken), attention: everyHeadAttention(model) };
   const index = 2; // layer 2's head 1
   const weights = result.attention[index];
   const L = ids.length;
   for (const lang of ['zh', 'en']) {
     const words = { ...TEXT[lang].poems, ...TEXT[lang].gpt2 };
     const view = shown([
-      vh('div', { id: 'tokens' }, tokensView(words, result, GPT2_TOKEN_LIMIT)),
+      vh('div', { id: 'tokens' }, tokensView(words, result)),
       vh('div', { id: 'roles' }, gpt2RolesView(words, { index, heads: config.heads, ids, punctuation: result.punctuation, weights })),
     ]);
     matchGolden(`views/gpt2-tokens-roles-${lang}.html`, view);
@@ -230,6 +230,24 @@ test('§10 GPT-2\'s tokens and a head\'s roles, on a small random model in GPT-2
     assert.deepEqual([...view.querySelectorAll('#roles tbody tr')].map((row) => row.dataset.role), ['previous', 'first', 'copying', 'punctuation']);
   }
   model.dispose();
+});
+
+test('§10 GPT-2\'s token count says how many tokens the whole text makes and how many the page reads, in both languages', () => {
+  // Texts of 1 to 1,100 words ("cat cat …", a token a word): under, at and past the tokens the page reads.
+  for (const words of [0, 1, 20, 62, 63, 64, 100, 1100]) {
+    const whole = gpt2Input(Array(words).fill('cat').join(' '), Infinity);
+    const ids = whole.slice(0, GPT2_TOKEN_LIMIT);
+    const result = { ids, total: whole.length, labels: ids.map(gpt2TokenLabel), byteTokens: ids.map(isByteToken), characters: characterRuns(ids) };
+    assert.equal(whole.length, words + 1, 'a word a token, after <|endoftext|>');
+    for (const lang of ['zh', 'en']) {
+      const said = shown(vh('div', {}, tokensView({ ...TEXT[lang].poems, ...TEXT[lang].gpt2 }, result))).querySelector('#gpt2-tokens-count').textContent;
+      const numbers = (said.replace(/GPT-2/g, '').match(/\d+/g) ?? []).map(Number);
+      const clipped = whole.length > GPT2_TOKEN_LIMIT;
+      assert.deepEqual(numbers.slice(0, clipped ? 3 : 1), clipped ? [whole.length, GPT2_TOKEN_LIMIT, whole.length - GPT2_TOKEN_LIMIT] : [whole.length], `${lang}, ${words} words: ${said}`);
+      assert.equal(/只读前|reads the first/.test(said), clipped, said);
+      assert.equal(shown(vh('div', {}, tokensView({ ...TEXT[lang].poems, ...TEXT[lang].gpt2 }, result))).querySelectorAll('.gpt2-token').length, ids.length);
+    }
+  }
 });
 
 test('§5 the symbols\' notes with the hand example\'s shapes, GPT-2\'s and head 1\'s first row from the core, in both languages', () => {

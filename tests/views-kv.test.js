@@ -123,3 +123,46 @@ test('GPT-2\'s generation: merged characters, its speed, and past 16 cached rows
   }
   model.dispose();
 });
+
+test('GPT-2\'s room to write: said from the sentence\'s tokens, the tokens read and the count asked, and when there is none, instead of "0 written"', () => {
+  const numbers = (said) => (said.replace(/GPT-2/g, '').match(/\d+/g) ?? []).map(Number);
+  for (const lang of ['zh', 'en']) {
+    const words = { ...TEXT[lang].poems, ...TEXT[lang].gpt2 };
+    for (const limit of [64, 32]) {
+      for (const total of [1, 2, 20, limit - 2, limit - 1, limit, limit + 1, 1101]) {
+        for (const asked of [1, 5, 20, 63]) {
+          const said = words.room(total, limit, asked);
+          const room = Math.max(0, limit - total);
+          if (room === 0) {
+            // The sentence's tokens, the page's limit, and the longest sentence that leaves room.
+            assert.deepEqual(numbers(said), [total, limit, limit - 1], `${lang}: ${said}`);
+            assert.match(said, /没有位置|no room/);
+          } else {
+            assert.deepEqual(numbers(said), asked > room ? [total, limit, room, asked, room] : [total, limit, room], `${lang}: ${said}`);
+          }
+        }
+      }
+      // A generation whose sentence left no room says so in its status, and shows no "0 tokens written".
+      const gen = { key: '1', prompt: 0, ids: [], tokens: [], rows: null, steps: 0, ms: 0, forwardMs: 0, reused: 0, done: true, stopped: false, temperature: 0, seed: 1, offCount: 0, count: 20, total: limit + 37 };
+      const view = shown(generationView(words, gen, { index: 0, heads: 12, config: { layers: 12, heads: 12, dModel: 768 }, limit }));
+      const status = view.querySelector('#gpt2-gen-status');
+      assert.equal(status.textContent, words.room(limit + 37, limit, 20));
+      assert.equal(status.dataset.noRoom, 'true');
+      assert.equal(view.textContent.includes(words.generated(0, 0, 1, false, 0)), false);
+      // With room, the status is the count written, as before.
+      const written = shown(generationView(words, { ...gen, total: limit - 1 }, { index: 0, heads: 12, config: { layers: 12, heads: 12, dModel: 768 }, limit }));
+      assert.equal(written.querySelector('#gpt2-gen-status').textContent, words.generated(0, 0, 1, false, 0));
+    }
+  }
+});
+
+test('GPT-2\'s load line says the model\'s context and, where shorter, the tokens this page reads', () => {
+  for (const lang of ['zh', 'en']) {
+    for (const [context, read] of [[1024, 64], [80, 64], [64, 64], [32, 32]]) {
+      const config = { layers: 12, heads: 12, dModel: 768, context, vocabSize: 50257 };
+      const said = TEXT[lang].gpt2.model('GPT-2 small · model.safetensors', '548', config, read);
+      const numbers = (said.replace(/GPT-2/g, '').match(/\d+/g) ?? []).map(Number);
+      assert.deepEqual(numbers, [548, 12, 12, 768, 50257, context, ...(read < context ? [read] : [])], `${lang}: ${said}`);
+    }
+  }
+});

@@ -8,15 +8,16 @@
 //               { type: 'generate', key, text, count, temperature, seed, off }: writes on from the text (generate.js)
 //               { type: 'stop' }: the generation under way stops after its step
 // Messages out: { type: 'progress', read, size }  { type: 'ready', config }
-//               { type: 'result', key, ids, labels, byteTokens (which are pieces of a character), characters (tokens.js's
-//                 characterRuns), punctuation, attention: Float32Array[] (index layer·heads + head),
+//               { type: 'result', key, ids (the first `limit`), total (how many the whole text makes), labels, byteTokens
+//                 (which are pieces of a character), characters (tokens.js's characterRuns), punctuation,
+//                 attention: Float32Array[] (index layer·heads + head),
 //                 top: { all, now }: per row the 5 likeliest next tokens [{ id, p, label }] (now: null with no head off),
 //                 reused: { all, now }: the rows each forward kept from the one before (runs.js), ms }
 //               { type: 'step', key, ids (the prompt's and every token written), prompt (how many are the prompt's),
 //                 tokens (tokens.js's mergedTokens of ids), id, rows: Float32Array[] (each head's attention row of the
 //                 step's query, index layer·heads + head), ms (the step's), forwardMs (the prompt's forward), reused (the
 //                 prompt's positions that forward kept from the one before) }
-//               { type: 'generated', key, count, ms (every step's, summed), stopped }
+//               { type: 'generated', key, count, ms (every step's, summed), stopped, total (the whole text's tokens) }
 //               { type: 'error', code, message (the core's, in English), details, during: 'load' | 'run' | 'generate' }
 import { loadAttention } from '../src/attention.js';
 import { characterRuns, gpt2Input, gpt2TokenLabel, isByteToken, isPunctuationToken, mergedTokens } from './tokens.js';
@@ -46,10 +47,11 @@ async function load({ file, wasm, maxTokens }) {
 
 function run({ key, text, off, limit }) {
   const start = performance.now();
-  const ids = gpt2Input(text, Math.min(limit, model.maxTokens));
+  const whole = gpt2Input(text, Infinity); // its length said too: the page reads the first few
+  const ids = whole.slice(0, Math.min(limit, model.maxTokens));
   const { attention, top, reused } = runs.run(ids, off);
   postMessage({
-    type: 'result', key, ids, labels: ids.map(gpt2TokenLabel), byteTokens: ids.map(isByteToken), characters: characterRuns(ids),
+    type: 'result', key, ids, total: whole.length, labels: ids.map(gpt2TokenLabel), byteTokens: ids.map(isByteToken), characters: characterRuns(ids),
     punctuation: ids.map(isPunctuationToken), attention, top, reused, ms: performance.now() - start,
   }, attention.map((weights) => weights.buffer));
 }
@@ -57,8 +59,11 @@ function run({ key, text, off, limit }) {
 /** Writes on from the text a step a task, so that a 'stop' comes in between two steps. */
 async function generate(request) {
   const { key, text, count, temperature, seed, off } = request;
-  if (latest !== request) return postMessage({ type: 'generated', key, count: 0, ms: 0, stopped: true }); // stopped before it began
-  const prompt = gpt2Input(text, model.maxTokens);
+  const whole = gpt2Input(text, Infinity);
+  const total = whole.length; // a prompt of maxTokens leaves no room: the page says so
+  if (latest !== request) return postMessage({ type: 'generated', key, count: 0, ms: 0, stopped: true, total }); // stopped before it began
+  const prompt = whole.slice(0, model.maxTokens);
+  if (prompt.length >= model.maxTokens) return postMessage({ type: 'generated', key, count: 0, ms: 0, stopped: false, total }); // no room: no forward
   const ids = [...prompt];
   const random = temperature > 0 ? mha.randomState(seed) : null;
   const start = performance.now();
@@ -74,7 +79,7 @@ async function generate(request) {
     await new Promise((resolve) => setTimeout(resolve));
     if (latest !== request) break;
   }
-  postMessage({ type: 'generated', key, count: ids.length - prompt.length, ms, stopped: latest !== request });
+  postMessage({ type: 'generated', key, count: ids.length - prompt.length, ms, stopped: latest !== request, total });
 }
 
 // One message at a time, in order: a run waits for the load before it.

@@ -1,5 +1,5 @@
 import { h, fill, show } from '../ui/dom.js';
-import { numberField, uniqueId } from '../ui/controls.js';
+import { numberField, uniqueId, wholeNumbers } from '../ui/controls.js';
 import { tileCanvases } from '../ui/section.js';
 import { layerHead, offKey, existingOff, offIndices, withHeadOff, mergedPositions, mergedAttention } from '../heads/heads.js';
 import { clearRole } from '../heads/roles.js';
@@ -138,7 +138,7 @@ export function gpt2Part(ctx, { picks, pick }) {
   function took(message) {
     const gen = store.generation;
     if (message.key !== gen?.key) return;
-    if (message.type === 'generated') Object.assign(gen, { done: true, stopped: message.stopped });
+    if (message.type === 'generated') Object.assign(gen, { done: true, stopped: message.stopped, total: message.total });
     else Object.assign(gen, { prompt: message.prompt, ids: message.ids, tokens: message.tokens, rows: message.rows, steps: gen.steps + 1, ms: gen.ms + message.ms, forwardMs: message.forwardMs, reused: message.reused });
     generationFrame ||= requestAnimationFrame(() => {
       generationFrame = 0;
@@ -151,7 +151,7 @@ export function gpt2Part(ctx, { picks, pick }) {
     const { text, temperature, seed, count } = picks();
     const key = String((store.generations += 1));
     const off = currentOff();
-    store.generation = { key, prompt: 0, ids: [], tokens: [], rows: null, steps: 0, ms: 0, forwardMs: 0, reused: 0, done: false, stopped: false, temperature, seed, offCount: off.length };
+    store.generation = { key, prompt: 0, ids: [], tokens: [], rows: null, steps: 0, ms: 0, forwardMs: 0, reused: 0, done: false, stopped: false, temperature, seed, offCount: off.length, count, total: null };
     store.client.generate({ key, text, count, temperature, seed, off });
     pick((p) => (p.generated += 1));
   }
@@ -167,6 +167,21 @@ export function gpt2Part(ctx, { picks, pick }) {
     store.sent = key;
     store.client.run({ key, text: picks().text, off });
     if (!picks().running) pick((p) => (p.running = true));
+  }
+
+  /** The tokens this page reads: GPT2_TOKEN_LIMIT, or the model's context when that is shorter. */
+  const readLimit = () => Math.min(GPT2_TOKEN_LIMIT, store.config.context);
+
+  /** How many tokens the sentence in the box makes, once the worker has read it (null until then). */
+  function sentenceTokens() {
+    const { result } = store;
+    return result && result.key.slice(result.key.indexOf('|') + 1) === picks().text ? result.total : null;
+  }
+
+  /** The most tokens generate may write now: what the sentence leaves of readLimit() (0: none), or all but one. */
+  function room() {
+    const total = sentenceTokens();
+    return total === null ? readLimit() - 1 : Math.max(0, readLimit() - total);
   }
 
   /** 'gpt2' or 'distilgpt2' when the file has one of their shapes (the GPT-2s that fit here), else null. */
@@ -215,9 +230,10 @@ export function gpt2Part(ctx, { picks, pick }) {
       temperature: h('input', { type: 'range', id: uniqueId('gpt2-temperature'), ...TEMPERATURE, value: picks().temperature, oninput: (e) => pick((p) => (p.temperature = Number(e.target.value))) }),
       generate: h('button', { type: 'button', id: 'gpt2-generate', onclick: generate }, [t.generateButton]),
       stop: h('button', { type: 'button', id: 'gpt2-stop', onclick: () => store.client.stop() }, [t.stopButton]),
+      room: h('p', { class: 'muted', id: 'gpt2-room', 'aria-live': 'polite' }),
       generation: h('div', { id: 'gpt2-generation' }),
     };
-    const whole = (max) => (v) => (Number.isInteger(v) && v >= 0 && v <= max ? null : ctx.text.notANumber);
+    const refused = (key) => (from, to) => ctx.text.wholeRange(from, to, picks()[key]);
     fill(body, [
       parts.model,
       parts.sha256,
@@ -232,12 +248,14 @@ export function gpt2Part(ctx, { picks, pick }) {
       h('div', { class: 'controls', id: 'gpt2-generate-controls' }, [
         h('label', { class: 'field wide', for: parts.temperature.id }, [parts.temperatureLabel, parts.temperature]),
         numberField({ label: words.seed, value: picks().seed, min: 0, max: SEED_MAX, id: 'gpt2-seed', notANumber: ctx.text.notANumber,
-          refuse: whole(SEED_MAX), onInput: (v) => pick((p) => (p.seed = v)) }),
-        numberField({ label: t.countLabel, value: picks().count, min: 1, max: GPT2_TOKEN_LIMIT - 1, id: 'gpt2-count', notANumber: ctx.text.notANumber,
-          refuse: (v) => (v >= 1 ? whole(GPT2_TOKEN_LIMIT - 1)(v) : ctx.text.notANumber), onInput: (v) => pick((p) => (p.count = v)) }),
+          refuse: wholeNumbers(0, SEED_MAX, refused('seed')), onInput: (v) => pick((p) => (p.seed = v)) }),
+        // Up to the room the sentence leaves; with none, up to what an empty one would (the note says to shorten it).
+        numberField({ label: t.countLabel, value: picks().count, min: 1, max: readLimit() - 1, id: 'gpt2-count', notANumber: ctx.text.notANumber,
+          refuse: wholeNumbers(1, () => room() || readLimit() - 1, refused('count')), onInput: (v) => pick((p) => (p.count = v)) }),
         parts.generate,
         parts.stop,
       ]),
+      parts.room,
       parts.generation,
       h('h3', {}, [t.tilesTitle(layers * heads)]),
       h('p', { class: 'muted' }, [t.tilesNote]),
@@ -339,7 +357,7 @@ export function gpt2Part(ctx, { picks, pick }) {
       controls ??= buildControls();
       const { text, running } = picks();
       if (controls.text.value !== text) controls.text.value = text;
-      controls.model.textContent = t.model(modelName(), mb(picks().file.size), store.config);
+      controls.model.textContent = t.model(modelName(), mb(picks().file.size), store.config, readLimit());
       const digest = store.sha256 ?? 'computing';
       if (controls.sha256.dataset.value !== digest) {
         controls.sha256.dataset.value = digest;
@@ -370,15 +388,20 @@ export function gpt2Part(ctx, { picks, pick }) {
       if (Number(controls.temperature.value) !== temperature) controls.temperature.value = String(temperature);
       const generation = store.generation;
       controls.stop.disabled = !generation || generation.done;
+      // Said before Generate is pressed: how much room the sentence leaves; with none, the button waits for a shorter one.
+      const total = sentenceTokens();
+      controls.room.textContent = total === null ? '' : t.room(total, readLimit(), picks().count);
+      Object.assign(controls.room.dataset, { total: total ?? '', room: total === null ? '' : room() });
+      controls.generate.disabled = total !== null && room() === 0;
       const picked = shown.includes(picks().head) ? picks().head : shown[0];
-      show(controls.generation, generation ? generationView(words, generation, { index: picked, heads, config: store.config, limit: GPT2_TOKEN_LIMIT }) : []);
+      show(controls.generation, generation ? generationView(words, generation, { index: picked, heads, config: store.config, limit: readLimit() }) : []);
       if (!result) return;
       // The tiles and the enlarged head read a character's byte tokens as one position (mergedAttention).
       result.merged ??= mergedPositions(result.labels, result.characters);
       controls.mergedNote.textContent = result.characters.length ? t.mergedTiles : '';
       if (controls.tokens.dataset.key !== result.key) {
         controls.tokens.dataset.key = result.key;
-        show(controls.tokens, tokensView(words, result, GPT2_TOKEN_LIMIT));
+        show(controls.tokens, tokensView(words, result));
       }
       // The head picked, or the run's first when it is not among the heads drawn.
       const selected = picked;

@@ -17,7 +17,8 @@ export const GPT2_TEXT = {
     drop: '或者把文件拖到这个框里。',
     reading: (read, total) => `正在读取文件：${read} / ${total} MB`,
     starting: '正在启动后台线程……',
-    model: (name, mb, { layers, heads, dModel, context, vocabSize }) => `已打开 ${name}（${mb} MB）：${layers} 层，每层 ${heads} 个头，d_model = ${dModel}，最多读 ${context} 个词元，词表 ${vocabSize} 个词元。`,
+    // `read`: the tokens this page reads, at most the model's context.
+    model: (name, mb, { layers, heads, dModel, context, vocabSize }, read) => `已打开 ${name}（${mb} MB）：${layers} 层，每层 ${heads} 个头，d_model = ${dModel}，词表 ${vocabSize} 个词元。模型一次最多能读 ${context} 个词元${read < context ? `；这一页只读前 ${read} 个` : ''}。`,
     known: { 'gpt2': 'GPT-2 small', 'distilgpt2': 'distilgpt2' },
     sha256: '文件的 SHA-256（读文件时顺便算出）：',
     sha256Computing: '正在另一个后台线程里算文件的 SHA-256……',
@@ -54,9 +55,8 @@ export const GPT2_TEXT = {
       },
     },
     textLabel: '句子（用英文：GPT-2 是用英文网页文字训练的）',
-    tokensTitle: (count) => `GPT-2 把它切成 ${count} 个词元（␣ 是词元里的空格，即 GPT-2 词表里的 Ġ；开头的 <|endoftext|> 表示一段新文字开始）：`,
+    tokensTitle: (total, read) => `${read < total ? `GPT-2 把整段文字切成 ${total} 个词元；这一页只读前 ${read} 个，后面的 ${total - read} 个没有读` : `GPT-2 把它切成 ${total} 个词元`}（␣ 是词元里的空格，即 GPT-2 词表里的 Ġ；开头的 <|endoftext|> 表示一段新文字开始）：`,
     bytesNote: 'GPT-2 的词表是从英文网页文字学出来的字节级 BPE，汉字在里面很少见，多半没有自己的词元，只能拆成 UTF-8 字节；这样的词元单独不是一个字，这里写成 ⟨e7⟩ 这样的十六进制字节。合起来是：',
-    clipped: (max) => `这里最多读 ${max} 个词元，后面的没有读。`,
     running: '正在计算……',
     took: (ms, kept) => `这次计算用了 ${ms} 毫秒，在后台线程里算，页面不会卡住${kept ? `；前 ${kept} 个词元沿用了上一次的结果` : ''}。`,
     tilesTitle: (count) => `全部 ${count} 个头的注意力`,
@@ -85,6 +85,10 @@ export const GPT2_TEXT = {
     generated: (count, temperature, seed, stopped, off = 0) => `${stopped ? '停下了。' : ''}写了 ${count} 个词元，${temperature === 0 ? '温度 0，每一步取最可能的词元' : `温度 ${temperature}、种子 ${seed}`}${off ? `，关掉了 ${off} 个头` : ''}：`,
     speed: (perSecond, stepMs, forwardMs, kept) => `每秒 ${perSecond} 个词元：每一步平均 ${stepMs} 毫秒，在后台线程里算；开头读句子的那一次前向用了 ${forwardMs} 毫秒${kept ? `，其中 ${kept} 个位置沿用了之前算过的` : ''}。`,
     cacheFull: (max) => `已经到了 ${max} 个词元：这里给缓存留的位置满了，不能再写。`,
+    // How many tokens the sentence leaves to write, of the `limit` this page reads, with `count` asked for.
+    room: (total, limit, count) => (total >= limit
+      ? `句子已经有 ${total} 个词元（算上开头的 <|endoftext|>），这一页最多读 ${limit} 个，没有位置接着写了。把句子删短到 ${limit - 1} 个词元以内，再按“生成”。`
+      : `句子有 ${total} 个词元（算上开头的 <|endoftext|>），这一页最多读 ${limit} 个：还能写 ${limit - total} 个${count > limit - total ? `：要写 ${count} 个，只会写 ${limit - total} 个` : ''}。`),
     mergedTiles: '一个汉字的几个字节词元，在小图和放大的图里合成一个位置：那一行是凑齐这个字的最后一个字节词元发出的查询，那一列是把看向这几个字节词元的配比加在一起。',
     mergedNote: '汉字的几个字节词元凑齐一个字时，合起来写成这个字；下面缓存那张图里，它们的配比也加在一起。',
     cache: {
@@ -113,7 +117,7 @@ export const GPT2_TEXT = {
     drop: 'or drop the file on this box.',
     reading: (read, total) => `Reading the file: ${read} / ${total} MB`,
     starting: 'Starting the background thread…',
-    model: (name, mb, { layers, heads, dModel, context, vocabSize }) => `Opened ${name} (${mb} MB): ${layers} layers of ${heads} heads, d_model = ${dModel}, at most ${context} tokens at once, a vocabulary of ${vocabSize} tokens.`,
+    model: (name, mb, { layers, heads, dModel, context, vocabSize }, read) => `Opened ${name} (${mb} MB): ${layers} layers of ${heads} heads, d_model = ${dModel}, a vocabulary of ${vocabSize} tokens. The model reads at most ${context} tokens at once${read < context ? `; this page reads the first ${read}` : ''}.`,
     known: { 'gpt2': 'GPT-2 small', 'distilgpt2': 'distilgpt2' },
     sha256: 'The file\'s SHA-256 (computed while it was read):',
     sha256Computing: 'Computing the file\'s SHA-256 in another background thread…',
@@ -149,9 +153,8 @@ export const GPT2_TEXT = {
       },
     },
     textLabel: 'Sentence (in English: GPT-2 was trained on English web text)',
-    tokensTitle: (count) => `GPT-2 splits it into ${count} tokens (␣ is a space inside a token, GPT-2's Ġ; the <|endoftext|> in front starts a new text):`,
+    tokensTitle: (total, read) => `${read < total ? `GPT-2 splits the whole text into ${total} tokens; this page reads the first ${read}, and the other ${total - read} were not read` : `GPT-2 splits it into ${total} ${total === 1 ? 'token' : 'tokens'}`} (␣ is a space inside a token, GPT-2's Ġ; the <|endoftext|> in front starts a new text):`,
     bytesNote: 'GPT-2\'s vocabulary is a byte-level BPE learnt from English web text, where Chinese characters are rare: most have no token of their own and are split into their UTF-8 bytes, tokens that are no character alone, shown here as hex bytes such as ⟨e7⟩. Together they make:',
-    clipped: (max) => `At most ${max} tokens are read here; the rest was not read.`,
     running: 'Computing…',
     took: (ms, kept) => `This run took ${ms} ms, in a background thread, so the page does not freeze${!kept ? '' : kept === 1 ? '; the first token was kept from the run before' : `; the first ${kept} tokens were kept from the run before`}.`,
     tilesTitle: (count) => `Attention of all ${count} heads`,
@@ -180,6 +183,9 @@ export const GPT2_TEXT = {
     generated: (count, temperature, seed, stopped, off = 0) => `${stopped ? 'Stopped. ' : ''}${count} ${count === 1 ? 'token' : 'tokens'} written, ${temperature === 0 ? 'at temperature 0, the likeliest token each step' : `at temperature ${temperature}, seed ${seed}`}${off ? `, ${off} ${off === 1 ? 'head' : 'heads'} switched off` : ''}:`,
     speed: (perSecond, stepMs, forwardMs, kept) => `${perSecond} tokens a second: ${stepMs} ms a step on average, in a background thread; the one forward that read the sentence first took ${forwardMs} ms${!kept ? '' : kept === 1 ? ', its first position kept from before' : `, ${kept} of its positions kept from before`}.`,
     cacheFull: (max) => `${max} tokens reached: the room kept here for the cache is full, so it cannot write on.`,
+    room: (total, limit, count) => (total >= limit
+      ? `The sentence already takes ${total} tokens (counting the <|endoftext|> in front), and this page reads at most ${limit}: there is no room to write on. Shorten it to at most ${limit - 1} tokens, then press Generate.`
+      : `The sentence takes ${total} ${total === 1 ? 'token' : 'tokens'} (counting the <|endoftext|> in front) of the ${limit} this page reads: room for ${limit - total} more${count > limit - total ? `: ${count} asked for, only ${limit - total} will be written` : ''}.`),
     mergedTiles: 'A Chinese character\'s byte tokens are one position in the small maps and the enlarged one: its row is the query of the last byte token, the one that completes the character, and its column adds up the weights given to all of them.',
     mergedNote: 'Where a Chinese character\'s byte tokens are all there, they are shown together as the character, and in the cache\'s figure below their weights are added up.',
     cache: {

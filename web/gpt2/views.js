@@ -21,14 +21,13 @@ export function gpt2RolesView(words, { index, heads, ids, punctuation, weights }
 }
 
 /**
- * The sentence as GPT-2 reads it: how many tokens (and that it reads no more than `limit`), each token, and the
- * byte tokens that together make one character (`characters`: { from, to, text }).
+ * The sentence as GPT-2 reads it: how many tokens the whole text makes (`total`) and how many are read (`ids`),
+ * each token read, and the byte tokens that together make one character (`characters`: { from, to, text }).
  */
-export function tokensView(words, { ids, labels, byteTokens, characters }, limit) {
-  const count = ids.length;
+export function tokensView(words, { ids, total, labels, byteTokens, characters }) {
   const pairs = [...new Set(characters.map(({ from, to, text }) => `${labels.slice(from, to + 1).join(' ')} = ${text}`))];
   return [
-    vh('p', { class: 'muted' }, [words.tokensTitle(count), ' ', count >= limit ? words.clipped(limit) : '']),
+    vh('p', { class: 'muted', id: 'gpt2-tokens-count', 'data-total': String(total), 'data-read': String(ids.length) }, [words.tokensTitle(total, ids.length)]),
     vh('p', { class: 'gpt2-token-list' }, labels.map((label, i) => vh('code', { class: 'gpt2-token', 'data-id': ids[i], 'data-bytes': String(byteTokens[i]) }, [label]))),
     pairs.length ? vh('p', { class: 'muted', id: 'gpt2-bytes' }, [words.bytesNote, ...pairs.flatMap((pair) => [' ', vh('code', {}, [pair])])]) : null,
   ];
@@ -43,10 +42,12 @@ const speed = (words, perSecond, stepMs, forwardMs, kept) =>
  * written marked), how fast the steps ran, and the last step's query against the cache for head `index`. `gen` is
  * the worker's steps gathered: { prompt (how many ids are the prompt's), ids, tokens, rows (the last step's, a row
  * a head), steps, ms (every step's, summed), forwardMs, reused (the prompt's positions its forward kept), done, stopped, temperature,
- * seed, offCount (heads off) }; `limit` the most tokens.
+ * seed, offCount (heads off), count (asked for), total (the whole text's tokens, once done) }; `limit` the most tokens.
  */
 export function generationView(words, gen, { index, heads, config, limit }) {
   const written = gen.ids.length - gen.prompt;
+  // A sentence of `limit` tokens or more left no room: that is said, not "0 tokens written".
+  if (gen.done && gen.total >= limit) return [vh('p', { class: 'note', id: 'gpt2-gen-status', 'data-no-room': 'true' }, [words.room(gen.total, limit, gen.count)])];
   const perSecond = gen.ms > 0 ? (1000 * gen.steps) / gen.ms : 0;
   const row = gen.rows?.[index];
   const weight = (from, to) => Array.prototype.slice.call(row, from, to + 1).reduce((sum, w) => sum + w, 0);

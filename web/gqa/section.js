@@ -1,5 +1,5 @@
 import { h, vh, show, fill } from '../ui/dom.js';
-import { numberField } from '../ui/controls.js';
+import { numberField, wholeNumbers } from '../ui/controls.js';
 import { section, errorBox } from '../ui/section.js';
 import { startWorker } from '../shared/worker.js';
 import { fetchPoemFile, openPoems } from '../poems/runs.js';
@@ -57,7 +57,7 @@ export function gqaSection(ctx, frame) {
   // shows the core's sentence.
   const whole = (key, max) => ({
     min: 1, max, notANumber: ctx.text.notANumber, onInput: setPick(key), current: () => picks()[key],
-    refuse: (typed) => (Number.isInteger(typed) && typed >= 1 && typed <= max ? null : t.wholeRange(1, max, picks()[key])),
+    refuse: wholeNumbers(1, max, (from, to) => ctx.text.wholeRange(from, to, picks()[key])),
   });
   // The poetry model made grouped-query: fetched when asked, then rewritten and measured in a worker (here, a slice
   // a task, where none starts); the results kept for the page's life (a language switch builds the section again).

@@ -97,7 +97,6 @@ export const GQA_TEXT = {
     groupLine: (group, members) => `K/V 头 ${group + 1} ← ${members.map((m) => `Q 头 ${m + 1}`).join('、')}`,
     groupKind: (heads, kvHeads) => (kvHeads === heads ? '这就是多头注意力（MHA）：每头一副。' : kvHeads === 1 ? '这就是多查询注意力（MQA）：所有头共用一副。' : `这是分组查询注意力（GQA）：${kvHeads} 组，每组 ${heads / kvHeads} 个头共用一副。`),
     approx: (bytes) => bytesText(bytes),
-    wholeRange: (min, max, kept) => `只能填 ${min} 到 ${max.toLocaleString('en-US')} 之间的整数，现在仍是 ${kept}。`,
     questionsTitle: '试一试：两道题，内核来判',
     questions: {
       cache: { prompt: () => 'GPT-2 small（d_model = 768，h = 12，12 层，32 位）改成 MQA（h_kv = 1），一个词在 12 层里的 K、V 缓存一共多少 KiB？', label: 'KiB' },
@@ -168,7 +167,6 @@ export const GQA_TEXT = {
     groupLine: (group, members) => `K/V head ${group + 1} ← ${members.map((m) => `Q head ${m + 1}`).join(', ')}`,
     groupKind: (heads, kvHeads) => (kvHeads === heads ? 'This is multi-head attention (MHA): one each.' : kvHeads === 1 ? 'This is multi-query attention (MQA): all heads share one.' : `This is grouped-query attention (GQA): ${kvHeads} groups of ${heads / kvHeads} heads, each group sharing one.`),
     approx: (bytes) => bytesText(bytes),
-    wholeRange: (min, max, kept) => `Only whole numbers from ${min} to ${max.toLocaleString('en-US')}; it stays ${kept}.`,
     questionsTitle: 'Try it: two questions, checked by the core',
     questions: {
       cache: { prompt: () => 'GPT-2 small (d_model = 768, h = 12, 12 layers, 32-bit) switched to MQA (h_kv = 1): how many KiB of K and V does one word cache over its 12 layers?', label: 'KiB' },

@@ -120,7 +120,7 @@ export function handSection(ctx, frame) {
       slider,
       numberField({
         label: t.typedLabel(name), hideLabel: true, id: 'entry-number', value, min, max, step: 0.1, notANumber: ctx.text.notANumber, current: valueInUse,
-        refuse: (typed) => (typed < min || typed > max ? t.outOfRange(min, max, valueInUse()) : null),
+        refuse: (typed) => (typed >= min && typed <= max ? null : t.outOfRange(min, max, valueInUse())),
         onInput: (typed) => setEntry(matrix, row, col, typed),
       }),
     ]);

@@ -325,6 +325,8 @@ export const TEXT = {
     // One sentence per code, for errors that carry no details.
     ...ERROR_TEXT.zh,
     notANumber: '这不是一个数。',
+    // A number box refusing a number outside its range, the value in use `kept`.
+    wholeRange: (min, max, kept) => `只能填 ${min.toLocaleString('en-US')} 到 ${max.toLocaleString('en-US')} 之间的整数，现在仍是 ${kept}。`,
     loading: '正在加载注意力内核……',
     presentHint: '在投影仪前讲课：按 P 键（光标不在输入框里时）进入课堂模式，一屏讲一部分，图放大，长段说明收起；用 → ← 或翻页笔（PageDown / PageUp）切换，按 Esc 或 P 回到平常的样子。地址里加上 ?present=1，打开就是课堂模式。',
   },
@@ -614,6 +616,7 @@ export const TEXT = {
     },
     ...ERROR_TEXT.en,
     notANumber: 'That is not a number.',
+    wholeRange: (min, max, kept) => `Only whole numbers from ${min.toLocaleString('en-US')} to ${max.toLocaleString('en-US')}; it stays ${kept}.`,
     loading: 'Loading the attention core…',
     presentHint: 'Teaching at a projector? Press P (when you are not typing in a box) for lesson mode: one part of the lesson a screen, larger figures, the long explanations folded away. Move with → ← or a presenter\'s clicker (PageDown / PageUp); Esc or P returns. Add ?present=1 to the address to open the page in it.',
   },

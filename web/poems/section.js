@@ -1,5 +1,5 @@
 import { h, vh, fill, show } from '../ui/dom.js';
-import { numberField, uniqueId } from '../ui/controls.js';
+import { numberField, uniqueId, wholeNumbers } from '../ui/controls.js';
 import { errorBox, partsNearScreen, keptDrawings, tileCanvases } from '../ui/section.js';
 import { legend } from '../draw/index.js';
 import { layerHead, offKey, existingOff, offIndices, withHeadOff } from '../heads/heads.js';
@@ -312,7 +312,7 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
         h('div', { class: 'controls' }, [
           h('label', { class: 'field wide', for: temperatureId }, [temperatureLabel, temperature]),
           numberField({ label: t.seed, value: picks().seed, min: 0, max: SEED_MAX, id: 'poem-seed', notANumber: ctx.text.notANumber,
-            refuse: (v) => (Number.isInteger(v) && v >= 0 && v <= SEED_MAX ? null : ctx.text.notANumber), onInput: (v) => pick((p) => (p.seed = v)) }),
+            refuse: wholeNumbers(0, SEED_MAX, (from, to) => ctx.text.wholeRange(from, to, picks().seed)), onInput: (v) => pick((p) => (p.seed = v)) }),
           h('button', { type: 'button', id: 'poem-continue', onclick: () => continueText() }, [t.continueButton]),
           h('button', { type: 'button', id: 'poem-step', onclick: () => continueText({ most: 1, resume: true }) }, [t.stepButton]),
           h('button', { type: 'button', id: 'poem-to-end', onclick: () => continueText({ resume: true }) }, [t.toEndButton]),

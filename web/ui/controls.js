@@ -12,10 +12,11 @@ export function checkbox({ label, checked, onChange, id = uniqueId('check') }) {
 }
 
 /**
- * A labelled number box. onInput(value) gets numbers only: while the box is empty (being retyped) or
- * holds something that is not a number, nothing changes, a hint says so for the latter, and leaving the
- * box puts the value in use back. `refuse(value)` may return a sentence saying why a number is not taken
- * (e.g. outside its range); `current()` is the value in use (by default the last one taken).
+ * A labelled number box. onInput(value) gets numbers only. `refuse(value)` may return a sentence saying what the
+ * box takes (its range, the value still in use), shown while the box holds a number it refuses, or nothing (NaN,
+ * being retyped); something that is no number gets `notANumber`. Refused, the value in use does not change, and
+ * leaving the box puts it back and takes the sentence away: no sentence stands beside a value in use.
+ * `current()` is the value in use (by default the last one taken).
  */
 export function numberField({ label, value, onInput, notANumber, refuse = () => null, current, min, max, step = 1, id = uniqueId('num'), width = 6, hideLabel = false }) {
   let taken = value;
@@ -30,10 +31,10 @@ export function numberField({ label, value, onInput, notANumber, refuse = () => 
     type: 'number', id, value: Number.isFinite(value) ? value : '', min, max, step, inputmode: 'decimal', style: `width:${width}em`, 'aria-describedby': hint.id,
     oninput: () => {
       const typed = input.valueAsNumber;
-      if (Number.isNaN(typed)) return showProblem(input.validity.badInput ? notANumber : null);
+      if (Number.isNaN(typed) && input.validity.badInput) return showProblem(notANumber);
       const problem = refuse(typed);
       showProblem(problem);
-      if (problem) return;
+      if (problem || Number.isNaN(typed)) return;
       taken = typed;
       onInput(typed);
     },
@@ -41,9 +42,21 @@ export function numberField({ label, value, onInput, notANumber, refuse = () => 
       if (!Number.isNaN(input.valueAsNumber) && !refuse(input.valueAsNumber)) return;
       const inUse = valueInUse();
       input.value = Number.isFinite(inUse) ? String(inUse) : '';
+      showProblem(null);
     },
   });
   return h('label', { class: 'field', for: id }, [h('span', { class: hideLabel ? 'sr-only' : null }, [label]), input, hint]);
+}
+
+/**
+ * A numberField's `refuse` for whole numbers from `min` to `max` (a number, or a function when the range moves):
+ * `say(min, max)`, the sentence giving that range, for anything else.
+ */
+export function wholeNumbers(min, max, say) {
+  return (value) => {
+    const top = typeof max === 'function' ? max() : max;
+    return Number.isInteger(value) && value >= min && value <= top ? null : say(min, top);
+  };
 }
 
 /** Downloads a Blob under a file name. */
