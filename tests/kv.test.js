@@ -9,13 +9,14 @@ import assert from 'node:assert/strict';
 import { loadAttention } from '../web/src/attention.js';
 import { stepCost, cacheRowBytes, cacheView } from '../web/heads/cache-view.js';
 import { parseHTML } from 'linkedom';
-import { TEXT } from '../web/page/text.js';
 import { show } from '../web/ui/dom.js';
 import { mergedTokens, gpt2Input, gpt2TokenBytes, gpt2TokenLabel, characterRuns, END_OF_TEXT } from '../web/gpt2/tokens.js';
 import { mergedPositions, mergedAttention } from '../web/heads/heads.js';
 import { generation, chooseToken } from '../web/gpt2/generate.js';
 import { gpt2File, randomWeights } from './gpt-reference.js';
 import { seededRandom } from './seeded.js';
+import { POEMS_TEXT } from '../web/poems/strings.js';
+import { GPT2_TEXT } from '../web/gpt2/strings.js';
 
 const GPT2_SMALL = { layers: 12, dModel: 768, vocabSize: 50257 };
 
@@ -57,7 +58,7 @@ test('a step\'s cost and the cache\'s sentences, over 400 seeded states in both 
     }
     const full = random() < 0.3;
     for (const lang of ['zh', 'en']) {
-      for (const words of [TEXT[lang].poems, { ...TEXT[lang].poems, ...TEXT[lang].gpt2 }]) {
+      for (const words of [POEMS_TEXT[lang], { ...POEMS_TEXT[lang], ...GPT2_TEXT[lang] }]) {
         const node = show(document.createElement('div'), cacheView(words, { prefix: 'x', step: 1 + pick(60), entries, index: 0, heads: 1, config, length, reused, full }));
         const w = words.cache;
         const computed = length - reused;

@@ -30,6 +30,8 @@ import { formulaShape, formulaNotes } from '../web/page/sections/formula-notes.j
 import { shareFacts, heatmapsFigure } from '../web/page/sections/share.js';
 import { defaultState, fromQuery } from '../web/page/state.js';
 import { matchGolden } from './golden.js';
+import { POEMS_TEXT } from '../web/poems/strings.js';
+import { GPT2_TEXT } from '../web/gpt2/strings.js';
 
 const mha = await loadAttention();
 const { document } = parseHTML('<!doctype html><html><body></body></html>');
@@ -167,7 +169,7 @@ test('§10 the poetry model\'s heads on 床前明月光: tiles, a head enlarged,
   const writer = new Continuation(poems, mha, { ids, off: [], temperature: 0, seed: WRITER.seed, verse: true, repetition: true });
   while (!writer.advance(1000));
   for (const lang of ['zh', 'en']) {
-    const t = TEXT[lang].poems;
+    const t = POEMS_TEXT[lang];
     const labels = ids.map((id) => tokenLabel(t, vocabulary, id));
     const top = (result) => topNext(result.logits, row, vocabSize).map(({ id, p }) => ({ id, p, label: nextLabel(t, vocabulary, id) }));
     const prompt = labels.slice(1).join('');
@@ -214,7 +216,7 @@ test('§10 GPT-2\'s tokens and a head\'s roles, on a small random model in GPT-2
   const weights = result.attention[index];
   const L = ids.length;
   for (const lang of ['zh', 'en']) {
-    const words = { ...TEXT[lang].poems, ...TEXT[lang].gpt2 };
+    const words = { ...POEMS_TEXT[lang], ...GPT2_TEXT[lang] };
     const view = shown([
       vh('div', { id: 'tokens' }, tokensView(words, result)),
       vh('div', { id: 'roles' }, gpt2RolesView(words, { index, heads: config.heads, ids, punctuation: result.punctuation, weights })),
@@ -240,12 +242,12 @@ test('§10 GPT-2\'s token count says how many tokens the whole text makes and ho
     const result = { ids, total: whole.length, labels: ids.map(gpt2TokenLabel), byteTokens: ids.map(isByteToken), characters: characterRuns(ids) };
     assert.equal(whole.length, words + 1, 'a word a token, after <|endoftext|>');
     for (const lang of ['zh', 'en']) {
-      const said = shown(vh('div', {}, tokensView({ ...TEXT[lang].poems, ...TEXT[lang].gpt2 }, result))).querySelector('#gpt2-tokens-count').textContent;
+      const said = shown(vh('div', {}, tokensView({ ...POEMS_TEXT[lang], ...GPT2_TEXT[lang] }, result))).querySelector('#gpt2-tokens-count').textContent;
       const numbers = (said.replace(/GPT-2/g, '').match(/\d+/g) ?? []).map(Number);
       const clipped = whole.length > GPT2_TOKEN_LIMIT;
       assert.deepEqual(numbers.slice(0, clipped ? 3 : 1), clipped ? [whole.length, GPT2_TOKEN_LIMIT, whole.length - GPT2_TOKEN_LIMIT] : [whole.length], `${lang}, ${words} words: ${said}`);
       assert.equal(/只读前|reads the first/.test(said), clipped, said);
-      assert.equal(shown(vh('div', {}, tokensView({ ...TEXT[lang].poems, ...TEXT[lang].gpt2 }, result))).querySelectorAll('.gpt2-token').length, ids.length);
+      assert.equal(shown(vh('div', {}, tokensView({ ...POEMS_TEXT[lang], ...GPT2_TEXT[lang] }, result))).querySelectorAll('.gpt2-token').length, ids.length);
     }
   }
 });

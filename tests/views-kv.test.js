@@ -6,7 +6,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseHTML } from 'linkedom';
 import { loadAttention } from '../web/src/attention.js';
-import { TEXT } from '../web/page/text.js';
 import { show } from '../web/ui/dom.js';
 import { openPoems, inputIds, Continuation } from '../web/poems/runs.js';
 import { continuationView, tokenLabel } from '../web/poems/views.js';
@@ -18,6 +17,8 @@ import { lastRows, layerHead } from '../web/heads/heads.js';
 import { gpt2File, randomWeights } from './gpt-reference.js';
 import { seededRandom } from './seeded.js';
 import { matchGolden } from './golden.js';
+import { POEMS_TEXT } from '../web/poems/strings.js';
+import { GPT2_TEXT } from '../web/gpt2/strings.js';
 
 const mha = await loadAttention();
 const { document } = parseHTML('<!doctype html><html><body></body></html>');
@@ -37,7 +38,7 @@ test('the poetry writer after two steps: the new query against the 8 cached rows
   const L = ids.length;
   const want = poems.model.forward(ids).attention(...layerHead(index, heads)).slice((L - 1) * L);
   for (const lang of ['zh', 'en']) {
-    const t = TEXT[lang].poems;
+    const t = POEMS_TEXT[lang];
     const continuation = { prompt: '床前明月光', added: writer.added.map((id) => tokenLabel(t, poems.vocabulary, id)).join(''), temperature: 0, seed: 1,
       repetition: true, pastTheEnd: false, done: false, paused: true, count: writer.added.length, run: 1 };
     const view = shown([...continuationView(t, continuation), ...cacheView(t, { prefix: 'poem', step: steps, index, heads, config: { layers, dModel, vocabSize },
@@ -67,7 +68,7 @@ test('the poetry writer past its window and at its first step: the cost and size
   assert.deepEqual(states.map(({ reused, slid, ids: window }) => ({ reused, slid, length: window.length })),
     [{ reused: 0, slid: false, length: context - 1 }, { reused: context - 1, slid: false, length: context }, { reused: 0, slid: true, length: context }]);
   for (const lang of ['zh', 'en']) {
-    const t = TEXT[lang].poems;
+    const t = POEMS_TEXT[lang];
     const view = (last) => shown(cacheView(t, { prefix: 'poem', step: last.steps, index: 0, heads, config, reused: last.reused, full: last.slid,
       entries: last.ids.map((id, i) => ({ label: tokenLabel(t, poems.vocabulary, id), weight: 1 / last.ids.length })) }));
     const [first, second, slid] = states.map(view);
@@ -87,7 +88,7 @@ test('where the writer ends a poem it counts its lines, over 200 seeded poems in
   for (let trial = 0; trial < 200; trial++) {
     const prompt = text(), added = text() || '春';
     for (const lang of ['zh', 'en']) {
-      const t = TEXT[lang].poems;
+      const t = POEMS_TEXT[lang];
       const view = shown(continuationView(t, { prompt, added, temperature: 0, seed: 1, repetition: true, pastTheEnd: false, done: true, ended: true, count: [...added].length, run: 1 }));
       assert.equal(view.querySelector('#poem-ended').textContent, t.poemEnded((prompt + added).match(/[，。？！；]/g)?.length ?? 0));
     }
@@ -104,7 +105,7 @@ test('GPT-2\'s generation: merged characters, its speed, and past 16 cached rows
   const index = 3;
   const { layers, heads, dModel, vocabSize } = model.config;
   for (const lang of ['zh', 'en']) {
-    const words = { ...TEXT[lang].poems, ...TEXT[lang].gpt2 };
+    const words = { ...POEMS_TEXT[lang], ...GPT2_TEXT[lang] };
     const view = shown(generationView(words, gen, { index, heads, config: model.config, limit: 64 }));
     matchGolden(`views/kv-gpt2-${lang}.html`, view);
     const labels = [...view.querySelectorAll('#gpt2-gen-tokens code')].map((code) => code.textContent);
@@ -127,7 +128,7 @@ test('GPT-2\'s generation: merged characters, its speed, and past 16 cached rows
 test('GPT-2\'s room to write: said from the sentence\'s tokens, the tokens read and the count asked, and when there is none, instead of "0 written"', () => {
   const numbers = (said) => (said.replace(/GPT-2/g, '').match(/\d+/g) ?? []).map(Number);
   for (const lang of ['zh', 'en']) {
-    const words = { ...TEXT[lang].poems, ...TEXT[lang].gpt2 };
+    const words = { ...POEMS_TEXT[lang], ...GPT2_TEXT[lang] };
     for (const limit of [64, 32]) {
       for (const total of [1, 2, 20, limit - 2, limit - 1, limit, limit + 1, 1101]) {
         for (const asked of [1, 5, 20, 63]) {
@@ -160,7 +161,7 @@ test('GPT-2\'s load line says the model\'s context and, where shorter, the token
   for (const lang of ['zh', 'en']) {
     for (const [context, read] of [[1024, 64], [80, 64], [64, 64], [32, 32]]) {
       const config = { layers: 12, heads: 12, dModel: 768, context, vocabSize: 50257 };
-      const said = TEXT[lang].gpt2.model('GPT-2 small · model.safetensors', '548', config, read);
+      const said = GPT2_TEXT[lang].model('GPT-2 small · model.safetensors', '548', config, read);
       const numbers = (said.replace(/GPT-2/g, '').match(/\d+/g) ?? []).map(Number);
       assert.deepEqual(numbers, [548, 12, 12, 768, 50257, context, ...(read < context ? [read] : [])], `${lang}: ${said}`);
     }

@@ -19,6 +19,9 @@ import { recapFacts } from '../web/page/recap.js';
 import { FIGURE_LABELS } from '../web/shared/figure-labels.js';
 import { grouped } from '../web/ui/section.js';
 import { programOne, programTwo, programOneOutput, programTwoOutput } from '../web/page/lesson-programs.js';
+import { POEMS_TEXT } from '../web/poems/strings.js';
+import { GPT2_TEXT } from '../web/gpt2/strings.js';
+import { REAL_HEADS_TEXT } from '../web/real-heads/strings.js';
 
 const mha = await loadAttention();
 const fixture = (name) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
@@ -176,7 +179,6 @@ test('§6 quotes the lesson\'s two programs with their default seeds, and prints
 });
 
 test('the glasses carry the lesson where the lesson uses them: the opening, the bill, the symbols, the recap, GPT-2’s heads', async () => {
-  const { GPT2_TEXT } = await import('../web/gpt2/strings.js');
   const state = { heads: 12, dModel: 768, dK: 64 };
   const places = {
     zh: {
@@ -208,7 +210,7 @@ function everySentence(lang) {
     else if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`));
     else if (value && typeof value === 'object') for (const [key, item] of Object.entries(value)) walk(item, `${path}.${key}`);
   };
-  walk(TEXT[lang], lang);
+  walk({ ...TEXT[lang], poems: POEMS_TEXT[lang], gpt2: GPT2_TEXT[lang], realHeads: REAL_HEADS_TEXT[lang] }, lang); // §10's come with its module
   return found;
 }
 
@@ -224,7 +226,7 @@ test('no developer\'s word leaks into the Chinese page: no file path, bare token
   ];
   for (const [path, words] of sentences) for (const [leak, what] of leaks) assert.doesNotMatch(words, leak, `${path}: ${what}: ${words}`);
   // §10's loss is named once, with its unit and which way is better.
-  const poems = TEXT.zh.poems;
+  const poems = POEMS_TEXT.zh;
   assert.match(poems.lossAllOn, /每字的平均交叉熵（单位：nat；越低/);
   assert.match(poems.lead, /词元（/);
   assert.equal(poems.roleExplains.first, '看第一个位置，也就是开头的 ⟨始⟩：注意力没有别处可放时的“汇点”。');

@@ -1,4 +1,4 @@
-// What §10's GPT-2 part says, Chinese first and English second (the page's TEXT.{zh,en}.gpt2).
+// What §10's GPT-2 part says, Chinese first and English second (§10's module hands them to its parts as ctx.text.gpt2).
 
 export const GPT2_TEXT = {
   zh: {

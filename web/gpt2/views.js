@@ -1,5 +1,5 @@
 // §10's views of GPT-2 (web/ui/README.md, rule 5): pure functions of a run's numbers (runs.js) and the words
-// `words` (TEXT[lang].poems under GPT-2's own, TEXT[lang].gpt2) to virtual nodes; section.js shows them. The views
+// `words` (POEMS_TEXT[lang] under GPT-2's own, GPT2_TEXT[lang]) to virtual nodes; section.js shows them. The views
 // any model's heads share are ../heads/head-figures.js's.
 import { vh } from '../ui/dom.js';
 import { rolesTable } from '../heads/head-figures.js';

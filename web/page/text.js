@@ -4,9 +4,6 @@ import { ERROR_TEXT } from '../shared/errors.js';
 import { FIGURE_LABELS } from '../shared/figure-labels.js';
 import { HAND_TEXT } from '../hand/strings.js';
 import { PIPELINE_TEXT } from '../pipeline/strings.js';
-import { POEMS_TEXT } from '../poems/strings.js';
-import { GPT2_TEXT } from '../gpt2/strings.js';
-import { REAL_HEADS_TEXT } from '../real-heads/strings.js';
 import { grouped } from '../ui/section.js';
 
 // §5 gives each shape for the hand example and for section 1's sizes (GPT-2's by default); `bill` is
@@ -216,9 +213,6 @@ export const TEXT = {
       diff: '差值（当前 − 全开）',
       noChange: '所有头都开着，差值为 0。关掉一个头试试。',
     },
-    poems: POEMS_TEXT.zh,
-    gpt2: GPT2_TEXT.zh,
-    realHeads: REAL_HEADS_TEXT.zh,
     quiz: {
       lead: '合上上面的内容，试着回答。每道题的答案都在你按“核对”时由当前页面的模型实时算出；答错或揭晓的题，隔两道题后会再出现一次。',
       counting: '数法：本页的维和列从 0 数起（和代码里的下标一样），头、词和行从 1 数起。',
@@ -510,9 +504,6 @@ export const TEXT = {
       diff: 'Difference (current − all on)',
       noChange: 'Every head is on, so the difference is 0. Switch one off.',
     },
-    poems: POEMS_TEXT.en,
-    gpt2: GPT2_TEXT.en,
-    realHeads: REAL_HEADS_TEXT.en,
     quiz: {
       lead: 'Without scrolling up, try to answer. Each answer is computed by the live model on this page when you press Check; a question you miss or reveal comes back once more, two questions later.',
       counting: 'Counting: on this page dimensions and columns count from 0 (like indices in code); heads, words and rows count from 1.',

@@ -1,4 +1,4 @@
-// What §10's poetry model says, Chinese first and English second (the page's TEXT.{zh,en}.poems).
+// What §10's poetry model says, Chinese first and English second (§10's module hands them to its parts as ctx.text.poems; they are not in the page's first view).
 
 export const POEMS_TEXT = {
   zh: {

@@ -1,5 +1,5 @@
 // §10's views of the poetry model (web/ui/README.md, rule 5): pure functions of its numbers (a forward's, the
-// card's, the held-out measure's) and the words `t` (TEXT[lang].poems) to virtual nodes; section.js shows them.
+// card's, the held-out measure's) and the words `t` (POEMS_TEXT[lang]) to virtual nodes; section.js shows them.
 // The views any model's heads share (tiles, the head enlarged, its four steps, the roles table, the next
 // characters) are ../heads/head-figures.js's.
 import { vh } from '../ui/dom.js';

@@ -7,6 +7,9 @@ import { uniqueId } from '../ui/controls.js';
 import { section } from '../ui/section.js';
 import { poemsPart, initialPoemPicks } from '../poems/section.js';
 import { gpt2Part, initialGpt2Picks } from '../gpt2/section.js';
+import { POEMS_TEXT } from '../poems/strings.js';
+import { GPT2_TEXT } from '../gpt2/strings.js';
+import { REAL_HEADS_TEXT } from './strings.js';
 
 const SOURCES = ['poems', 'gpt2'];
 
@@ -17,8 +20,12 @@ const initialRealHeadsPicks = () => ({
   gpt2: initialGpt2Picks(),
 });
 
+/** The page's words with §10's: they come with this module, not in the page's first view. */
+const WORDS = Object.fromEntries(['zh', 'en'].map((lang) => [lang, { poems: POEMS_TEXT[lang], gpt2: GPT2_TEXT[lang], realHeads: REAL_HEADS_TEXT[lang] }]));
+
 /** §10: the switch, and the part of the model it names. */
-export function realHeadsSection(ctx, frame) {
+export function realHeadsSection(pageCtx, frame) {
+  const ctx = Object.create(pageCtx, { text: { get: () => ({ ...pageCtx.text, ...WORDS[pageCtx.lang] }) } });
   const t = ctx.text.realHeads;
   ctx.ui.realHeads ??= initialRealHeadsPicks(); // the first time its module comes in
   // Each part reads and changes its own picks, and asks for a redraw of the section.

@@ -1,4 +1,4 @@
-// What §10's frame says, Chinese first and English second (the page's TEXT.{zh,en}.realHeads): whose heads to show.
+// What §10's frame says, Chinese first and English second (ctx.text.realHeads in §10's module): whose heads to show.
 
 export const REAL_HEADS_TEXT = {
   zh: {
