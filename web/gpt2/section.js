@@ -218,37 +218,50 @@ export function gpt2Part(ctx, { picks, pick }) {
       generation: h('div', { id: 'gpt2-generation' }),
     };
     const whole = (max) => (v) => (Number.isInteger(v) && v >= 0 && v <= max ? null : ctx.text.notANumber);
+    // Lesson mode shows these in five screens (data-screen), as the poetry part's four: the sentence as GPT-2
+    // reads it; every head; one head enlarged; its roles and heads switched off; the writer beside its cache.
+    const screen = (n, nodes) => nodes.map((node) => (node.setAttribute('data-screen', String(n)), node));
     fill(body, [
-      parts.model,
-      parts.sha256,
-      h('div', { class: 'controls', id: 'gpt2-examples', role: 'group', 'aria-label': t.examplesTitle }, [h('span', {}, [t.examplesTitle]), ...parts.examples]),
-      parts.exampleNote,
-      h('label', { class: 'field wide', for: textId }, [h('span', {}, [t.textLabel]), text]),
-      parts.tokens,
-      parts.took,
-      parts.runError,
-      h('h3', {}, [t.generateTitle]),
-      h('p', { class: 'muted' }, [t.generateNote]),
-      h('div', { class: 'controls', id: 'gpt2-generate-controls' }, [
-        h('label', { class: 'field wide', for: parts.temperature.id }, [parts.temperatureLabel, parts.temperature]),
-        numberField({ label: words.seed, value: picks().seed, min: 0, max: SEED_MAX, id: 'gpt2-seed', notANumber: ctx.text.notANumber,
-          refuse: whole(SEED_MAX), onInput: (v) => pick((p) => (p.seed = v)) }),
-        numberField({ label: t.countLabel, value: picks().count, min: 1, max: GPT2_TOKEN_LIMIT - 1, id: 'gpt2-count', notANumber: ctx.text.notANumber,
-          refuse: (v) => (v >= 1 ? whole(GPT2_TOKEN_LIMIT - 1)(v) : ctx.text.notANumber), onInput: (v) => pick((p) => (p.count = v)) }),
-        parts.generate,
-        parts.stop,
+      ...screen(1, [
+        parts.model,
+        parts.sha256,
+        h('div', { class: 'controls', id: 'gpt2-examples', role: 'group', 'aria-label': t.examplesTitle }, [h('span', {}, [t.examplesTitle]), ...parts.examples]),
+        parts.exampleNote,
+        h('label', { class: 'field wide', for: textId }, [h('span', {}, [t.textLabel]), text]),
+        parts.tokens,
+        parts.took,
       ]),
-      parts.generation,
-      h('h3', {}, [t.tilesTitle(layers * heads)]),
-      h('p', { class: 'muted' }, [t.tilesNote]),
-      parts.mergedNote,
-      parts.run,
-      parts.tiles,
-      h('label', { class: 'field wide', for: 'gpt2-position' }, [h('span', {}, [words.position]), position]),
-      parts.big,
-      parts.roles,
-      parts.off,
-      parts.prediction,
+      parts.runError,
+      ...screen(5, [
+        h('h3', {}, [t.generateTitle]),
+        h('p', { class: 'muted' }, [t.generateNote]),
+        h('div', { class: 'controls', id: 'gpt2-generate-controls' }, [
+          h('label', { class: 'field wide', for: parts.temperature.id }, [parts.temperatureLabel, parts.temperature]),
+          numberField({ label: words.seed, value: picks().seed, min: 0, max: SEED_MAX, id: 'gpt2-seed', notANumber: ctx.text.notANumber,
+            refuse: whole(SEED_MAX), onInput: (v) => pick((p) => (p.seed = v)) }),
+          numberField({ label: t.countLabel, value: picks().count, min: 1, max: GPT2_TOKEN_LIMIT - 1, id: 'gpt2-count', notANumber: ctx.text.notANumber,
+            refuse: (v) => (v >= 1 ? whole(GPT2_TOKEN_LIMIT - 1)(v) : ctx.text.notANumber), onInput: (v) => pick((p) => (p.count = v)) }),
+          parts.generate,
+          parts.stop,
+        ]),
+        parts.generation,
+      ]),
+      ...screen(2, [
+        h('h3', {}, [t.tilesTitle(layers * heads)]),
+        h('p', { class: 'muted' }, [t.tilesNote]),
+        parts.mergedNote,
+        parts.run,
+        parts.tiles,
+      ]),
+      ...screen(3, [
+        h('label', { class: 'field wide', for: 'gpt2-position' }, [h('span', {}, [words.position]), position]),
+        parts.big,
+      ]),
+      ...screen(4, [
+        parts.roles,
+        parts.off,
+        parts.prediction,
+      ]),
     ]);
     body.hidden = false;
     return parts;
