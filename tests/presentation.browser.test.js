@@ -545,6 +545,30 @@ test('lesson mode at 1920 × 1080, §10 with a GPT-2-shaped file (144 heads) in 
   }
 });
 
+test('lesson mode at 1920 × 1080, §10\'s poetry model: screen 2\'s four steps and screen 3\'s roles, switches and losses at the sizes reached', async () => {
+  for (const lang of ['zh', 'en']) {
+    for (const [screen, ready, parts, numbers, words] of [
+      [2, '#poem-big svg', '#poem-steps', 14, 13.5],
+      [3, '#poem-roles table', '#poem-roles, #poem-off, #poem-off-roles, #poem-loss, #poem-prediction', 14, 11.5],
+    ]) {
+      const { page, errors, context } = await load(`?present=1&part=10&screen=${screen}${lang === 'en' ? '&lang=en' : ''}`, { viewport: { width: 1920, height: 1080 } });
+      try {
+        await page.waitForSelector(ready, { timeout: HANG_MS });
+        await page.waitForSelector('#poem-loss-all:not([data-value=""])', { state: 'attached', timeout: HANG_MS });
+        await screenSettled(page);
+        const measured = await measureWith(page, `:is(${parts}) :is(svg, table, p, li)`, ':not(*)', numbers);
+        assert.deepEqual(measured.outside, [], `${lang}, screen ${screen}: off the screen`);
+        assert.deepEqual(measured.small, [], `${lang}, screen ${screen}: numbers under ${numbers} px`);
+        const { px, text } = await smallestText(page, parts);
+        assert.ok(px >= words - 0.01, `${lang}, screen ${screen}: "${text}" at ${px} px`);
+        assert.deepEqual(errors, []);
+      } finally {
+        await context.close();
+      }
+    }
+  }
+});
+
 test('lesson mode, §10: a guide button shows the screen holding the head it enlarged', async () => {
   const { page, errors, context } = await load('?present=1&part=10', { viewport: { width: 1920, height: 1080 } });
   try {
