@@ -549,7 +549,7 @@ test('lesson mode at 1920 × 1080, §10\'s poetry model: screen 2\'s four steps 
   for (const lang of ['zh', 'en']) {
     for (const [screen, ready, parts, numbers, words] of [
       [2, '#poem-big svg', '#poem-steps', 14, 13.5],
-      [3, '#poem-roles table', '#poem-roles, #poem-off, #poem-off-roles, #poem-loss, #poem-prediction', 14, 11.5],
+      [3, '#poem-roles table', '#poem-roles, #poem-off, #poem-off-roles, #poem-loss, #poem-prediction', 12, 9.8],
     ]) {
       const { page, errors, context } = await load(`?present=1&part=10&screen=${screen}${lang === 'en' ? '&lang=en' : ''}`, { viewport: { width: 1920, height: 1080 } });
       try {
