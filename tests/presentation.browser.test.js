@@ -8,6 +8,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBrowserAndServer, openPage, lessonDrawn, drawnNear, seriousAxeViolations, ensureArtifactsDir, HANG_MS } from './browser.js';
+import { gpt2File, randomWeights } from './gpt-reference.js';
+import { seededRandom } from './seeded.js';
 
 let env;
 before(async () => {
@@ -468,6 +470,101 @@ test('lesson mode at 1920 × 1080, §10\'s last screen in zh and en: the poem wr
       assert.deepEqual(errors, []);
     } finally {
       await context.close();
+    }
+  }
+});
+
+/** The smallest text drawn (px, as measureWith counts it) in the shown part's visible `selector`, and where. */
+const smallestText = (page, selector) => page.evaluate((selector) => {
+  let least = { px: Infinity, text: '' };
+  for (const block of document.querySelectorAll(`.lesson-section.current-part :is(${selector})`)) {
+    const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
+    for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+      const element = text.parentElement;
+      if (!text.data.trim() || !element.getClientRects().length || element.closest('.sr-only, title, desc')) continue;
+      const font = parseFloat(getComputedStyle(element).fontSize);
+      const px = element instanceof SVGElement ? font * element.getScreenCTM().a : font * element.currentCSSZoom;
+      if (px < least.px) least = { px, text: text.data.trim().slice(0, 20) };
+    }
+  }
+  return least;
+}, selector);
+
+// §10's GPT-2 in lesson mode: its words and numbers in HTML, held to 24 px; the tiles' labels and the switches, 144
+// of each, and the figures' labels are measured apart.
+const GPT2_TEXT = '#gpt2-body :is(p, label, h3, th, td, caption, figcaption, legend, button, code, li, select, textarea):not(.poem-tile, .poem-tile *, .gpt2-off-layer, .gpt2-off-layer *)';
+const GPT2_SCREENS = [['#gpt2-tokens code', '#gpt2-examples button'], ['#gpt2-tiles .poem-tile'], ['#gpt2-big svg'], ['#gpt2-roles table', '#gpt2-off input', '#gpt2-top-all li'], ['#gpt2-generate', '#gpt2-gen-tokens code', '#gpt2-cache-row svg']];
+
+test('lesson mode at 1920 × 1080, §10 with a GPT-2-shaped file (144 heads) in zh and en: five screens, each on the screen unshrunk', async () => {
+  const config = { layers: 12, heads: 12, dModel: 24, context: 80, vocab: 50257 };
+  const file = Buffer.from(gpt2File(config, randomWeights(config, seededRandom(21), { spread: 0.5 }), { dtype: 'F16' }));
+  for (const lang of ['zh', 'en']) {
+    const { page, errors, context } = await load(`?present=1&part=10&screen=4${lang === 'en' ? '&lang=en' : ''}`, { viewport: { width: 1920, height: 1080 } });
+    try {
+      await page.check('#poem-source-gpt2');
+      await page.setInputFiles('#gpt2-drop input[type=file]', { name: 'gpt2-shaped.safetensors', mimeType: 'application/octet-stream', buffer: file });
+      await page.waitForFunction(() => document.querySelector('#gpt2-tiles')?.dataset.drawn === '144', null, { timeout: HANG_MS });
+      await page.waitForSelector('#gpt2-top-all li', { state: 'attached', timeout: HANG_MS });
+      await page.evaluate(() => document.activeElement.blur());
+      await page.keyboard.press('PageDown');
+      await addressSays(page, { part: '10', screen: '5' });
+      await page.fill('#gpt2-count', '12');
+      await page.click('#gpt2-generate');
+      await page.waitForSelector('#gpt2-cache-row svg', { timeout: HANG_MS });
+      await page.waitForSelector('#gpt2-stop:disabled', { timeout: HANG_MS });
+      await page.evaluate(() => document.activeElement.blur());
+      for (let screen = 4; screen >= 1; screen--) {
+        await page.keyboard.press('PageUp');
+        await addressSays(page, { part: '10', screen: screen > 1 ? String(screen) : null });
+      }
+      for (let screen = 1; screen <= 5; screen++) {
+        if (screen > 1) await page.keyboard.press('PageDown');
+        await addressSays(page, { part: '10', screen: screen > 1 ? String(screen) : null });
+        await screenSettled(page);
+        const now = await page.$eval('.current-part', (node) => ({ screen: node.dataset.showing, zoom: node.style.zoom, box: node.getBoundingClientRect().toJSON() }));
+        await page.screenshot({ path: `${ensureArtifactsDir()}lesson-mode-10-gpt2-${screen}-${lang}.png` });
+        assert.equal(now.screen, String(screen));
+        assert.equal(now.zoom, '', `${lang}, screen ${screen}: scaled to ${now.zoom}`);
+        assert.ok(now.box.bottom <= 1080 + 1 && now.box.right <= 1920 + 1, `${lang}, screen ${screen}: ${JSON.stringify(now.box)}`);
+        const visible = await page.evaluate((selectors) => selectors.filter((selector) => [...document.querySelectorAll(selector)].some((node) => node.getClientRects().length)), GPT2_SCREENS.flat());
+        assert.deepEqual(visible, GPT2_SCREENS[screen - 1], `${lang}, screen ${screen}: what it shows`);
+        assert.deepEqual((await measureWith(page, '#gpt2-part svg', GPT2_TEXT, 0)).outside, [], `${lang}, screen ${screen}: off the screen`);
+        // The words and numbers in HTML at 24 px; the figures drawn as large as the screen leaves them (the cache's
+        // bars at 18 px, the enlarged head's labels at 14 px for this sentence), the tiles' labels at 17 px and the
+        // switches at 20 px, 144 of each.
+        assert.deepEqual((await measureWith(page, ':not(*)', GPT2_TEXT, 24)).small, [], `${lang}, screen ${screen}: text under 24 px`);
+        for (const [selector, least] of [['#gpt2-part svg', 14], ['#gpt2-cache-row svg', 18], ['.poem-tile', 17], ['.gpt2-off-layer', 20]]) {
+          const { px, text } = await smallestText(page, selector);
+          assert.ok(px >= least - 0.01, `${lang}, screen ${screen}: "${text}" in ${selector} at ${px} px`);
+        }
+      }
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  }
+});
+
+test('lesson mode at 1920 × 1080, §10\'s poetry model: screen 2\'s four steps and screen 3\'s roles, switches and losses at the sizes reached', async () => {
+  for (const lang of ['zh', 'en']) {
+    for (const [screen, ready, parts, numbers, words] of [
+      [2, '#poem-big svg', '#poem-steps', 14, 13.5],
+      [3, '#poem-roles table', '#poem-roles, #poem-off, #poem-off-roles, #poem-loss, #poem-prediction', 12, 9.8],
+    ]) {
+      const { page, errors, context } = await load(`?present=1&part=10&screen=${screen}${lang === 'en' ? '&lang=en' : ''}`, { viewport: { width: 1920, height: 1080 } });
+      try {
+        await page.waitForSelector(ready, { timeout: HANG_MS });
+        await page.waitForSelector('#poem-loss-all:not([data-value=""])', { state: 'attached', timeout: HANG_MS });
+        await screenSettled(page);
+        const measured = await measureWith(page, `:is(${parts}) :is(svg, table, p, li)`, ':not(*)', numbers);
+        assert.deepEqual(measured.outside, [], `${lang}, screen ${screen}: off the screen`);
+        assert.deepEqual(measured.small, [], `${lang}, screen ${screen}: numbers under ${numbers} px`);
+        const { px, text } = await smallestText(page, parts);
+        assert.ok(px >= words - 0.01, `${lang}, screen ${screen}: "${text}" at ${px} px`);
+        assert.deepEqual(errors, []);
+      } finally {
+        await context.close();
+      }
     }
   }
 });

@@ -234,39 +234,52 @@ export function gpt2Part(ctx, { picks, pick }) {
       generation: h('div', { id: 'gpt2-generation' }),
     };
     const refused = (key) => (from, to) => ctx.text.wholeRange(from, to, picks()[key]);
+    // Lesson mode shows these in five screens (data-screen), as the poetry part's four: the sentence as GPT-2
+    // reads it; every head; one head enlarged; its roles and heads switched off; the writer beside its cache.
+    const screen = (n, nodes) => nodes.map((node) => (node.setAttribute('data-screen', String(n)), node));
     fill(body, [
-      parts.model,
-      parts.sha256,
-      h('div', { class: 'controls', id: 'gpt2-examples', role: 'group', 'aria-label': t.examplesTitle }, [h('span', {}, [t.examplesTitle]), ...parts.examples]),
-      parts.exampleNote,
-      h('label', { class: 'field wide', for: textId }, [h('span', {}, [t.textLabel]), text]),
-      parts.tokens,
-      parts.took,
-      parts.runError,
-      h('h3', {}, [t.generateTitle]),
-      h('p', { class: 'muted' }, [t.generateNote]),
-      h('div', { class: 'controls', id: 'gpt2-generate-controls' }, [
-        h('label', { class: 'field wide', for: parts.temperature.id }, [parts.temperatureLabel, parts.temperature]),
-        numberField({ label: words.seed, value: picks().seed, min: 0, max: SEED_MAX, id: 'gpt2-seed', notANumber: ctx.text.notANumber,
-          refuse: wholeNumbers(0, SEED_MAX, refused('seed')), onInput: (v) => pick((p) => (p.seed = v)) }),
-        // Up to the room the sentence leaves; with none, up to what an empty one would (the note says to shorten it).
-        numberField({ label: t.countLabel, value: picks().count, min: 1, max: readLimit() - 1, id: 'gpt2-count', notANumber: ctx.text.notANumber,
-          refuse: wholeNumbers(1, () => room() || readLimit() - 1, refused('count')), onInput: (v) => pick((p) => (p.count = v)) }),
-        parts.generate,
-        parts.stop,
+      ...screen(1, [
+        parts.model,
+        parts.sha256,
+        h('div', { class: 'controls', id: 'gpt2-examples', role: 'group', 'aria-label': t.examplesTitle }, [h('span', {}, [t.examplesTitle]), ...parts.examples]),
+        parts.exampleNote,
+        h('label', { class: 'field wide', for: textId }, [h('span', {}, [t.textLabel]), text]),
+        parts.tokens,
+        parts.took,
       ]),
-      parts.room,
-      parts.generation,
-      h('h3', {}, [t.tilesTitle(layers * heads)]),
-      h('p', { class: 'muted' }, [t.tilesNote]),
-      parts.mergedNote,
-      parts.run,
-      parts.tiles,
-      h('label', { class: 'field wide', for: 'gpt2-position' }, [h('span', {}, [words.position]), position]),
-      parts.big,
-      parts.roles,
-      parts.off,
-      parts.prediction,
+      parts.runError,
+      ...screen(5, [
+        h('h3', {}, [t.generateTitle]),
+        h('p', { class: 'muted' }, [t.generateNote]),
+        h('div', { class: 'controls', id: 'gpt2-generate-controls' }, [
+          h('label', { class: 'field wide', for: parts.temperature.id }, [parts.temperatureLabel, parts.temperature]),
+          numberField({ label: words.seed, value: picks().seed, min: 0, max: SEED_MAX, id: 'gpt2-seed', notANumber: ctx.text.notANumber,
+            refuse: wholeNumbers(0, SEED_MAX, refused('seed')), onInput: (v) => pick((p) => (p.seed = v)) }),
+          // Up to the room the sentence leaves; with none, up to what an empty one would (the note says to shorten it).
+          numberField({ label: t.countLabel, value: picks().count, min: 1, max: readLimit() - 1, id: 'gpt2-count', notANumber: ctx.text.notANumber,
+            refuse: wholeNumbers(1, () => room() || readLimit() - 1, refused('count')), onInput: (v) => pick((p) => (p.count = v)) }),
+          parts.generate,
+          parts.stop,
+        ]),
+        parts.room,
+        parts.generation,
+      ]),
+      ...screen(2, [
+        h('h3', {}, [t.tilesTitle(layers * heads)]),
+        h('p', { class: 'muted' }, [t.tilesNote]),
+        parts.mergedNote,
+        parts.run,
+        parts.tiles,
+      ]),
+      ...screen(3, [
+        h('label', { class: 'field wide', for: 'gpt2-position' }, [h('span', {}, [words.position]), position]),
+        parts.big,
+      ]),
+      ...screen(4, [
+        parts.roles,
+        parts.off,
+        parts.prediction,
+      ]),
     ]);
     body.hidden = false;
     return parts;

@@ -29,8 +29,12 @@ function keeps(target, key) {
   return false;
 }
 
-/** How many screens a section has in lesson mode (the largest data-screen in it). */
-const screensOf = (node) => Math.min(MAX_SCREENS, Math.max(1, ...[...node.querySelectorAll('[data-screen]')].map((part) => Number(part.dataset.screen) || 1)));
+/**
+ * How many screens a section has in lesson mode: the largest data-screen in it, of what is not hidden (§10 shows one
+ * of two models, each with its own screens).
+ */
+const screensOf = (node) => Math.min(MAX_SCREENS, Math.max(1, ...[...node.querySelectorAll('[data-screen]')]
+  .filter((part) => !part.closest('[hidden]')).map((part) => Number(part.dataset.screen) || 1)));
 
 /**
  * Lesson mode over the page's sections: `sectionNodes()` gives their nodes in order (one part each).
