@@ -454,11 +454,11 @@ test('lesson mode at 1920 × 1080, §10\'s last screen in zh and en: the poem wr
   for (const lang of ['zh', 'en']) {
     const { page, errors, context } = await load(`?present=1&part=10&screen=4${lang === 'en' ? '&lang=en' : ''}`, { viewport: { width: 1920, height: 1080 } });
     try {
-      await page.waitForSelector('#poem-step', { timeout: HANG_MS });
-      await page.click('#poem-step');
-      await page.waitForSelector('#poem-cache-row svg', { timeout: HANG_MS });
-      await page.click('#poem-to-end');
+      // The page's poem is whole: 续写成一首诗 writes a new one from its first line, a step at a time.
+      await page.waitForSelector('#poem-continue', { timeout: HANG_MS });
+      await page.click('#poem-continue');
       await page.waitForSelector('#poem-ended', { timeout: HANG_MS });
+      await page.waitForSelector('#poem-cache-row svg', { timeout: HANG_MS });
       await screenSettled(page);
       const boxes = await page.evaluate(() => Object.fromEntries(['.current-part', '#poem-continuation', '.poem-cache-part'].map((selector) => {
         const { left, bottom, right } = document.querySelector(selector).getBoundingClientRect();
