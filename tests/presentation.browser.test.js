@@ -182,7 +182,7 @@ test('lesson mode at 1920 × 1080: parts 七 to 十二 and the coda 十三 fit t
       if (await page.isDisabled('#lesson-next')) break;
       await page.keyboard.press('PageDown');
     }
-    assert.deepEqual(seen, ['views-section 1', 'ablation-section 1', 'train-section 1', 'train-section 2', 'train-section 3', 'train-section 4', 'poems-section 1', 'poems-section 2', 'poems-section 3', 'poems-section 4', 'quiz-section 1', 'share-section 1', 'gqa-section 1', 'gqa-section 2', 'gqa-section 3', 'gqa-section 4', 'gqa-section 5']);
+    assert.deepEqual(seen, ['views-section 1', 'ablation-section 1', 'train-section 1', 'train-section 2', 'train-section 3', 'train-section 4', 'poems-section 1', 'poems-section 2', 'poems-section 3', 'poems-section 4', 'poems-section 5', 'poems-section 6', 'quiz-section 1', 'share-section 1', 'gqa-section 1', 'gqa-section 2', 'gqa-section 3', 'gqa-section 4', 'gqa-section 5']);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
@@ -452,7 +452,7 @@ test('lesson mode shows the short notes: §3\'s mask note on its first screen, �
 
 test('lesson mode at 1920 × 1080, §10\'s last screen in zh and en: the poem written to its end beside the cache it read, all on the screen', async () => {
   for (const lang of ['zh', 'en']) {
-    const { page, errors, context } = await load(`?present=1&part=10&screen=4${lang === 'en' ? '&lang=en' : ''}`, { viewport: { width: 1920, height: 1080 } });
+    const { page, errors, context } = await load(`?present=1&part=10&screen=6${lang === 'en' ? '&lang=en' : ''}`, { viewport: { width: 1920, height: 1080 } });
     try {
       // The page's poem is whole: 续写成一首诗 writes a new one from its first line, a step at a time.
       await page.waitForSelector('#poem-continue', { timeout: HANG_MS });
@@ -545,26 +545,55 @@ test('lesson mode at 1920 × 1080, §10 with a GPT-2-shaped file (144 heads) in 
   }
 });
 
-test('lesson mode at 1920 × 1080, §10\'s poetry model: screen 2\'s four steps and screen 3\'s roles, switches and losses at the sizes reached', async () => {
+// §10's poetry model in lesson mode: what each of its screens 2 to 5 shows; words and numbers in HTML at 24 px but the
+// roles' notes (20 px); the steps' figures side by side, their numbers at 13.5 px or more (English's row labels are wider).
+const POEM_TEXT = '#poems-body :is(p, label, h3, caption, figcaption, legend, button, li, select)';
+const POEM_SCREENS = [null, ['#poem-big svg', '#poem-position'], ['#poem-qk svg', '#poem-step-list', '#poem-sum svg', '#poem-key'],
+  ['#poem-roles table'], ['#poem-off input', '#poem-loss-all', '#poem-prediction li']];
+
+test('lesson mode at 1920 × 1080, §10\'s poetry model in zh and en: screens 2 to 5 on the screen unshrunk, their words at 24 px', async () => {
   for (const lang of ['zh', 'en']) {
-    for (const [screen, ready, parts, numbers, words] of [
-      [2, '#poem-big svg', '#poem-steps', 14, 13.5],
-      [3, '#poem-roles table', '#poem-roles, #poem-off, #poem-off-roles, #poem-loss, #poem-prediction', 12, 9.8],
-    ]) {
-      const { page, errors, context } = await load(`?present=1&part=10&screen=${screen}${lang === 'en' ? '&lang=en' : ''}`, { viewport: { width: 1920, height: 1080 } });
-      try {
-        await page.waitForSelector(ready, { timeout: HANG_MS });
-        await page.waitForSelector('#poem-loss-all:not([data-value=""])', { state: 'attached', timeout: HANG_MS });
+    const { page, errors, context } = await load(`?present=1&part=10&screen=2${lang === 'en' ? '&lang=en' : ''}`, { viewport: { width: 1920, height: 1080 } });
+    try {
+      await page.waitForSelector('#poem-big svg', { timeout: HANG_MS });
+      await page.waitForSelector('#poem-loss-all:not([data-value=""])', { state: 'attached', timeout: HANG_MS });
+      for (let screen = 2; screen <= 5; screen++) {
+        if (screen > 2) await page.keyboard.press('PageDown');
+        await addressSays(page, { part: '10', screen: String(screen) });
+        if (screen === 4) await page.waitForSelector('#poem-roles table', { timeout: HANG_MS });
         await screenSettled(page);
-        const measured = await measureWith(page, `:is(${parts}) :is(svg, table, p, li)`, ':not(*)', numbers);
-        assert.deepEqual(measured.outside, [], `${lang}, screen ${screen}: off the screen`);
-        assert.deepEqual(measured.small, [], `${lang}, screen ${screen}: numbers under ${numbers} px`);
-        const { px, text } = await smallestText(page, parts);
-        assert.ok(px >= words - 0.01, `${lang}, screen ${screen}: "${text}" at ${px} px`);
-        assert.deepEqual(errors, []);
-      } finally {
-        await context.close();
+        const now = await page.$eval('.current-part', (node) => ({ screen: node.dataset.showing, zoom: node.style.zoom, box: node.getBoundingClientRect().toJSON() }));
+        await page.screenshot({ path: `${ensureArtifactsDir()}lesson-mode-10-poems-${screen}-${lang}.png` });
+        assert.equal(now.screen, String(screen));
+        assert.equal(now.zoom, '', `${lang}, screen ${screen}: scaled to ${now.zoom}`);
+        assert.ok(now.box.bottom <= 1080 + 1 && now.box.right <= 1920 + 1, `${lang}, screen ${screen}: ${JSON.stringify(now.box)}`);
+        const visible = await page.evaluate((selectors) => selectors.filter((selector) => [...document.querySelectorAll(selector)].some((node) => node.getClientRects().length)), POEM_SCREENS.slice(1).flat());
+        assert.deepEqual(visible, POEM_SCREENS[screen - 1], `${lang}, screen ${screen}: what it shows`);
+        assert.deepEqual((await measureWith(page, '#poems-part svg', POEM_TEXT, 0)).outside, [], `${lang}, screen ${screen}: off the screen`);
+        assert.deepEqual((await measureWith(page, ':not(*)', POEM_TEXT, 24)).small, [], `${lang}, screen ${screen}: text under 24 px`);
+        if (screen === 4) {
+          // The roles' table: its names and scores at 24 px, the notes under them (what a role is, its chance) at 20.
+          const table = await page.evaluate(() => {
+            const small = [];
+            const walker = document.createTreeWalker(document.querySelector('#poem-roles table'), NodeFilter.SHOW_TEXT);
+            for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+              const element = text.parentElement;
+              if (!text.data.trim() || element.closest('.sr-only')) continue;
+              const px = parseFloat(getComputedStyle(element).fontSize) * element.currentCSSZoom;
+              if (px < (element.closest('small') ? 20 : 24) - 0.01) small.push(`"${text.data.trim().slice(0, 20)}" at ${px} px`);
+            }
+            return small;
+          });
+          assert.deepEqual(table, [], `${lang}: the roles' table`);
+        }
+        if (screen === 3) {
+          const { px, text } = await smallestText(page, '#poem-steps svg');
+          assert.ok(px >= 13.5, `${lang}: "${text}" in the steps' figures at ${px} px`);
+        }
       }
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
     }
   }
 });

@@ -20,7 +20,7 @@ export const POEM_OFF_MAX = 32;
  * Twelve of the lesson and §13, the coda past it (heads that share K and V): one for each entry of registry.js.
  */
 export const PARTS = 13;
-export const MAX_SCREENS = 5;
+export const MAX_SCREENS = 6;
 
 export function defaultState() {
   return {

@@ -274,8 +274,8 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
       continuation: h('div', { id: 'poem-continuation', 'aria-live': 'polite' }),
       cache: h('div', { id: 'poem-cache' }),
     };
-    // Lesson mode shows these in four screens (data-screen): the poem and every head; one head enlarged with
-    // its four steps; its roles and heads switched off; the continuation.
+    // Lesson mode shows these in six screens (data-screen), each at the size a projector needs: the poem and
+    // every head; one head enlarged; its four steps; its roles; heads switched off and what that costs; the writer.
     const screen = (n, nodes) => nodes.map((node) => (node.setAttribute('data-screen', String(n)), node));
     fill(body, [
       ...screen(1, [
@@ -294,18 +294,20 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
       ...screen(2, [
         h('label', { class: 'field wide', for: 'poem-position' }, [h('span', {}, [t.position]), position]),
         parts.big,
+      ]),
+      ...screen(3, [
         parts.steps,
         h('label', { class: 'field wide', for: 'poem-key' }, [h('span', {}, [t.stepsKey]), parts.key]),
       ]),
-      ...screen(3, [
-        parts.roles,
+      ...screen(4, [parts.roles]),
+      ...screen(5, [
         h('h3', {}, [t.offTitle]),
         offBox,
         roleSwitches,
         parts.loss,
         parts.prediction,
       ]),
-      ...screen(4, [
+      ...screen(6, [
         h('h3', {}, [t.continueTitle]),
         h('p', { class: 'muted' }, [t.continueNote]),
         h('p', { class: 'muted', id: 'poem-form-rules' }, [t.formRules(WRITER.temperature, WRITER.seed)]),
