@@ -333,7 +333,7 @@ test('P opens lesson mode at the part in view; the keys and buttons move, the ad
   }
 });
 
-test('lesson mode: a clicker still moves after a checkbox, a radio button or a button is used; radios keep the arrows, figures and sliders theirs', async () => {
+test('lesson mode: a clicker still moves after a checkbox, a radio button, a button, a figure, a menu or a slider is used; radios, figures and sliders keep the arrows', async () => {
   const { page, errors, context } = await load('?present=1&part=3', { viewport: { width: 1920, height: 1080 } });
   try {
     const showing = () => page.$eval('.current-part', (node) => `${node.id} ${node.dataset.showing}`);
@@ -363,14 +363,40 @@ test('lesson mode: a clicker still moves after a checkbox, a radio button or a b
     await page.focus('#hand-reset');
     await page.keyboard.press('ArrowRight');
     assert.equal(await showing(), 'hand 2', '→ from a button moves');
-    // A figure's cells keep the arrows, PageDown / PageUp, Home and End.
+    // A figure's cells keep the arrows, Home and End; the clicker's PageDown still moves.
     await screenSettled(page);
     const cell = page.locator('#hand .head-card svg[data-figure] .cell[tabindex="0"]').locator('visible=true').first();
     await cell.focus();
-    for (const key of ['PageDown', 'ArrowRight', 'End', 'PageUp', 'Home', 'ArrowLeft']) {
+    for (const key of ['ArrowRight', 'End', 'Home', 'ArrowLeft']) {
       await page.keyboard.press(key);
       assert.equal(await showing(), 'hand 2', `a figure's cell keeps ${key}`);
     }
+    await page.keyboard.press('PageDown');
+    assert.equal(await showing(), 'hand 3', 'PageDown from a figure\'s cell moves');
+    // The menus and a slider never keep the clicker's keys: the screen moves, the value stays.
+    await page.goto(`${env.baseUrl}?present=1&part=10&screen=5`);
+    await lessonDrawn(page);
+    const slider = '#poems-body input[type="range"]';
+    await page.waitForSelector(slider, { state: 'attached', timeout: HANG_MS });
+    for (const [control, screen] of [['#poem-position', '2'], ['#poem-key', '3'], ['#poem-menu', '1'], [slider, '6']]) {
+      await page.keyboard.press('Home');
+      await page.goto(`${env.baseUrl}?present=1&part=10&screen=${screen}`);
+      await lessonDrawn(page);
+      await page.waitForSelector(`${control}:visible`, { timeout: HANG_MS });
+      const before = await page.inputValue(control);
+      await page.focus(control);
+      await page.keyboard.press(screen === '6' ? 'PageUp' : 'PageDown');
+      await addressSays(page, { part: '10', screen: String(Number(screen) + (screen === '6' ? -1 : 1)) });
+      assert.equal(await page.inputValue(control), before, `${control} kept its value`);
+    }
+    // The slider keeps its arrows.
+    await page.keyboard.press('PageDown');
+    await addressSays(page, { part: '10', screen: '6' });
+    await page.focus(slider);
+    const before = await page.inputValue(slider);
+    await page.keyboard.press('ArrowRight');
+    assert.notEqual(await page.inputValue(slider), before, 'the slider took the arrow');
+    assert.equal(await showing(), 'poems-section 6');
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
@@ -460,6 +486,7 @@ test('lesson mode at 1920 × 1080, §10\'s last screen in zh and en: the poem wr
       await page.waitForSelector('#poem-ended', { timeout: HANG_MS });
       await page.waitForSelector('#poem-cache-row svg', { timeout: HANG_MS });
       await screenSettled(page);
+      assert.ok(await page.isVisible('#poem-restarted'), `${lang}: the class is told the poem was written again from its first line`);
       const boxes = await page.evaluate(() => Object.fromEntries(['.current-part', '#poem-continuation', '.poem-cache-part'].map((selector) => {
         const { left, bottom, right } = document.querySelector(selector).getBoundingClientRect();
         return [selector, { left, bottom, right }];
@@ -585,6 +612,10 @@ test('lesson mode at 1920 × 1080, §10\'s poetry model in zh and en: screens 2 
             return small;
           });
           assert.deepEqual(table, [], `${lang}: the roles' table`);
+        }
+        if (screen === 5) {
+          const [off, prediction] = await page.$$eval('#poem-off, #poem-prediction', (nodes) => nodes.map((node) => node.getBoundingClientRect().toJSON()));
+          assert.ok(off.right <= prediction.left, `${lang}: the switches (to ${off.right}) stop before the prediction (from ${prediction.left})`);
         }
         if (screen === 3) {
           const { px, text } = await smallestText(page, '#poem-steps svg');

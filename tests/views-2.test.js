@@ -18,7 +18,7 @@ import { openPoems, inputIds, runText, textRoles, Continuation, WRITER } from '.
 import { poemRolesView, lossView, continuationView, tokenLabel, nextLabel } from '../web/poems/views.js';
 import { labelRole } from '../web/heads/roles.js';
 import { topNext } from '../web/heads/next-tokens.js';
-import { headTile, enlargedHead, headSteps, heaviestKey, nextTokens, roleWord } from '../web/heads/head-figures.js';
+import { headTile, enlargedHead, headSteps, heaviestKey, nextTokens, roleWord, expNumber } from '../web/heads/head-figures.js';
 import { EXPLAIN_WORDS } from '../web/shared/figure-labels.js';
 import { gpt2RolesView, tokensView } from '../web/gpt2/views.js';
 import { gpt2Input, gpt2TokenLabel, isByteToken, characterRuns, isPunctuationToken } from '../web/gpt2/tokens.js';
@@ -293,5 +293,21 @@ test('§12 the link built from the state, what it leaves out of a long poem, and
     const figure = shown([vh('p', { id: 'share-left-out' }, [facts.leftOut]), heatmapsFigure(document, text, result)]);
     matchGolden(`views/share-heatmaps-${lang}.html`, figure);
     near(cells(figure, 'g.cell'), result.attention.flatMap((weights) => Array.from(weights)), 'the exported heatmaps');
+  }
+});
+
+test('the softmax step writes e^s and its sum so that their quotient reads true: three figures and ×10ⁿ past 9,999', () => {
+  assert.equal(expNumber(99700), '9.97×10⁴');
+  assert.equal(expNumber(123.456), '123.46');
+  assert.equal(expNumber(2.5e26), '2.50×10²⁶');
+  const read = (text) => {
+    const [mantissa, power] = text.split('×10');
+    return Number(mantissa) * 10 ** Number([...(power ?? '')].map((digit) => '⁰¹²³⁴⁵⁶⁷⁸⁹'.indexOf(digit)).join('') || 0);
+  };
+  const random = seededRandom(5);
+  for (let trial = 0; trial < 500; trial++) {
+    const sum = 10 ** (4 + random() * 20), exp = sum * (0.5 + random() / 2);
+    // The written numbers divide to the weight shown, to its last place but one (each has three figures).
+    assert.ok(Math.abs(read(expNumber(exp)) / read(expNumber(sum)) - exp / sum) < 0.01, `${expNumber(exp)} ÷ ${expNumber(sum)}`);
   }
 });

@@ -95,6 +95,19 @@ test('where the writer ends a poem it counts its lines, over 200 seeded poems in
   }
 });
 
+test('the writer\'s line says how many heads were off when it wrote, in both languages', () => {
+  for (const [off, count] of [['', 0], ['0.1', 1], ['0.1,2.7,1.3', 3]]) {
+    for (const lang of ['zh', 'en']) {
+      const t = POEMS_TEXT[lang];
+      const view = shown(continuationView(t, { prompt: '白日依山尽，', added: '黄河入海流。', temperature: 0.8, seed: 1, repetition: true, off, pastTheEnd: false, done: true, ended: false, count: 6, run: 1 }));
+      const line = view.querySelector('p.muted').textContent;
+      assert.equal(line, t.continued(0.8, 1, false, true, count));
+      const said = lang === 'zh' ? line.match(/关掉 (\d+) 个头/) : line.match(/with (\d+) heads? switched off/);
+      assert.equal(said ? Number(said[1]) : 0, count, line);
+    }
+  }
+});
+
 test('GPT-2\'s generation: merged characters, its speed, and past 16 cached rows the earlier ones summed into one bar', async () => {
   const config = { layers: 2, heads: 2, dModel: 16, context: 80, vocab: 50257 };
   const model = await mha.loadModel(gpt2File(config, randomWeights(config, seededRandom(31), { spread: 0.5 })), { maxTokens: 64 });

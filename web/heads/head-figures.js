@@ -172,6 +172,17 @@ export function heaviestKey(weights, L, row) {
  * The sums are retold by ../shared/explain.js from a one-head snapshot of the row's first row + 1
  * positions, so the arithmetic is written exactly as §3 writes it.
  */
+const SUPERSCRIPT_DIGITS = '⁰¹²³⁴⁵⁶⁷⁸⁹';
+/**
+ * e^s and its sum as a learner can divide them: past 9,999 three figures and ×10ⁿ (9.97×10⁴ ÷ 9.99×10⁴ = 0.998),
+ * where shortNumber's 1.0e5 ÷ 1.0e5 would seem to give 1.
+ */
+export function expNumber(value) {
+  if (!Number.isFinite(value) || value < 1e4) return shortNumber(value);
+  const [mantissa, power] = value.toExponential(2).split('e');
+  return `${mantissa}×10${[...String(Number(power))].map((digit) => SUPERSCRIPT_DIGITS[digit]).join('')}`;
+}
+
 export function headSteps(words, explainWords, { prefix, index, heads, dModel, labels, row, key, qkv, weights }) {
   const [layer, head] = layerHead(index, heads);
   const dK = dModel / heads;
@@ -220,7 +231,7 @@ export function headSteps(words, explainWords, { prefix, index, heads, dModel, l
         words.stepSoftmax(positions),
         vh('span', { class: 'step-sum' }, [positions <= 8
           ? told('weights').lines.join(' ')
-          : `e^${shortNumber(softmax.terms[key].score)} ÷ Σ e^s = ${shortNumber(softmax.terms[key].exp)} ÷ ${shortNumber(softmax.sum)} = ${softmax.result.toFixed(3)}`]),
+          : `e^${shortNumber(softmax.terms[key].score)} ÷ Σ e^s = ${expNumber(softmax.terms[key].exp)} ÷ ${expNumber(softmax.sum)} = ${softmax.result.toFixed(3)}`]),
         vh('span', { class: 'step-sum', 'data-step': 'core', 'data-value': String(core), 'data-agrees': String(agrees) }, [words.stepCore(core.toFixed(3), agrees)]),
       ]),
       sum.step,

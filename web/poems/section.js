@@ -222,7 +222,7 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
     const menu = h('select', { id: 'poem-menu', onchange: (e) => ctx.set((s) => Object.assign(s.poems, { poem: Number(e.target.value), text: null })) },
       store.poems.card.heldOut.poems.map(({ title, author }, i) => h('option', { value: i }, [t.poemOption(title, author)])));
     const toggles = [];
-    const offBox = h('fieldset', { class: 'choice poem-off', id: 'poem-off' }, [
+    const offBox = h('fieldset', { class: 'choice poem-off', id: 'poem-off', style: { '--heads': heads } }, [
       h('legend', {}, [t.offTitle]),
       ...Array.from({ length: layers * heads }, (_, i) => {
         const [layer, head] = layerHead(i, heads);

@@ -25,7 +25,7 @@ export const POEMS_TEXT = {
     roleNames: {
       self: '自己', previous: '前一个字', back2: '往前第 2 个字', back3: '往前第 3 个字', lineStart: '行首',
       first: '第一个位置', parallel: '对仗·同一位置', parallelNext: '对仗·下一位置', copying: '复制', punctuation: '标点',
-      back4to5: '往前第 4、5 个字', parity: '隔一个字往前看', parallelNext2: '对仗·下两个位置',
+      back4to5: '往前第 4、5 个字', parity: '往前第 3、5、7 个字', parallelNext2: '对仗·下两个位置',
     },
     roleExplains: {
       self: '看自己这个位置。',
@@ -121,7 +121,7 @@ export const POEMS_TEXT = {
     poemComplete: '这首诗已经写完了：模型读到最后一句，认为接下来就该收尾，所以一个字也没有添。可以从第一句起让它重新写一首，或者不管结尾，让它接着往下写。',
     restartFromFirstLine: '从第一句重新写一首',
     continuePastEnd: '不管结尾，接着写',
-    continued: (temperature, seed, pastTheEnd, repetition) => `${pastTheEnd ? '不让它收尾、' : ''}${repetition ? '' : '允许重复、'}${temperature === 0 ? '温度 0 的续写：' : `温度 ${temperature}、种子 ${seed} 的续写：`}`,
+    continued: (temperature, seed, pastTheEnd, repetition, headsOff = 0) => `${headsOff ? `关掉 ${headsOff} 个头、` : ''}${pastTheEnd ? '不让它收尾、' : ''}${repetition ? '' : '允许重复、'}${temperature === 0 ? '温度 0 的续写：' : `温度 ${temperature}、种子 ${seed} 的续写：`}`,
     continuedAgain: (run, temperature) => `同样的设置第 ${run} 次续写，和上一次一字不差：${temperature === 0 ? '温度 0 每一步都取最可能的字' : '同一个种子，抽出的是同一串随机数'}。`,
     card: (targets, poems) => `留出诗共 ${poems} 首、${targets} 个字。`,
   },
@@ -245,7 +245,7 @@ export const POEMS_TEXT = {
     poemComplete: 'This poem is already complete: after its last line the model would end it, so it added nothing. Let it write a new poem from the first line, or write on regardless of the end.',
     restartFromFirstLine: 'A new poem from the first line',
     continuePastEnd: 'Write on regardless of the end',
-    continued: (temperature, seed, pastTheEnd, repetition) => `${temperature === 0 ? 'Continued at temperature 0' : `Continued at temperature ${temperature}, seed ${seed}`}${pastTheEnd ? ', never ending the poem' : ''}${repetition ? '' : ', repeats allowed'}:`,
+    continued: (temperature, seed, pastTheEnd, repetition, headsOff = 0) => `${temperature === 0 ? 'Continued at temperature 0' : `Continued at temperature ${temperature}, seed ${seed}`}${headsOff ? `, with ${headsOff} ${headsOff === 1 ? 'head' : 'heads'} switched off` : ''}${pastTheEnd ? ', never ending the poem' : ''}${repetition ? '' : ', repeats allowed'}:`,
     continuedAgain: (run, temperature) => `Run ${run} with the same settings wrote the same text, character for character: ${temperature === 0 ? 'at temperature 0 each step takes the likeliest character' : 'the same seed draws the same random numbers'}.`,
     card: (targets, poems) => `${poems} held-out poems, ${targets} characters.`,
   },
