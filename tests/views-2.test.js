@@ -176,7 +176,7 @@ test('§10 the poetry model\'s heads on 床前明月光: tiles, a head enlarged,
     const continuation = { prompt, added: writer.added.map((id) => vocabulary[id]).join(''), temperature: 0, seed: WRITER.seed, repetition: true, pastTheEnd: false, restarted: false, done: true, ended: writer.ended, count: writer.added.length, run: 1 };
     const view = shown([
       vh('div', { class: 'poem-tiles' }, [index - 1, index, index + 1].map((i) => headTile(t, { index: i, heads, picture: vh('canvas', {}), role: roleWord(t, named[i]), pressed: i === index }))),
-      vh('div', { id: 'big' }, enlargedHead(t, { prefix: 'poem', index, heads, weights, labels, row })),
+      vh('div', { id: 'big' }, enlargedHead(t, { prefix: 'poem', index, heads, weights, labels, row, role: named[index] })),
       vh('div', { id: 'steps' }, headSteps(t, EXPLAIN_WORDS[lang], { prefix: 'poem', index, heads, dModel, labels, row, key, qkv: run.qkv[Math.floor(index / heads)], weights })),
       vh('div', { id: 'roles' }, poemRolesView(t, { index, heads, text: roles, heldOut: null, fresh: card.headRoles.fresh, label: named[index], ablation: card.ablation,
         waiting: { text: t.heldOutWaiting(card.heldOut.poems.length, 3, 31), done: 3, total: 31 } })),

@@ -95,6 +95,18 @@ test('where the writer ends a poem it counts its lines, over 200 seeded poems in
   }
 });
 
+test('a poem already whole, asked again, gets nothing added and is not said to be "the same text again"', () => {
+  for (const lang of ['zh', 'en']) {
+    const t = POEMS_TEXT[lang];
+    const base = { prompt: '白日依山尽，黄河入海流。', temperature: 0.8, seed: 1, repetition: true, off: '', pastTheEnd: false, done: true, ended: true, run: 3 };
+    const whole = shown(continuationView(t, { ...base, added: '', count: 0 }));
+    assert.equal(whole.querySelector('#poem-ended').textContent, t.poemComplete);
+    assert.equal(whole.querySelector('#poem-again'), null);
+    const again = shown(continuationView(t, { ...base, added: '欲穷千里目，更上一层楼。', count: 12 }));
+    assert.equal(again.querySelector('#poem-again').textContent, t.continuedAgain(3, 0.8));
+  }
+});
+
 test('the writer\'s line says how many heads were off when it wrote, in both languages', () => {
   for (const [off, count] of [['', 0], ['0.1', 1], ['0.1,2.7,1.3', 3]]) {
     for (const lang of ['zh', 'en']) {

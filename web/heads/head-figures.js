@@ -61,9 +61,9 @@ export function headTile(words, { index, heads, picture, role, pressed, onPick }
 /**
  * Head `index` enlarged: its L×L `weights` as a heatmap (the future of a causal model greyed, as in the tiles),
  * and as lines from the token at `row` (a longer text: as it reads, each token tinted by `row`'s weight); on a phone, where a map of 64 × 64 cells cannot be read, the row's
- * weights as a list of bars instead of the map (the page's stylesheet shows one or the other).
+ * weights as a list of bars instead of the map (the page's stylesheet shows one or the other). `role`: its name, if it has one.
  */
-export function enlargedHead(words, { prefix, index, heads, weights, labels, row }) {
+export function enlargedHead(words, { prefix, index, heads, weights, labels, row, role = null }) {
   const [layer, head] = layerHead(index, heads);
   const L = labels.length;
   // A cell size that stays put while the learner types, and cells matched by their place, so a keystroke
@@ -73,7 +73,7 @@ export function enlargedHead(words, { prefix, index, heads, weights, labels, row
   return [
     figure({
       id: `${prefix}-heatmap`,
-      caption: words.bigTitle(layer, head),
+      caption: role ? `${words.bigTitle(layer, head)} · ${roleWord(words, role)}` : words.bigTitle(layer, head), // its name, where the page gives it one
       className: 'wide-only',
       svg: keyBy(heatmap(vdoc, { values: weights, rows: L, cols: L, rowLabels: labels, colLabels: labels, showNumbers: false, cell,
         masked: (r, c) => c > r, maskedColor: FUTURE_COLOR, title: words.heatmapTitle(layer, head) }), ['data-row', 'data-col']),

@@ -364,7 +364,7 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
 
   function drawBig(result, labels, selected, row) {
     const { heads } = store.poems.model.config;
-    show(controls.big, drawing('big', [result, selected, row], () => enlargedHead(t, { prefix: 'poem', index: selected, heads, weights: result.attention[selected], labels, row })));
+    show(controls.big, drawing('big', [result, selected, row], () => enlargedHead(t, { prefix: 'poem', index: selected, heads, weights: result.attention[selected], labels, row, role: headLabels()[selected] })));
   }
 
   /** The four steps of the selected head at `row`, from the core's q and k, to the key picked or the heaviest. */

@@ -83,6 +83,7 @@ export function continuationView(t, continuation, on = {}) {
       : continuation.paused ? t.paused(continuation.count) : t.continuing(continuation.count)]),
     vh('p', { class: 'poem-output' }, [prompt, vh('mark', { id: 'poem-added' }, [continuation.added])]),
     ...(done && ended ? afterTheEnd() : []),
-    done && continuation.run > 1 ? vh('p', { id: 'poem-again', class: 'muted' }, [t.continuedAgain(continuation.run, continuation.temperature)]) : null,
+    // Only what was written can be the same again: a poem already whole gets nothing added, however often asked.
+    done && continuation.run > 1 && continuation.added ? vh('p', { id: 'poem-again', class: 'muted' }, [t.continuedAgain(continuation.run, continuation.temperature)]) : null,
   ];
 }
