@@ -585,7 +585,8 @@ test('a guide button brings the head it enlarges into view: smoothly, or at once
       // What comes into view is the head the button picked, drawn.
       await page.waitForSelector(`#poem-big:not([data-pending])`);
       const [layer, head] = [Math.floor(index / heads), index % heads];
-      assert.equal(await page.textContent('#poem-heatmap figcaption'), POEMS_TEXT.zh.bigTitle(layer, head));
+      // Named with the role the guide showed it for.
+      assert.equal(await page.textContent('#poem-heatmap figcaption'), `${POEMS_TEXT.zh.bigTitle(layer, head)} · ${POEMS_TEXT.zh.roleNames[card.guided[i].role]}`);
       const behaviors = await page.evaluate(() => window.scrolledTo.filter(({ id }) => id === 'poem-big').map(({ behavior }) => behavior));
       assert.deepEqual(behaviors, [reducedMotion === 'reduce' ? 'auto' : 'smooth']);
       await page.evaluate(() => (window.scrolledTo = []));

@@ -286,7 +286,7 @@ test('P opens lesson mode at the part in view; the keys and buttons move, the ad
     assert.notEqual(await entry.textContent(), before, 'the entry took the arrow');
     await entry.click();
     await page.focus('#entry-range');
-    await page.keyboard.press('PageDown');
+    await page.keyboard.press('ArrowLeft');
     await page.focus('.token-name');
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('End');
