@@ -98,7 +98,7 @@ test('where the writer ends a poem it counts its lines, over 200 seeded poems in
 test('a poem already whole, asked again, gets nothing added and is not said to be "the same text again"', () => {
   for (const lang of ['zh', 'en']) {
     const t = POEMS_TEXT[lang];
-    const base = { prompt: '白日依山尽，黄河入海流。', temperature: 0.8, seed: 1, repetition: true, off: '', pastTheEnd: false, done: true, ended: true, run: 3 };
+    const base = { prompt: '白日依山尽，黄河入海流。', temperature: 0.8, seed: 1, repetition: true, offCount: 0, pastTheEnd: false, done: true, ended: true, run: 3 };
     const whole = shown(continuationView(t, { ...base, added: '', count: 0 }));
     assert.equal(whole.querySelector('#poem-ended').textContent, t.poemComplete);
     assert.equal(whole.querySelector('#poem-again'), null);
@@ -108,10 +108,10 @@ test('a poem already whole, asked again, gets nothing added and is not said to b
 });
 
 test('the writer\'s line says how many heads were off when it wrote, in both languages', () => {
-  for (const [off, count] of [['', 0], ['0.1', 1], ['0.1,2.7,1.3', 3]]) {
+  for (const count of [0, 1, 3]) {
     for (const lang of ['zh', 'en']) {
       const t = POEMS_TEXT[lang];
-      const view = shown(continuationView(t, { prompt: '白日依山尽，', added: '黄河入海流。', temperature: 0.8, seed: 1, repetition: true, off, pastTheEnd: false, done: true, ended: false, count: 6, run: 1 }));
+      const view = shown(continuationView(t, { prompt: '白日依山尽，', added: '黄河入海流。', temperature: 0.8, seed: 1, repetition: true, offCount: count, pastTheEnd: false, done: true, ended: false, count: 6, run: 1 }));
       const line = view.querySelector('p.muted').textContent;
       assert.equal(line, t.continued(0.8, 1, false, true, count));
       const said = lang === 'zh' ? line.match(/关掉 (\d+) 个头/) : line.match(/with (\d+) heads? switched off/);

@@ -164,14 +164,6 @@ export function heaviestKey(weights, L, row) {
   return best;
 }
 
-/**
- * The lesson's four steps on a real head: the query at `row` and the key at `key` as the core computed them
- * (`qkv`, the block's L×3·dModel queries, keys and values), their dot product, its scaling by √d_k, the
- * softmax over the row, worked out as §3 works out the lesson's 猫吃鱼 and set beside the weight the core
- * gave (`weights`, the head's L×L), and the row's weighted sum of the core's v: the head's output there.
- * The sums are retold by ../shared/explain.js from a one-head snapshot of the row's first row + 1
- * positions, so the arithmetic is written exactly as §3 writes it.
- */
 const SUPERSCRIPT_DIGITS = '⁰¹²³⁴⁵⁶⁷⁸⁹';
 /**
  * e^s and its sum as a learner can divide them: past 9,999 three figures and ×10ⁿ (9.97×10⁴ ÷ 9.99×10⁴ = 0.998),
@@ -183,6 +175,14 @@ export function expNumber(value) {
   return `${mantissa}×10${[...String(Number(power))].map((digit) => SUPERSCRIPT_DIGITS[digit]).join('')}`;
 }
 
+/**
+ * The lesson's four steps on a real head: the query at `row` and the key at `key` as the core computed them
+ * (`qkv`, the block's L×3·dModel queries, keys and values), their dot product, its scaling by √d_k, the
+ * softmax over the row, worked out as §3 works out the lesson's 猫吃鱼 and set beside the weight the core
+ * gave (`weights`, the head's L×L), and the row's weighted sum of the core's v: the head's output there.
+ * The sums are retold by ../shared/explain.js from a one-head snapshot of the row's first row + 1
+ * positions, so the arithmetic is written exactly as §3 writes it.
+ */
 export function headSteps(words, explainWords, { prefix, index, heads, dModel, labels, row, key, qkv, weights }) {
   const [layer, head] = layerHead(index, heads);
   const dK = dModel / heads;

@@ -46,7 +46,7 @@ export const initialPoemPicks = () => ({
   temperature: WRITER.temperature,
   seed: WRITER.seed,
   repetition: true, // the writer's repetition rule (runs.js Continuation's `repetition`)
-  continuation: null, // { prompt, added, temperature, seed, repetition, off (offKey), pastTheEnd, restarted, done, paused, ended, count, run, steps } of the last continuation
+  continuation: null, // { prompt, added, temperature, seed, repetition, off (offKey), offCount, pastTheEnd, restarted, done, paused, ended, count, run, steps } of the last continuation
   key: null, // { index, row, key }: the key the four steps show for head index at row, else the row's heaviest
 });
 
@@ -208,7 +208,7 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
       const added = continuationText(continuation.added);
       // Said only of what is seen: a run that came out otherwise would count from 1 again.
       const runs = finished && run > 1 && added !== last.added ? 1 : run;
-      pick((p) => (p.continuation = { prompt, added, temperature, seed, repetition, off: offKey(off), pastTheEnd, restarted, done: finished, paused, ended: continuation.ended,
+      pick((p) => (p.continuation = { prompt, added, temperature, seed, repetition, off: offKey(off), offCount: off.length, pastTheEnd, restarted, done: finished, paused, ended: continuation.ended,
         count: continuation.added.length, run: runs, steps: continuation.last?.steps ?? 0 }));
       if (!finished && !paused) continuing = setTimeout(work);
     };

@@ -78,8 +78,7 @@ export function continuationView(t, continuation, on = {}) {
   ];
   return [
     continuation.restarted ? vh('p', { id: 'poem-restarted', class: 'note' }, [t.restarted]) : null,
-    vh('p', { class: 'muted' }, [done ? t.continued(continuation.temperature, continuation.seed, continuation.pastTheEnd, continuation.repetition,
-      continuation.off ? continuation.off.split(',').length : 0)
+    vh('p', { class: 'muted' }, [done ? t.continued(continuation.temperature, continuation.seed, continuation.pastTheEnd, continuation.repetition, continuation.offCount)
       : continuation.paused ? t.paused(continuation.count) : t.continuing(continuation.count)]),
     vh('p', { class: 'poem-output' }, [prompt, vh('mark', { id: 'poem-added' }, [continuation.added])]),
     ...(done && ended ? afterTheEnd() : []),
