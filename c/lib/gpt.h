@@ -239,9 +239,14 @@ typedef struct gpt_train_desc {
     float beta1, beta2, eps; /* AdamW */
     float weight_decay;      /* decoupled, on the matrices and embeddings only */
     float clip;              /* global gradient norm limit; 0 = none */
+    float dropout;           /* in a training step (not gpt_train_loss), the chance that a value of the
+                                embeddings' sum or of a block's attention or MLP output is zeroed, the rest
+                                scaled by 1/(1 - dropout): 0 (none) .. below 1 */
+    unsigned dropout_seed;   /* the masks are a function of it, the step count, the place and the value's
+                                index: the same on any thread count, and after gpt_trainer_set_steps */
 } gpt_train_desc;
 
-/* batch, seq_len as given; beta1 0.9, beta2 0.95, eps 1e-8, weight decay 0.1, clip 1. */
+/* batch, seq_len as given; beta1 0.9, beta2 0.95, eps 1e-8, weight decay 0.1, clip 1, no dropout. */
 gpt_train_desc gpt_train_default_desc(int batch, int seq_len);
 
 mha_status gpt_trainer_create(gpt_model *model, const gpt_train_desc *desc, gpt_trainer **out);
@@ -251,9 +256,10 @@ void       gpt_trainer_destroy(gpt_trainer *trainer); /* NULL is fine */
    1 <= count <= batch, 2 <= len <= seq_len. The loss is the mean over the
    count·(len-1) predictions of -log p(next token). */
 
-/* The loss and nothing else (evaluation). */
+/* The loss and nothing else (evaluation): never dropped out. */
 mha_status gpt_train_loss(gpt_trainer *trainer, const int *tokens, int count, int len, double *loss);
-/* The loss and its gradient (gpt_trainer_grads), without updating: for gradient checks. */
+/* The loss and its gradient (gpt_trainer_grads), without updating: for gradient checks. With dropout,
+   through the masks of the next gpt_train_step. */
 mha_status gpt_train_loss_grad(gpt_trainer *trainer, const int *tokens, int count, int len, double *loss);
 /* One AdamW step with step size lr; *loss gets the loss before the update.
    A loss or gradient that is not finite gives MHA_ERR_NOT_FINITE and leaves

@@ -117,6 +117,7 @@ mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int strid
 
     /* x_0 = wte[t_r] + wpe[r] */
     mha_embed(w->res, wte, gpt_param(m, GPT_T_WPE), tokens, stride, S, T, F, d);
+    if (w->drop) w->drop(w->drop_trainer, w->res, NULL, 0);
     for (int l = 0; l < c->layers && n > 0; l++) {
         /* block l's weights, and its slices of the buffers: x on the way in, after the attention, after the MLP */
         const float *p[GPT_B_COUNT];
@@ -154,16 +155,26 @@ mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int strid
                                "the scores of layer %d, head %d overflow float32 at row %d: the model's weights are "
                                "too large", l, i, bad_row);
         }
-        /* x = x + heads · attn.c_proj.W + attn.c_proj.b */
-        if (mid != in) memcpy(mid, in, (size_t)n * d * sizeof *mid);
-        linear(mid, concat + fd, p[GPT_B_PROJ_W], p[GPT_B_PROJ_B], n, d, d, 1, packed, w->scratch);
+        /* x = x + heads · attn.c_proj.W + attn.c_proj.b (in training, that branch through its dropout) */
+        if (w->drop) {
+            linear(mid, concat + fd, p[GPT_B_PROJ_W], p[GPT_B_PROJ_B], n, d, d, 0, packed, w->scratch);
+            w->drop(w->drop_trainer, mid, in, 1 + 2 * l);
+        } else {
+            if (mid != in) memcpy(mid, in, (size_t)n * d * sizeof *mid);
+            linear(mid, concat + fd, p[GPT_B_PROJ_W], p[GPT_B_PROJ_B], n, d, d, 1, packed, w->scratch);
+        }
         /* m = LN_2(x) */
         layer_norm(ln2, gpt_slice(w, w->ln2_stat, l, rows * 2) + 2 * F, mid, p[GPT_B_LN2_W], p[GPT_B_LN2_B], n, d);
         /* x = x + GELU(m · c_fc.W + c_fc.b) · mlp.c_proj.W + mlp.c_proj.b */
         linear(fc, ln2, p[GPT_B_FC_W], p[GPT_B_FC_B], n, d, 4 * d, 0, packed, w->scratch);
         mha_gelu_fast(act, fc, (size_t)n * 4 * d);
-        if (out != mid) memcpy(out, mid, (size_t)n * d * sizeof *out);
-        linear(out, act, p[GPT_B_OUT_W], p[GPT_B_OUT_B], n, 4 * d, d, 1, packed, w->scratch);
+        if (w->drop) {
+            linear(out, act, p[GPT_B_OUT_W], p[GPT_B_OUT_B], n, 4 * d, d, 0, packed, w->scratch);
+            w->drop(w->drop_trainer, out, mid, 2 + 2 * l);
+        } else {
+            if (out != mid) memcpy(out, mid, (size_t)n * d * sizeof *out);
+            linear(out, act, p[GPT_B_OUT_W], p[GPT_B_OUT_B], n, 4 * d, d, 1, packed, w->scratch);
+        }
     }
     /* logits = LN_f(x) · wteᵀ */
     const int lnf = gpt_block_tensor(c->layers, 0);

@@ -8,6 +8,8 @@
 
 #include "gpt.h"
 
+#include <stdint.h>
+
 /* A block's tensors, in file order; tensor index = GPT_T_BLOCKS + layer·GPT_B_COUNT + which. */
 enum gpt_block_tensor {
     GPT_B_LN1_W, GPT_B_LN1_B, GPT_B_ATTN_W, GPT_B_ATTN_B, GPT_B_PROJ_W, GPT_B_PROJ_B,
@@ -16,6 +18,23 @@ enum gpt_block_tensor {
 enum { GPT_T_WTE, GPT_T_WPE, GPT_T_BLOCKS }; /* ln_f's weight and bias come after the blocks */
 
 #define GPT_LN_EPS 1e-5f
+
+/* SplitMix64's finaliser: every bit of z stirred into every bit of the result. */
+static inline uint64_t gpt_mix64(uint64_t z) {
+    z += 0x9E3779B97F4A7C15u;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+/* Dropout's mask: value i (row · d + column) of a site is kept at a step unless its hash falls under
+   `dropped`, the dropout rate · 2³² (gpt_dropout_key gives the step and site's key). */
+static inline uint64_t gpt_dropout_key(unsigned seed, long step, int site) {
+    return gpt_mix64(gpt_mix64(gpt_mix64(seed) + (uint64_t)step) + (uint64_t)site);
+}
+static inline int gpt_dropout_kept(uint64_t key, size_t i, uint32_t dropped) {
+    return (uint32_t)(gpt_mix64(key + i) >> 32) >= dropped;
+}
 
 typedef struct gpt_tensor_info {
     char name[48];  /* GPT-2's name, without "transformer." */
@@ -48,6 +67,10 @@ typedef struct gpt_work {
     float *logits;           /* N×vocab */
     float *scratch;          /* the fast kernels' packing and attention scratch (a head's output too) */
     double scratch_floats;   /* its size, which each pool thread's scratch also holds */
+    /* A training step's dropout (gpt_train.c), NULL for none: over the run's S·T rows of d, x = base + x masked,
+       or x masked when base is NULL, at site 0 (the embeddings), 1 + 2l (block l's attention) or 2 + 2l (its MLP). */
+    void (*drop)(const void *trainer, float *x, const float *base, int site);
+    const void *drop_trainer;
     void *block;
 } gpt_work;
 

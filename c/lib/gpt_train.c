@@ -19,6 +19,7 @@ struct gpt_trainer {
     gpt_work work;            /* batch × (seq_len-1) positions, every block kept */
     float *grads, *adam_m, *adam_v; /* param_count each */
     float *dx;                /* N×d: d loss / d the residual stream, walking back */
+    float *dbranch;           /* N×d: dx through a dropout mask: d loss / d a block's attention or MLP output */
     float *dnorm;             /* N×d: d loss / d a LayerNorm's output, or / d concat */
     float *dqkv;              /* N×3d */
     float *dwide;             /* N×4d: d loss / d the MLP's activation, then its pre-activation */
@@ -45,6 +46,7 @@ static mha_status check_desc(const gpt_model *m, const gpt_train_desc *desc) {
     const mha_real_range reals[] = {
         {"beta1", desc->beta1, 0, 1, 0, 1}, {"beta2", desc->beta2, 0, 1, 0, 1}, {"eps", desc->eps, 0, 1, 1, 0},
         {"weight_decay", desc->weight_decay, 0, 1, 0, 0}, {"clip", desc->clip, 0, 1e30f, 0, 0},
+        {"dropout", desc->dropout, 0, 1, 0, 1},
     };
     return mha_check_reals(reals, sizeof reals / sizeof *reals);
 }
@@ -58,7 +60,7 @@ mha_status gpt_trainer_create(gpt_model *m, const gpt_train_desc *desc, gpt_trai
     const gpt_config *c = &m->config;
     const int S = desc->batch, T = desc->seq_len - 1;
     const double N = (double)S * T, d = c->d_model;
-    const double floats = 3.0 * m->param_count + N * (d + d + 3 * d + 4 * d) + 4 * d * N + d * c->vocab + 2 * N + 16 * 8;
+    const double floats = 3.0 * m->param_count + N * (d + d + d + 3 * d + 4 * d) + 4 * d * N + d * c->vocab + 2 * N + 16 * 8;
     const double bytes = (floats + gpt_work_floats(c, S, T, 1)) * sizeof(float);
     if (bytes > GPT_MAX_MODEL_BYTES)
         return mha_fail(MHA_ERR_TOO_LARGE, "training this model on batch %d × %d tokens would need %.0f MB, more than the %.0f MB "
@@ -78,9 +80,9 @@ mha_status gpt_trainer_create(gpt_model *m, const gpt_train_desc *desc, gpt_trai
     tr->desc = *desc;
     tr->beta1_t = tr->beta2_t = 1.0;
     const size_t n = (size_t)N, dd = (size_t)d, np = m->param_count;
-    float **bufs[] = {&tr->grads, &tr->adam_m, &tr->adam_v, &tr->dx, &tr->dnorm, &tr->dqkv, &tr->dwide, &tr->transposed,
-                      &tr->dwte_t};
-    const size_t sizes[] = {np, np, np, n * dd, n * dd, n * 3 * dd, n * 4 * dd, 4 * dd * n, dd * (size_t)c->vocab};
+    float **bufs[] = {&tr->grads, &tr->adam_m, &tr->adam_v, &tr->dx, &tr->dbranch, &tr->dnorm, &tr->dqkv, &tr->dwide,
+                      &tr->transposed, &tr->dwte_t};
+    const size_t sizes[] = {np, np, np, n * dd, n * dd, n * dd, n * 3 * dd, n * 4 * dd, 4 * dd * n, dd * (size_t)c->vocab};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) {
         *bufs[i] = p;
         p += (sizes[i] + 7) & ~(size_t)7;
@@ -119,6 +121,26 @@ mha_status gpt_trainer_set_steps(gpt_trainer *tr, long steps) {
     }
     tr->model->reusable = 0;
     return MHA_OK;
+}
+
+/* ---- dropout ---- */
+
+/* dst = base + src masked (base NULL: src masked) over the last run's rows, for the site's mask at this step:
+   a value kept is scaled by 1/(1 - dropout), so that its expectation is the value. dst may be src. */
+static void drop_into(const gpt_trainer *tr, float *dst, const float *src, const float *base, int site) {
+    const size_t n = (size_t)tr->work.S * tr->work.T * tr->model->config.d_model;
+    const uint64_t key = gpt_dropout_key(tr->desc.dropout_seed, tr->steps, site);
+    const uint32_t dropped = (uint32_t)(tr->desc.dropout * 4294967296.0);
+    const float scale = 1.0f / (1.0f - tr->desc.dropout);
+    for (size_t i = 0; i < n; i++) {
+        const float value = gpt_dropout_kept(key, i, dropped) ? src[i] * scale : 0.0f;
+        dst[i] = base ? base[i] + value : value;
+    }
+}
+
+/* gpt_work's drop, as a training step's forward calls it. */
+static void drop_forward(const void *trainer, float *x, const float *base, int site) {
+    drop_into(trainer, x, x, base, site);
 }
 
 /* ---- small pieces of the backward pass ---- */
@@ -238,6 +260,7 @@ static void backward(gpt_trainer *tr, const int *tokens, int len) {
     const int d = c->d_model, V = c->vocab, S = w->S, T = w->T, N = S * T;
     const size_t rows = w->rows;
     float *scratch = w->scratch, *grads = tr->grads;
+    const int drop = w->drop != NULL;
 #define GRAD(tensor) (grads + m->tensors[tensor].offset)
     memset(grads, 0, m->param_count * sizeof *grads);
 
@@ -262,9 +285,11 @@ static void backward(gpt_trainer *tr, const int *tokens, int len) {
         const float *concat = gpt_slice(w, w->concat, l, rows * d);
         const float *fc = gpt_slice(w, w->fc, l, rows * 4 * d), *act = gpt_slice(w, w->act, l, rows * 4 * d);
 
-        /* MLP: out = mid + act · W_out + b_out, act = GELU(ln2 · W_fc + b_fc) */
-        mha_matmul_fast(tr->dwide, 4 * d, tr->dx, d, p[GPT_B_OUT_W], d, 1, N, d, 4 * d, 0, scratch);
-        weight_grad(tr, g[GPT_B_OUT_W], g[GPT_B_OUT_B], act, tr->dx, N, 4 * d, d);
+        /* MLP: out = mid + act · W_out + b_out, act = GELU(ln2 · W_fc + b_fc) (that branch dropped out, in training) */
+        const float *dmlp = drop ? tr->dbranch : tr->dx;
+        if (drop) drop_into(tr, tr->dbranch, tr->dx, NULL, 2 + 2 * l);
+        mha_matmul_fast(tr->dwide, 4 * d, dmlp, d, p[GPT_B_OUT_W], d, 1, N, d, 4 * d, 0, scratch);
+        weight_grad(tr, g[GPT_B_OUT_W], g[GPT_B_OUT_B], act, dmlp, N, 4 * d, d);
         mha_gelu_backward_fast(tr->dwide, fc, (size_t)N * 4 * d);
         weight_grad(tr, g[GPT_B_FC_W], g[GPT_B_FC_B], ln2, tr->dwide, N, d, 4 * d);
         mha_matmul_fast(tr->dnorm, d, tr->dwide, 4 * d, p[GPT_B_FC_W], 4 * d, 1, N, 4 * d, d, 0, scratch);
@@ -272,8 +297,10 @@ static void backward(gpt_trainer *tr, const int *tokens, int len) {
                             p[GPT_B_LN2_W], N, d, 1);
 
         /* attention: mid = in + concat · W_proj + b_proj, q|k|v = ln1 · W_attn + b_attn */
-        mha_matmul_fast(tr->dnorm, d, tr->dx, d, p[GPT_B_PROJ_W], d, 1, N, d, d, 0, scratch);
-        weight_grad(tr, g[GPT_B_PROJ_W], g[GPT_B_PROJ_B], concat, tr->dx, N, d, d);
+        const float *dattention = drop ? tr->dbranch : tr->dx;
+        if (drop) drop_into(tr, tr->dbranch, tr->dx, NULL, 1 + 2 * l);
+        mha_matmul_fast(tr->dnorm, d, dattention, d, p[GPT_B_PROJ_W], d, 1, N, d, d, 0, scratch);
+        weight_grad(tr, g[GPT_B_PROJ_W], g[GPT_B_PROJ_B], concat, dattention, N, d, d);
         attention_backward(tr, l);
         weight_grad(tr, g[GPT_B_ATTN_W], g[GPT_B_ATTN_B], ln1, tr->dqkv, N, d, 3 * d);
         mha_matmul_fast(tr->dnorm, d, tr->dqkv, 3 * d, p[GPT_B_ATTN_W], 3 * d, 1, N, 3 * d, d, 0, scratch);
@@ -281,7 +308,8 @@ static void backward(gpt_trainer *tr, const int *tokens, int len) {
                             p[GPT_B_LN1_W], N, d, 1);
     }
 
-    /* embeddings: x_0 = wte[token] + wpe[position] */
+    /* embeddings: x_0 = wte[token] + wpe[position] (dropped out, in training) */
+    if (drop) drop_into(tr, tr->dx, tr->dx, NULL, 0);
     mha_embed_backward(dwte, GRAD(GPT_T_WPE), tr->dx, tokens, len, S, T, d);
 #undef GRAD
 }
@@ -301,9 +329,12 @@ static mha_status diverged(const char *what, double value) {
                     isnan(value) ? "NaN" : "infinite");
 }
 
-/* The batch's forward, mean loss (*loss, when given) and dloss/dlogits. */
-static mha_status batch_loss(gpt_trainer *tr, const int *tokens, int count, int len, double *loss) {
+/* The batch's forward, mean loss (*loss, when given) and dloss/dlogits; a training step's (`training`) with
+   its dropout, if any. */
+static mha_status batch_loss(gpt_trainer *tr, const int *tokens, int count, int len, int training, double *loss) {
     mha_status status = check_batch(tr, tokens, count, len);
+    tr->work.drop = training && tr->desc.dropout > 0 ? drop_forward : NULL;
+    tr->work.drop_trainer = tr;
     if (!status) status = gpt_run(tr->model, &tr->work, tokens, len, count, len - 1, 0, NULL, 0);
     if (status) return status;
     const double value = cross_entropy(tr, tokens, len);
@@ -312,11 +343,11 @@ static mha_status batch_loss(gpt_trainer *tr, const int *tokens, int count, int 
 }
 
 mha_status gpt_train_loss(gpt_trainer *tr, const int *tokens, int count, int len, double *loss) {
-    return batch_loss(tr, tokens, count, len, loss);
+    return batch_loss(tr, tokens, count, len, 0, loss);
 }
 
 mha_status gpt_train_loss_grad(gpt_trainer *tr, const int *tokens, int count, int len, double *loss) {
-    const mha_status status = batch_loss(tr, tokens, count, len, loss);
+    const mha_status status = batch_loss(tr, tokens, count, len, 1, loss);
     if (status) return status;
     backward(tr, tokens, len);
     double squares = 0.0;

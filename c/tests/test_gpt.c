@@ -59,14 +59,38 @@ static void ref_affine(double *out, const double *x, const double *w, const doub
     }
 }
 
-/* One sequence of T tokens: logits (T×V) and, when att is given, every head's weights (layers·h·T·T). */
-static void ref_forward(const ref_model *r, const int *tokens, int T, const unsigned char *enabled, double *logits, double *att) {
+/* A training step's dropout: the masks of gpt_internal.h's gpt_dropout_kept, for the values of S·T rows of d
+   from row `row0` on (sequence s of T tokens starts at row s·T). */
+typedef struct ref_dropout {
+    float rate;
+    unsigned seed;
+    long step;
+    size_t row0;
+} ref_dropout;
+
+/* x (T rows of d) = base + x masked at `site` (base NULL: x masked), or x untouched without dropout. */
+static void ref_drop(const ref_dropout *drop, double *x, const double *base, int site, int T, int d) {
+    if (!drop) return;
+    const uint64_t key = gpt_dropout_key(drop->seed, drop->step, site);
+    const uint32_t dropped = (uint32_t)(drop->rate * 4294967296.0);
+    for (size_t i = 0; i < (size_t)T * d; i++) {
+        const double value = gpt_dropout_kept(key, drop->row0 * d + i, dropped) ? x[i] / (1.0 - drop->rate) : 0.0;
+        x[i] = (base ? base[i] : 0.0) + value;
+    }
+}
+
+/* One sequence of T tokens: logits (T×V) and, when att is given, every head's weights (layers·h·T·T); with
+   `drop`, through a training step's dropout. */
+static void ref_forward_dropped(const ref_model *r, const int *tokens, int T, const unsigned char *enabled, double *logits,
+                                double *att, const ref_dropout *drop) {
     const int d = r->c.d_model, h = r->c.heads, dk = d / h, V = r->c.vocab;
     double *x = calloc((size_t)T * d, sizeof *x), *a = calloc((size_t)T * d, sizeof *a);
     double *qkv = calloc((size_t)T * 3 * d, sizeof *qkv), *cat = calloc((size_t)T * d, sizeof *cat);
     double *hid = calloc((size_t)4 * d, sizeof *hid), *tmp = calloc((size_t)d, sizeof *tmp), *w = calloc((size_t)T, sizeof *w);
     for (int t = 0; t < T; t++)
         for (int j = 0; j < d; j++) x[t * d + j] = T_(r, 0)[tokens[t] * d + j] + T_(r, 1)[t * d + j];
+    ref_drop(drop, x, NULL, 0, T, d);
+    double *branch = calloc((size_t)T * d, sizeof *branch);
     for (int l = 0; l < r->c.layers; l++) {
         for (int t = 0; t < T; t++) {
             ref_layer_norm(a + t * d, x + t * d, B_(r, l, 0), B_(r, l, 1), d);
@@ -93,17 +117,20 @@ static void ref_forward(const ref_model *r, const int *tokens, int T, const unsi
                     cat[t * d + hd * dk + j] = on ? o : 0;
                 }
             }
+        for (int t = 0; t < T; t++) ref_affine(branch + t * d, cat + t * d, B_(r, l, 4), B_(r, l, 5), d, d);
+        ref_drop(drop, branch, NULL, 1 + 2 * l, T, d);
+        for (int i = 0; i < T * d; i++) x[i] += branch[i];
         for (int t = 0; t < T; t++) {
-            ref_affine(tmp, cat + t * d, B_(r, l, 4), B_(r, l, 5), d, d);
-            for (int j = 0; j < d; j++) x[t * d + j] += tmp[j];
             ref_layer_norm(a + t * d, x + t * d, B_(r, l, 6), B_(r, l, 7), d);
             ref_affine(hid, a + t * d, B_(r, l, 8), B_(r, l, 9), d, 4 * d);
             for (int j = 0; j < 4 * d; j++)
                 hid[j] = 0.5 * hid[j] * (1 + tanh(sqrt(2 / 3.14159265358979323846) * (hid[j] + 0.044715 * hid[j] * hid[j] * hid[j])));
-            ref_affine(tmp, hid, B_(r, l, 10), B_(r, l, 11), 4 * d, d);
-            for (int j = 0; j < d; j++) x[t * d + j] += tmp[j];
+            ref_affine(branch + t * d, hid, B_(r, l, 10), B_(r, l, 11), 4 * d, d);
         }
+        ref_drop(drop, branch, NULL, 2 + 2 * l, T, d);
+        for (int i = 0; i < T * d; i++) x[i] += branch[i];
     }
+    free(branch);
     const int lnf = 2 + r->c.layers * 12;
     for (int t = 0; t < T; t++) {
         ref_layer_norm(a + t * d, x + t * d, T_(r, lnf), T_(r, lnf + 1), d);
@@ -116,12 +143,18 @@ static void ref_forward(const ref_model *r, const int *tokens, int T, const unsi
     free(x), free(a), free(qkv), free(cat), free(hid), free(tmp), free(w);
 }
 
-/* Mean next-token cross-entropy of count sequences of len tokens. */
-static double ref_loss(const ref_model *r, const int *tokens, int count, int len) {
+static void ref_forward(const ref_model *r, const int *tokens, int T, const unsigned char *enabled, double *logits, double *att) {
+    ref_forward_dropped(r, tokens, T, enabled, logits, att, NULL);
+}
+
+/* Mean next-token cross-entropy of count sequences of len tokens, through `drop` when given. */
+static double ref_loss(const ref_model *r, const int *tokens, int count, int len, const ref_dropout *drop) {
     const int V = r->c.vocab, T = len - 1;
     double *logits = malloc(sizeof *logits * (size_t)T * V), total = 0;
     for (int s = 0; s < count; s++) {
-        ref_forward(r, tokens + s * len, T, NULL, logits, NULL);
+        ref_dropout at = drop ? *drop : (ref_dropout){0};
+        at.row0 = (size_t)s * T;
+        ref_forward_dropped(r, tokens + s * len, T, NULL, logits, NULL, drop ? &at : NULL);
         for (int t = 0; t < T; t++) {
             const double *z = logits + (size_t)t * V;
             double max = z[0], sum = 0;
@@ -417,10 +450,14 @@ static int kind_of(int tensor, int layers) {
     return 2 + (tensor - 2) % 12;
 }
 
-static void gradient_check(gpt_config c, int count, int len, double spread, unsigned seed) {
+/* With `dropout`, through the masks of the trainer's first step, against the float64 forward given them. */
+static void gradient_check(gpt_config c, int count, int len, double spread, unsigned seed, float dropout) {
     gpt_model *m = random_model(c, seed, spread);
     if (!m) return;
     gpt_train_desc desc = gpt_train_default_desc(count, len);
+    desc.dropout = dropout, desc.dropout_seed = seed;
+    const ref_dropout drop = {dropout, seed, 0, 0};
+    const ref_dropout *dropped = dropout > 0 ? &drop : NULL;
     gpt_trainer *tr;
     if (gpt_trainer_create(m, &desc, &tr) != MHA_OK) {
         CHECK(0, "trainer: %s", mha_last_error());
@@ -433,9 +470,11 @@ static void gradient_check(gpt_config c, int count, int len, double spread, unsi
     CHECK(gpt_train_loss_grad(tr, tokens, count, len, &loss) == MHA_OK, "loss_grad: %s", mha_last_error());
     CHECK(gpt_train_loss(tr, tokens, count, len, &eval) == MHA_OK, "loss: %s", mha_last_error());
     ref_model r = ref_from(m);
-    const double ref = ref_loss(&r, tokens, count, len);
+    const double ref = ref_loss(&r, tokens, count, len, dropped), ref_eval = ref_loss(&r, tokens, count, len, NULL);
     CHECK(fabs(ref - loss) <= 1e-5 * (1 + fabs(ref)), "float32 loss %.9f vs float64 loss %.9f", loss, ref);
-    CHECK(eval == loss, "evaluation %.9f and loss_grad %.9f give the same loss", eval, loss);
+    CHECK(fabs(ref_eval - eval) <= 1e-5 * (1 + fabs(ref_eval)), "float32 evaluation %.9f vs float64 %.9f", eval, ref_eval);
+    CHECK(dropped ? fabs(eval - loss) > 1e-4 : eval == loss, "evaluation %.9f and loss_grad %.9f: the same loss unless dropped out",
+          eval, loss);
 
     const float *g = gpt_trainer_grads(tr);
     double shape_worst = 0;
@@ -448,9 +487,9 @@ static void gradient_check(gpt_config c, int count, int len, double spread, unsi
         for (size_t j = offset; j < offset + (size_t)rows * cols; j++) {
             const double keep = r.p[j], eps = 1e-5;
             r.p[j] = keep + eps;
-            const double plus = ref_loss(&r, tokens, count, len);
+            const double plus = ref_loss(&r, tokens, count, len, dropped);
             r.p[j] = keep - eps;
-            const double minus = ref_loss(&r, tokens, count, len);
+            const double minus = ref_loss(&r, tokens, count, len, dropped);
             r.p[j] = keep;
             const double numeric = (plus - minus) / (2 * eps);
             max_diff = fmax(max_diff, fabs(numeric - g[j]));
@@ -463,8 +502,8 @@ static void gradient_check(gpt_config c, int count, int len, double spread, unsi
         worst_by_kind[kind] = fmax(worst_by_kind[kind], rel);
         shape_worst = fmax(shape_worst, rel);
     }
-    printf("gpt gradcheck layers %d d %d heads %d vocab %d context %d, %d x %d tokens: max relative error %.1e\n", c.layers,
-           c.d_model, c.heads, c.vocab, c.context, count, len, shape_worst);
+    printf("gpt gradcheck layers %d d %d heads %d vocab %d context %d, %d x %d tokens, dropout %g: max relative error %.1e\n",
+           c.layers, c.d_model, c.heads, c.vocab, c.context, count, len, dropout, shape_worst);
     shapes_checked++;
     ref_free(&r);
     free(tokens);
@@ -473,9 +512,10 @@ static void gradient_check(gpt_config c, int count, int len, double spread, unsi
 }
 
 static void test_gradients(void) {
-    gradient_check((gpt_config){.layers = 2, .heads = 2, .d_model = 8, .context = 6, .vocab = 11}, 3, 5, 0.5, 1);
-    gradient_check((gpt_config){.layers = 1, .heads = 3, .d_model = 12, .context = 7, .vocab = 9}, 2, 8, 0.4, 2);
-    gradient_check((gpt_config){.layers = 3, .heads = 1, .d_model = 4, .context = 4, .vocab = 7}, 2, 3, 0.8, 3);
+    gradient_check((gpt_config){.layers = 2, .heads = 2, .d_model = 8, .context = 6, .vocab = 11}, 3, 5, 0.5, 1, 0);
+    gradient_check((gpt_config){.layers = 1, .heads = 3, .d_model = 12, .context = 7, .vocab = 9}, 2, 8, 0.4, 2, 0);
+    gradient_check((gpt_config){.layers = 3, .heads = 1, .d_model = 4, .context = 4, .vocab = 7}, 2, 3, 0.8, 3, 0);
+    gradient_check((gpt_config){.layers = 2, .heads = 2, .d_model = 8, .context = 6, .vocab = 11}, 3, 5, 0.5, 4, 0.3f);
     double worst = 0;
     char line[1024];
     int used = snprintf(line, sizeof line, "gpt gradient check: max relative error %%s over %d shapes;", shapes_checked);
@@ -570,10 +610,12 @@ static void test_training(void) {
 }
 
 /* A run stopped after 7 of 20 steps and carried on by a new model and trainer, given the parameters, the
-   moments and the step count, ends with the same bytes as the unbroken run (a checkpoint's promise). */
-static void test_resume(void) {
+   moments and the step count, ends with the same bytes as the unbroken run (a checkpoint's promise), with
+   dropout too: its masks follow the step count. */
+static void test_resume(float dropout) {
     const gpt_config c = {.layers = 2, .heads = 2, .d_model = 16, .context = 8, .vocab = 12};
-    const gpt_train_desc desc = gpt_train_default_desc(4, 9);
+    gpt_train_desc desc = gpt_train_default_desc(4, 9);
+    desc.dropout = dropout, desc.dropout_seed = 5;
     gpt_model *whole = NULL, *first = NULL, *second = NULL;
     gpt_trainer *tw = NULL, *t1 = NULL, *t2 = NULL;
     CHECK(gpt_model_create(&c, 3, &whole) == MHA_OK && gpt_model_create(&c, 3, &first) == MHA_OK &&
@@ -609,6 +651,35 @@ static void test_resume(void) {
 done:
     gpt_trainer_destroy(tw), gpt_trainer_destroy(t1), gpt_trainer_destroy(t2);
     gpt_model_destroy(whole), gpt_model_destroy(first), gpt_model_destroy(second);
+}
+
+/* Dropout's masks drop their share, independently from step to step and place to place; a rate of 1 or
+   more, or not a number, is refused. */
+static void test_dropout_masks(void) {
+    const uint32_t dropped = (uint32_t)(0.3f * 4294967296.0);
+    const uint64_t key = gpt_dropout_key(1, 7, 3), keys[] = {gpt_dropout_key(1, 8, 3), gpt_dropout_key(1, 7, 4),
+                                                             gpt_dropout_key(2, 7, 3)};
+    const size_t n = 1000000;
+    size_t kept = 0, agree[3] = {0};
+    for (size_t i = 0; i < n; i++) {
+        const int here = gpt_dropout_kept(key, i, dropped);
+        kept += (size_t)here;
+        for (int k = 0; k < 3; k++) agree[k] += (size_t)(here == gpt_dropout_kept(keys[k], i, dropped));
+    }
+    CHECK(fabs((double)kept / n - 0.7) < 0.003, "kept %.4f of the values at dropout 0.3", (double)kept / n);
+    for (int k = 0; k < 3; k++) /* independent masks agree on 0.7² + 0.3² of the values */
+        CHECK(fabs((double)agree[k] / n - 0.58) < 0.003, "mask %d agrees with the first on %.4f", k, (double)agree[k] / n);
+    gpt_model *m = random_model((gpt_config){.layers = 1, .heads = 1, .d_model = 4, .context = 4, .vocab = 5}, 1, 0.5);
+    if (!m) return;
+    gpt_train_desc desc = gpt_train_default_desc(1, 4);
+    gpt_trainer *tr = NULL;
+    desc.dropout = 1.0f;
+    CHECK(gpt_trainer_create(m, &desc, &tr) == MHA_ERR_BAD_INPUT && !tr, "dropout 1: %s", mha_last_error());
+    desc.dropout = NAN;
+    CHECK(gpt_trainer_create(m, &desc, &tr) == MHA_ERR_NOT_FINITE && !tr, "dropout NaN");
+    desc.dropout = -0.1f;
+    CHECK(gpt_trainer_create(m, &desc, &tr) == MHA_ERR_BAD_INPUT && !tr, "dropout below 0");
+    gpt_model_destroy(m);
 }
 
 /* ---- saving and loading ---- */
@@ -929,7 +1000,9 @@ int test_gpt(void) {
     test_gradients();
     test_adamw_step();
     test_training();
-    test_resume();
+    test_resume(0);
+    test_resume(0.2f);
+    test_dropout_masks();
     test_save_load();
     test_half_rounding();
     test_save_f16();

@@ -3,7 +3,7 @@
    builds it with gcc -O3 -std=c11 -pthread -DMHA_THREADS and runs it:
 
      tool_train_poems STREAM.bin OUT.safetensors [--layers 3] [--d-model 128] [--heads 4] [--context 64]
-                      [--batch 16] [--steps 3000] [--seed 1] [--lr 0.002] [--warmup 100] [--vocab N]
+                      [--batch 16] [--steps 3000] [--seed 1] [--lr 0.002] [--warmup 100] [--dropout 0] [--vocab N]
                       [--save-every 500] [--threads 1] [--keep-every N --keep-dir DIR]
                       [--dtype F32] [--metadata KEY=VALUE]...
                       [--checkpoint-dir DIR [--checkpoint-every N]] [--resume CHECKPOINT] [--stop-after N]
@@ -12,7 +12,8 @@
    Each step reads `batch` windows of context + 1 tokens drawn with numpy's RandomState(seed): the even
    rows start at a poem's opening token (as every evaluated poem starts), the odd rows anywhere (as the
    later windows of a long poem do). The step size rises linearly over `warmup` steps, then falls along a
-   cosine to a tenth of --lr. stdout gets one line per step, "step loss", and nothing that depends on
+   cosine to a tenth of --lr. --dropout zeroes that share of the embeddings' sum and of every block's
+   attention and MLP output in each step (gpt_train_desc's dropout, its masks seeded by --seed). stdout gets one line per step, "step loss", and nothing that depends on
    time, so two runs on one machine print the same; stderr gets progress and the time; OUT is rewritten
    every --save-every steps and at the end. Exit status 0, or 1 with the reason on stderr. --threads shares
    each step's big products among that many threads (mha_set_threads); every output is computed whole by
@@ -58,6 +59,7 @@ typedef struct options {
     gpt_metadata metadata[MAX_METADATA]; /* keys cut from their --metadata values in place */
     unsigned seed;
     double lr;
+    double dropout;
 } options;
 
 static double seconds(void) {
@@ -118,10 +120,11 @@ static int parse_options(int argc, char **argv, options *o) {
         else if (!strcmp(name, "--seed")) {
             ok = parse_int(value, 0, 2147483647L, &seed);
             o->seed = (unsigned)seed;
-        } else if (!strcmp(name, "--lr")) {
+        } else if (!strcmp(name, "--lr") || !strcmp(name, "--dropout")) {
             char *end;
-            o->lr = strtod(value, &end);
-            ok = end != value && !*end && o->lr > 0 && o->lr < 1;
+            double *real = !strcmp(name, "--lr") ? &o->lr : &o->dropout;
+            *real = strtod(value, &end);
+            ok = end != value && !*end && (real == &o->lr ? *real > 0 : *real >= 0) && *real < 1;
         } else return fail(name, "unknown option");
         if (!ok) return fail(name, "value out of range");
     }
@@ -193,8 +196,8 @@ static uint64_t stream_hash(const int *stream, size_t count) {
 /* Everything but the step that decides the run's future, as one line: a checkpoint of another run is refused. */
 static void describe_run(const options *o, size_t tokens, uint64_t hash, char *out, size_t size) {
     snprintf(out, size, "layers=%d d_model=%d heads=%d context=%d vocab=%d batch=%d steps=%d warmup=%d seed=%u lr=%.17g "
-             "stream_tokens=%zu stream_fnv1a=%016" PRIx64, o->layers, o->d_model, o->heads, o->context, o->vocab, o->batch,
-             o->steps, o->warmup, o->seed, o->lr, tokens, hash);
+             "dropout=%.17g stream_tokens=%zu stream_fnv1a=%016" PRIx64, o->layers, o->d_model, o->heads, o->context, o->vocab,
+             o->batch, o->steps, o->warmup, o->seed, o->lr, o->dropout, tokens, hash);
 }
 
 /* numpy's RandomState as text: position, cached-normal flag, the cached normal's bits, the 624 words. */
@@ -366,7 +369,8 @@ int main(int argc, char **argv) {
     gpt_model *model = NULL;
     gpt_trainer *trainer = NULL;
     const gpt_config config = {.layers = o.layers, .heads = o.heads, .d_model = o.d_model, .context = o.context, .vocab = o.vocab};
-    const gpt_train_desc desc = gpt_train_default_desc(o.batch, len);
+    gpt_train_desc desc = gpt_train_default_desc(o.batch, len);
+    desc.dropout = (float)o.dropout, desc.dropout_seed = o.seed;
     int status = !starts || !batch ? fail("memory", "out of memory") : 0;
     if (!status && max_id >= o.vocab) status = fail(argv[1], "a token id is past --vocab");
     if (!status && (gpt_model_create(&config, o.seed, &model) || gpt_trainer_create(model, &desc, &trainer)))

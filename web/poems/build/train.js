@@ -55,7 +55,7 @@ export const REPRODUCTION_FIXTURE = join(HERE, 'train-reproduction.json');
  */
 export const MODEL_RUN = { layers: 3, dModel: 128, heads: 8, context: 64, batch: 16, steps: 48000, seed: 1, lr: 0.003, warmup: 200, threads: cpus().length };
 /** The short run the tests repeat: seconds, not minutes, on any machine. */
-export const REPRODUCTION_RUN = { layers: 2, dModel: 32, heads: 2, context: 32, batch: 4, steps: 40, seed: 1, lr: 0.003, warmup: 10 };
+export const REPRODUCTION_RUN = { layers: 2, dModel: 32, heads: 2, context: 32, batch: 4, steps: 40, seed: 1, lr: 0.003, warmup: 10, dropout: 0.1 };
 
 export const COMPILER_FLAGS = ['-std=c11', '-Wall', '-Wextra', '-Werror', '-pedantic', '-O3', '-march=native', '-pthread', '-DMHA_THREADS'];
 
@@ -89,7 +89,7 @@ function trainerArgs(streamPath, outPath, run, { keepDir = null, keepEvery = KEE
   checkpointDir = null, checkpointEvery = CHECKPOINT_EVERY, resume = null, stopAfter = null } = {}) {
   return [streamPath, outPath, '--layers', run.layers, '--d-model', run.dModel, '--heads', run.heads,
     '--context', run.context, '--batch', run.batch, '--steps', run.steps, '--seed', run.seed, '--lr', run.lr,
-    '--warmup', run.warmup, '--threads', run.threads ?? 1, ...(keepDir ? ['--keep-every', keepEvery, '--keep-dir', keepDir] : []),
+    '--warmup', run.warmup, '--dropout', run.dropout ?? 0, '--threads', run.threads ?? 1, ...(keepDir ? ['--keep-every', keepEvery, '--keep-dir', keepDir] : []),
     ...(checkpointDir ? ['--checkpoint-dir', checkpointDir, '--checkpoint-every', checkpointEvery] : []),
     ...(resume ? ['--resume', resume] : []), ...(stopAfter ? ['--stop-after', stopAfter] : []),
     '--dtype', dtype, ...Object.entries(metadata).flatMap(([key, value]) => ['--metadata', `${key}=${value}`])].map(String);
