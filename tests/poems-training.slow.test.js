@@ -92,7 +92,7 @@ test('SIGTERM: the tool finishes its step, writes a checkpoint and stops with st
   const parts = folder('term-parts');
   const args = [streamPath, join(parts, 'model.safetensors'), '--layers', run.layers, '--d-model', run.dModel, '--heads', run.heads,
     '--context', run.context, '--batch', run.batch, '--steps', run.steps, '--seed', run.seed, '--lr', run.lr, '--warmup', run.warmup,
-    '--checkpoint-dir', parts, '--checkpoint-every', 1000].map(String);
+    '--dropout', run.dropout, '--checkpoint-dir', parts, '--checkpoint-every', 1000].map(String);
   const child = spawn(tool, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
