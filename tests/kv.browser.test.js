@@ -58,8 +58,11 @@ for (const [lang, width] of [['en', 1280], ['zh', 375]]) {
     const t = POEMS_TEXT[lang];
     await page.fill('#poems-section textarea', '床前明月光');
     await page.locator('#poem-step').scrollIntoViewIfNeeded();
+    // Before a step the cache's column says what will fill it.
+    assert.equal(await page.textContent('#poem-cache-empty'), t.cache.empty);
     await page.click('#poem-step');
     await page.waitForFunction(() => document.querySelector('#poem-cache-size')?.dataset.rows === '6');
+    assert.equal(await page.$('#poem-cache-empty'), null);
     await page.click('#poem-step');
     // The prompt's ⟨始⟩ and five characters, and the one written: 7 rows, each 3 layers' K and V of 128 floats
     // (3,072 bytes; 21 KB in all).

@@ -541,6 +541,12 @@ test('guided examples set a poem, a head and a position; the card says what swit
   await page.waitForFunction((n) => document.querySelectorAll('#poem-off input:checked').length === n, want.length);
   const checked = await page.$$eval('#poem-off input:checked', (inputs) => inputs.map((input) => Number(input.dataset.layer) * 100 + Number(input.dataset.head)));
   assert.deepEqual(checked.sort((a, b) => a - b), want.map((i) => Math.floor(i / heads) * 100 + (i % heads)).sort((a, b) => a - b));
+  // One button switches every head on again, and waits, greyed, until a head is off.
+  assert.equal(await page.isDisabled('#poem-all-on'), false);
+  await page.click('#poem-all-on');
+  await page.waitForFunction(() => !document.querySelector('#poem-off input:checked') && document.querySelector('#poem-all-on').disabled);
+  await roleButton.click();
+  await page.waitForFunction((n) => document.querySelectorAll('#poem-off input:checked').length === n, want.length);
   // §10 with all of this shown passes axe in both languages, at 1280 px and on a phone (where the map gives way to bars).
   for (const lang of ['zh', 'en']) {
     if (lang === 'en') {

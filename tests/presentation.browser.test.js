@@ -487,6 +487,15 @@ test('lesson mode at 1920 × 1080, §10\'s last screen in zh and en: the poem wr
       await page.waitForSelector('#poem-cache-row svg', { timeout: HANG_MS });
       await screenSettled(page);
       assert.ok(await page.isVisible('#poem-restarted'), `${lang}: the class is told the poem was written again from its first line`);
+      // What a note says of what just happened (an outcome) stays on the screen; a standing note gives way.
+      const shownNotes = await page.evaluate(() => ['note outcome', 'note'].map((className) => {
+        const note = Object.assign(document.createElement('p'), { className, textContent: className });
+        document.querySelector('#poem-continuation').append(note);
+        const shown = note.getClientRects().length > 0;
+        note.remove();
+        return shown;
+      }));
+      assert.deepEqual(shownNotes, [true, false], lang);
       const boxes = await page.evaluate(() => Object.fromEntries(['.current-part', '#poem-continuation', '.poem-cache-part'].map((selector) => {
         const { left, bottom, right } = document.querySelector(selector).getBoundingClientRect();
         return [selector, { left, bottom, right }];
@@ -575,18 +584,18 @@ test('lesson mode at 1920 × 1080, §10 with a GPT-2-shaped file (144 heads) in 
 // §10's poetry model in lesson mode: what each of its screens 2 to 5 shows; words and numbers in HTML at 24 px but the
 // roles' notes (20 px); the steps' figures side by side, their numbers at 13.5 px or more (English's row labels are wider).
 const POEM_TEXT = '#poems-body :is(p, label, h3, caption, figcaption, legend, button, li, select)';
-const POEM_SCREENS = [null, ['#poem-big svg', '#poem-position'], ['#poem-qk svg', '#poem-step-list', '#poem-sum svg', '#poem-key'],
+const POEM_SCREENS = [['#poem-menu', '#poem-tiles canvas'], ['#poem-big svg', '#poem-position'], ['#poem-qk svg', '#poem-step-list', '#poem-sum svg', '#poem-key'],
   ['#poem-roles table'], ['#poem-off input', '#poem-loss-all', '#poem-prediction li']];
 
-test('lesson mode at 1920 × 1080, §10\'s poetry model in zh and en: screens 2 to 5 on the screen unshrunk, their words at 24 px', async () => {
+test('lesson mode at 1920 × 1080, §10\'s poetry model in zh and en: screens 1 to 5 on the screen unshrunk, their words at 24 px (the tiles\' at 20)', async () => {
   for (const lang of ['zh', 'en']) {
-    const { page, errors, context } = await load(`?present=1&part=10&screen=2${lang === 'en' ? '&lang=en' : ''}`, { viewport: { width: 1920, height: 1080 } });
+    const { page, errors, context } = await load(`?present=1&part=10&screen=1${lang === 'en' ? '&lang=en' : ''}`, { viewport: { width: 1920, height: 1080 } });
     try {
-      await page.waitForSelector('#poem-big svg', { timeout: HANG_MS });
+      await page.waitForSelector('#poem-tiles canvas', { timeout: HANG_MS });
       await page.waitForSelector('#poem-loss-all:not([data-value=""])', { state: 'attached', timeout: HANG_MS });
-      for (let screen = 2; screen <= 5; screen++) {
-        if (screen > 2) await page.keyboard.press('PageDown');
-        await addressSays(page, { part: '10', screen: String(screen) });
+      for (let screen = 1; screen <= 5; screen++) {
+        if (screen > 1) await page.keyboard.press('PageDown');
+        await addressSays(page, { part: '10', ...(screen > 1 ? { screen: String(screen) } : {}) });
         if (screen === 4) await page.waitForSelector('#poem-roles table', { timeout: HANG_MS });
         await screenSettled(page);
         const now = await page.$eval('.current-part', (node) => ({ screen: node.dataset.showing, zoom: node.style.zoom, box: node.getBoundingClientRect().toJSON() }));
@@ -594,10 +603,13 @@ test('lesson mode at 1920 × 1080, §10\'s poetry model in zh and en: screens 2 
         assert.equal(now.screen, String(screen));
         assert.equal(now.zoom, '', `${lang}, screen ${screen}: scaled to ${now.zoom}`);
         assert.ok(now.box.bottom <= 1080 + 1 && now.box.right <= 1920 + 1, `${lang}, screen ${screen}: ${JSON.stringify(now.box)}`);
-        const visible = await page.evaluate((selectors) => selectors.filter((selector) => [...document.querySelectorAll(selector)].some((node) => node.getClientRects().length)), POEM_SCREENS.slice(1).flat());
+        const visible = await page.evaluate((selectors) => selectors.filter((selector) => [...document.querySelectorAll(selector)].some((node) => node.getClientRects().length)), POEM_SCREENS.flat());
         assert.deepEqual(visible, POEM_SCREENS[screen - 1], `${lang}, screen ${screen}: what it shows`);
         assert.deepEqual((await measureWith(page, '#poems-part svg', POEM_TEXT, 0)).outside, [], `${lang}, screen ${screen}: off the screen`);
-        assert.deepEqual((await measureWith(page, ':not(*)', POEM_TEXT, 24)).small, [], `${lang}, screen ${screen}: text under 24 px`);
+        // The 24 tiles' names and roles at 20 px, to keep the heads as large as the screen allows.
+        const [words, tileWords] = screen === 1 ? [`${POEM_TEXT}:not(.poem-tile, .poem-tile *)`, '.poem-tile'] : [POEM_TEXT, null];
+        assert.deepEqual((await measureWith(page, ':not(*)', words, 24)).small, [], `${lang}, screen ${screen}: text under 24 px`);
+        if (tileWords) assert.deepEqual((await measureWith(page, ':not(*)', tileWords, 20)).small, [], `${lang}: the tiles' text under 20 px`);
         if (screen === 4) {
           // The roles' table: its names and scores at 24 px, the notes under them (what a role is, its chance) at 20.
           const table = await page.evaluate(() => {

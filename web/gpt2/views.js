@@ -47,7 +47,7 @@ const speed = (words, perSecond, stepMs, forwardMs, kept) =>
 export function generationView(words, gen, { index, heads, config, limit }) {
   const written = gen.ids.length - gen.prompt;
   // A sentence of `limit` tokens or more left no room: that is said, not "0 tokens written".
-  if (gen.done && gen.total >= limit) return [vh('p', { class: 'note', id: 'gpt2-gen-status', 'data-no-room': 'true' }, [words.room(gen.total, limit, gen.count)])];
+  if (gen.done && gen.total >= limit) return [vh('p', { class: 'note outcome', id: 'gpt2-gen-status', 'data-no-room': 'true' }, [words.room(gen.total, limit, gen.count)])];
   const perSecond = gen.ms > 0 ? (1000 * gen.steps) / gen.ms : 0;
   const row = gen.rows?.[index];
   const weight = (from, to) => Array.prototype.slice.call(row, from, to + 1).reduce((sum, w) => sum + w, 0);
@@ -57,7 +57,7 @@ export function generationView(words, gen, { index, heads, config, limit }) {
       vh('code', { class: to >= gen.prompt ? 'gpt2-token-written' : 'gpt2-token-read', 'data-from': from, 'data-to': to }, [label]))),
     gen.tokens.some(({ from, to }) => to > from) ? vh('p', { class: 'muted', id: 'gpt2-gen-merged' }, [words.mergedNote]) : null,
     gen.steps ? speed(words, perSecond, (gen.ms / gen.steps).toFixed(1), String(Math.round(gen.forwardMs)), gen.reused) : null,
-    gen.done && gen.ids.length >= limit ? vh('p', { class: 'note', id: 'gpt2-cache-full' }, [words.cacheFull(limit)]) : null,
+    gen.done && gen.ids.length >= limit ? vh('p', { class: 'note outcome', id: 'gpt2-cache-full' }, [words.cacheFull(limit)]) : null,
     ...(row ? cacheView(words, { prefix: 'gpt2', step: written, index, heads, config, length: gen.ids.length,
       full: gen.ids.length >= limit, entries: gen.tokens.map(({ from, to, label }) => ({ label, weight: weight(from, to), rows: to - from + 1 })) }) : []),
   ];

@@ -238,9 +238,10 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
     headLabels().forEach((role, i) => {
       if (role) byRole.set(role, [...(byRole.get(role) ?? []), layerHead(i, heads)]);
     });
-    const roleSwitches = h('div', { class: 'controls', id: 'poem-off-roles' }, [...byRole].map(([role, found]) => h('button', {
+    const allOn = h('button', { type: 'button', id: 'poem-all-on', onclick: () => ctx.set((s) => (s.poems.off = [])) }, [t.allOn]);
+    const roleSwitches = h('div', { class: 'controls', id: 'poem-off-roles' }, [...[...byRole].map(([role, found]) => h('button', {
       type: 'button', 'data-role': role, onclick: () => ctx.set((s) => (s.poems.off = found)),
-    }, [t.offRole(t.roleNames[role], found.length)])));
+    }, [t.offRole(t.roleNames[role], found.length)])), allOn]);
     // The card's guided examples: a poem, a head and a position where one way of looking is plain to see. The
     // head they enlarge is far below the buttons: the page goes to it.
     const guided = h('div', { class: 'controls', id: 'poem-guided', role: 'group', 'aria-label': t.guidedTitle }, [
@@ -260,7 +261,7 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
     const temperature = h('input', { type: 'range', id: temperatureId, ...TEMPERATURE, value: picks().temperature, oninput: (e) => pick((p) => (p.temperature = Number(e.target.value))) });
     const repetition = h('input', { type: 'checkbox', id: 'poem-repetition', checked: picks().repetition, onchange: (e) => pick((p) => (p.repetition = e.target.checked)) });
     const parts = {
-      text, menu, toggles, position, temperature, temperatureLabel, repetition,
+      text, menu, toggles, allOn, position, temperature, temperatureLabel, repetition,
       clipped: h('p', { class: 'muted', id: 'poem-clipped' }),
       unknown: h('p', { class: 'muted', id: 'poem-unknown' }),
       paintTile: tileCanvases(store.poems.model.config.context),
@@ -279,17 +280,22 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
     const screen = (n, nodes) => nodes.map((node) => (node.setAttribute('data-screen', String(n)), node));
     fill(body, [
       ...screen(1, [
-        h('div', { class: 'controls' }, [
-          h('label', { class: 'field wide', for: 'poem-menu' }, [h('span', {}, [t.poemMenu]), menu]),
-          h('label', { class: 'field wide', for: textId }, [h('span', {}, [t.textLabel]), text]),
+        // Two groups, so that lesson mode can set the tiles beside the poem they read.
+        h('div', { class: 'poem-pick' }, [
+          h('div', { class: 'controls' }, [
+            h('label', { class: 'field wide', for: 'poem-menu' }, [h('span', {}, [t.poemMenu]), menu]),
+            h('label', { class: 'field wide', for: textId }, [h('span', {}, [t.textLabel]), text]),
+          ]),
+          guided,
+          parts.clipped,
+          parts.unknown,
         ]),
-        guided,
-        parts.clipped,
-        parts.unknown,
-        h('h3', {}, [t.tilesTitle]),
-        h('p', { class: 'muted' }, [t.tilesNote]),
-        parts.tiles,
-        legend(document, { scale: 'weights', id: 'poem-weights', title: ctx.text.hand.weightLegend, steps: 16 }),
+        h('div', { class: 'poem-tiles-part' }, [
+          h('h3', {}, [t.tilesTitle]),
+          h('p', { class: 'muted' }, [t.tilesNote]),
+          parts.tiles,
+          legend(document, { scale: 'weights', id: 'poem-weights', title: ctx.text.hand.weightLegend, steps: 16 }),
+        ]),
       ]),
       ...screen(2, [
         h('label', { class: 'field wide', for: 'poem-position' }, [h('span', {}, [t.position]), position]),
@@ -433,14 +439,14 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
   /** The writer's last step for the head picked: its query against the rows the cache holds, and what it cost. */
   function drawCache() {
     const last = store.writer?.continuation.last;
-    if (!last?.rows || !picks().continuation) return show(controls.cache, []);
+    if (!last?.rows || !picks().continuation) return show(controls.cache, [vh('p', { class: 'muted', id: 'poem-cache-empty' }, [t.cache.empty])]);
     const { layers, heads, dModel, vocabSize } = store.poems.model.config;
     const index = Math.min(ctx.state.poems.head, layers * heads - 1);
     const row = last.rows[index];
     show(controls.cache, [
       ...cacheView(t, { prefix: 'poem', step: last.steps, index, heads, config: { layers, dModel, vocabSize }, reused: last.reused, full: last.slid,
         entries: last.ids.map((id, i) => ({ label: tokenLabel(id), weight: row[i] })) }),
-      last.slid ? vh('p', { class: 'note', id: 'poem-cache-slid' }, [t.cache.slid]) : null,
+      last.slid ? vh('p', { class: 'note outcome', id: 'poem-cache-slid' }, [t.cache.slid]) : null,
     ]);
   }
 
@@ -469,6 +475,7 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
       const { layers, heads } = store.poems.model.config;
       const offHeads = offIndices(off, heads);
       controls.toggles.forEach((input, i) => (input.checked = offHeads.has(i)));
+      controls.allOn.disabled = !offHeads.size;
       scheduleHeldOut(off);
       showStatus();
 

@@ -38,7 +38,7 @@ export function poemRolesView(t, { index, heads, text, heldOut, fresh, label, ab
       waiting,
     }),
     vh('p', { id: 'poem-ablation', 'data-value': String(delta.all) }, [t.ablation(signed(delta.all), Object.fromEntries(ablation.kinds.map((kind) => [kind, signed(delta[kind])])))]),
-    label && Math.abs(delta.all) < NOT_USED_NATS ? vh('p', { id: 'poem-not-use', class: 'note' }, [t.notUse(t.roleNames[label])]) : null,
+    label && Math.abs(delta.all) < NOT_USED_NATS ? vh('p', { id: 'poem-not-use', class: 'note outcome' }, [t.notUse(t.roleNames[label])]) : null,
   ];
 }
 
@@ -77,7 +77,7 @@ export function continuationView(t, continuation, on = {}) {
     ]),
   ];
   return [
-    continuation.restarted ? vh('p', { id: 'poem-restarted', class: 'note' }, [t.restarted]) : null,
+    continuation.restarted ? vh('p', { id: 'poem-restarted', class: 'note outcome' }, [t.restarted]) : null,
     vh('p', { class: 'muted' }, [done ? t.continued(continuation.temperature, continuation.seed, continuation.pastTheEnd, continuation.repetition, continuation.offCount)
       : continuation.paused ? t.paused(continuation.count) : t.continuing(continuation.count)]),
     vh('p', { class: 'poem-output' }, [prompt, vh('mark', { id: 'poem-added' }, [continuation.added])]),
