@@ -502,6 +502,10 @@ test('lesson mode at 1920 × 1080, §10\'s last screen in zh and en: the poem wr
       })));
       assert.ok(boxes['.current-part'].bottom <= 1080 + 1, `${lang}: ${JSON.stringify(boxes)}`);
       assert.ok(boxes['.poem-cache-part'].left >= boxes['#poem-continuation'].right, `${lang}: the cache beside the poem, ${JSON.stringify(boxes)}`);
+      // Unshrunk, its words at 24 px but the rules it writes under, a standing note, at 20.
+      assert.equal(await page.$eval('.current-part', (node) => node.style.zoom), '', lang);
+      assert.deepEqual((await measureWith(page, ':not(*)', `${POEM_TEXT}:not(#poem-form-rules)`, 24)).small, [], `${lang}: text under 24 px`);
+      assert.deepEqual((await measureWith(page, ':not(*)', '#poem-form-rules', 20)).small, [], `${lang}: the rules under 20 px`);
       assert.deepEqual((await measure(page, 0)).outside, [], lang);
       assert.deepEqual(errors, []);
     } finally {
