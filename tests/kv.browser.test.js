@@ -15,6 +15,7 @@ import { generation } from '../web/gpt2/generate.js';
 import { stepCost } from '../web/heads/cache-view.js';
 import { GPT2_TEXT } from '../web/gpt2/strings.js';
 import { POEMS_TEXT } from '../web/poems/strings.js';
+import { firstLine } from '../web/poems/runs.js';
 import { TEXT } from '../web/page/text.js';
 import { SEED_MAX } from '../web/shared/lesson.js';
 
@@ -88,7 +89,7 @@ for (const [lang, width] of [['en', 1280], ['zh', 375]]) {
   });
 }
 
-test('一步 on the page\'s whole poem keeps it: the page says it is whole and offers a new poem or writing on, and writing on goes on from it', async () => {
+test('一步 on the page\'s whole poem keeps it: the page says it is whole and offers a new poem or writing on, and writing on goes on from it, a step at a time', async () => {
   const { page, errors } = await openPoems('zh', 1280);
   const t = POEMS_TEXT.zh;
   const poem = await page.inputValue('#poems-section textarea');
@@ -99,10 +100,35 @@ test('一步 on the page\'s whole poem keeps it: the page says it is whole and o
   assert.equal(await page.inputValue('#poems-section textarea'), poem, 'the poem analysed above stays');
   assert.equal(await page.$('#poem-restarted'), null);
   assert.ok(await page.isVisible('#poem-restart'));
+  // Asked after 一步, writing on goes a step at a time too: one character, then 写完 writes the rest.
   await page.click('#poem-past-end');
+  await page.waitForFunction((paused) => document.querySelector('#poem-continuation p.muted')?.textContent === paused, t.paused(1));
+  await page.click('#poem-to-end');
   await page.waitForFunction(() => document.querySelector('#poem-continuation p.muted')?.textContent.match(/续写：$/) && document.querySelector('#poem-added')?.textContent, null, { timeout: 60000 });
   assert.equal(await page.inputValue('#poems-section textarea'), poem, 'written on from the whole poem');
   assert.ok((await page.textContent('#poem-continuation .poem-output')).startsWith(poem));
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('一步 on the whole poem, then a new poem from the first line: written a step at a time, the next 一步 going on with it', async () => {
+  const { page, errors } = await openPoems('zh', 1280);
+  const t = POEMS_TEXT.zh;
+  const line = firstLine(await page.inputValue('#poems-section textarea'));
+  await page.locator('#poem-step').scrollIntoViewIfNeeded();
+  await page.click('#poem-step');
+  await page.waitForSelector('#poem-ended');
+  await page.click('#poem-restart');
+  // ⟨始⟩ and the first line: the character written joins the cache at the next step.
+  const rows = 1 + [...line].length;
+  await page.waitForFunction((rows) => document.querySelector('#poem-cache-size')?.dataset.rows === String(rows), rows);
+  assert.equal(await page.inputValue('#poems-section textarea'), line);
+  assert.equal([...await page.textContent('#poem-added')].length, 1);
+  assert.equal(await page.textContent('#poem-continuation p.muted'), t.paused(1));
+  const first = await page.textContent('#poem-added');
+  await page.click('#poem-step');
+  await page.waitForFunction((rows) => document.querySelector('#poem-cache-size')?.dataset.rows === String(rows), rows + 1);
+  assert.ok((await page.textContent('#poem-added')).startsWith(first), 'the same poem, one character longer');
   assert.deepEqual(errors, []);
   await page.context().close();
 });

@@ -547,6 +547,17 @@ test('guided examples set a poem, a head and a position; the card says what swit
   await page.waitForFunction(() => !document.querySelector('#poem-off input:checked') && document.querySelector('#poem-all-on').disabled);
   await roleButton.click();
   await page.waitForFunction((n) => document.querySelectorAll('#poem-off input:checked').length === n, want.length);
+  // A second role's button adds its heads to those off already.
+  const other = (await page.$$('#poem-off-roles button[data-role]'))[1];
+  const otherRole = await other.getAttribute('data-role');
+  const both = new Set([...want, ...fresh.heads.flatMap((scores, i) => (labelRole(scores, fresh.chance) === otherRole ? [i] : []))]);
+  await other.click();
+  await page.waitForFunction((n) => document.querySelectorAll('#poem-off input:checked').length === n, both.size);
+  const union = await page.$$eval('#poem-off input:checked', (inputs) => inputs.map((input) => Number(input.dataset.layer) * 100 + Number(input.dataset.head)));
+  assert.deepEqual(union.sort((a, b) => a - b), [...both].map((i) => Math.floor(i / heads) * 100 + (i % heads)).sort((a, b) => a - b));
+  await page.click('#poem-all-on');
+  await roleButton.click();
+  await page.waitForFunction((n) => document.querySelectorAll('#poem-off input:checked').length === n, want.length);
   // §10 with all of this shown passes axe in both languages, at 1280 px and on a phone (where the map gives way to bars).
   for (const lang of ['zh', 'en']) {
     if (lang === 'en') {

@@ -18,12 +18,12 @@ import { openPoems, inputIds, runText, textRoles, Continuation, WRITER } from '.
 import { poemRolesView, lossView, continuationView, tokenLabel, nextLabel } from '../web/poems/views.js';
 import { labelRole } from '../web/heads/roles.js';
 import { topNext } from '../web/heads/next-tokens.js';
-import { headTile, enlargedHead, headSteps, heaviestKey, nextTokens, roleWord, expNumber } from '../web/heads/head-figures.js';
+import { headTile, enlargedHead, headSteps, heaviestKey, nextTokens, roleWord, expNumber, rolesTable } from '../web/heads/head-figures.js';
 import { EXPLAIN_WORDS } from '../web/shared/figure-labels.js';
 import { gpt2RolesView, tokensView } from '../web/gpt2/views.js';
 import { gpt2Input, gpt2TokenLabel, isByteToken, characterRuns, isPunctuationToken } from '../web/gpt2/tokens.js';
 import { GPT2_TOKEN_LIMIT } from '../web/gpt2/source.js';
-import { everyHeadAttention } from '../web/heads/heads.js';
+import { everyHeadAttention, withHeadOff } from '../web/heads/heads.js';
 import { gpt2File, randomWeights } from './gpt-reference.js';
 import { seededRandom } from './seeded.js';
 import { formulaShape, formulaNotes } from '../web/page/sections/formula-notes.js';
@@ -309,5 +309,29 @@ test('the softmax step writes e^s and its sum so that their quotient reads true:
     const sum = 10 ** (4 + random() * 20), exp = sum * (0.5 + random() / 2);
     // The written numbers divide to the weight shown, to its last place but one (each has three figures).
     assert.ok(Math.abs(read(expNumber(exp)) / read(expNumber(sum)) - exp / sum) < 0.01, `${expNumber(exp)} ÷ ${expNumber(sum)}`);
+  }
+});
+
+test('a head switched off twice is listed once; switched on, it is gone, the others kept in order', () => {
+  const off = withHeadOff(withHeadOff([[0, 1], [2, 3]], [0, 1], true), [1, 0], true);
+  assert.deepEqual(off, [[2, 3], [0, 1], [1, 0]]);
+  assert.deepEqual(withHeadOff(off, [2, 3], false), [[0, 1], [1, 0]]);
+  assert.deepEqual(withHeadOff([], [0, 0], false), []);
+});
+
+test('a role\'s score against chance: the ratio written is the written numbers\' own, over many random scores', () => {
+  const random = seededRandom(36);
+  for (let i = 0; i < 400; i++) {
+    const value = i % 7 ? random() : Math.round(random() * 100) / 1000; // every 7th on a round thousandth: ties
+    const chance = i % 5 ? 0.0004 + random() * 0.3 : [0.0004, 0.0005, 0.069][i % 3];
+    for (const lang of ['zh', 'en']) {
+      const words = POEMS_TEXT[lang];
+      const node = shown(rolesTable(words, { prefix: 'x', index: 0, heads: 1, roles: ['previous'], verdict: null,
+        columns: [{ title: 'fresh', measured: { scores: { previous: value }, chance: { previous: chance } } }] }));
+      const written = node.querySelector('.role-score').textContent;
+      const [shownChance] = node.querySelector('td small').textContent.match(/\d+\.\d{3}/);
+      const ratio = Number(shownChance) ? (Number(written) / Number(shownChance)).toFixed(1) : null;
+      assert.equal(node.querySelector('td small').textContent, words.chance(chance.toFixed(3), ratio), `${value} against ${chance}`);
+    }
   }
 });

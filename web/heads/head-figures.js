@@ -113,9 +113,13 @@ export function rolesTable(words, { prefix, index, heads, roles, columns, verdic
     if (!measured) return [words.lossPending];
     if (measured.rows && !measured.rows[name]) return [vh('small', {}, [words.notApplicable])];
     const value = measured.scores[name];
+    const [shownValue, shownChance] = [fixed(value), fixed(measured.chance[name])];
+    // The ratio of the numbers as written, so that a reader dividing them finds it (0.059 / 0.069 is 0.9, even
+    // where the unrounded pair gives 0.84).
+    const ratio = value === null || !Number(shownChance) ? null : (Number(shownValue) / Number(shownChance)).toFixed(1);
     return [
-      vh('span', { class: 'role-score', 'data-role': name, 'data-where': where, 'data-value': value === null ? '' : String(value) }, [fixed(value)]),
-      vh('small', {}, [words.chance(fixed(measured.chance[name]), value === null || !measured.chance[name] ? null : (value / measured.chance[name]).toFixed(1))]),
+      vh('span', { class: 'role-score', 'data-role': name, 'data-where': where, 'data-value': value === null ? '' : String(value) }, [shownValue]),
+      vh('small', {}, [words.chance(shownChance, ratio)]),
     ];
   };
   return [
@@ -226,7 +230,7 @@ export function headSteps(words, explainWords, { prefix, index, heads, dModel, l
     }),
     vh('ol', { class: 'head-steps', id: `${prefix}-step-list` }, [
       vh('li', { 'data-step': 'score', 'data-value': String(dots[row * positions + key]) }, [words.stepScore, ...dotLines.map((line) => vh('span', { class: 'step-sum' }, [line]))]),
-      vh('li', { 'data-step': 'scale', 'data-value': String(softmax.terms[key].score) }, [words.stepScale(dK), vh('span', { class: 'step-sum' }, [scaleLine])]),
+      vh('li', { 'data-step': 'scale', 'data-value': String(softmax.terms[key].score) }, [words.stepScale(dK, dModel, heads), vh('span', { class: 'step-sum' }, [scaleLine])]),
       vh('li', { 'data-step': 'softmax', 'data-value': String(softmax.result) }, [
         words.stepSoftmax(positions),
         vh('span', { class: 'step-sum' }, [positions <= 8

@@ -17,9 +17,11 @@ export function existingOff(off, { layers, heads }) {
 /** The heads in `off` by number. */
 export const offIndices = (off, heads) => new Set(off.map(([layer, head]) => layer * heads + head));
 
-/** `off` with the head [layer, head] switched off (`switchOff` true) or back on. */
-export const withHeadOff = (off, [layer, head], switchOff) =>
-  (switchOff ? [...off, [layer, head]] : off.filter(([l, h]) => l !== layer || h !== head));
+/** `off` with the head [layer, head] switched off (`switchOff` true; listed once, last) or back on. */
+export function withHeadOff(off, [layer, head], switchOff) {
+  const others = off.filter(([l, h]) => l !== layer || h !== head);
+  return switchOff ? [...others, [layer, head]] : others;
+}
 
 /** Every head's attention of a model's last forward (web/src/attention.js's Model), copied out of the wasm heap, by number. */
 export function everyHeadAttention(model) {

@@ -46,7 +46,7 @@ export const initialPoemPicks = () => ({
   temperature: WRITER.temperature,
   seed: WRITER.seed,
   repetition: true, // the writer's repetition rule (runs.js Continuation's `repetition`)
-  continuation: null, // { prompt, added, temperature, seed, repetition, off (offKey), offCount, pastTheEnd, restarted, done, paused, ended, count, run, steps } of the last continuation
+  continuation: null, // { prompt, added, temperature, seed, repetition, off (offKey), offCount, pastTheEnd, restarted, done, paused, ended, count, run, steps, stepping (asked by 一步) } of the last continuation
   key: null, // { index, row, key }: the key the four steps show for head index at row, else the row's heaviest
 });
 
@@ -209,7 +209,7 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
       // Said only of what is seen: a run that came out otherwise would count from 1 again.
       const runs = finished && run > 1 && added !== last.added ? 1 : run;
       pick((p) => (p.continuation = { prompt, added, temperature, seed, repetition, off: offKey(off), offCount: off.length, pastTheEnd, restarted, done: finished, paused, ended: continuation.ended,
-        count: continuation.added.length, run: runs, steps: continuation.last?.steps ?? 0 }));
+        count: continuation.added.length, run: runs, steps: continuation.last?.steps ?? 0, stepping: most === 1 }));
       if (!finished && !paused) continuing = setTimeout(work);
     };
     work();
@@ -233,14 +233,14 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
         return h('label', { class: 'check', for: id }, [input, h('span', {}, [t.offToggle(layer, head)])]);
       }),
     ]);
-    // Every head the card names a role for, by role: one button switches them all off.
+    // Every head the card names a role for, by role: one button switches them all off, beside those off already.
     const byRole = new Map();
     headLabels().forEach((role, i) => {
       if (role) byRole.set(role, [...(byRole.get(role) ?? []), layerHead(i, heads)]);
     });
     const allOn = h('button', { type: 'button', id: 'poem-all-on', onclick: () => ctx.set((s) => (s.poems.off = [])) }, [t.allOn]);
     const roleSwitches = h('div', { class: 'controls', id: 'poem-off-roles' }, [...[...byRole].map(([role, found]) => h('button', {
-      type: 'button', 'data-role': role, onclick: () => ctx.set((s) => (s.poems.off = found)),
+      type: 'button', 'data-role': role, onclick: () => ctx.set((s) => (s.poems.off = found.reduce((off, head) => withHeadOff(off, head, true), s.poems.off))),
     }, [t.offRole(t.roleNames[role], found.length)])), allOn]);
     // The card's guided examples: a poem, a head and a position where one way of looking is plain to see. The
     // head they enlarge is far below the buttons: the page goes to it.
@@ -424,13 +424,14 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
     if (Number(controls.temperature.value) !== temperature) controls.temperature.value = String(temperature);
     controls.repetition.checked = picks().repetition;
     show(controls.continuation, continuationView(t, continuation, {
+      // Asked of a poem 一步 found whole, both ways on go a step at a time too, so the cache grows in view.
       restart: () => {
         ctx.set((s) => (s.poems.text = firstLine(continuation.prompt)));
-        continueText();
+        continueText({ most: continuation.stepping ? 1 : Infinity });
       },
       pastTheEnd: () => { // on from the poem as it stands, written part and all
         ctx.set((s) => (s.poems.text = continuation.prompt + continuation.added));
-        continueText({ pastTheEnd: true });
+        continueText({ pastTheEnd: true, most: continuation.stepping ? 1 : Infinity });
       },
     }));
     drawCache();
