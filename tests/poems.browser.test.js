@@ -218,7 +218,8 @@ test('scrolled to, the model loads with progress; a held-out poem shows every he
     const role = labelRole(card.headRoles.fresh.heads[index], card.headRoles.fresh.chance);
     const name = role ? POEMS_TEXT.zh.roleNames[role] : POEMS_TEXT.zh.mixed;
     assert.equal(await page.textContent(`.poem-tile[data-index="${index}"] .tile-role`), name);
-    assert.ok((await page.textContent('#poem-roles')).includes(role ? POEMS_TEXT.zh.verdict(name) : POEMS_TEXT.zh.verdictMixed));
+    // The verdict defines its role again: lesson mode hides the table's definitions.
+    assert.ok((await page.textContent('#poem-roles')).includes(role ? POEMS_TEXT.zh.verdict(name, POEMS_TEXT.zh.roleExplains[role]) : POEMS_TEXT.zh.verdictMixed));
   }
   const loss = Number(await page.getAttribute('#poem-loss-all', 'data-value'));
   assert.ok(Math.abs(loss - card.heldOutLoss) <= 0.01 * card.heldOutLoss, `held-out loss ${loss}, card ${card.heldOutLoss}`);

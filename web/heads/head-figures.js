@@ -135,8 +135,10 @@ export function rolesTable(words, { prefix, index, heads, roles, columns, verdic
         ...columns.map((column) => vh('td', {}, cell(column, name))),
       ]))),
     ]),
+    // The verdict's role is defined again beside it: lesson mode hides the table's definitions for room.
     verdict ? vh('p', { id: `${prefix}-verdict` }, [
-      verdict.role ? words.verdict(words.roleNames[verdict.role]) : words.verdictMixed, ' ', vh('small', { class: 'muted' }, [words.verdictRule]),
+      verdict.role ? words.verdict(words.roleNames[verdict.role], words.roleExplains[verdict.role]) : words.verdictMixed, ' ',
+      vh('small', { class: 'muted' }, [words.verdictRule]),
     ]) : null,
   ];
 }
