@@ -290,6 +290,8 @@ test('typing redraws the tiles on screen at once; the predictions far below wait
   };
   await inView(page, '#poem-prediction');
   assert.deepEqual(await shownTop(), topOf(first));
+  // Lines of the learner's own: the menu names no held-out poem.
+  assert.equal(await page.$eval('#poem-menu', (menu) => menu.selectedOptions[0].textContent), POEMS_TEXT.zh.ownLines);
   await page.locator('#poems-section textarea').scrollIntoViewIfNeeded();
   // The page sees what is on the screen now through its IntersectionObservers. One made now is told in the
   // same batch as theirs, after them, or later: once it is told, theirs have been.

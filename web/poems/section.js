@@ -220,7 +220,8 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
     const textId = uniqueId('poem-text');
     const text = h('textarea', { id: textId, rows: 4, spellcheck: 'false', onpaste: pasteKept, oninput: (e) => ctx.set((s) => (s.poems.text = keptText(e.target.value))) });
     const menu = h('select', { id: 'poem-menu', onchange: (e) => ctx.set((s) => Object.assign(s.poems, { poem: Number(e.target.value), text: null })) },
-      store.poems.card.heldOut.poems.map(({ title, author }, i) => h('option', { value: i }, [t.poemOption(title, author)])));
+      [...store.poems.card.heldOut.poems.map(({ title, author }, i) => h('option', { value: i }, [t.poemOption(title, author)])),
+        h('option', { value: 'own', hidden: true, disabled: true }, [t.ownLines])]); // what it says while the lines are the learner's
     const toggles = [];
     const offBox = h('fieldset', { class: 'choice poem-off', id: 'poem-off', style: { '--heads': heads } }, [
       h('legend', {}, [t.offTitle]),
@@ -461,7 +462,7 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
       const typed = ctx.state.poems.text;
       if (typed === null && controls.text.value !== text) controls.text.value = text;
       if (typed !== null && controls.text.value !== typed) controls.text.value = typed;
-      controls.menu.value = String(poemIndex());
+      controls.menu.value = typed === null ? String(poemIndex()) : 'own';
       // What the model does not read is said: a typed text past the context, or a chosen poem's lines that do not fit.
       const max = maxTextLength(store.poems);
       const lines = (poem) => poem.split('\n').filter(Boolean).length;
