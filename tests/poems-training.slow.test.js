@@ -5,7 +5,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -111,4 +111,12 @@ test('SIGTERM: the tool finishes its step, writes a checkpoint and stops with st
   const second = runTrainer(tool, streamPath, join(parts, 'model.safetensors'), run, { checkpointDir: parts, resume: stop.path });
   assert.deepEqual([...first, ...second.losses], unbroken.losses);
   assert.ok(readFileSync(join(parts, 'model.safetensors')).equals(readFileSync(join(whole, 'model.safetensors'))));
+});
+
+test('the tool refuses a dropout of 1 or more, below 0 or not a number, before it trains', () => {
+  const out = join(folder('bad-dropout'), 'model.safetensors');
+  for (const dropout of ['1', '-0.1', 'nan', '0.1x']) {
+    assert.throws(() => runTrainer(tool, streamPath, out, { ...REPRODUCTION_RUN, dropout }), /--dropout: value out of range/, dropout);
+  }
+  assert.equal(existsSync(out), false, 'no model written');
 });
