@@ -373,12 +373,12 @@ test('lesson mode: a clicker still moves after a checkbox, a radio button, a but
     }
     await page.keyboard.press('PageDown');
     assert.equal(await showing(), 'hand 3', 'PageDown from a figure\'s cell moves');
-    // The menus and a slider never keep the clicker's keys: the screen moves, the value stays.
+    // The menus, the poem's box and a slider never keep the clicker's keys: the screen moves, the value stays.
     await page.goto(`${env.baseUrl}?present=1&part=10&screen=5`);
     await lessonDrawn(page);
     const slider = '#poems-body input[type="range"]';
     await page.waitForSelector(slider, { state: 'attached', timeout: HANG_MS });
-    for (const [control, screen] of [['#poem-position', '2'], ['#poem-key', '3'], ['#poem-menu', '1'], [slider, '6']]) {
+    for (const [control, screen] of [['#poem-position', '2'], ['#poem-key', '3'], ['#poem-menu', '1'], ['#poems-body textarea', '1'], [slider, '6']]) {
       await page.keyboard.press('Home');
       await page.goto(`${env.baseUrl}?present=1&part=10&screen=${screen}`);
       await lessonDrawn(page);

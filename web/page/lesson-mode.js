@@ -13,21 +13,21 @@ const MOVES = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 };
 
 /** What a slider (or a figure whose cells take the arrows) does with a key, so keeps. */
 const SLIDER_KEYS = new Set(['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'Home', 'End']);
-/** What a presenter's clicker sends: they move the lesson from any control but a multi-line editor. */
+/** What a presenter's clicker sends: they move the lesson from any control but a rich-text editor. */
 const CLICKER_KEYS = new Set(['PageDown', 'PageUp']);
 /** Inputs that are no box: a checkbox or a button takes Space and Enter, none of the moving keys. */
 const NOT_BOXES = new Set(['checkbox', 'radio', 'range', 'button', 'submit', 'reset', 'image', 'file', 'color']);
 
 /**
- * Whether the focused control keeps the key: a textarea or contenteditable every key; a text box or a menu every
- * key but PageDown / PageUp; a slider or a figure's cells the arrows, Home and End; a radio group its arrows; a
+ * Whether the focused control keeps the key: a contenteditable every key; a text box, a textarea or a menu every
+ * key but PageDown / PageUp (a teacher who typed a poem and then clicked on found the screen stayed); a slider or a figure's cells the arrows, Home and End; a radio group its arrows; a
  * checkbox or a button none of the moving keys. So a clicker moves the lesson after any control a class sees used:
  * a menu or a slider that kept PageDown would change the numbers instead, and the screen would stay.
  */
 function keeps(target, key) {
-  if (target.closest?.('textarea, [contenteditable]:not([contenteditable="false"])')) return true;
+  if (target.closest?.('[contenteditable]:not([contenteditable="false"])')) return true;
   const input = target.closest?.('input');
-  if (target.closest?.('select') || (input && !NOT_BOXES.has(input.type))) return !CLICKER_KEYS.has(key);
+  if (target.closest?.('select, textarea') || (input && !NOT_BOXES.has(input.type))) return !CLICKER_KEYS.has(key);
   if (input?.type === 'radio') return key.startsWith('Arrow');
   if (input?.type === 'range' || target.closest?.('[role="slider"], [data-arrow-keys]')) return SLIDER_KEYS.has(key);
   return false;
