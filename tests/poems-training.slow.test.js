@@ -83,6 +83,36 @@ test('a run stopped at step 17 and resumed from its checkpoint ends with the byt
   const shorter = join(dir, 'shorter.bin');
   writeStream(reproductionStream().slice(0, -1), shorter);
   assert.throws(() => runTrainer(tool, shorter, join(parts, 'x.safetensors'), run, { resume: last }), /a checkpoint of another run/);
+  // Its mean began at step 30: another start, or none, is refused; so is a checkpoint past the start without a mean.
+  for (const averageFrom of [20, 0]) {
+    assert.throws(() => runTrainer(tool, streamPath, join(parts, 'x.safetensors'), { ...run, averageFrom }, { resume: last }), /its mean began at another --average-from/);
+  }
+  const plain = folder('plain');
+  runTrainer(tool, streamPath, join(plain, 'model.safetensors'), { ...run, averageFrom: 0 }, { checkpointDir: plain, stopAfter: 35 });
+  assert.throws(() => runTrainer(tool, streamPath, join(plain, 'x.safetensors'), run, { resume: join(plain, 'checkpoint-35.safetensors') }),
+    /past --average-from and holds no mean/);
+});
+
+/** A .safetensors file's tensors, back to back, as float32 (the tool's F32 files). */
+function floats(path) {
+  const bytes = readFileSync(path);
+  const data = bytes.subarray(8 + Number(bytes.readBigUInt64LE(0)));
+  return new Float32Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.length));
+}
+
+test('--average-from 30: the model written is the mean of the parameters after steps 31 to 40', () => {
+  const out = folder('mean');
+  runTrainer(tool, streamPath, join(out, 'model.safetensors'), REPRODUCTION_RUN, { keepDir: out, keepEvery: 1 });
+  const steps = Array.from({ length: 10 }, (_, i) => floats(join(out, `step-${31 + i}.safetensors`)));
+  const written = floats(join(out, 'model.safetensors'));
+  assert.equal(written.length, steps[0].length);
+  let worst = 0;
+  for (let i = 0; i < written.length; i++) {
+    const mean = steps.reduce((sum, step) => sum + step[i], 0) / steps.length;
+    worst = Math.max(worst, Math.abs(written[i] - mean) / Math.max(1, Math.abs(mean)));
+  }
+  assert.ok(worst < 1e-6, `the mean off by ${worst}`);
+  assert.ok(steps.some((step) => step.some((value, i) => Math.abs(value - written[i]) > 1e-4)), 'not any one step\'s parameters');
 });
 
 test('SIGTERM: the tool finishes its step, writes a checkpoint and stops with status 3; resumed, it ends as an unbroken run', async () => {
@@ -92,7 +122,7 @@ test('SIGTERM: the tool finishes its step, writes a checkpoint and stops with st
   const parts = folder('term-parts');
   const args = [streamPath, join(parts, 'model.safetensors'), '--layers', run.layers, '--d-model', run.dModel, '--heads', run.heads,
     '--context', run.context, '--batch', run.batch, '--steps', run.steps, '--seed', run.seed, '--lr', run.lr, '--warmup', run.warmup,
-    '--dropout', run.dropout, '--checkpoint-dir', parts, '--checkpoint-every', 1000].map(String);
+    '--dropout', run.dropout, '--average-from', run.averageFrom, '--checkpoint-dir', parts, '--checkpoint-every', 1000].map(String);
   const child = spawn(tool, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -113,10 +143,12 @@ test('SIGTERM: the tool finishes its step, writes a checkpoint and stops with st
   assert.ok(readFileSync(join(parts, 'model.safetensors')).equals(readFileSync(join(whole, 'model.safetensors'))));
 });
 
-test('the tool refuses a dropout of 1 or more, below 0 or not a number, before it trains', () => {
+test('the tool refuses a dropout of 1 or more, below 0 or not a number, and an --average-from not below --steps, before it trains', () => {
   const out = join(folder('bad-dropout'), 'model.safetensors');
   for (const dropout of ['1', '-0.1', 'nan', '0.1x']) {
     assert.throws(() => runTrainer(tool, streamPath, out, { ...REPRODUCTION_RUN, dropout }), /--dropout: value out of range/, dropout);
   }
+  assert.throws(() => runTrainer(tool, streamPath, out, { ...REPRODUCTION_RUN, averageFrom: 40 }), /--average-from: must be below --steps/);
+  assert.throws(() => runTrainer(tool, streamPath, out, { ...REPRODUCTION_RUN, averageFrom: -1 }), /--average-from: value out of range/);
   assert.equal(existsSync(out), false, 'no model written');
 });

@@ -7,6 +7,7 @@
                       [--save-every 500] [--threads 1] [--keep-every N --keep-dir DIR]
                       [--dtype F32] [--metadata KEY=VALUE]...
                       [--checkpoint-dir DIR [--checkpoint-every N]] [--resume CHECKPOINT] [--stop-after N]
+                      [--average-from S]
 
    STREAM.bin is the corpus's training stream (Uint16 little-endian token ids, poems opened by token 0).
    Each step reads `batch` windows of context + 1 tokens drawn with numpy's RandomState(seed): the even
@@ -20,7 +21,9 @@
    one thread, so the model is the same bytes on any number of them. --keep-every N also writes the model
    at every N-th step to DIR/step-N.safetensors, for the learning curve. OUT is written as --dtype (F32 or
    F16, which ships) with each --metadata entry in its __metadata__, after n_head; the kept steps are F32
-   and hold n_head alone.
+   and hold n_head alone. --average-from S makes the final OUT the mean of the parameters after each step from
+   S + 1 to the last (a running mean in float32, the same on resume); the interim OUT and the kept steps are
+   the steps' own parameters.
 
    Checkpoints: with --checkpoint-dir, DIR/checkpoint-STEP.safetensors is written every --checkpoint-every
    steps (default 1000), when SIGINT or SIGTERM arrives (after the step under way; a second one stops at
@@ -29,7 +32,8 @@
    decides the rest of the run: the model's tensors in F32 under their GPT-2 names, AdamW's moments
    ("adamw.m", "adamw.v", laid out as gpt_model_params), and in __metadata__ the steps done ("step"), the
    batch generator's whole state ("rng": MT19937's 624 words, its position and numpy's cached normal), the
-   run's shape, schedule and stream ("run", which must match on resume) and the training seconds so far.
+   run's shape, schedule and stream ("run", which must match on resume) and the training seconds so far;
+   past --average-from, the running mean ("average") and how many steps it holds ("averaged", "average_from").
    --resume CHECKPOINT goes on from it: the model, the stdout lines and every file written afterwards are
    the bytes an unbroken run writes (the batches are drawn from the restored generator; AdamW's bias
    corrections are multiplied up again in the same order, gpt_trainer_set_steps). A checkpoint of a finished
@@ -53,7 +57,7 @@
 
 typedef struct options {
     int layers, d_model, heads, context, batch, steps, warmup, vocab, save_every, threads, keep_every;
-    int checkpoint_every, stop_after;
+    int checkpoint_every, stop_after, average_from;
     const char *keep_dir, *dtype, *checkpoint_dir, *resume;
     int metadata_count;
     gpt_metadata metadata[MAX_METADATA]; /* keys cut from their --metadata values in place */
@@ -105,6 +109,7 @@ static int parse_options(int argc, char **argv, options *o) {
         }
         else if (!strcmp(name, "--checkpoint-every")) ok = parse_int(value, 1, 1 << 30, &o->checkpoint_every);
         else if (!strcmp(name, "--stop-after")) ok = parse_int(value, 1, 1 << 30, &o->stop_after);
+        else if (!strcmp(name, "--average-from")) ok = parse_int(value, 0, 1 << 30, &o->average_from);
         else if (!strcmp(name, "--checkpoint-dir") || !strcmp(name, "--resume")) {
             *(!strcmp(name, "--resume") ? &o->resume : &o->checkpoint_dir) = value;
             ok = strlen(value) < 4000;
@@ -235,9 +240,9 @@ static int write_file(const char *path, const unsigned char *bytes, size_t size)
 
 /* Writes the checkpoint of `step` done steps to a .partial file, then renames it, so a checkpoint on disk is whole. */
 static int write_checkpoint(const options *o, gpt_model *model, gpt_trainer *trainer, const np_random *rs, int step,
-                            const char *run, double seconds_so_far, const char *path) {
+                            const char *run, double seconds_so_far, const float *average, int averaged, const char *path) {
     const int n = gpt_tensor_count(model);
-    st_source *tensors = malloc(sizeof *tensors * (size_t)(n + 2));
+    st_source *tensors = malloc(sizeof *tensors * (size_t)(n + 3));
     char *rng = malloc(RNG_TEXT);
     if (!tensors || !rng) {
         free(tensors), free(rng);
@@ -256,19 +261,23 @@ static int write_checkpoint(const options *o, gpt_model *model, gpt_trainer *tra
     gpt_trainer_moments(trainer, &m, &v);
     tensors[n] = (st_source){"adamw.m", 1, {(int64_t)count}, m};
     tensors[n + 1] = (st_source){"adamw.v", 1, {(int64_t)count}, v};
-    char heads[16], steps[16], seconds[32];
+    tensors[n + 2] = (st_source){"average", 1, {(int64_t)count}, average};
+    const int written = n + 2 + (averaged > 0);
+    char heads[16], steps[16], seconds[32], average_from[16], averaged_text[16];
     snprintf(heads, sizeof heads, "%d", o->heads);
     snprintf(steps, sizeof steps, "%d", step);
     snprintf(seconds, sizeof seconds, "%.1f", seconds_so_far);
+    snprintf(average_from, sizeof average_from, "%d", o->average_from);
+    snprintf(averaged_text, sizeof averaged_text, "%d", averaged);
     rng_text(rs, rng);
     const st_entry metadata[] = {{"n_head", heads}, {"checkpoint", "tool_train_poems"}, {"step", steps}, {"run", run},
-                                 {"rng", rng}, {"seconds", seconds}};
-    const int entries = sizeof metadata / sizeof *metadata;
+                                 {"rng", rng}, {"seconds", seconds}, {"average_from", average_from}, {"averaged", averaged_text}};
+    const int entries = sizeof metadata / sizeof *metadata - (averaged > 0 ? 0 : 2);
     size_t size;
     unsigned char *bytes = NULL;
-    int status = st_write(tensors, n + 2, "F32", metadata, entries, NULL, 0, &size) != MHA_OK ? fail("checkpoint", mha_last_error()) : 0;
+    int status = st_write(tensors, written, "F32", metadata, entries, NULL, 0, &size) != MHA_OK ? fail("checkpoint", mha_last_error()) : 0;
     if (!status && !(bytes = malloc(size))) status = fail("checkpoint", "out of memory");
-    if (!status && st_write(tensors, n + 2, "F32", metadata, entries, bytes, size, &size) != MHA_OK) status = fail("checkpoint", mha_last_error());
+    if (!status && st_write(tensors, written, "F32", metadata, entries, bytes, size, &size) != MHA_OK) status = fail("checkpoint", mha_last_error());
     char partial[4216];
     snprintf(partial, sizeof partial, "%s.partial", path);
     if (!status) status = write_file(partial, bytes, size);
@@ -283,9 +292,10 @@ static const char *metadata_value(const st_header *h, const char *key) {
     return NULL;
 }
 
-/* Reads a checkpoint into the model (created with the run's shape), the trainer, the generator; *step, *seconds. */
-static int read_checkpoint(const char *path, const char *run, gpt_model *model, gpt_trainer *trainer, np_random *rs,
-                           int *step, double *seconds_so_far) {
+/* Reads a checkpoint into the model (created with the run's shape), the trainer, the generator and, past
+   --average-from, the running mean (average, param_count floats, when the run averages); *step, *seconds, *averaged. */
+static int read_checkpoint(const char *path, const char *run, const options *o, gpt_model *model, gpt_trainer *trainer,
+                           np_random *rs, float *average, int *averaged, int *step, double *seconds_so_far) {
     FILE *f = fopen(path, "rb");
     if (!f) return fail(path, "cannot open the checkpoint");
     unsigned char *bytes = NULL;
@@ -312,17 +322,29 @@ static int read_checkpoint(const char *path, const char *run, gpt_model *model, 
         status = 1;
     } else if (!parse_int(its_step, 0, 1 << 30, step) || !rng_parse(rng, rs)) status = fail(path, "a broken step or rng in its metadata");
     *seconds_so_far = status ? 0 : strtod(seconds, NULL);
+    /* The mean is not part of "run" (it changes what is written, not the steps): a run may begin to average on
+       resume, before its --average-from, but never change where the mean it holds began. */
+    const char *its_from = metadata_value(&h, "average_from"), *its_averaged = metadata_value(&h, "averaged");
+    int from = 0;
+    *averaged = 0;
+    if (!status && its_from && (!parse_int(its_from, 0, 1 << 30, &from) || !its_averaged ||
+                                !parse_int(its_averaged, 1, 1 << 30, averaged) || !st_find(&h, "average")))
+        status = fail(path, "a broken average in its metadata");
+    else if (!status && its_from && from != o->average_from)
+        status = fail(path, "its mean began at another --average-from");
+    else if (!status && !its_from && o->average_from && *step > o->average_from)
+        status = fail(path, "it is past --average-from and holds no mean");
     size_t count;
     float *params = gpt_model_params(model, &count), *m, *v;
     gpt_trainer_moments(trainer, &m, &v);
     const int n = gpt_tensor_count(model);
-    for (int i = 0; i < n + 2 && !status; i++) {
-        const char *name = i == n ? "adamw.m" : i == n + 1 ? "adamw.v" : NULL;
+    for (int i = 0; i < n + 2 + (*averaged > 0) && !status; i++) {
+        const char *name = i == n ? "adamw.m" : i == n + 1 ? "adamw.v" : i == n + 2 ? "average" : NULL;
         float *dest;
         int rows = 1, cols = (int)count;
         size_t offset = 0;
         if (!name) gpt_tensor(model, i, &name, NULL, &rows, &cols, &offset);
-        dest = i == n ? m : i == n + 1 ? v : params + offset;
+        dest = i == n ? m : i == n + 1 ? v : i == n + 2 ? average : params + offset;
         const st_tensor *t = st_find(&h, name);
         if (!t || strcmp(t->dtype, "F32") || t->count != (int64_t)rows * cols) {
             status = fail(path, "a tensor is missing or misshaped");
@@ -373,6 +395,7 @@ int main(int argc, char **argv) {
     desc.dropout = (float)o.dropout, desc.dropout_seed = o.seed;
     int status = !starts || !batch ? fail("memory", "out of memory") : 0;
     if (!status && max_id >= o.vocab) status = fail(argv[1], "a token id is past --vocab");
+    if (!status && o.average_from >= o.steps) status = fail("--average-from", "must be below --steps");
     if (!status && (gpt_model_create(&config, o.seed, &model) || gpt_trainer_create(model, &desc, &trainer)))
         status = fail("model", mha_last_error());
     if (!status) {
@@ -386,8 +409,14 @@ int main(int argc, char **argv) {
     describe_run(&o, count, stream_hash(stream, count), run, sizeof run);
     int first = 0;
     double before = 0; /* training seconds of the run's earlier parts */
+    size_t param_count = 0;
+    float *params = model ? gpt_model_params(model, &param_count) : NULL;
+    /* With --average-from: the mean of the parameters after each step past it, and how many steps it holds. */
+    float *average = !status && o.average_from ? calloc(param_count, sizeof(float)) : NULL;
+    int averaged = 0;
+    if (!status && o.average_from && !average) status = fail("memory", "out of memory");
     if (!status && o.resume) {
-        status = read_checkpoint(o.resume, run, model, trainer, &rs, &first, &before);
+        status = read_checkpoint(o.resume, run, &o, model, trainer, &rs, average, &averaged, &first, &before);
         if (!status && first > o.steps) status = fail(o.resume, "it is past --steps");
         if (!status) fprintf(stderr, "resuming from %s at step %d\n", o.resume, first);
         if (!status && o.checkpoint_dir) { /* the checkpoint resumed from is replaced like the process's own */
@@ -418,6 +447,10 @@ int main(int argc, char **argv) {
             break;
         }
         printf("%d %.9f\n", step + 1, loss);
+        if (average && step + 1 > o.average_from) { /* a running mean, in the same float operations on resume */
+            const float weight = 1.0f / (float)++averaged;
+            for (size_t i = 0; i < param_count; i++) average[i] += (params[i] - average[i]) * weight;
+        }
         recent += loss;
         if ((step + 1) % 50 == 0) {
             fflush(stdout);
@@ -436,7 +469,7 @@ int main(int argc, char **argv) {
         if (!status && o.checkpoint_dir && (stopped || (step + 1) % o.checkpoint_every == 0 || step + 1 == o.steps)) {
             fflush(stdout); /* every step's line before the checkpoint that follows it */
             checkpoint_path(&o, step + 1, path, sizeof path);
-            status = write_checkpoint(&o, model, trainer, &rs, step + 1, run, before + seconds() - begun, path);
+            status = write_checkpoint(&o, model, trainer, &rs, step + 1, run, before + seconds() - begun, average, averaged, path);
             if (!status && previous[0] && strcmp(previous, path)) remove(previous);
             if (!status) strcpy(previous, path);
         }
@@ -447,11 +480,13 @@ int main(int argc, char **argv) {
             break;
         }
     }
+    if (!status && !stopped && averaged) memcpy(params, average, param_count * sizeof *params); /* the mean ships */
     if (!status && !stopped) status = save(model, argv[2], o.dtype, o.metadata, o.metadata_count);
-    if (!status && !stopped) fprintf(stderr, "trained %d steps in %.1f s\n", o.steps, before + seconds() - begun);
+    if (!status && !stopped) fprintf(stderr, "trained %d steps in %.1f s%s\n", o.steps, before + seconds() - begun,
+                                     averaged ? ", written as the mean of its last steps" : "");
     if (!status && stopped) status = 3;
     gpt_trainer_destroy(trainer);
     gpt_model_destroy(model);
-    free(stream), free(starts), free(batch);
+    free(stream), free(starts), free(batch), free(average);
     return status;
 }

@@ -55,7 +55,7 @@ export const REPRODUCTION_FIXTURE = join(HERE, 'train-reproduction.json');
  */
 export const MODEL_RUN = { layers: 3, dModel: 128, heads: 8, context: 64, batch: 16, steps: 48000, seed: 1, lr: 0.003, warmup: 200, threads: cpus().length };
 /** The short run the tests repeat: seconds, not minutes, on any machine. */
-export const REPRODUCTION_RUN = { layers: 2, dModel: 32, heads: 2, context: 32, batch: 4, steps: 40, seed: 1, lr: 0.003, warmup: 10, dropout: 0.1 };
+export const REPRODUCTION_RUN = { layers: 2, dModel: 32, heads: 2, context: 32, batch: 4, steps: 40, seed: 1, lr: 0.003, warmup: 10, dropout: 0.1, averageFrom: 30 };
 
 export const COMPILER_FLAGS = ['-std=c11', '-Wall', '-Wextra', '-Werror', '-pedantic', '-O3', '-march=native', '-pthread', '-DMHA_THREADS'];
 
@@ -92,6 +92,7 @@ function trainerArgs(streamPath, outPath, run, { keepDir = null, keepEvery = KEE
     '--warmup', run.warmup, '--dropout', run.dropout ?? 0, '--threads', run.threads ?? 1, ...(keepDir ? ['--keep-every', keepEvery, '--keep-dir', keepDir] : []),
     ...(checkpointDir ? ['--checkpoint-dir', checkpointDir, '--checkpoint-every', checkpointEvery] : []),
     ...(resume ? ['--resume', resume] : []), ...(stopAfter ? ['--stop-after', stopAfter] : []),
+    ...(run.averageFrom ? ['--average-from', run.averageFrom] : []),
     '--dtype', dtype, ...Object.entries(metadata).flatMap(([key, value]) => ['--metadata', `${key}=${value}`])].map(String);
 }
 
@@ -304,6 +305,8 @@ export async function makeCard({ file, vocabulary, heldOut, freshTest, stream, s
         tokensSeen: run.steps * run.batch * run.context,
         schedule: `AdamW (β 0.9, 0.95; weight decay 0.1; gradient norm clipped at 1), step size rising linearly to ${run.lr} over ${run.warmup} steps, then a cosine down to ${Number((run.lr / 10).toPrecision(6))}`,
         batches: 'windows of context + 1 tokens: half start at a poem’s opening token, half anywhere',
+        ...(run.dropout ? { dropout: `${run.dropout} of the embeddings' sum and of each block's attention and MLP output, in training steps only` } : {}),
+        ...(run.averageFrom ? { averagedFrom: run.averageFrom, weights: `the mean of the parameters after each step from ${run.averageFrom + 1} to ${run.steps}; the learning curve's steps are the steps' own` } : {}),
         finalTrainingLoss: round(sum(lastSteps) / lastSteps.length),
         trainingLossBy500Steps: Array.from({ length: Math.ceil(losses.length / 500) }, (_, k) => round(sum(losses.slice(500 * k, 500 * (k + 1))) / losses.slice(500 * k, 500 * (k + 1)).length)),
         learningCurve: curve,
@@ -381,8 +384,10 @@ async function main() {
     out: { type: 'string' }, 'run-dir': { type: 'string' },
   });
   if (values.resume && values.fresh) usageError('--resume and --fresh exclude each other');
-  const run = { ...MODEL_RUN, ...(values.steps ? { steps: positive('steps') } : {}) };
-  // A shorter trial run keeps the real run's proportions: twelve learning-curve points, a checkpoint every 1/48.
+  const steps = values.steps ? positive('steps') : MODEL_RUN.steps;
+  // A shorter trial run keeps the real run's proportions: twelve learning-curve points, a checkpoint every 1/48,
+  // the same share of its last steps averaged.
+  const run = { ...MODEL_RUN, steps, ...(MODEL_RUN.averageFrom ? { averageFrom: Math.floor(MODEL_RUN.averageFrom * steps / MODEL_RUN.steps) } : {}) };
   const keepEvery = Math.max(1, Math.round(KEEP_EVERY * run.steps / MODEL_RUN.steps));
   const checkpointEvery = Math.max(1, Math.round(CHECKPOINT_EVERY * run.steps / MODEL_RUN.steps));
   const runDir = resolve(values['run-dir'] ?? RUN_DIR);
