@@ -4,7 +4,7 @@
 // `verse`, keeps the form of regular verse (and with `repetition`, its repetition rule).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { Continuation, firstLine } from '../web/poems/runs.js';
+import { Continuation, firstLine, firstPosition } from '../web/poems/runs.js';
 import { tokenKinds } from '../web/poems/head-roles.js';
 
 const vocabulary = ['<|poem|>', '<|unk|>', '，', '。', '\n', '月', '光', '明'];
@@ -139,4 +139,18 @@ test('each character after a call\'s first is a step from the key-value cache, u
   // On: a forward again, steps while the text fits the context of 8 (to 8 ids), then forwards of the moving window.
   assert.deepEqual(calls.slice(3), ['forward', 'step', 'step', 'step', 'forward', 'forward', 'forward', 'forward', 'forward']);
   assert.deepEqual({ stepped: continuation.last.stepped, slid: continuation.last.slid, steps: continuation.last.steps }, { stepped: false, slid: true, steps: 12 });
+});
+
+test('the position shown first: the last, unless the text ends a line; then the last whose next is a character', () => {
+  const poems = { vocabulary: ['<|poem|>', '<|unk|>', '，', '。', '\n', '床', '前', '明'] };
+  const cases = [
+    [[0], 0, 'the opening token alone'],
+    [[0, 5, 6], 2, 'a text that stops mid-line: its last character'],
+    [[0, 5, 6, 2], 1, 'after a ，: 床, whose next is 前'],
+    [[0, 5, 2, 6, 7, 3], 3, 'a line closed by 。: 前, whose next is 明'],
+    [[0, 5, 6, 3, 4], 1, 'a line and its break: 床'],
+    [[0, 2, 3], 2, 'no character at all: the last'],
+    [[0, 1, 3], 0, 'an unknown character counts as one'],
+  ];
+  for (const [ids, want, why] of cases) assert.equal(firstPosition(poems, ids), want, why);
 });

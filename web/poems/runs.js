@@ -58,6 +58,19 @@ function withKinds(poems, file) {
 /** The model's input for a text: the poem-opening token, then one token per character, at most the context. */
 export const inputIds = (poems, text) => [BOUNDARY_ID, ...poems.encode(text)].slice(0, poems.model.config.context);
 
+/**
+ * The position shown first for a text's ids (the opening token, then its characters): the last, unless the text
+ * ends a line (a ， or 。 or line break last), whose next is punctuation or the poem's end; then the last position
+ * whose next is a character, a prediction a class can weigh (after 地上, is it 霜?).
+ */
+export function firstPosition(poems, ids) {
+  const character = (id) => id === UNKNOWN_ID || (id !== BOUNDARY_ID && HAN.test(poems.vocabulary[id]));
+  const last = ids.length - 1;
+  if (character(ids[last])) return last;
+  for (let position = last - 1; position >= 0; position--) if (character(ids[position + 1])) return position;
+  return last;
+}
+
 /** The longest text the model reads at once (its context less the opening token). */
 export const maxTextLength = (poems) => poems.model.config.context - 1;
 

@@ -7,7 +7,7 @@ import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, nextTokens, he
 import { cacheView } from '../heads/cache-view.js';
 import { EXPLAIN_WORDS } from '../shared/figure-labels.js';
 import { UNKNOWN_ID } from './vocabulary.js';
-import { loadPoems, inputIds, maxTextLength, fittingText, runText, textRoles, Continuation, firstLine, WRITER } from './runs.js';
+import { loadPoems, inputIds, maxTextLength, fittingText, runText, textRoles, Continuation, firstLine, firstPosition, WRITER } from './runs.js';
 import { labelRole } from '../heads/roles.js';
 import { topNext } from '../heads/next-tokens.js';
 import { heldOutMeasurer } from './held-out.js';
@@ -485,7 +485,7 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
       const labels = ids.map(tokenLabel);
       const { head, position } = ctx.state.poems;
       const selected = Math.min(head, layers * heads - 1);
-      const row = position === null ? ids.length - 1 : Math.min(position, ids.length - 1);
+      const row = position === null ? firstPosition(store.poems, ids) : Math.min(position, ids.length - 1);
       show(controls.position, labels.map((label, i) => vh('option', { value: i }, [t.positionOption(i, label)])));
       controls.position.value = String(row);
       const heldOut = store.heldOut.get(offKey(off));
