@@ -142,7 +142,7 @@ test('each character after a call\'s first is a step from the key-value cache, u
 });
 
 test('the position shown first: the last, unless the text ends a line; then the last whose next is a character', () => {
-  const poems = { vocabulary: ['<|poem|>', '<|unk|>', '，', '。', '\n', '床', '前', '明'] };
+  const poems = { kinds: tokenKinds(['<|poem|>', '<|unk|>', '，', '。', '\n', '床', '前', '明']) };
   const cases = [
     [[0], 0, 'the opening token alone'],
     [[0, 5, 6], 2, 'a text that stops mid-line: its last character'],

@@ -104,6 +104,20 @@ static MHA_NOINLINE void linear(float *out, const float *in, const float *w, con
     else mha_matmul_fast(out, n, in, k, w, n, 0, N, k, n, 1, scratch);
 }
 
+/* out (N×n) = base + in (N×k) · w + b, a block's residual branch added to the stream; in a training step with
+   dropout, the branch through the site's mask. Without it, out may be base (a forward that keeps one block's
+   buffers adds in place); with it, training keeps every block's, so they differ. */
+static void add_branch(const gpt_work *w, float *out, const float *base, const float *in, const float *weight, const float *b,
+                       int N, int k, int n, int packed, int site) {
+    if (w->drop) {
+        linear(out, in, weight, b, N, k, n, 0, packed, w->scratch);
+        w->drop(w->drop_trainer, out, base, site);
+        return;
+    }
+    if (out != base) memcpy(out, base, (size_t)N * n * sizeof *out);
+    linear(out, in, weight, b, N, k, n, 1, packed, w->scratch);
+}
+
 mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int stride, int S, int T, int from,
                    const unsigned char *enabled, int decoding) {
     const gpt_config *c = &m->config;
@@ -155,26 +169,14 @@ mha_status gpt_run(const gpt_model *m, gpt_work *w, const int *tokens, int strid
                                "the scores of layer %d, head %d overflow float32 at row %d: the model's weights are "
                                "too large", l, i, bad_row);
         }
-        /* x = x + heads · attn.c_proj.W + attn.c_proj.b (in training, that branch through its dropout) */
-        if (w->drop) {
-            linear(mid, concat + fd, p[GPT_B_PROJ_W], p[GPT_B_PROJ_B], n, d, d, 0, packed, w->scratch);
-            w->drop(w->drop_trainer, mid, in, 1 + 2 * l);
-        } else {
-            if (mid != in) memcpy(mid, in, (size_t)n * d * sizeof *mid);
-            linear(mid, concat + fd, p[GPT_B_PROJ_W], p[GPT_B_PROJ_B], n, d, d, 1, packed, w->scratch);
-        }
+        /* x = x + heads · attn.c_proj.W + attn.c_proj.b */
+        add_branch(w, mid, in, concat + fd, p[GPT_B_PROJ_W], p[GPT_B_PROJ_B], n, d, d, packed, 1 + 2 * l);
         /* m = LN_2(x) */
         layer_norm(ln2, gpt_slice(w, w->ln2_stat, l, rows * 2) + 2 * F, mid, p[GPT_B_LN2_W], p[GPT_B_LN2_B], n, d);
         /* x = x + GELU(m · c_fc.W + c_fc.b) · mlp.c_proj.W + mlp.c_proj.b */
         linear(fc, ln2, p[GPT_B_FC_W], p[GPT_B_FC_B], n, d, 4 * d, 0, packed, w->scratch);
         mha_gelu_fast(act, fc, (size_t)n * 4 * d);
-        if (w->drop) {
-            linear(out, act, p[GPT_B_OUT_W], p[GPT_B_OUT_B], n, 4 * d, d, 0, packed, w->scratch);
-            w->drop(w->drop_trainer, out, mid, 2 + 2 * l);
-        } else {
-            if (out != mid) memcpy(out, mid, (size_t)n * d * sizeof *out);
-            linear(out, act, p[GPT_B_OUT_W], p[GPT_B_OUT_B], n, 4 * d, d, 1, packed, w->scratch);
-        }
+        add_branch(w, out, mid, act, p[GPT_B_OUT_W], p[GPT_B_OUT_B], n, 4 * d, d, packed, 2 + 2 * l);
     }
     /* logits = LN_f(x) · wteᵀ */
     const int lnf = gpt_block_tensor(c->layers, 0);

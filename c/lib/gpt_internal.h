@@ -28,7 +28,8 @@ static inline uint64_t gpt_mix64(uint64_t z) {
 }
 
 /* Dropout's mask: value i (row · d + column) of a site is kept at a step unless its hash falls under
-   `dropped`, the dropout rate · 2³² (gpt_dropout_key gives the step and site's key). */
+   `dropped`, gpt_dropout_threshold of the rate (gpt_dropout_key gives the step and site's key). */
+static inline uint32_t gpt_dropout_threshold(float rate) { return (uint32_t)(rate * 4294967296.0); } /* rate · 2³² */
 static inline uint64_t gpt_dropout_key(unsigned seed, long step, int site) {
     return gpt_mix64(gpt_mix64(gpt_mix64(seed) + (uint64_t)step) + (uint64_t)site);
 }

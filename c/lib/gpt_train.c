@@ -130,7 +130,7 @@ mha_status gpt_trainer_set_steps(gpt_trainer *tr, long steps) {
 static void drop_into(const gpt_trainer *tr, float *dst, const float *src, const float *base, int site) {
     const size_t n = (size_t)tr->work.S * tr->work.T * tr->model->config.d_model;
     const uint64_t key = gpt_dropout_key(tr->desc.dropout_seed, tr->steps, site);
-    const uint32_t dropped = (uint32_t)(tr->desc.dropout * 4294967296.0);
+    const uint32_t dropped = gpt_dropout_threshold(tr->desc.dropout);
     const float scale = 1.0f / (1.0f - tr->desc.dropout);
     for (size_t i = 0; i < n; i++) {
         const float value = gpt_dropout_kept(key, i, dropped) ? src[i] * scale : 0.0f;

@@ -72,7 +72,7 @@ typedef struct ref_dropout {
 static void ref_drop(const ref_dropout *drop, double *x, const double *base, int site, int T, int d) {
     if (!drop) return;
     const uint64_t key = gpt_dropout_key(drop->seed, drop->step, site);
-    const uint32_t dropped = (uint32_t)(drop->rate * 4294967296.0);
+    const uint32_t dropped = gpt_dropout_threshold(drop->rate);
     for (size_t i = 0; i < (size_t)T * d; i++) {
         const double value = gpt_dropout_kept(key, drop->row0 * d + i, dropped) ? x[i] / (1.0 - drop->rate) : 0.0;
         x[i] = (base ? base[i] : 0.0) + value;
@@ -86,7 +86,7 @@ static void ref_forward_dropped(const ref_model *r, const int *tokens, int T, co
     const int d = r->c.d_model, h = r->c.heads, dk = d / h, V = r->c.vocab;
     double *x = calloc((size_t)T * d, sizeof *x), *a = calloc((size_t)T * d, sizeof *a);
     double *qkv = calloc((size_t)T * 3 * d, sizeof *qkv), *cat = calloc((size_t)T * d, sizeof *cat);
-    double *hid = calloc((size_t)4 * d, sizeof *hid), *tmp = calloc((size_t)d, sizeof *tmp), *w = calloc((size_t)T, sizeof *w);
+    double *hid = calloc((size_t)4 * d, sizeof *hid), *w = calloc((size_t)T, sizeof *w);
     for (int t = 0; t < T; t++)
         for (int j = 0; j < d; j++) x[t * d + j] = T_(r, 0)[tokens[t] * d + j] + T_(r, 1)[t * d + j];
     ref_drop(drop, x, NULL, 0, T, d);
@@ -140,7 +140,7 @@ static void ref_forward_dropped(const ref_model *r, const int *tokens, int T, co
             logits[(size_t)t * V + v] = s;
         }
     }
-    free(x), free(a), free(qkv), free(cat), free(hid), free(tmp), free(w);
+    free(x), free(a), free(qkv), free(cat), free(hid), free(w);
 }
 
 static void ref_forward(const ref_model *r, const int *tokens, int T, const unsigned char *enabled, double *logits, double *att) {
@@ -656,7 +656,7 @@ done:
 /* Dropout's masks drop their share, independently from step to step and place to place; a rate of 1 or
    more, or not a number, is refused. */
 static void test_dropout_masks(void) {
-    const uint32_t dropped = (uint32_t)(0.3f * 4294967296.0);
+    const uint32_t dropped = gpt_dropout_threshold(0.3f);
     const uint64_t key = gpt_dropout_key(1, 7, 3), keys[] = {gpt_dropout_key(1, 8, 3), gpt_dropout_key(1, 7, 4),
                                                              gpt_dropout_key(2, 7, 3)};
     const size_t n = 1000000;

@@ -14,9 +14,9 @@
    rows start at a poem's opening token (as every evaluated poem starts), the odd rows anywhere (as the
    later windows of a long poem do). The step size rises linearly over `warmup` steps, then falls along a
    cosine to a tenth of --lr. --dropout zeroes that share of the embeddings' sum and of every block's
-   attention and MLP output in each step (gpt_train_desc's dropout, its masks seeded by --seed). stdout gets one line per step, "step loss", and nothing that depends on
-   time, so two runs on one machine print the same; stderr gets progress and the time; OUT is rewritten
-   every --save-every steps and at the end. Exit status 0, or 1 with the reason on stderr. --threads shares
+   attention and MLP output in each step (gpt_train_desc's dropout, its masks seeded by --seed). stdout
+   gets one line per step, "step loss", and nothing that depends on time, so two runs on one machine print
+   the same; stderr gets progress and the time; OUT is rewritten every --save-every steps and at the end. Exit status 0, or 1 with the reason on stderr. --threads shares
    each step's big products among that many threads (mha_set_threads); every output is computed whole by
    one thread, so the model is the same bytes on any number of them. --keep-every N also writes the model
    at every N-th step to DIR/step-N.safetensors, for the learning curve. OUT is written as --dtype (F32 or

@@ -13,4 +13,4 @@ function GROWABLE_HEAP_U8(){if(wasmMemory.buffer!=buffer){updateGlobalBufferAndV
 }
 );
 })();
-export default createMhaCore;export const coreBuild = 'e0f8c7172f0fb0ea'; // the build of the wasm this glue calls: web/src/load.js checks it
+export default createMhaCore;export const coreBuild = 'efd1aedae1f6c566'; // the build of the wasm this glue calls: web/src/load.js checks it

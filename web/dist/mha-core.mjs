@@ -30,4 +30,4 @@ export const fusedUrls = {
   threaded: new URL('./mha-core-mt-fma.wasm', import.meta.url).href,
 };
 
-export const coreBuild = 'e0f8c7172f0fb0ea'; // the build of the wasm this glue calls: web/src/load.js checks it
+export const coreBuild = 'efd1aedae1f6c566'; // the build of the wasm this glue calls: web/src/load.js checks it

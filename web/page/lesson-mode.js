@@ -20,9 +20,10 @@ const NOT_BOXES = new Set(['checkbox', 'radio', 'range', 'button', 'submit', 're
 
 /**
  * Whether the focused control keeps the key: a contenteditable every key; a text box, a textarea or a menu every
- * key but PageDown / PageUp (a teacher who typed a poem and then clicked on found the screen stayed); a slider or a figure's cells the arrows, Home and End; a radio group its arrows; a
- * checkbox or a button none of the moving keys. So a clicker moves the lesson after any control a class sees used:
- * a menu or a slider that kept PageDown would change the numbers instead, and the screen would stay.
+ * key but PageDown / PageUp (a teacher who typed a poem, then clicked on, found the screen stayed); a slider or a
+ * figure's cells the arrows, Home and End; a radio group its arrows; a checkbox or a button none of the moving
+ * keys. So a clicker moves the lesson after any control a class sees used: a menu or a slider that kept PageDown
+ * would change the numbers instead, and the screen would stay.
  */
 function keeps(target, key) {
   if (target.closest?.('[contenteditable]:not([contenteditable="false"])')) return true;

@@ -64,7 +64,7 @@ export const inputIds = (poems, text) => [BOUNDARY_ID, ...poems.encode(text)].sl
  * whose next is a character, a prediction a class can weigh (after 地上, is it 霜?).
  */
 export function firstPosition(poems, ids) {
-  const character = (id) => id === UNKNOWN_ID || (id !== BOUNDARY_ID && HAN.test(poems.vocabulary[id]));
+  const character = (id) => id !== BOUNDARY_ID && !poems.kinds.separator[id]; // an unknown one too
   const last = ids.length - 1;
   if (character(ids[last])) return last;
   for (let position = last - 1; position >= 0; position--) if (character(ids[position + 1])) return position;
