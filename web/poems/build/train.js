@@ -53,7 +53,7 @@ export const REPRODUCTION_FIXTURE = join(HERE, 'train-reproduction.json');
  * layers, not six: at equal tokens six were worse and 1.6× slower, and a run of 3,200 steps was still
  * improving by about 0.2 nats each time its tokens doubled. The threads change the time, never the bytes.
  */
-export const MODEL_RUN = { layers: 3, dModel: 128, heads: 8, context: 64, batch: 16, steps: 48000, seed: 1, lr: 0.003, warmup: 200, threads: cpus().length };
+export const MODEL_RUN = { layers: 3, dModel: 128, heads: 8, context: 64, batch: 16, steps: 48000, seed: 1, lr: 0.003, warmup: 200, averageFrom: 44000, threads: cpus().length };
 /** The short run the tests repeat: seconds, not minutes, on any machine. */
 export const REPRODUCTION_RUN = { layers: 2, dModel: 32, heads: 2, context: 32, batch: 4, steps: 40, seed: 1, lr: 0.003, warmup: 10, dropout: 0.1, averageFrom: 30 };
 
