@@ -350,6 +350,23 @@ test('word-long column labels are slanted so they cannot overlap; head keys fit 
   matchSvg('heatmap-slanted-labels', svg);
 });
 
+test('a poem\'s ⟨始⟩ among characters is squeezed into its cell, not every label turned; the query\'s row is outlined', () => {
+  const labels = ['⟨始⟩', ...'白日依山尽黄河入海'];
+  const L = labels.length;
+  const svg = heatmap(document, { values: new Array(L * L).fill(0.1), rows: L, cols: L, rowLabels: labels, colLabels: labels, showNumbers: false, cell: 14, focusRow: 3 });
+  const colLabels = [...svg.querySelectorAll('g[aria-hidden] text')].slice(0, L);
+  assert.ok(colLabels.every((text) => !text.getAttribute('transform')), 'no label is turned');
+  assert.equal(colLabels[0].getAttribute('textLength'), '12', '⟨始⟩ fits its 14-unit cell');
+  assert.ok(colLabels.slice(1).every((text) => !text.getAttribute('textLength')), 'characters keep their width');
+  const focus = svg.querySelector('rect.focus-row');
+  assert.equal(Number(focus.getAttribute('y')) + 1, Number(svg.querySelector('g.cell[data-row="3"][data-col="0"] rect').getAttribute('y')) - 1);
+  assert.equal([...svg.querySelectorAll('g[aria-hidden] text')].filter((text) => text.getAttribute('font-weight') === '700').map((text) => text.textContent).join(), '依');
+  // Words stay turned, and a heatmap without focusRow has no outline.
+  const words = heatmap(document, { values: [0.5, 0.5, 0.5, 0.5], rows: 2, cols: 2, colLabels: ['elephant', 'umbrella'] });
+  assert.equal([...words.querySelectorAll('text')].filter((text) => text.getAttribute('transform')).length, 2);
+  assert.equal(words.querySelector('rect.focus-row'), null);
+});
+
 test('a number of any size fits its cell: e-notation from 1000 up, ∞ for infinities', () => {
   const values = [1e20, -1e20, 1e308, 1.0000000000000001e39, 12345.678, -1000, Infinity, -Infinity, NaN];
   assert.deepEqual(values.map((v) => formatNumber(v)), ['1.0e20', '-1.0e20', '1.0e308', '1.0e39', '1.2e4', '-1.0e3', '∞', '−∞', 'NaN']);

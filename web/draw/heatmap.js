@@ -7,6 +7,7 @@ import { SCALES, textColorFor } from './color.js';
  * Each cell is a <g class="cell" data-row data-col data-value> so pages and tests can find it.
  * `masked(r, c)` → true fades a cell and strikes it through (e.g. scores a causal mask will hide); with
  * `maskedColor`, a masked cell is that colour instead, with no number (e.g. weights a causal model never has).
+ * `focusRow` outlines that row and sets its label in bold (the query a figure beside it follows).
  */
 export function heatmap(doc, {
   values,
@@ -25,6 +26,7 @@ export function heatmap(doc, {
   rowHeader = '',
   colHeader = '',
   accent = null,
+  focusRow = null,
   className = 'mha-heatmap',
 }) {
   const get = matrixGetter(values, cols);
@@ -36,8 +38,10 @@ export function heatmap(doc, {
   const fontSize = Math.max(8, Math.min(13, cell * 0.3));
   const labelWidth = rowLabels.length ? Math.max(...rowLabels.map((l) => textWidth(l, 13))) + 10 : 0;
   // Column labels wider than a cell (words, not characters) are turned 45° so they never overlap; single
-  // characters stay upright, in a size that fits the cell.
-  const characters = colLabels.length > 0 && colLabels.every((l) => [...String(l)].length === 1);
+  // characters stay upright, in a size that fits the cell, and so do a few longer ones among many (a poem's
+  // ⟨始⟩), squeezed into their cell: turning every label for them would pile 64 characters on one another.
+  const longer = colLabels.filter((l) => [...String(l)].length > 1).length;
+  const characters = colLabels.length > 0 && longer * 10 <= colLabels.length;
   const colFont = characters ? Math.max(8, Math.min(13, cell - 2)) : 13;
   const widestColLabel = colLabels.length ? Math.max(...colLabels.map((l) => textWidth(l, 13))) : 0;
   const slanted = !characters && widestColLabel > cell - 4;
@@ -60,11 +64,13 @@ export function heatmap(doc, {
   colLabels.forEach((label, c) => {
     const x = left + c * cell + cell / 2;
     const y = top - 6;
-    const attrs = slanted ? { x, y, 'text-anchor': 'start', transform: `rotate(-45 ${x} ${y})` } : { x, y, 'text-anchor': 'middle', 'font-size': colFont === 13 ? null : colFont };
+    const squeezed = characters && [...String(label)].length > 1 && textWidth(String(label), colFont) > cell - 2;
+    const attrs = slanted ? { x, y, 'text-anchor': 'start', transform: `rotate(-45 ${x} ${y})` }
+      : { x, y, 'text-anchor': 'middle', 'font-size': colFont === 13 ? null : colFont, ...(squeezed ? { textLength: cell - 2, lengthAdjust: 'spacingAndGlyphs' } : {}) };
     labels.appendChild(el(doc, 'text', attrs, [String(label)]));
   });
   rowLabels.forEach((label, r) => {
-    labels.appendChild(el(doc, 'text', { x: left - 6, y: top + r * cell + cell / 2, 'text-anchor': 'end', 'dominant-baseline': 'central' }, [String(label)]));
+    labels.appendChild(el(doc, 'text', { x: left - 6, y: top + r * cell + cell / 2, 'text-anchor': 'end', 'dominant-baseline': 'central', 'font-weight': r === focusRow ? 700 : null }, [String(label)]));
   });
   root.appendChild(labels);
 
@@ -95,6 +101,9 @@ export function heatmap(doc, {
     }
   }
   root.appendChild(cells);
+  if (focusRow !== null && focusRow >= 0 && focusRow < rows) {
+    root.appendChild(el(doc, 'rect', { class: 'focus-row', x: left - 1, y: top + focusRow * cell - 1, width: cols * cell + 4, height: cell + 2, fill: 'none', stroke: '#d62728', 'stroke-width': 2, rx: 3 }));
+  }
   if (accent) {
     root.appendChild(el(doc, 'rect', { x: left - 1, y: top - 1, width: cols * cell + 4, height: rows * cell + 4, fill: 'none', stroke: accent, 'stroke-width': 2, rx: 4 }));
   }
