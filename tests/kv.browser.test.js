@@ -64,13 +64,20 @@ for (const [lang, width] of [['en', 1280], ['zh', 375]]) {
     await page.click('#poem-step');
     await page.waitForFunction(() => document.querySelector('#poem-cache-size')?.dataset.rows === '6');
     assert.equal(await page.$('#poem-cache-empty'), null);
+    // The first step reads the text: every position again, or none where the analysis above had computed them all.
+    const { layers, dModel, vocabSize } = poems.model.config;
+    const first = Number(await page.getAttribute('#poem-cache-cost', 'data-computed'));
+    const firstCost = stepCost({ layers, dModel, vocabSize }, 6, 6 - first);
+    const said = (value) => value.toLocaleString('en-US');
+    assert.equal(await page.textContent('#poem-cache-cost'), first === 0
+      ? t.cache.costNone(said(firstCost.cached), said(firstCost.full), (firstCost.full / firstCost.cached).toFixed(1))
+      : t.cache.costWhole(said(firstCost.full), 6), `${first} positions computed`);
     await page.click('#poem-step');
     // The prompt's ⟨始⟩ and five characters, and the one written: 7 rows, each 3 layers' K and V of 128 floats
     // (3,072 bytes; 21 KB in all).
     await page.waitForFunction(() => document.querySelector('#poem-cache-size')?.dataset.rows === '7');
     assert.equal([...await page.textContent('#poem-added')].length, 2);
     assert.equal(await page.textContent('#poem-continuation p.muted'), t.paused(2));
-    const { layers, dModel, vocabSize } = poems.model.config;
     assert.equal(await page.textContent('#poem-cache-size'), t.cache.size(7, '21', '3', layers));
     const cost = stepCost({ layers, dModel, vocabSize }, 7);
     assert.equal(await page.getAttribute('#poem-cache-cost', 'data-cached'), String(cost.cached));

@@ -241,6 +241,18 @@ test('switching heads off changes the held-out loss and the top 5 as the API com
   await page.check(`#poem-off-${layers - 1}-${heads - 1}`);
   const disabled = [[0, 0], [layers - 1, heads - 1]];
   await lossShown(page, 'poem-loss-now');
+  // The enlarged head (layer 1 head 1, the first) is one of them: its caption and its steps say it is off, and
+  // the heatmap outlines the query's row, the position picked.
+  await inView(page, '#poem-steps');
+  await page.waitForSelector('#poem-steps-off');
+  await inView(page, '#poem-big');
+  assert.match(await page.textContent('#poem-heatmap figcaption'), /已关掉/);
+  assert.equal(await page.getAttribute('#poem-heatmap rect.focus-row', 'y'),
+    String(Number(await page.getAttribute('#poem-heatmap g.cell[data-row="5"][data-col="0"] rect', 'y')) - 2));
+  // The switches: one line a layer, as the tiles.
+  const lineTop = (id) => page.$eval(id, (input) => Math.round(input.getBoundingClientRect().top));
+  assert.equal(await lineTop(`#poem-off-0-${heads - 1}`), await lineTop('#poem-off-0-0'), 'a layer\'s switches on one line');
+  assert.ok(await lineTop('#poem-off-1-0') > await lineTop('#poem-off-0-0'), 'the next layer on the next line');
   const loss = Number(await page.getAttribute('#poem-loss-now', 'data-value'));
   const want = heldOutLossWith(disabled);
   assert.ok(Math.abs(loss - want) < 1e-4 * want, `with heads off ${loss}, the API ${want}`);

@@ -202,6 +202,16 @@ test('§10 the poetry model\'s heads on 床前明月光: tiles, a head enlarged,
     assert.ok(view.querySelector('#poem-verdict').textContent.includes(t.roleNames[named[index]]), 'the verdict is the card\'s name for the head');
     assert.equal(view.querySelector('#poem-added').textContent, continuation.added);
     assert.ok(continuation.added.length > 0, 'the writer adds to the line');
+    // The head shown is on; switched off, its caption and its steps say so (its weights are drawn all the same).
+    assert.equal(view.querySelector('#poem-steps-off'), null);
+    assert.ok(!view.querySelector('#poem-heatmap figcaption').textContent.includes(t.headOff));
+    const offView = shown([
+      vh('div', { id: 'big' }, enlargedHead(t, { prefix: 'poem', index, heads, weights, labels, row, role: named[index], off: true })),
+      vh('div', { id: 'steps' }, headSteps(t, EXPLAIN_WORDS[lang], { prefix: 'poem', index, heads, dModel, labels, row, key, qkv: run.qkv[Math.floor(index / heads)], weights, off: true })),
+    ]);
+    assert.equal(offView.querySelector('#poem-heatmap figcaption').textContent, `${t.bigTitle(Math.floor(index / heads), index % heads)} · ${t.roleNames[named[index]]} · ${t.headOff}`);
+    assert.equal(offView.querySelector('#poem-steps-off').textContent, t.stepsOff);
+    near(cells(offView, '#poem-heatmap g.cell'), Array.from(weights), 'the weights of a head switched off');
   }
 });
 

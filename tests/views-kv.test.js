@@ -81,6 +81,29 @@ test('the poetry writer past its window and at its first step: the cost and size
   }
 });
 
+test('a first step after the text was analysed computes no position: it says so, and reads the last character\'s query', async () => {
+  const poems = await openPoems(mha, null);
+  const { layers, heads, dModel, vocabSize } = poems.model.config;
+  const config = { layers, dModel, vocabSize };
+  const ids = inputIds(poems, '白日依山尽，');
+  poems.model.forward(ids); // the analysis of the text, as the page runs it before the writer starts
+  const writer = new Continuation(poems, mha, { ids, off: [], temperature: 0, count: 1, rows: true });
+  writer.advance(1000, 1);
+  assert.equal(writer.last.reused, ids.length, 'every position was kept');
+  for (const lang of ['zh', 'en']) {
+    const t = POEMS_TEXT[lang];
+    const last = writer.last;
+    const view = shown(cacheView(t, { prefix: 'poem', step: last.steps, index: 0, heads, config, reused: last.reused,
+      entries: last.ids.map((id) => ({ label: tokenLabel(t, poems.vocabulary, id), weight: 1 / last.ids.length })) }));
+    const cost = stepCost(config, ids.length, ids.length);
+    assert.equal(cost.cached, dModel * vocabSize, 'the logits of the last position alone');
+    const node = view.querySelector('#poem-cache-cost');
+    assert.equal(node.getAttribute('data-computed'), '0');
+    assert.equal(node.textContent, t.cache.costNone(count(cost.cached), count(cost.full), (cost.full / cost.cached).toFixed(1)));
+    assert.equal(view.querySelector('#poem-cache-row figcaption').textContent, t.cache.rowTitleKept(1, t.tileName(0, 0), '，'));
+  }
+});
+
 test('where the writer ends a poem it counts its lines, over 200 seeded poems in both languages', () => {
   const random = seededRandom(12);
   const pieces = ['白日依山尽', '，', '。', '\n', '？', '！', '；', '黄河入海流', '春'];

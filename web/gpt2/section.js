@@ -388,8 +388,8 @@ export function gpt2Part(ctx, { picks, pick }) {
         controls.run.dataset.key = String(shown[0]);
         buildRun(shown);
       }
-      const offIndices = new Set(off.map(([layer, head]) => layer * heads + head));
-      controls.toggles.forEach((input) => (input.checked = offIndices.has(Number(input.dataset.index))));
+      const offHeads = offIndices(off, heads);
+      controls.toggles.forEach((input) => (input.checked = offHeads.has(Number(input.dataset.index))));
       request();
       showError(controls.runError, store.runError, store.runError && errorSentence(ctx.text, store.runError), 'gpt2-run-error-sentence');
       const result = store.result;
@@ -439,7 +439,7 @@ export function gpt2Part(ctx, { picks, pick }) {
       if (controls.big.dataset.key === shownKey) return;
       controls.big.dataset.key = shownKey;
       const { groups, labels: mergedLabels, of } = result.merged;
-      show(controls.big, enlargedHead(words, { prefix: 'gpt2', index: selected, heads, weights: mergedAttention(result.attention[selected], labels.length, groups), labels: mergedLabels, row: of[row] }));
+      show(controls.big, enlargedHead(words, { prefix: 'gpt2', index: selected, heads, weights: mergedAttention(result.attention[selected], labels.length, groups), labels: mergedLabels, row: of[row], off: offHeads.has(selected) }));
       show(controls.roles, gpt2RolesView(words, { index: selected, heads, ids: result.ids, punctuation: result.punctuation, weights: result.attention[selected] }));
       show(controls.prediction, nextTokens(words, { prefix: 'gpt2', row, label: labels[row], allOn: result.top.all[row], now: result.top.now?.[row], offCount: off.length }));
     },

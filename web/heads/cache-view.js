@@ -34,7 +34,8 @@ const kilobytes = (bytes) => (bytes / 1024).toLocaleString('en-US', { maximumFra
  * `rows` of them (1 unless given: a character of several byte tokens), the new token's own last (its K and V go in
  * before its query reads them), `weight` head `index`'s share of the new query's attention; `step` counts the steps
  * written, `config` the model's shape, `rowBytes` a token's share of the cache. `reused`: the positions the step
- * found kept (length - 1 when it computed its own alone; 0 when the text's window moved and it computed every one);
+ * found kept (length - 1 when it computed its own alone; length when the text was computed whole before it, and it only
+ * read the last position's output; 0 when the text's window moved and it computed every one);
  * `full`: the cache holds all the model reads at once, and grows no more.
  */
 export function cacheView(words, { prefix, step, entries, index, heads, config, length = entries.length, rowBytes = cacheRowBytes(config), reused = length - 1, full = false }) {
@@ -48,10 +49,13 @@ export function cacheView(words, { prefix, step, entries, index, heads, config, 
     : entries;
   const { cached, full: recomputed } = stepCost(config, length, reused);
   const computed = length - reused;
-  const cost = computed === 1 ? w.cost(count(cached), count(recomputed), (recomputed / cached).toFixed(1))
-    : computed === length ? w.costWhole(count(recomputed), length)
-      : w.costPart(count(cached), computed, count(recomputed), (recomputed / cached).toFixed(1));
-  const title = w.rowTitle(step, words.tileName(layer, head), query);
+  const ratio = (recomputed / cached).toFixed(1);
+  const cost = computed === 0 ? w.costNone(count(cached), count(recomputed), ratio)
+    : computed === 1 ? w.cost(count(cached), count(recomputed), ratio)
+      : computed === length ? w.costWhole(count(recomputed), length)
+        : w.costPart(count(cached), computed, count(recomputed), ratio);
+  // A step that found every position kept (the text was analysed whole before it) reads the last one's query.
+  const title = (computed === 0 ? w.rowTitleKept : w.rowTitle)(step, words.tileName(layer, head), query);
   const kb = kilobytes(length * rowBytes);
   return [
     vh('p', { id: `${prefix}-cache-size`, 'data-rows': String(length), 'data-bytes': String(length * rowBytes) },

@@ -61,9 +61,10 @@ export function headTile(words, { index, heads, picture, role, pressed, onPick }
 /**
  * Head `index` enlarged: its L×L `weights` as a heatmap (the future of a causal model greyed, as in the tiles),
  * and as lines from the token at `row` (a longer text: as it reads, each token tinted by `row`'s weight); on a phone, where a map of 64 × 64 cells cannot be read, the row's
- * weights as a list of bars instead of the map (the page's stylesheet shows one or the other). `role`: its name, if it has one.
+ * weights as a list of bars instead of the map (the page's stylesheet shows one or the other). `role`: its name, if it has one;
+ * `off`: the head is switched off (its weights are still computed, its output zeroed), which the caption says.
  */
-export function enlargedHead(words, { prefix, index, heads, weights, labels, row, role = null }) {
+export function enlargedHead(words, { prefix, index, heads, weights, labels, row, role = null, off = false }) {
   const [layer, head] = layerHead(index, heads);
   const L = labels.length;
   // A cell size that stays put while the learner types, and cells matched by their place, so a keystroke
@@ -73,10 +74,11 @@ export function enlargedHead(words, { prefix, index, heads, weights, labels, row
   return [
     figure({
       id: `${prefix}-heatmap`,
-      caption: role ? `${words.bigTitle(layer, head)} · ${roleWord(words, role)}` : words.bigTitle(layer, head), // its name, where the page gives it one
+      // its name, where the page gives it one
+      caption: [words.bigTitle(layer, head), role && roleWord(words, role), off && words.headOff].filter(Boolean).join(' · '),
       className: 'wide-only',
       svg: keyBy(heatmap(vdoc, { values: weights, rows: L, cols: L, rowLabels: labels, colLabels: labels, showNumbers: false, cell,
-        masked: (r, c) => c > r, maskedColor: FUTURE_COLOR, title: words.heatmapTitle(layer, head) }), ['data-row', 'data-col']),
+        masked: (r, c) => c > r, maskedColor: FUTURE_COLOR, focusRow: row, title: words.heatmapTitle(layer, head) }), ['data-row', 'data-col']),
     }),
     figure({
       id: `${prefix}-bars`,
@@ -187,9 +189,10 @@ export function expNumber(value) {
  * softmax over the row, worked out as §3 works out the lesson's 猫吃鱼 and set beside the weight the core
  * gave (`weights`, the head's L×L), and the row's weighted sum of the core's v: the head's output there.
  * The sums are retold by ../shared/explain.js from a one-head snapshot of the row's first row + 1
- * positions, so the arithmetic is written exactly as §3 writes it.
+ * positions, so the arithmetic is written exactly as §3 writes it. `off`: the head is switched off, which a
+ * line above the steps says (they are computed all the same; only the output is zeroed).
  */
-export function headSteps(words, explainWords, { prefix, index, heads, dModel, labels, row, key, qkv, weights }) {
+export function headSteps(words, explainWords, { prefix, index, heads, dModel, labels, row, key, qkv, weights, off = false }) {
   const [layer, head] = layerHead(index, heads);
   const dK = dModel / heads;
   const L = labels.length;
@@ -224,6 +227,7 @@ export function headSteps(words, explainWords, { prefix, index, heads, dModel, l
   return [
     vh('h3', {}, [words.stepsTitle(layer, head, labels[row], labels[key])]),
     vh('p', { class: 'muted' }, [words.stepsNote(dK)]),
+    off ? vh('p', { id: `${prefix}-steps-off` }, [words.stepsOff]) : null,
     figure({
       id: `${prefix}-qk`,
       caption: words.qkCaption(labels[row], labels[key], dK),

@@ -371,7 +371,8 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
 
   function drawBig(result, labels, selected, row) {
     const { heads } = store.poems.model.config;
-    show(controls.big, drawing('big', [result, selected, row], () => enlargedHead(t, { prefix: 'poem', index: selected, heads, weights: result.attention[selected], labels, row, role: headLabels()[selected] })));
+    const off = offIndices(currentOff(), heads).has(selected);
+    show(controls.big, drawing('big', [result, selected, row, off], () => enlargedHead(t, { prefix: 'poem', index: selected, heads, weights: result.attention[selected], labels, row, role: headLabels()[selected], off })));
   }
 
   /** The four steps of the selected head at `row`, from the core's q and k, to the key picked or the heaviest. */
@@ -384,8 +385,9 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
     stepsAt = { index: selected, row };
     show(controls.key, drawing('keys', [result, selected, row], () => labels.slice(0, row + 1).map((label, j) => vh('option', { value: j }, [t.keyOption(j, label, weights[row * L + j].toFixed(3))]))));
     controls.key.value = String(key);
-    show(controls.steps, drawing('steps', [result, selected, row, key], () => headSteps(t, EXPLAIN_WORDS[ctx.lang], {
-      prefix: 'poem', index: selected, heads, dModel, labels, row, key, qkv: result.qkv[Math.floor(selected / heads)], weights,
+    const off = offIndices(currentOff(), heads).has(selected);
+    show(controls.steps, drawing('steps', [result, selected, row, key, off], () => headSteps(t, EXPLAIN_WORDS[ctx.lang], {
+      prefix: 'poem', index: selected, heads, dModel, labels, row, key, qkv: result.qkv[Math.floor(selected / heads)], weights, off,
     })));
   }
 
