@@ -74,7 +74,15 @@ const lossShown = (page, id) => page.waitForSelector(`#${id}[data-value]:not([da
 
 /** Scrolls a part of the section into view and waits for it to catch up: parts away from the screen are drawn when they come near. */
 async function inView(page, selector) {
-  await page.locator(selector).scrollIntoViewIfNeeded();
+  // A part the section builds anew (a language switch rebuilds them all) may be replaced under the scroll: again.
+  for (let tries = 0; ; tries++) {
+    try {
+      await page.locator(selector).scrollIntoViewIfNeeded();
+      break;
+    } catch (error) {
+      if (tries >= 3 || !/not attached/.test(error.message)) throw error;
+    }
+  }
   await page.waitForSelector(`${selector}:not([data-pending])`);
 }
 
