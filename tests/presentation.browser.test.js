@@ -476,6 +476,23 @@ test('lesson mode shows the short notes: §3\'s mask note on its first screen, �
   }
 });
 
+test('lesson mode at 1280 × 720, §10\'s first screen in zh and en: the poem menu and the box lie on the screen, not past its right edge', async () => {
+  for (const lang of ['zh', 'en']) {
+    const { page, errors, context } = await load(`?present=1&part=10${lang === 'en' ? '&lang=en' : ''}`, { viewport: { width: 1280, height: 720 } });
+    try {
+      await page.waitForSelector('.poem-pick textarea', { timeout: HANG_MS });
+      await screenSettled(page);
+      const past = await page.evaluate(() => [...document.querySelectorAll('#poems-section .poem-pick *')]
+        .filter((node) => node.getBoundingClientRect().width && node.getBoundingClientRect().right > innerWidth + 1)
+        .map((node) => `${node.tagName}#${node.id} ${Math.round(node.getBoundingClientRect().right)}`));
+      assert.deepEqual(past, [], lang);
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  }
+});
+
 test('lesson mode at 1920 × 1080, §10\'s last screen in zh and en: the poem written to its end beside the cache it read, all on the screen', async () => {
   for (const lang of ['zh', 'en']) {
     const { page, errors, context } = await load(`?present=1&part=10&screen=6${lang === 'en' ? '&lang=en' : ''}`, { viewport: { width: 1920, height: 1080 } });
