@@ -40,8 +40,8 @@ export function heatmap(doc, {
   // Column labels wider than a cell (words, not characters) are turned 45° so they never overlap; single
   // characters stay upright, in a size that fits the cell, and so do a few longer ones among many (a poem's
   // ⟨始⟩), squeezed into their cell: turning every label for them would pile 64 characters on one another.
-  const longer = colLabels.filter((l) => [...String(l)].length > 1).length;
-  const characters = colLabels.length > 0 && longer * 10 <= colLabels.length;
+  const isLonger = (label) => [...String(label)].length > 1;
+  const characters = colLabels.length > 0 && colLabels.filter(isLonger).length * 10 <= colLabels.length;
   const colFont = characters ? Math.max(8, Math.min(13, cell - 2)) : 13;
   const widestColLabel = colLabels.length ? Math.max(...colLabels.map((l) => textWidth(l, 13))) : 0;
   const slanted = !characters && widestColLabel > cell - 4;
@@ -64,7 +64,7 @@ export function heatmap(doc, {
   colLabels.forEach((label, c) => {
     const x = left + c * cell + cell / 2;
     const y = top - 6;
-    const squeezed = characters && [...String(label)].length > 1 && textWidth(String(label), colFont) > cell - 2;
+    const squeezed = characters && isLonger(label) && textWidth(String(label), colFont) > cell - 2;
     const attrs = slanted ? { x, y, 'text-anchor': 'start', transform: `rotate(-45 ${x} ${y})` }
       : { x, y, 'text-anchor': 'middle', 'font-size': colFont === 13 ? null : colFont, ...(squeezed ? { textLength: cell - 2, lengthAdjust: 'spacingAndGlyphs' } : {}) };
     labels.appendChild(el(doc, 'text', attrs, [String(label)]));

@@ -74,7 +74,7 @@ export function enlargedHead(words, { prefix, index, heads, weights, labels, row
   return [
     figure({
       id: `${prefix}-heatmap`,
-      // its name, where the page gives it one
+      // its name, where the page gives it one, and whether it is off
       caption: [words.bigTitle(layer, head), role && roleWord(words, role), off && words.headOff].filter(Boolean).join(' · '),
       className: 'wide-only',
       svg: keyBy(heatmap(vdoc, { values: weights, rows: L, cols: L, rowLabels: labels, colLabels: labels, showNumbers: false, cell,

@@ -369,14 +369,13 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
     }))));
   }
 
-  function drawBig(result, labels, selected, row) {
+  function drawBig(result, labels, selected, row, off) {
     const { heads } = store.poems.model.config;
-    const off = offIndices(currentOff(), heads).has(selected);
     show(controls.big, drawing('big', [result, selected, row, off], () => enlargedHead(t, { prefix: 'poem', index: selected, heads, weights: result.attention[selected], labels, row, role: headLabels()[selected], off })));
   }
 
-  /** The four steps of the selected head at `row`, from the core's q and k, to the key picked or the heaviest. */
-  function drawSteps(result, labels, selected, row) {
+  /** The four steps of the selected head at `row`, from the core's q and k, to the key picked or the heaviest; `off`: it is switched off. */
+  function drawSteps(result, labels, selected, row, off) {
     const { heads, dModel } = store.poems.model.config;
     const weights = result.attention[selected];
     const L = result.length;
@@ -385,7 +384,6 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
     stepsAt = { index: selected, row };
     show(controls.key, drawing('keys', [result, selected, row], () => labels.slice(0, row + 1).map((label, j) => vh('option', { value: j }, [t.keyOption(j, label, weights[row * L + j].toFixed(3))]))));
     controls.key.value = String(key);
-    const off = offIndices(currentOff(), heads).has(selected);
     show(controls.steps, drawing('steps', [result, selected, row, key, off], () => headSteps(t, EXPLAIN_WORDS[ctx.lang], {
       prefix: 'poem', index: selected, heads, dModel, labels, row, key, qkv: result.qkv[Math.floor(selected / heads)], weights, off,
     })));
@@ -499,8 +497,9 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
         const { run } = current;
         // One array for the part's life: the tiles are drawn again only when what they show changes.
         if (tiles) drawTiles(run, tileWords ??= headLabels().map((role) => roleWord(t, role)), selected);
-        if (big) drawBig(run, labels, selected, row);
-        if (steps) drawSteps(run, labels, selected, row);
+        const selectedOff = offIndices(off, heads).has(selected); // the enlarged head and its steps say so
+        if (big) drawBig(run, labels, selected, row, selectedOff);
+        if (steps) drawSteps(run, labels, selected, row, selectedOff);
         if (roles) drawRoles(current.roles ??= textRoles(store.poems, run), heldOut, selected, off);
         if (prediction) drawPrediction(current, labels, row, off);
       }
