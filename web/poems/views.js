@@ -52,7 +52,7 @@ export function lossView(t, { allOn, now, offCount, baselines }) {
   return [
     vh('p', { class: 'poem-loss' }, [
       t.lossAllOn, ' ', value('poem-loss-all', allOn), ` ${t.lossUnit}`,
-      ...(offCount ? [' · ', t.lossNow(offCount), ' ', value('poem-loss-now', now), delta === null ? '' : ` (${signed(delta)})`] : []),
+      ...(offCount ? [' · ', vh('span', { class: 'poem-loss-off' }, [t.lossNow(offCount), ' ', value('poem-loss-now', now), delta === null ? '' : ` (${signed(delta)})`])] : []),
     ]),
     vh('p', { class: 'muted' }, [t.lossBaselines(baselines.bigram.toFixed(3), baselines.kn3.toFixed(3), baselines.kn3ClauseLength.toFixed(3))]),
   ];
