@@ -34,6 +34,9 @@ function keeps(target, key) {
   return false;
 }
 
+/** Where the search for a part's zoom stops: a part 20 times the screen is a slip, not a size to fit. */
+const SMALLEST_ZOOM = 0.05;
+
 /**
  * How many screens a section has in lesson mode: the largest data-screen in it, of what is not hidden (§10 shows one
  * of two models, each with its own screens).
@@ -155,15 +158,26 @@ export function lessonMode(ctx, sectionNodes) {
   /**
    * Scales the shown part down when it is taller or wider than the screen under the bar (a small screen,
    * a long poem), so that nothing it shows is below the fold. The parts are laid out to fit a 1920 × 1080
-   * projector without it.
+   * projector without it. A part does not shrink in proportion (scaled down, it has more room across and
+   * wraps less; a figure sized to the window keeps its size), so the zoom is found by halving: the largest
+   * that fits, to 1/256, down to SMALLEST_ZOOM.
    */
   function fit() {
     if (!shown) return;
-    shown.style.zoom = '';
     const room = { height: innerHeight - bar.offsetHeight, width: document.documentElement.clientWidth };
-    const { height, width } = shown.getBoundingClientRect();
-    const over = Math.max(height / room.height, Math.max(width, shown.scrollWidth) / room.width);
-    if (over > 1) shown.style.zoom = String(Math.floor(1000 / over) / 1000);
+    const fitsAt = (zoom) => {
+      shown.style.zoom = zoom === 1 ? '' : String(zoom);
+      const { height, width } = shown.getBoundingClientRect(); // in the screen's pixels; scrollWidth in the part's
+      return height <= room.height && Math.max(width, shown.scrollWidth * zoom) <= room.width;
+    };
+    if (fitsAt(1)) return;
+    let [fits, tooLarge] = [SMALLEST_ZOOM, 1];
+    while (tooLarge - fits > 1 / 256) {
+      const zoom = Math.round(((fits + tooLarge) / 2) * 1000) / 1000;
+      if (fitsAt(zoom)) fits = zoom;
+      else tooLarge = zoom;
+    }
+    shown.style.zoom = String(fits);
   }
 
   /** P switches the mode; in it the moving keys move and Escape leaves. Not while a box, a slider or a figure takes the key. */
