@@ -152,3 +152,42 @@ test('the tool refuses a dropout of 1 or more, below 0 or not a number, and an -
   assert.throws(() => runTrainer(tool, streamPath, out, { ...REPRODUCTION_RUN, averageFrom: -1 }), /--average-from: value out of range/);
   assert.equal(existsSync(out), false, 'no model written');
 });
+
+/** A .safetensors file's tensors by name, as float32 (the tool's F32 files). */
+function tensors(path) {
+  const bytes = readFileSync(path);
+  const length = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + length).toString('utf8'));
+  const data = bytes.subarray(8 + length);
+  return Object.fromEntries(Object.entries(header).filter(([name]) => name !== '__metadata__').map(([name, { data_offsets: [begin, end] }]) =>
+    [name, new Float32Array(data.buffer.slice(data.byteOffset + begin, data.byteOffset + end))]));
+}
+
+test('--init: a model of context 32 starts a run of context 48, its position rows repeated; another shape is refused', () => {
+  const out = folder('init');
+  const short = join(out, 'short.safetensors');
+  runTrainer(tool, streamPath, short, REPRODUCTION_RUN);
+  // One step at a vanishing step size: the parameters are the ones it started from.
+  const longer = { ...REPRODUCTION_RUN, context: 48, steps: 1, lr: 1e-30, warmup: 1000, averageFrom: 0 };
+  runTrainer(tool, streamPath, join(out, 'longer.safetensors'), longer, { init: short });
+  const [from, to] = [short, join(out, 'longer.safetensors')].map(tensors);
+  assert.deepEqual(Object.keys(to), Object.keys(from));
+  const d = REPRODUCTION_RUN.dModel;
+  assert.equal(to['wpe.weight'].length, 48 * d);
+  for (const [name, values] of Object.entries(to)) {
+    const expected = name === 'wpe.weight' ? Float32Array.from(values, (_, i) => from[name][(Math.floor(i / d) % 32) * d + (i % d)]) : from[name];
+    assert.equal(values.length, expected.length, name);
+    const worst = values.reduce((most, value, i) => Math.max(most, Math.abs(value - expected[i]) / Math.max(1, Math.abs(expected[i]))), 0);
+    assert.ok(worst < 1e-6, `${name}: off by ${worst}`);
+  }
+  // The file is part of the run: a checkpoint of a run from it resumes only from it.
+  const parts = folder('init-parts');
+  runTrainer(tool, streamPath, join(parts, 'model.safetensors'), { ...longer, steps: 2 }, { init: short, checkpointDir: parts, stopAfter: 1 });
+  assert.throws(() => runTrainer(tool, streamPath, join(parts, 'model.safetensors'), { ...longer, steps: 2 }, { resume: join(parts, 'checkpoint-1.safetensors') }),
+    /a checkpoint of another run/);
+  const refused = join(out, 'refused.safetensors');
+  assert.throws(() => runTrainer(tool, streamPath, refused, { ...longer, context: 16 }, { init: short }), /not a model of the run's shape/);
+  assert.throws(() => runTrainer(tool, streamPath, refused, { ...longer, heads: 4 }, { init: short }), /not a model of the run's shape/);
+  assert.throws(() => runTrainer(tool, streamPath, refused, longer, { init: join(out, 'missing.safetensors') }), /cannot read the file/);
+  assert.equal(existsSync(refused), false, 'no model written');
+});

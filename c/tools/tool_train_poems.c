@@ -7,7 +7,7 @@
                       [--save-every 500] [--threads 1] [--keep-every N --keep-dir DIR]
                       [--dtype F32] [--metadata KEY=VALUE]...
                       [--checkpoint-dir DIR [--checkpoint-every N]] [--resume CHECKPOINT] [--stop-after N]
-                      [--average-from S]
+                      [--average-from S] [--init MODEL.safetensors]
 
    STREAM.bin is the corpus's training stream (Uint16 little-endian token ids, poems opened by token 0).
    Each step reads `batch` windows of context + 1 tokens drawn with numpy's RandomState(seed): the even
@@ -23,7 +23,10 @@
    F16, which ships) with each --metadata entry in its __metadata__, after n_head; the kept steps are F32
    and hold n_head alone. --average-from S makes the final OUT the mean of the parameters after each step from
    S + 1 to the last (a running mean in float32, the same on resume); the interim OUT and the kept steps are
-   the steps' own parameters.
+   the steps' own parameters. --init MODEL starts from a trained model's parameters instead of GPT-2's
+   initialisation: a model file of the same layers, heads, d_model and vocabulary whose context may be shorter
+   than --context, its position rows then repeated (position p starts as its row p mod its context), so that a
+   run can lengthen a trained model's context; the file's FNV-1a is part of "run" below.
 
    Checkpoints: with --checkpoint-dir, DIR/checkpoint-STEP.safetensors is written every --checkpoint-every
    steps (default 1000), when SIGINT or SIGTERM arrives (after the step under way; a second one stops at
@@ -58,7 +61,7 @@
 typedef struct options {
     int layers, d_model, heads, context, batch, steps, warmup, vocab, save_every, threads, keep_every;
     int checkpoint_every, stop_after, average_from;
-    const char *keep_dir, *dtype, *checkpoint_dir, *resume;
+    const char *keep_dir, *dtype, *checkpoint_dir, *resume, *init;
     int metadata_count;
     gpt_metadata metadata[MAX_METADATA]; /* keys cut from their --metadata values in place */
     unsigned seed;
@@ -110,8 +113,8 @@ static int parse_options(int argc, char **argv, options *o) {
         else if (!strcmp(name, "--checkpoint-every")) ok = parse_int(value, 1, 1 << 30, &o->checkpoint_every);
         else if (!strcmp(name, "--stop-after")) ok = parse_int(value, 1, 1 << 30, &o->stop_after);
         else if (!strcmp(name, "--average-from")) ok = parse_int(value, 0, 1 << 30, &o->average_from);
-        else if (!strcmp(name, "--checkpoint-dir") || !strcmp(name, "--resume")) {
-            *(!strcmp(name, "--resume") ? &o->resume : &o->checkpoint_dir) = value;
+        else if (!strcmp(name, "--checkpoint-dir") || !strcmp(name, "--resume") || !strcmp(name, "--init")) {
+            *(!strcmp(name, "--resume") ? &o->resume : !strcmp(name, "--init") ? &o->init : &o->checkpoint_dir) = value;
             ok = strlen(value) < 4000;
         }
         else if (!strcmp(name, "--dtype")) {
@@ -198,11 +201,56 @@ static uint64_t stream_hash(const int *stream, size_t count) {
     return h;
 }
 
-/* Everything but the step that decides the run's future, as one line: a checkpoint of another run is refused. */
-static void describe_run(const options *o, size_t tokens, uint64_t hash, char *out, size_t size) {
-    snprintf(out, size, "layers=%d d_model=%d heads=%d context=%d vocab=%d batch=%d steps=%d warmup=%d seed=%u lr=%.17g "
-             "dropout=%.17g stream_tokens=%zu stream_fnv1a=%016" PRIx64, o->layers, o->d_model, o->heads, o->context, o->vocab,
-             o->batch, o->steps, o->warmup, o->seed, o->lr, o->dropout, tokens, hash);
+/* Everything but the step that decides the run's future, as one line: a checkpoint of another run is refused.
+   init_hash: the --init file's FNV-1a, 0 without one. */
+static void describe_run(const options *o, size_t tokens, uint64_t hash, uint64_t init_hash, char *out, size_t size) {
+    const int used = snprintf(out, size, "layers=%d d_model=%d heads=%d context=%d vocab=%d batch=%d steps=%d warmup=%d seed=%u "
+                              "lr=%.17g dropout=%.17g stream_tokens=%zu stream_fnv1a=%016" PRIx64, o->layers, o->d_model,
+                              o->heads, o->context, o->vocab, o->batch, o->steps, o->warmup, o->seed, o->lr, o->dropout, tokens, hash);
+    if (o->init && used > 0 && (size_t)used < size) snprintf(out + used, size - (size_t)used, " init_fnv1a=%016" PRIx64, init_hash);
+}
+
+/* A whole file in memory (free it), or NULL, said on stderr. */
+static unsigned char *read_file(const char *path, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    unsigned char *bytes = NULL;
+    *size = 0;
+    if (f && !fseek(f, 0, SEEK_END)) {
+        const long end = ftell(f);
+        *size = end > 0 ? (size_t)end : 0;
+        bytes = *size ? malloc(*size) : NULL;
+        rewind(f);
+        if (bytes && fread(bytes, 1, *size, f) != *size) free(bytes), bytes = NULL;
+    }
+    if (f) fclose(f);
+    if (!bytes) fail(path, "cannot read the file");
+    return bytes;
+}
+
+/* --init: starts the model from a model file of the run's shape and a context no longer than the run's (a run that
+   lengthens the context of a trained model). Position p takes the file's position row p mod its context: the rows
+   past the file's begin as copies, for training to tell apart. *hash gets the file's FNV-1a. */
+static int init_from(const char *path, gpt_model *model, uint64_t *hash) {
+    size_t size;
+    unsigned char *bytes = read_file(path, &size);
+    if (!bytes) return 1;
+    *hash = 14695981039346656037u;
+    for (size_t i = 0; i < size; i++) *hash = (*hash ^ bytes[i]) * 1099511628211u;
+    gpt_model *from = NULL;
+    int status = gpt_load(bytes, size, 0, &from) != MHA_OK ? fail(path, mha_last_error()) : 0;
+    free(bytes);
+    const gpt_config *a = status ? NULL : gpt_model_config(from), *b = gpt_model_config(model);
+    if (a && (a->layers != b->layers || a->heads != b->heads || a->d_model != b->d_model || a->vocab != b->vocab || a->context > b->context))
+        status = fail(path, "not a model of the run's shape (layers, heads, d_model, vocabulary; a context no longer than --context)");
+    for (int i = 0; i < gpt_tensor_count(model) && !status; i++) {
+        float *source, *dest;
+        int rows, cols, dest_rows;
+        gpt_tensor(from, i, NULL, &source, &rows, &cols, NULL);
+        gpt_tensor(model, i, NULL, &dest, &dest_rows, NULL, NULL);
+        for (int r = 0; r < dest_rows; r++) memcpy(dest + (size_t)r * cols, source + (size_t)(r % rows) * cols, sizeof(float) * (size_t)cols);
+    }
+    gpt_model_destroy(from);
+    return status;
 }
 
 /* numpy's RandomState as text: position, cached-normal flag, the cached normal's bits, the 624 words. */
@@ -296,22 +344,13 @@ static const char *metadata_value(const st_header *h, const char *key) {
    --average-from, the running mean (average, param_count floats, when the run averages); *step, *seconds, *averaged. */
 static int read_checkpoint(const char *path, const char *run, const options *o, gpt_model *model, gpt_trainer *trainer,
                            np_random *rs, float *average, int *averaged, int *step, double *seconds_so_far) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return fail(path, "cannot open the checkpoint");
-    unsigned char *bytes = NULL;
-    size_t size = 0;
-    if (!fseek(f, 0, SEEK_END)) {
-        const long end = ftell(f);
-        size = end > 0 ? (size_t)end : 0;
-        bytes = size ? malloc(size) : NULL;
-        rewind(f);
-        if (bytes && fread(bytes, 1, size, f) != size) size = 0;
-    }
-    fclose(f);
+    size_t size;
+    unsigned char *bytes = read_file(path, &size);
+    if (!bytes) return 1;
     st_header h;
-    if (!bytes || !size || st_parse(bytes, size, size, &h) != MHA_OK) {
+    if (st_parse(bytes, size, size, &h) != MHA_OK) {
         free(bytes);
-        return fail(path, bytes && size ? mha_last_error() : "unreadable");
+        return fail(path, mha_last_error());
     }
     int status = 0;
     const char *kind = metadata_value(&h, "checkpoint"), *its_run = metadata_value(&h, "run"), *its_step = metadata_value(&h, "step");
@@ -406,7 +445,9 @@ int main(int argc, char **argv) {
     np_random rs;
     np_random_seed(&rs, o.seed);
     char run[512], previous[4200] = "", path[4200];
-    describe_run(&o, count, stream_hash(stream, count), run, sizeof run);
+    uint64_t init_hash = 0;
+    if (!status && o.init) status = init_from(o.init, model, &init_hash);
+    describe_run(&o, count, stream_hash(stream, count), init_hash, run, sizeof run);
     int first = 0;
     double before = 0; /* training seconds of the run's earlier parts */
     size_t param_count = 0;
