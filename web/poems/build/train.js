@@ -1,19 +1,21 @@
 // Trains the lesson's poetry model and writes what ships: web/poems/poems.safetensors (F16, the vocabulary
 // in its __metadata__) and its model card web/poems/poems.card.json.
 //
-//   npm run train-model               the corpus (npm run corpus), then the training run below (about 2 h 20 min
-//                                     on 2 cores), the F16 file and the card
-//   npm run train-model -- --resume   goes on from the newest checkpoint in web/poems/build/run/checkpoints
-//                                     (the run stopped by SIGINT or SIGTERM, or killed), then ships as above;
-//                                     after a finished run it only ships (the F16 file and the card) again
+//   npm run train-model               the corpus (npm run corpus), then the training run below in its two parts
+//                                     (about 2 h 50 min on 2 cores), the F16 file and the card
+//   npm run train-model -- --resume   goes on from the newest checkpoint in web/poems/build/run/checkpoints (the
+//                                     second part's in run/longer/checkpoints): the run stopped by SIGINT or
+//                                     SIGTERM, or killed; then ships as above. After a finished run it only ships
+//                                     (the F16 file and the card) again
 //   npm run train-model -- --fresh    throws away the run folder's checkpoints and starts again
 //   node web/poems/build/train.js --reproduce
 //                                     the short run the tests repeat: a tiny model on the committed
 //                                     reproduction-corpus.txt; rewrites train-reproduction.json, its loss curve
 //
-// Trying the whole pipeline without touching what ships: --steps N (the schedule, the learning curve's
-// spacing and the checkpoints shrink with it), --out DIR (the F16 file and the card go there, not web/poems/),
-// --run-dir DIR (checkpoints, kept steps, the loss log), --stop-after N (stops as a signal would, at step N).
+// Trying the whole pipeline without touching what ships: --steps N (the first part's steps; the second part, the
+// schedules, the learning curve's spacing and the checkpoints shrink with it), --out DIR (the F16 file and the card
+// go there, not web/poems/), --run-dir DIR (checkpoints, kept steps, the loss logs), --stop-after N (stops as a
+// signal would, at step N of the whole run).
 //
 // The training itself is c/tools/tool_train_poems.c, built here with gcc. Same machine kind, same bytes: the run
 // is seeded, its threads never change the bytes (each output is computed whole by one thread), and
@@ -45,17 +47,26 @@ export const REPRODUCTION_CORPUS = join(HERE, 'reproduction-corpus.txt');
 export const REPRODUCTION_FIXTURE = join(HERE, 'train-reproduction.json');
 
 /**
- * The model's run: about 2 h 20 min on every core of this 2-core machine (48,000 steps, 49 M tokens, about 14
- * passes over the stream), on the cleaned corpus: the shipped model, four times the run before it (12,000 steps
- * on the corpus before the cleaning), with the same shape, schedule (warmup, then a cosine over the whole run),
- * batch and seed. What ships is the mean of the parameters over its last 4,000 steps (averageFrom), which
- * scores lower than its last step alone; the steps themselves are those of the run without it.
+ * The run's first part: about 2 h 20 min on every core of this 2-core machine (48,000 steps, 49 M tokens, about 14
+ * passes over the stream), on the cleaned corpus: four times the run before it (12,000 steps on the corpus before
+ * the cleaning), with the same shape, schedule (warmup, then a cosine over the whole run), batch and seed. Its
+ * model is the mean of the parameters over its last 4,000 steps (averageFrom), which scores lower than its last
+ * step alone; the steps themselves are those of the run without it. LONGER_RUN goes on from that mean.
  * 8 heads of 16 dimensions, not 4 of 32: with 4, after 2,500 steps no head looked
  * at the previous character with more than 0.40 of its weight; with 8, one does with 0.8 by step 1,200. Three
  * layers, not six: at equal tokens six were worse and 1.6× slower, and a run of 3,200 steps was still
  * improving by about 0.2 nats each time its tokens doubled. The threads change the time, never the bytes.
  */
 export const MODEL_RUN = { layers: 3, dModel: 128, heads: 8, context: 64, batch: 16, steps: 48000, seed: 1, lr: 0.003, warmup: 200, averageFrom: 44000, threads: cpus().length };
+/**
+ * The run's second part: MODEL_RUN's model (the mean of its last steps, in F32) trained on with twice its context,
+ * 128 characters, so that the rest of a long poem reads its opening. With 64, a window began blind to the poem's
+ * start at its 65th character: a quarter of the fresh set's targets, at 4.62 nats against 4.27 over all of them.
+ * Positions 65 to 128 start as copies of 1 to 64 (the tool's --init); the batch halves, so that a step reads as
+ * many tokens as before. The step size rises to 0.0006, twice where the first part ended, then falls along a
+ * cosine to a tenth of it; what ships is the mean of the parameters over the last 2,000 steps. About 25 min.
+ */
+export const LONGER_RUN = { ...MODEL_RUN, context: 128, batch: 8, steps: 8000, seed: 2, lr: 0.0006, warmup: 200, averageFrom: 6000 };
 /** The short run the tests repeat: seconds, not minutes, on any machine. */
 export const REPRODUCTION_RUN = { layers: 2, dModel: 32, heads: 2, context: 32, batch: 4, steps: 40, seed: 1, lr: 0.003, warmup: 10, dropout: 0.1, averageFrom: 30 };
 
@@ -81,6 +92,8 @@ export function buildTrainer(dir) {
  * 12,000 among them; every 2,000 would double the evaluation time and the 5.4 MB files for points 0.05 nats apart.
  */
 export const KEEP_EVERY = 4000;
+/** The second part's learning-curve steps: four points over its 8,000 steps. */
+export const LONGER_KEEP_EVERY = 2000;
 /** A checkpoint (16 MB: the weights and AdamW's two moments) every this many steps, about 4 minutes of the run. */
 export const CHECKPOINT_EVERY = 1000;
 /** The exit status of a run stopped by a signal or --stop-after, its checkpoint written. */
@@ -88,13 +101,13 @@ export const STOPPED = 3;
 
 /** The tool's command line for a run, with the options that keep steps, checkpoint, resume, stop and label the file. */
 function trainerArgs(streamPath, outPath, run, { keepDir = null, keepEvery = KEEP_EVERY, dtype = 'F32', metadata = {},
-  checkpointDir = null, checkpointEvery = CHECKPOINT_EVERY, resume = null, stopAfter = null } = {}) {
+  checkpointDir = null, checkpointEvery = CHECKPOINT_EVERY, resume = null, stopAfter = null, init = null } = {}) {
   return [streamPath, outPath, '--layers', run.layers, '--d-model', run.dModel, '--heads', run.heads,
     '--context', run.context, '--batch', run.batch, '--steps', run.steps, '--seed', run.seed, '--lr', run.lr,
     '--warmup', run.warmup, '--dropout', run.dropout ?? 0, '--threads', run.threads ?? 1, ...(keepDir ? ['--keep-every', keepEvery, '--keep-dir', keepDir] : []),
     ...(checkpointDir ? ['--checkpoint-dir', checkpointDir, '--checkpoint-every', checkpointEvery] : []),
     ...(resume ? ['--resume', resume] : []), ...(stopAfter ? ['--stop-after', stopAfter] : []),
-    ...(run.averageFrom ? ['--average-from', run.averageFrom] : []),
+    ...(run.averageFrom ? ['--average-from', run.averageFrom] : []), ...(init ? ['--init', init] : []),
     '--dtype', dtype, ...Object.entries(metadata).flatMap(([key, value]) => ['--metadata', `${key}=${value}`])].map(String);
 }
 
@@ -102,8 +115,8 @@ function trainerArgs(streamPath, outPath, run, { keepDir = null, keepEvery = KEE
  * Runs the tool on a Uint16 stream file; { losses (one per step of this call), seconds, stopped }. The model goes
  * to outPath (F32, or `dtype` with `metadata`'s string entries after n_head), with keepDir an F32 copy every
  * keepEvery steps; with checkpointDir a checkpoint every checkpointEvery steps, `resume` goes on from one, and
- * `stopAfter` stops at that step (stopped: true, as a signal does). With lossesPath the step lines are appended
- * to that file instead of returned.
+ * `stopAfter` stops at that step (stopped: true, as a signal does); `init`, a model file to start from. With
+ * lossesPath the step lines are appended to that file instead of returned.
  */
 export function runTrainer(tool, streamPath, outPath, run, { nice = false, progress = false, lossesPath = null, ...options } = {}) {
   const args = trainerArgs(streamPath, outPath, run, options);
@@ -250,7 +263,7 @@ export function headAblations(model, poems, kinds) {
  * head's role scores), measured in wasm on the shipped F16 file, as a page loading it computes. `curve` is
  * the learning curve measured on the run's saved steps.
  */
-export async function makeCard({ file, vocabulary, heldOut, freshTest, stream, summary, run, losses, seconds, curve = [] }) {
+export async function makeCard({ file, vocabulary, heldOut, freshTest, stream, summary, parts, losses, seconds, curve = [] }) {
   const mha = await loadAttention();
   const model = await mha.loadModel(file);
   try {
@@ -303,15 +316,20 @@ export async function makeCard({ file, vocabulary, heldOut, freshTest, stream, s
       heldOut: { targets: tang300.targets, poems: heldOut.map(({ entry, title, author, body }) => ({ entry, title, author, body })) },
       training: {
         tool: 'c/tools/tool_train_poems.c (c/lib/gpt.h: analytic backward, AdamW)', compiler: `gcc ${COMPILER_FLAGS.join(' ')}`,
-        seed: run.seed, steps: run.steps, batch: run.batch, sequenceTokens: run.context + 1, threads: run.threads,
-        tokensSeen: run.steps * run.batch * run.context,
-        schedule: `AdamW (β 0.9, 0.95; weight decay 0.1; gradient norm clipped at 1), step size rising linearly to ${run.lr} over ${run.warmup} steps, then a cosine down to ${Number((run.lr / 10).toPrecision(6))}`,
+        threads: parts[0].threads, steps: sum(parts.map((run) => run.steps)), tokensSeen: sum(parts.map(tokensSeen)),
+        optimizer: 'AdamW (β 0.9, 0.95; weight decay 0.1; gradient norm clipped at 1)',
         batches: 'windows of context + 1 tokens: half start at a poem’s opening token, half anywhere',
-        ...(run.dropout ? { dropout: `${run.dropout} of the embeddings' sum and of each block's attention and MLP output, in training steps only` } : {}),
-        ...(run.averageFrom ? { averagedFrom: run.averageFrom, weights: `the mean of the parameters after each step from ${run.averageFrom + 1} to ${run.steps}; the learning curve's steps are the steps' own` } : {}),
+        // Each part starts from the one before (its mean, when it averages); what ships is the last part's.
+        parts: parts.map((run, i) => ({
+          context: run.context, seed: run.seed, steps: run.steps, batch: run.batch, sequenceTokens: run.context + 1, tokensSeen: tokensSeen(run),
+          schedule: `step size rising linearly to ${run.lr} over ${run.warmup} steps, then a cosine down to ${Number((run.lr / 10).toPrecision(6))}`,
+          ...(i ? { init: `part ${i}'s model; position p starts as its row p mod ${parts[i - 1].context}` } : {}),
+          ...(run.dropout ? { dropout: `${run.dropout} of the embeddings' sum and of each block's attention and MLP output, in training steps only` } : {}),
+          ...(run.averageFrom ? { averagedFrom: run.averageFrom, weights: `the mean of the parameters after each of its steps from ${run.averageFrom + 1} to ${run.steps}` } : {}),
+        })),
         finalTrainingLoss: round(sum(lastSteps) / lastSteps.length),
         trainingLossBy500Steps: Array.from({ length: Math.ceil(losses.length / 500) }, (_, k) => round(sum(losses.slice(500 * k, 500 * (k + 1))) / losses.slice(500 * k, 500 * (k + 1)).length)),
-        learningCurve: curve,
+        learningCurve: curve, // the steps' own parameters, not their mean; steps and tokens counted over the parts
         seconds: Math.round(seconds), cpu: cpus()[0]?.model ?? 'unknown',
       },
       evaluation: 'mean next-character loss in nats, each poem its own sequence (BOUNDARY, then its characters), in consecutive windows of at most the context (web/poems/baselines.js evaluationWindows); intervals: 2.5 and 97.5 percentiles over 2,000 resamples of whole poems',
@@ -339,8 +357,11 @@ export async function makeCard({ file, vocabulary, heldOut, freshTest, stream, s
   }
 }
 
-/** The held-out losses of a run's saved steps (F32 files in dir named step-N.safetensors), in step order. */
-export async function learningCurve(dir, { heldOut, freshTest, run }) {
+/**
+ * The held-out losses of a part's saved steps (F32 files in dir named step-N.safetensors), in step order: each
+ * point's step and tokens counted from the run's start (the parts before it took stepsBefore and tokensBefore).
+ */
+export async function learningCurve(dir, { heldOut, freshTest, run, stepsBefore = 0, tokensBefore = 0 }) {
   const mha = await loadAttention();
   const files = readdirSync(dir).map((name) => [name, /^step-(\d+)\.safetensors$/.exec(name)]).filter(([, m]) => m)
     .map(([name, m]) => [name, Number(m[1])]).sort((a, b) => a[1] - b[1]);
@@ -349,7 +370,7 @@ export async function learningCurve(dir, { heldOut, freshTest, run }) {
     const model = await mha.loadModel(readFileSync(join(dir, name)));
     try {
       curve.push({
-        step, tokensSeen: step * run.batch * run.context,
+        step: stepsBefore + step, tokensSeen: tokensBefore + step * run.batch * run.context, context: run.context,
         heldOutLoss: round(heldOutLoss(model, heldOut.map((poem) => poem.ids)).loss),
         freshTestLoss: round(heldOutLoss(model, freshTest.map((poem) => poem.ids)).loss),
       });
@@ -361,6 +382,9 @@ export async function learningCurve(dir, { heldOut, freshTest, run }) {
 }
 
 const mapValues = (object, f) => Object.fromEntries(Object.entries(object).map(([key, value]) => [key, value == null ? value : f(value)]));
+
+/** The tokens a run's (or part's) steps read as targets. */
+const tokensSeen = (run) => run.steps * run.batch * run.context;
 
 /** GPT-2's parameter count: embeddings, twelve tensors a block, the final LayerNorm (the read-out is tied). */
 export function parameterCount({ layers, dModel: d, context, vocabSize }) {
@@ -387,59 +411,85 @@ async function main() {
   });
   if (values.resume && values.fresh) usageError('--resume and --fresh exclude each other');
   const steps = values.steps ? positive('steps') : MODEL_RUN.steps;
-  // A shorter trial run keeps the real run's proportions: twelve learning-curve points, a checkpoint every 1/48,
-  // the same share of its last steps averaged.
-  const run = { ...MODEL_RUN, steps, ...(MODEL_RUN.averageFrom ? { averageFrom: Math.floor(MODEL_RUN.averageFrom * steps / MODEL_RUN.steps) } : {}) };
-  const keepEvery = Math.max(1, Math.round(KEEP_EVERY * run.steps / MODEL_RUN.steps));
-  const checkpointEvery = Math.max(1, Math.round(CHECKPOINT_EVERY * run.steps / MODEL_RUN.steps));
+  // A shorter trial run keeps the real run's proportions: its second part as long against its first, twelve
+  // learning-curve points and four, a checkpoint every 1/48 of the first part, the same share of the steps averaged.
+  const scale = steps / MODEL_RUN.steps;
+  const scaled = (run) => ({ ...run, steps: Math.max(1, Math.round(run.steps * scale)), averageFrom: Math.floor(run.averageFrom * scale) });
   const runDir = resolve(values['run-dir'] ?? RUN_DIR);
   const outDir = resolve(values.out ?? dirname(MODEL_PATH));
-  const checkpointDir = join(runDir, 'checkpoints');
-  const keepDir = join(runDir, 'kept');
-  const lossesPath = join(runDir, 'losses.txt');
-  const existing = checkpoints(checkpointDir);
-  if (values.resume && !existing.length) usageError(`--resume: no checkpoint in ${checkpointDir}; start without --resume`);
-  if (!values.resume && existing.length && !values.fresh) {
-    usageError(`${checkpointDir} holds a run's checkpoints (the newest at step ${existing.at(-1).step}): --resume goes on with it, --fresh throws it away`);
+  const checkpointEvery = Math.max(1, Math.round(CHECKPOINT_EVERY * scale));
+  const parts = [
+    { run: scaled(MODEL_RUN), dir: runDir, keepEvery: KEEP_EVERY, out: join(runDir, 'first.safetensors') },
+    { run: scaled(LONGER_RUN), dir: join(runDir, 'longer'), keepEvery: LONGER_KEEP_EVERY, out: join(runDir, 'poems.safetensors') },
+  ].map((part) => ({ ...part, keepEvery: Math.max(1, Math.round(part.keepEvery * scale)), checkpointDir: join(part.dir, 'checkpoints'),
+    keepDir: join(part.dir, 'kept'), lossesPath: join(part.dir, 'losses.txt') }));
+  const newest = parts.map((part) => checkpoints(part.checkpointDir).at(-1) ?? null);
+  if (values.resume && !newest[0]) usageError(`--resume: no checkpoint in ${parts[0].checkpointDir}; start without --resume`);
+  if (!values.resume && newest.some(Boolean) && !values.fresh) {
+    const [found] = newest.filter(Boolean);
+    usageError(`${runDir} holds a run's checkpoints (the newest at step ${found.step} of its part): --resume goes on with it, --fresh throws it away`);
   }
-  if (!values.resume) for (const path of [checkpointDir, keepDir, lossesPath]) rmSync(path, { recursive: true, force: true });
-  for (const dir of [checkpointDir, keepDir, outDir]) mkdirSync(dir, { recursive: true });
+  if (!values.resume) for (const { checkpointDir, keepDir, lossesPath } of parts) for (const path of [checkpointDir, keepDir, lossesPath]) rmSync(path, { recursive: true, force: true });
+  for (const dir of [...parts.flatMap((part) => [part.checkpointDir, part.keepDir]), outDir]) mkdirSync(dir, { recursive: true });
   // The corpus is built the same way every time; a resumed run reads the one it started with (the tool checks the
   // stream's hash against the checkpoint's).
   if (!values.resume || !existsSync(join(BUILD_DIR, 'train.bin'))) execFileSync('npm', ['run', 'corpus'], { cwd: ROOT, stdio: 'inherit' });
   const tool = buildTrainer(BUILD_DIR);
-  const from = values.resume ? existing.at(-1) : null;
+  const again = [values.steps && `--steps ${steps}`, values.out && `--out ${outDir}`, values['run-dir'] && `--run-dir ${runDir}`].filter(Boolean).join(' ');
+  const resumeCommand = `npm run train-model -- --resume${again ? ` ${again}` : ''}`;
+  console.log(`training in two parts, ${parts.map(({ run }) => JSON.stringify(run)).join(', then ')} (progress every 50 steps)`);
+  console.log(`run folder ${runDir} (the second part's in longer/): a checkpoint every ${checkpointEvery} steps in checkpoints/, the learning curve's ` +
+    `steps in kept/, the steps' losses in losses.txt. Stopped (SIGINT or SIGTERM to tool_train_poems, whose pid ` +
+    `it prints, or to the whole process group), it goes on with: ${resumeCommand}`);
+  // --stop-after counts the steps of the whole run: the second part's go on from the first's last.
+  const stopAfter = values['stop-after'] ? positive('stop-after') : null;
+  const done = [];
+  for (const [i, part] of parts.entries()) {
+    const before = sum(parts.slice(0, i).map(({ run }) => run.steps));
+    const last = i === parts.length - 1;
+    const trained = trainPart(tool, part, {
+      checkpointEvery, stopAfter: stopAfter > before ? stopAfter - before : null, init: i ? parts[i - 1].out : null,
+      ...(last ? { dtype: 'F16', metadata: shippedMetadata() } : { dtype: 'F32' }),
+    });
+    if (trained.stopped) {
+      console.log(`stopped after step ${before + trained.step} (${trained.path}); go on with: ${resumeCommand}`);
+      process.exitCode = STOPPED;
+      return;
+    }
+    done.push(trained);
+  }
+  await shipModel({
+    trained: parts.at(-1).out, losses: done.flatMap((part) => part.losses), seconds: sum(done.map((part) => part.seconds)),
+    parts: parts.map(({ run, keepDir }) => ({ run, keepDir })), outDir,
+  });
+}
+
+/**
+ * Trains one part of the run (`part`: its run, out file, folders and keepEvery), going on from the newest checkpoint
+ * in its folder if there is one (a finished part's only writes its out file again): { losses, seconds } over all
+ * its steps, or { stopped, step, path } of the checkpoint a stop left. `init`: the file the part starts from.
+ */
+function trainPart(tool, { run, out, keepEvery, checkpointDir, keepDir, lossesPath }, { checkpointEvery, stopAfter, init, dtype, metadata }) {
+  const from = checkpoints(checkpointDir).at(-1);
   if (from) {
     // The log keeps the steps up to the checkpoint: a run killed outright may have printed a few beyond it.
     const kept = readFileSync(lossesPath, 'utf8').split('\n').filter((line) => line && Number(line.split(' ')[0]) <= from.step);
     if (kept.length !== from.step) throw new Error(`${lossesPath} holds ${kept.length} steps, not the checkpoint's ${from.step}`);
     writeFileSync(lossesPath, kept.map((line) => `${line}\n`).join(''));
-  }
-  const again = [values.steps && `--steps ${run.steps}`, values.out && `--out ${outDir}`, values['run-dir'] && `--run-dir ${runDir}`].filter(Boolean).join(' ');
-  const resumeCommand = `npm run train-model -- --resume${again ? ` ${again}` : ''}`;
-  console.log(`training ${JSON.stringify(run)} (progress every 50 steps)${from ? `, from step ${from.step}` : ''}`);
-  console.log(`run folder ${runDir}: a checkpoint every ${checkpointEvery} steps in checkpoints/, the learning curve's steps ` +
-    `every ${keepEvery} in kept/, the steps' losses in losses.txt. Stopped (SIGINT or SIGTERM to tool_train_poems, whose pid ` +
-    `it prints, or to the whole process group), it goes on with: ${resumeCommand}`);
+  } else rmSync(lossesPath, { force: true }); // steps a killed run printed before its first checkpoint
+  if (from?.step !== run.steps) console.log(`part: ${JSON.stringify(run)}${from ? `, from step ${from.step}` : ''}`);
   // A signal to the whole group (Ctrl-C) reaches the tool, which writes its checkpoint; this script stays to say so.
   const ignore = () => {};
   process.on('SIGINT', ignore).on('SIGTERM', ignore);
-  const trained = join(runDir, 'poems.safetensors');
-  const { stopped } = runTrainer(tool, join(BUILD_DIR, 'train.bin'), trained, run, {
-    nice: true, progress: true, lossesPath, keepDir, keepEvery, checkpointDir, checkpointEvery, resume: from?.path,
-    stopAfter: values['stop-after'] ? positive('stop-after') : null, dtype: 'F16', metadata: shippedMetadata(),
+  const { stopped } = runTrainer(tool, join(BUILD_DIR, 'train.bin'), out, run, {
+    nice: true, progress: true, lossesPath, keepDir, keepEvery, checkpointDir, checkpointEvery, resume: from?.path, stopAfter, init, dtype, metadata,
   });
   process.off('SIGINT', ignore).off('SIGTERM', ignore);
   const last = checkpoints(checkpointDir).at(-1);
-  if (stopped) {
-    console.log(`stopped after step ${last.step} (${last.path}); go on with: ${resumeCommand}`);
-    process.exitCode = STOPPED;
-    return;
-  }
+  if (stopped) return { stopped, step: last.step, path: last.path };
   const losses = parseLosses(readFileSync(lossesPath, 'utf8'));
   if (losses.length !== run.steps || last.step !== run.steps) throw new Error(`${lossesPath} holds ${losses.length} steps and the last checkpoint is at ${last.step}, not ${run.steps}`);
-  const seconds = Number(safetensorsMetadata(last.path).seconds);
-  await shipModel({ trained, losses, seconds, keepDir, run, outDir });
+  return { losses, seconds: Number(safetensorsMetadata(last.path).seconds) };
 }
 
 /** What the shipped file's __metadata__ holds after n_head: the vocabulary, the unknown token, the corpus, the card. */
@@ -480,9 +530,10 @@ export async function previousModel(outDir, { heldOut, freshTest }) {
 
 /**
  * Ships the F16 file the run wrote (`trained`) with its card, into outDir (web/poems/ by default, or another
- * folder for a trial run); also writes the run's loss curve beside `trained`.
+ * folder for a trial run); also writes the run's loss curve beside `trained`. `parts`: [{ run, keepDir }] in
+ * order, `losses` and `seconds` over all of them.
  */
-export async function shipModel({ trained, losses, seconds, keepDir, corpusDir = BUILD_DIR, run = MODEL_RUN, outDir = dirname(MODEL_PATH) }) {
+export async function shipModel({ trained, losses, seconds, parts, corpusDir = BUILD_DIR, outDir = dirname(MODEL_PATH) }) {
   const vocabulary = JSON.parse(readFileSync(join(corpusDir, 'vocabulary.json'), 'utf8'));
   const heldOut = JSON.parse(readFileSync(join(corpusDir, 'heldout.json'), 'utf8'));
   const freshTest = JSON.parse(readFileSync(join(corpusDir, 'fresh-test.json'), 'utf8'));
@@ -493,8 +544,13 @@ export async function shipModel({ trained, losses, seconds, keepDir, corpusDir =
   const previous = await previousModel(outDir, { heldOut, freshTest });
   writeFileSync(join(outDir, 'poems.safetensors'), file);
   writeFileSync(join(dirname(trained), 'poems-losses.json'), `${JSON.stringify(losses)}\n`);
-  const curve = keepDir ? await learningCurve(keepDir, { heldOut, freshTest, run }) : [];
-  const card = { ...await makeCard({ file, vocabulary, heldOut, freshTest, stream, summary, run, losses, seconds, curve }), ...(previous ? { previousModel: previous } : {}) };
+  const curve = [];
+  for (const [i, { run, keepDir }] of parts.entries()) {
+    const before = parts.slice(0, i).map((part) => part.run);
+    curve.push(...await learningCurve(keepDir, { heldOut, freshTest, run, stepsBefore: sum(before.map((r) => r.steps)), tokensBefore: sum(before.map(tokensSeen)) }));
+  }
+  const runs = parts.map((part) => part.run);
+  const card = { ...await makeCard({ file, vocabulary, heldOut, freshTest, stream, summary, parts: runs, losses, seconds, curve }), ...(previous ? { previousModel: previous } : {}) };
   writeFileSync(join(outDir, 'poems.card.json'), `${JSON.stringify(card, null, 1)}\n`);
   // The heads' roles on the fresh test set and the writer's repetition, which the page reads from the card.
   await writeCardMeasures(outDir, freshTest);
