@@ -1,6 +1,6 @@
 // The card's measures of the shipped poetry model that take long to compute again (30 s and more): the writer's
-// repetition over its 200 samples beside real verse, and every head's roles on the fresh test set with the names
-// the page gives them. Written by web/poems/build/card-measures.js; poems.test.js checks the rest of the card.
+// repetition over its 200 samples beside real verse, every head's roles on the fresh test set with the names
+// the page gives them, and the fresh test set's loss. Written by web/poems/build/card-measures.js; poems.test.js checks the rest of the card.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { loadAttention } from '../web/src/attention.js';
 import { tokenKinds } from '../web/poems/head-roles.js';
 import { HEAD_ROLES, labelRole, LABEL_TIMES_CHANCE } from '../web/heads/roles.js';
 import { WRITER } from '../web/poems/runs.js';
+import { heldOutLoss } from '../web/poems/evaluate.js';
 import { headRolesOn, repetitionOn } from '../web/poems/card-measures.js';
 
 const mha = await loadAttention();
@@ -16,6 +17,13 @@ const { model, card } = poems;
 const vocabulary = JSON.parse(model.metadata.vocabulary);
 const writer = { ...poems, vocabulary, kinds: tokenKinds(vocabulary) };
 const freshBodies = JSON.parse(readFileSync(new URL('../web/poems/fresh-test.json', import.meta.url), 'utf8')).map((poem) => poem.body);
+
+test('the fresh test set\'s loss measured again in wasm: the card\'s, and at most 4.25 nats (#36\'s target)', () => {
+  const fresh = heldOutLoss(model, freshBodies.map((body) => Array.from(poems.encode(body))));
+  assert.equal(fresh.targets, card.freshTest.targets);
+  assert.ok(Math.abs(fresh.loss - card.freshTest.loss.model.mean) < 1e-4, `measured ${fresh.loss}, card ${card.freshTest.loss.model.mean}`);
+  assert.ok(fresh.loss <= 4.25, `${fresh.loss}`);
+});
 
 test('the writer repeats itself about as much as real verse with its rule on, and the card says how much', () => {
   assert.ok(card.repetition, 'the card has no repetition: run node web/poems/build/card-measures.js');

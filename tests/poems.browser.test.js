@@ -389,7 +389,7 @@ test('a megabyte pasted in the poem box: the section keeps its first 1,024 chara
   assert.equal(await page.evaluate(() => window.pasteTakenByPage), true, 'the page put the paste in, not the browser');
   // What every redraw goes over is the text kept, and the box shows it.
   assert.equal(await page.$eval('#poems-section textarea', (box) => Array.from(box.value).length), 1024);
-  assert.equal(await page.textContent('#poem-clipped'), '模型一次最多读 63 个字，后面的没有读。');
+  assert.equal(await page.textContent('#poem-clipped'), `模型一次最多读 ${card.model.context - 1} 个字，后面的没有读。`);
   await page.waitForFunction(() => new URLSearchParams(location.search).has('pt'));
   assert.equal(Array.from(await page.evaluate(() => new URLSearchParams(location.search).get('pt'))).length, 256);
   await settle(page, '#poem-continue');

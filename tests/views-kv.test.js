@@ -57,7 +57,7 @@ test('the poetry writer past its window and at its first step: the cost and size
   const { layers, heads, dModel, vocabSize, context } = poems.model.config;
   const config = { layers, dModel, vocabSize };
   const lines = '朝辞白帝彩云间，千里江陵一日还。\n两岸猿声啼不住，轻舟已过万重山。\n';
-  const ids = inputIds(poems, lines.repeat(2)).slice(0, context - 1); // one short of the window
+  const ids = inputIds(poems, lines.repeat(Math.ceil(context / [...lines].length))).slice(0, context - 1); // one short of the window
   const writer = new Continuation(poems, mha, { ids, off: [], temperature: 0, count: 3, rows: true });
   const states = [];
   for (let step = 0; step < 3; step++) {
