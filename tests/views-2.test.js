@@ -18,7 +18,7 @@ import { openPoems, inputIds, runText, textRoles, Continuation, WRITER } from '.
 import { poemRolesView, lossView, continuationView, tokenLabel, nextLabel } from '../web/poems/views.js';
 import { labelRole } from '../web/heads/roles.js';
 import { topNext } from '../web/heads/next-tokens.js';
-import { headTile, enlargedHead, headSteps, heaviestKey, nextTokens, roleWord, expNumber, rolesTable } from '../web/heads/head-figures.js';
+import { headTile, enlargedHead, headSteps, heaviestKey, nextTokens, roleWord, expNumber, rolesTable, timesChance } from '../web/heads/head-figures.js';
 import { EXPLAIN_WORDS } from '../web/shared/figure-labels.js';
 import { gpt2RolesView, tokensView } from '../web/gpt2/views.js';
 import { gpt2Input, gpt2TokenLabel, isByteToken, characterRuns, isPunctuationToken } from '../web/gpt2/tokens.js';
@@ -26,6 +26,7 @@ import { GPT2_TOKEN_LIMIT } from '../web/gpt2/source.js';
 import { everyHeadAttention, withHeadOff } from '../web/heads/heads.js';
 import { gpt2File, randomWeights } from './gpt-reference.js';
 import { seededRandom } from './seeded.js';
+import { LABEL_TIMES_CHANCE } from '../web/heads/roles.js';
 import { formulaShape, formulaNotes } from '../web/page/sections/formula-notes.js';
 import { shareFacts, heatmapsFigure } from '../web/page/sections/share.js';
 import { defaultState, fromQuery } from '../web/page/state.js';
@@ -329,7 +330,7 @@ test('a head switched off twice is listed once; switched on, it is gone, the oth
   assert.deepEqual(withHeadOff([], [0, 0], false), []);
 });
 
-test('a role\'s score against chance: the ratio written is the written numbers\' own, over many random scores', () => {
+test('a role\'s score against chance: the ratio written is the written numbers\' own away from 3×, over many random scores', () => {
   const random = seededRandom(36);
   for (let i = 0; i < 400; i++) {
     const value = i % 7 ? random() : Math.round(random() * 100) / 1000; // every 7th on a round thousandth: ties
@@ -341,7 +342,30 @@ test('a role\'s score against chance: the ratio written is the written numbers\'
       const written = node.querySelector('.role-score').textContent;
       const [shownChance] = node.querySelector('td small').textContent.match(/\d+\.\d{3}/);
       const ratio = Number(shownChance) ? (Number(written) / Number(shownChance)).toFixed(1) : null;
+      // Where the written numbers' ratio and the scores' fall on two sides of 3×, the test below says what is written.
+      if (ratio !== null && (Number(ratio) >= LABEL_TIMES_CHANCE) !== (value / chance >= LABEL_TIMES_CHANCE)) continue;
       assert.equal(node.querySelector('td small').textContent, words.chance(chance.toFixed(3), ratio), `${value} against ${chance}`);
     }
   }
+});
+
+test('the roles table\'s "N times chance" never puts a score on the wrong side of the 3× a name needs, over 5,000 seeded pairs', () => {
+  const random = seededRandom(36);
+  const side = (ratio) => ratio >= LABEL_TIMES_CHANCE;
+  // 层 3 头 2 of the shipped model: 0.183 / 0.062 as written is 2.95, "3.0", where the scores give 2.94.
+  assert.equal(timesChance(0.18299, 0.0622, '0.183', '0.062'), '2.94');
+  const table = shown(rolesTable(POEMS_TEXT.zh, { prefix: 'x', index: 0, heads: 1, roles: ['previous'], verdict: null,
+    columns: [{ title: 'fresh', measured: { scores: { previous: 0.18299 }, chance: { previous: 0.0622 } } }] }));
+  assert.equal(table.querySelector('td small').textContent, '均匀 0.062，是均匀的 2.94 倍');
+  assert.equal(timesChance(0.059, 0.069, '0.059', '0.069'), '0.9', 'away from the line, the ratio of the numbers as written');
+  let crossings = 0;
+  for (let i = 0; i < 5000; i++) {
+    const chance = 0.01 + random() * 0.2;
+    const score = Math.min(1, chance * (2.8 + random() * 0.4)); // near the line, where rounding can cross it
+    const [shownScore, shownChance] = [score.toFixed(3), chance.toFixed(3)];
+    const said = timesChance(score, chance, shownScore, shownChance);
+    assert.equal(side(Number(said)), side(score / chance), `${score} / ${chance}: said ${said}`);
+    if (side((Number(shownScore) / Number(shownChance)).toFixed(1)) !== side(score / chance)) crossings++;
+  }
+  assert.ok(crossings > 10, `rounding crossed the line ${crossings} times: the test reaches the case it is for`);
 });

@@ -9,6 +9,7 @@ import { figure } from '../ui/section.js';
 import { heatmap, lineView, rowBars, textWeights, FUTURE_COLOR } from '../draw/index.js';
 import { explainCell, explanationText, shortNumber, productSum, factor, termDigits, weightNumber } from '../shared/explain.js';
 import { layerHead } from './heads.js';
+import { LABEL_TIMES_CHANCE } from './roles.js';
 
 /** The longest text whose enlarged head is drawn as lines from the query to every token; longer ones read as text. */
 const LINES_AT_MOST = 24;
@@ -102,6 +103,19 @@ export function enlargedHead(words, { prefix, index, heads, weights, labels, row
 }
 
 /**
+ * How many times its chance level a score is, as the roles table writes it: the ratio of the numbers as written,
+ * so that a reader dividing them finds it (0.059 / 0.069 is 0.9, even where the unrounded pair gives 0.84); but
+ * where that would put the score on the other side of LABEL_TIMES_CHANCE, the line a name needs (0.183 / 0.062
+ * is 3.0 where 0.18299 / 0.0622 is 2.94), the unrounded ratio to two places, cut towards its side.
+ */
+export function timesChance(score, chance, shownScore, shownChance) {
+  const written = (Number(shownScore) / Number(shownChance)).toFixed(1);
+  const exact = score / chance;
+  if (Number(written) >= LABEL_TIMES_CHANCE === exact >= LABEL_TIMES_CHANCE) return written;
+  return (exact >= LABEL_TIMES_CHANCE ? Math.ceil(exact * 100) / 100 : Math.floor(exact * 100) / 100).toFixed(2);
+}
+
+/**
  * Head `index`'s roles: a row per role of `roles` (names), a column per measure of `columns`: { title, where
  * (its data-where, if any), measured: { scores (this head's, by role), chance, rows (how many positions each
  * role applies at, when known: a role at none is not applicable) }, or null while it is being measured }.
@@ -116,9 +130,7 @@ export function rolesTable(words, { prefix, index, heads, roles, columns, verdic
     if (measured.rows && !measured.rows[name]) return [vh('small', {}, [words.notApplicable])];
     const value = measured.scores[name];
     const [shownValue, shownChance] = [fixed(value), fixed(measured.chance[name])];
-    // The ratio of the numbers as written, so that a reader dividing them finds it (0.059 / 0.069 is 0.9, even
-    // where the unrounded pair gives 0.84).
-    const ratio = value === null || !Number(shownChance) ? null : (Number(shownValue) / Number(shownChance)).toFixed(1);
+    const ratio = value === null || !Number(shownChance) ? null : timesChance(value, measured.chance[name], shownValue, shownChance);
     return [
       vh('span', { class: 'role-score', 'data-role': name, 'data-where': where, 'data-value': value === null ? '' : String(value) }, [shownValue]),
       vh('small', {}, [words.chance(shownChance, ratio)]),
