@@ -69,13 +69,16 @@ test('the poetry writer past its window and at its first step: the cost and size
     [{ reused: 0, slid: false, length: context - 1 }, { reused: context - 1, slid: false, length: context }, { reused: 0, slid: true, length: context }]);
   for (const lang of ['zh', 'en']) {
     const t = POEMS_TEXT[lang];
-    const view = (last) => shown(cacheView(t, { prefix: 'poem', step: last.steps, index: 0, heads, config, reused: last.reused, full: last.slid,
+    const view = (last) => shown(cacheView(t, { prefix: 'poem', step: last.steps, index: 0, heads, config, reused: last.reused, full: last.full,
       entries: last.ids.map((id, i) => ({ label: tokenLabel(t, poems.vocabulary, id), weight: 1 / last.ids.length })) }));
     const [first, second, slid] = states.map(view);
     const whole = (length) => t.cache.costWhole(count(stepCost(config, length, 0).full), length);
     assert.equal(first.querySelector('#poem-cache-cost').textContent, whole(context - 1));
     const step = stepCost(config, context);
     assert.equal(second.querySelector('#poem-cache-cost').textContent, t.cache.cost(count(step.cached), count(step.full), (step.full / step.cached).toFixed(1)));
+    // The window is the context now: the cache grows no more, the next character moves it.
+    assert.equal(second.querySelector('#poem-cache-size').textContent, t.cache.sizeFull(context, String(context * 3), layers));
+    assert.equal(first.querySelector('#poem-cache-size').textContent, t.cache.size(context - 1, String((context - 1) * 3), '3', layers));
     assert.equal(slid.querySelector('#poem-cache-cost').textContent, whole(context));
     assert.equal(slid.querySelector('#poem-cache-size').textContent, t.cache.sizeFull(context, String(context * 3), layers));
   }

@@ -68,7 +68,7 @@ export const GUIDED_ROLES = ['parallel', 'previous', 'parity', 'parallelNext2', 
 /**
  * Up to three guided examples for the page: for each of the first roles in GUIDED_ROLES that names a head
  * (labelRole on the fresh test set, as the page names heads), the head that scores highest in it, and the
- * held-out poem and position (as the page shows the poem: its lines that fit the context, after BOUNDARY)
+ * held-out poem and position (as the page shows the poem: its lines that fit what it analyses, after BOUNDARY)
  * where that head puts the most weight where the role says, from GUIDED_FROM_ROW on.
  */
 export function guidedExamples(poems, heldOutBodies, fresh) {

@@ -71,8 +71,17 @@ export function firstPosition(poems, ids) {
   return last;
 }
 
+/**
+ * The most positions the page analyses at once, the opening token included: its heat maps, tiles and steps are
+ * drawn to be read at 64, and a model may read further (the shipped one reads 128; the writer uses all of it).
+ */
+export const ANALYSED_POSITIONS = 64;
+
+/** The longest text the page analyses at once: the model's context or ANALYSED_POSITIONS, less the opening token. */
+export const maxTextLength = (poems) => Math.min(poems.model.config.context, ANALYSED_POSITIONS) - 1;
+
 /** The longest text the model reads at once (its context less the opening token). */
-export const maxTextLength = (poems) => poems.model.config.context - 1;
+export const modelTextLength = (poems) => poems.model.config.context - 1;
 
 /** A held-out poem's lines that fit the model's context, whole lines only (at least the first line, clipped). */
 export function fittingText(poems, body) {
@@ -154,7 +163,8 @@ function penalised(logits, counts) {
  * its position alone is computed, the ones before read from the cache. The first is a forward of the text, since
  * the model may have read another text between two calls (a forward keeps the rows it shares with the last), and
  * so is every character once the text is longer than the context: its window then moves, and every position with
- * it. `last` says how the last character was chosen: { ids (the window read), stepped, slid (the window moved), reused (the
+ * it. `last` says how the last character was chosen: { ids (the window read), stepped, slid (the window moved), full (the
+ * window is the context: the next character moves it, and the cache grows no more), reused (the
  * positions the model found kept, model.reused: all but the last after a step), steps (how many so far),
  * rows (with `rows`: every head's attention row of the last position, lastRows) }.
  */
@@ -218,7 +228,7 @@ export class Continuation {
     const stepped = resumed && this.ids.length <= context && model.length === window.length - 1;
     if (stepped) model.step(window.at(-1), { disabled: this.off });
     else model.forward(window, { disabled: this.off });
-    this.last = { ids: window, stepped, slid: this.ids.length > context, reused: model.reused, steps: (this.last?.steps ?? 0) + 1, rows: null };
+    this.last = { ids: window, stepped, slid: this.ids.length > context, full: window.length >= context, reused: model.reused, steps: (this.last?.steps ?? 0) + 1, rows: null };
     return model.logits().subarray((window.length - 1) * vocabSize, window.length * vocabSize);
   }
 

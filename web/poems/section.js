@@ -7,7 +7,7 @@ import { tilesBox, enlargedBox, roleWord, headTile, enlargedHead, nextTokens, he
 import { cacheView } from '../heads/cache-view.js';
 import { EXPLAIN_WORDS } from '../shared/figure-labels.js';
 import { UNKNOWN_ID } from './vocabulary.js';
-import { loadPoems, inputIds, maxTextLength, fittingText, runText, textRoles, Continuation, firstLine, firstPosition, WRITER } from './runs.js';
+import { loadPoems, inputIds, maxTextLength, modelTextLength, fittingText, runText, textRoles, Continuation, firstLine, firstPosition, WRITER } from './runs.js';
 import { labelRole } from '../heads/roles.js';
 import { topNext } from '../heads/next-tokens.js';
 import { heldOutMeasurer } from './held-out.js';
@@ -116,7 +116,7 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
     return Math.min(ctx.state.poems.poem, count - 1);
   }
 
-  /** The text analysed: the typed one or the chosen poem's lines that fit, at most the model's context. */
+  /** The text analysed: the typed one or the chosen poem's lines that fit, at most maxTextLength. */
   function currentText() {
     const { text } = ctx.state.poems;
     const source = text ?? fittingText(store.poems, store.poems.card.heldOut.poems[poemIndex()].body);
@@ -446,7 +446,7 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
     const index = Math.min(ctx.state.poems.head, layers * heads - 1);
     const row = last.rows[index];
     show(controls.cache, [
-      ...cacheView(t, { prefix: 'poem', step: last.steps, index, heads, config: { layers, dModel, vocabSize }, reused: last.reused, full: last.slid,
+      ...cacheView(t, { prefix: 'poem', step: last.steps, index, heads, config: { layers, dModel, vocabSize }, reused: last.reused, full: last.full,
         entries: last.ids.map((id, i) => ({ label: tokenLabel(id), weight: row[i] })) }),
       last.slid ? vh('p', { class: 'note outcome', id: 'poem-cache-slid' }, [t.cache.slid]) : null,
     ]);
@@ -463,13 +463,14 @@ export function poemsPart(ctx, { picks, pick, redraw }) {
       if (typed === null && controls.text.value !== text) controls.text.value = text;
       if (typed !== null && controls.text.value !== typed) controls.text.value = typed;
       controls.menu.value = typed === null ? String(poemIndex()) : 'own';
-      // What the model does not read is said: a typed text past the context, or a chosen poem's lines that do not fit.
+      // What the page does not analyse is said: a typed text past its length, or a chosen poem's lines that do not fit.
       const max = maxTextLength(store.poems);
+      const read = modelTextLength(store.poems);
       const lines = (poem) => poem.split('\n').filter(Boolean).length;
       const body = store.poems.card.heldOut.poems[poemIndex()].body;
       controls.clipped.textContent = typed !== null
-        ? (Array.from(typed).length > max ? t.clipped(max) : '')
-        : (lines(text) < lines(body) ? t.fitted(lines(text), lines(body), max) : '');
+        ? (Array.from(typed).length > max ? t.clipped(max, read) : '')
+        : (lines(text) < lines(body) ? t.fitted(lines(text), lines(body), max, read) : '');
       const unknown = inputIds(store.poems, text).filter((id) => id === UNKNOWN_ID).length;
       const known = store.poems.vocabulary.length - 2; // less the start and unknown tokens
       controls.unknown.textContent = unknown ? t.unknown(unknown, known) : '';

@@ -13,8 +13,9 @@ export const POEMS_TEXT = {
     poemOption: (title, author) => `${title}（${author}）`,
     ownLines: '（自己写的诗句）',
     textLabel: '要分析的诗句（可以改；模型从开头的 ⟨始⟩ 读起）',
-    clipped: (max) => `模型一次最多读 ${max} 个字，后面的没有读。`,
-    fitted: (shown, lines, max) => `这首诗有 ${lines} 行；模型一次最多读 ${max} 个字，这里放得下前 ${shown} 行。`,
+    clipped: (max, read) => (max < read ? `这一页一次最多分析 ${max} 个字（模型本身一次能读 ${read} 个，这一页的图是按 ${max + 1} 个位置画的），后面的没有分析。`
+      : `模型一次最多读 ${max} 个字，后面的没有读。`),
+    fitted: (shown, lines, max, read) => `这首诗有 ${lines} 行；${max < read ? `这一页一次最多分析 ${max} 个字（模型本身能读 ${read} 个）` : `模型一次最多读 ${max} 个字`}，这里放得下前 ${shown} 行。`,
     unknown: (count, size) => `有 ${count} 个字符不在模型的词表里，画成 □：它只学过唐诗里常见的 ${size} 个字和标点（不认识拉丁字母和空格），这些字对它都是同一个“不认识”的记号。`,
     startToken: '⟨始⟩',
     endToken: '⟨诗完⟩',
@@ -144,8 +145,9 @@ export const POEMS_TEXT = {
     poemOption: (title, author) => `${title} (${author})`,
     ownLines: '(lines of your own)',
     textLabel: 'The lines to analyse (edit them; the model reads from ⟨start⟩)',
-    clipped: (max) => `The model reads at most ${max} characters at once; the rest was not read.`,
-    fitted: (shown, lines, max) => `This poem has ${lines} lines; the model reads at most ${max} characters at once, so the first ${shown} are shown.`,
+    clipped: (max, read) => (max < read ? `This page analyses at most ${max} characters at once (the model itself reads ${read}; the page's figures are drawn for ${max + 1} positions); the rest is not analysed.`
+      : `The model reads at most ${max} characters at once; the rest was not read.`),
+    fitted: (shown, lines, max, read) => `This poem has ${lines} lines; ${max < read ? `this page analyses at most ${max} characters at once (the model itself reads ${read})` : `the model reads at most ${max} characters at once`}, so the first ${shown} are shown.`,
     unknown: (count, size) => `${count === 1 ? 'One character is' : `${count} characters are`} outside the model's vocabulary and drawn as □: it learned only the ${size} characters and marks most common in Tang poems (no Latin letters, no spaces), and each unknown one is the same “unknown” token to it.`,
     startToken: '⟨start⟩',
     endToken: '⟨end⟩',
