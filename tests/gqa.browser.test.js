@@ -181,7 +181,8 @@ for (const blocked of [false, true]) {
       const losses = await page.$$eval('#gqa-poems-table tbody tr', (rows) => rows.map((row) => [row.dataset.kvHeads, row.querySelector('td:nth-of-type(2)').textContent]));
       assert.deepEqual(losses.map(([kv]) => kv), ['8', '4', '2', '1']);
       const card = JSON.parse(readFileSync(new URL('../web/poems/poems.card.json', import.meta.url), 'utf8'));
-      assert.equal(losses[0][1], card.heldOutLoss.toFixed(3), 'h_kv = 8 is the card\'s model');
+      // The page writes the loss it measures to three places; the card keeps four (4.1525 of 4.15252).
+      assert.ok(Math.abs(Number(losses[0][1]) - card.heldOutLoss) <= 0.0005 + 1e-9, `h_kv = 8 is the card's model: ${losses[0][1]}, the card ${card.heldOutLoss}`);
       assert.match(await page.textContent('#gqa-poems-says'), /不再训练/);
       // Its cells padded like the bill's, its numbers right-aligned under their headings, its caption outside the scrolling box.
       const cells = await page.$$eval('#gqa-poems-table :is(th, td)', (nodes) => nodes.map((node) => ({ pad: parseFloat(getComputedStyle(node).paddingLeft), align: getComputedStyle(node).textAlign })));
