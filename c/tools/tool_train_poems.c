@@ -191,13 +191,14 @@ static void on_signal(int signal) {
     interrupted = 1;
 }
 
-/* FNV-1a over the stream's tokens: a resumed run must read the same stream. */
+/* FNV-1a: the hash of no bytes, and one more byte into a hash. */
+#define FNV1A_START 14695981039346656037u
+static uint64_t fnv1a(uint64_t h, unsigned byte) { return (h ^ byte) * 1099511628211u; }
+
+/* FNV-1a over the stream's tokens (each its two bytes, low first): a resumed run must read the same stream. */
 static uint64_t stream_hash(const int *stream, size_t count) {
-    uint64_t h = 14695981039346656037u;
-    for (size_t i = 0; i < count; i++) {
-        h = (h ^ (uint64_t)(stream[i] & 0xff)) * 1099511628211u;
-        h = (h ^ (uint64_t)(stream[i] >> 8)) * 1099511628211u;
-    }
+    uint64_t h = FNV1A_START;
+    for (size_t i = 0; i < count; i++) h = fnv1a(fnv1a(h, (unsigned)stream[i] & 0xff), (unsigned)stream[i] >> 8);
     return h;
 }
 
@@ -234,8 +235,8 @@ static int init_from(const char *path, gpt_model *model, uint64_t *hash) {
     size_t size;
     unsigned char *bytes = read_file(path, &size);
     if (!bytes) return 1;
-    *hash = 14695981039346656037u;
-    for (size_t i = 0; i < size; i++) *hash = (*hash ^ bytes[i]) * 1099511628211u;
+    *hash = FNV1A_START;
+    for (size_t i = 0; i < size; i++) *hash = fnv1a(*hash, bytes[i]);
     gpt_model *from = NULL;
     int status = gpt_load(bytes, size, 0, &from) != MHA_OK ? fail(path, mha_last_error()) : 0;
     free(bytes);

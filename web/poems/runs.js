@@ -83,7 +83,7 @@ export const maxTextLength = (poems) => Math.min(poems.model.config.context, ANA
 /** The longest text the model reads at once (its context less the opening token). */
 export const modelTextLength = (poems) => poems.model.config.context - 1;
 
-/** A held-out poem's lines that fit the model's context, whole lines only (at least the first line, clipped). */
+/** A held-out poem's lines that fit what the page analyses (maxTextLength), whole lines only (at least the first line, clipped). */
 export function fittingText(poems, body) {
   const room = maxTextLength(poems);
   let text = '';
